@@ -1,0 +1,26 @@
+/* Shared argument checks and launch helpers of the batched vector routines. */
+#ifndef GALA_BLAS_COMMON_H
+#define GALA_BLAS_COMMON_H
+
+#include "../core/kernel.h"
+
+/** A strided batch of vectors as passed to a routine. */
+typedef struct gala_vec_arg {
+    const char *name;
+    const struct gala_buffer *buf;
+    size_t off, stride;
+} gala_vec_arg;
+
+/** Check ctx, sizes, and every vector (length n each, batch items): same context, same
+ *  floating type (returned in *dtype), inside its buffer; the output (index `out`, or -1)
+ *  may alias an input only exactly (same offset and stride). */
+GALA_INTERNAL gala_status gala_vec_check(struct gala_context *ctx, const char *fn, int n, int batch,
+                                         const gala_vec_arg *v, int nv, int out, gala_dtype *dtype);
+
+/** Launch an element-wise kernel of vec.cl over n·batch elements with a grid-stride loop. */
+GALA_INTERNAL gala_dims gala_vec_dims(const struct gala_context *ctx, long long total);
+
+/** Smallest power of two >= n (1 for n <= 1), capped at cap. */
+GALA_INTERNAL int gala_pow2_at_least(long long n, int cap);
+
+#endif

@@ -1,0 +1,200 @@
+/* Device buffers: typed, element-addressed, owned by one context. */
+#include <string.h>
+
+#include "internal.h"
+
+gala_status gala_buffer_create(gala_context *ctx, gala_dtype dtype, size_t count, gala_buffer **out)
+{
+    GALA_TRY(gala_check_ctx(ctx, "gala_buffer_create"));
+    if (!out) return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_buffer_create: buf is NULL");
+    *out = NULL;
+    size_t esize = gala_dtype_size(dtype), bytes;
+    if (!esize)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_buffer_create: unknown type %d",
+                          (int)dtype);
+    if (count == 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_buffer_create: count is 0");
+    if (gala_mul_overflow(count, esize, &bytes))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "gala_buffer_create: %zu elements of %zu bytes overflow", count, esize);
+    if (dtype == GALA_DOUBLE && !ctx->info.fp64)
+        return gala_error(ctx, GALA_ERR_NOT_SUPPORTED,
+                          "gala_buffer_create: device '%s' has no double precision",
+                          ctx->info.device_name);
+    if (ctx->info.max_alloc_bytes && bytes > ctx->info.max_alloc_bytes)
+        return gala_error(ctx, GALA_ERR_DEVICE_MEMORY,
+                          "gala_buffer_create: %zu bytes exceed the device's largest allocation "
+                          "(%zu bytes)",
+                          bytes, ctx->info.max_alloc_bytes);
+    gala_buffer *b = gala_calloc(1, sizeof *b);
+    if (!b) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_buffer_create: no host memory");
+    if (gala_fault_hit(GALA_FAULT_ALLOC)) {
+        gala_free(b);
+        return gala_error(ctx, GALA_ERR_DEVICE_MEMORY,
+                          "gala_buffer_create: allocation of %zu bytes failed (injected fault)",
+                          bytes);
+    }
+    gala_status s = ctx->ops->mem_alloc(ctx, bytes, &b->handle);
+    if (s != GALA_OK) {
+        gala_free(b);
+        return s;
+    }
+    b->ctx = ctx;
+    b->dtype = dtype;
+    b->count = count;
+    b->bytes = bytes;
+    b->owned = 1;
+    b->next = ctx->buffers;
+    if (ctx->buffers) ctx->buffers->prev = b;
+    ctx->buffers = b;
+    ctx->stats.buffers_live++;
+    ctx->stats.bytes_live += bytes;
+    *out = b;
+    return GALA_OK;
+}
+
+gala_status gala_buffer_free(gala_buffer *b)
+{
+    if (!b) return GALA_OK;
+    gala_context *ctx = b->ctx;
+    if (b->prev) b->prev->next = b->next; else ctx->buffers = b->next;
+    if (b->next) b->next->prev = b->prev;
+    if (b->owned) ctx->ops->mem_free(ctx, b->handle);
+    ctx->stats.buffers_live--;
+    ctx->stats.bytes_live -= b->bytes;
+    gala_free(b);
+    return GALA_OK;
+}
+
+size_t gala_buffer_count(const gala_buffer *b) { return b ? b->count : 0; }
+gala_dtype gala_buffer_dtype(const gala_buffer *b) { return b ? b->dtype : (gala_dtype)0; }
+gala_context *gala_buffer_context(const gala_buffer *b) { return b ? b->ctx : NULL; }
+
+static gala_status check_range(const gala_buffer *b, size_t off, size_t count, const void *host,
+                               const char *fn)
+{
+    if (!b) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: buffer is NULL", fn);
+    if (!host && count)
+        return gala_error(b->ctx, GALA_ERR_INVALID_ARG, "%s: host pointer is NULL", fn);
+    if (off > b->count || count > b->count - off)
+        return gala_error(b->ctx, GALA_ERR_INVALID_ARG,
+                          "%s: elements [%zu, %zu) are outside the buffer of %zu", fn, off,
+                          off + count, b->count);
+    return GALA_OK;
+}
+
+static gala_status transfer(gala_buffer *b, size_t off, size_t count, void *host, int write,
+                            int blocking, const char *fn)
+{
+    GALA_TRY(check_range(b, off, count, host, fn));
+    if (count == 0) return GALA_OK;
+    gala_context *ctx = b->ctx;
+    size_t es = gala_dtype_size(b->dtype);
+    if (gala_fault_hit(GALA_FAULT_TRANSFER))
+        return gala_error(ctx, GALA_ERR_DEVICE, "%s: transfer failed (injected fault)", fn);
+    return write ? ctx->ops->mem_write(ctx, b->handle, off * es, count * es, host, blocking)
+                 : ctx->ops->mem_read(ctx, b->handle, off * es, count * es, host, blocking);
+}
+
+gala_status gala_buffer_write(gala_buffer *b, size_t off, size_t count, const void *src)
+{
+    return transfer(b, off, count, (void *)src, 1, 1, "gala_buffer_write");
+}
+gala_status gala_buffer_write_async(gala_buffer *b, size_t off, size_t count, const void *src)
+{
+    return transfer(b, off, count, (void *)src, 1, 0, "gala_buffer_write_async");
+}
+gala_status gala_buffer_read(const gala_buffer *b, size_t off, size_t count, void *dst)
+{
+    return transfer((gala_buffer *)b, off, count, dst, 0, 1, "gala_buffer_read");
+}
+gala_status gala_buffer_read_async(const gala_buffer *b, size_t off, size_t count, void *dst)
+{
+    return transfer((gala_buffer *)b, off, count, dst, 0, 0, "gala_buffer_read_async");
+}
+
+gala_status gala_buffer_copy(const gala_buffer *src, size_t so, gala_buffer *dst, size_t d_o,
+                             size_t count)
+{
+    static const char fn[] = "gala_buffer_copy";
+    if (!src || !dst) return gala_error(src ? src->ctx : dst ? dst->ctx : NULL,
+                                        GALA_ERR_INVALID_ARG, "%s: a buffer is NULL", fn);
+    gala_context *ctx = dst->ctx;
+    if (src->ctx != dst->ctx)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: buffers of different contexts", fn);
+    if (src->dtype != dst->dtype)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: buffers of types %s and %s", fn,
+                          gala_dtype_name(src->dtype), gala_dtype_name(dst->dtype));
+    GALA_TRY(check_range(src, so, count, src, fn));
+    GALA_TRY(check_range(dst, d_o, count, dst, fn));
+    if (gala_ranges_overlap(src, so, count, dst, d_o, count))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: source and destination overlap", fn);
+    if (count == 0) return GALA_OK;
+    if (gala_fault_hit(GALA_FAULT_TRANSFER))
+        return gala_error(ctx, GALA_ERR_DEVICE, "%s: copy failed (injected fault)", fn);
+    size_t es = gala_dtype_size(src->dtype);
+    return ctx->ops->mem_copy(ctx, src->handle, so * es, dst->handle, d_o * es, count * es);
+}
+
+gala_status gala_buffer_fill(gala_buffer *b, size_t off, size_t count, double value)
+{
+    static const char fn[] = "gala_buffer_fill";
+    GALA_TRY(check_range(b, off, count, b, fn));
+    if (count == 0) return GALA_OK;
+    gala_context *ctx = b->ctx;
+    unsigned char pat[8];
+    size_t es = gala_dtype_size(b->dtype);
+    if (b->dtype == GALA_FLOAT) {
+        float f = (float)value;
+        memcpy(pat, &f, 4);
+    } else if (b->dtype == GALA_DOUBLE) {
+        memcpy(pat, &value, 8);
+    } else {
+        if (!(value >= -2147483648.0 && value <= 2147483647.0))
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %g does not fit an int", fn, value);
+        int i = (int)value;
+        memcpy(pat, &i, 4);
+    }
+    if (gala_fault_hit(GALA_FAULT_TRANSFER))
+        return gala_error(ctx, GALA_ERR_DEVICE, "%s: fill failed (injected fault)", fn);
+    return ctx->ops->mem_fill(ctx, b->handle, off * es, count * es, pat, es);
+}
+
+/* ---------------------------------------------------------------- timers */
+
+struct gala_timer {
+    gala_context *ctx;
+    void *handle;
+};
+
+gala_status gala_timer_record(gala_context *ctx, gala_timer **out)
+{
+    GALA_TRY(gala_check_ctx(ctx, "gala_timer_record"));
+    if (!out) return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_timer_record: timer is NULL");
+    gala_timer *t = gala_calloc(1, sizeof *t);
+    if (!t) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_timer_record: no memory");
+    gala_status s = ctx->ops->timer_record(ctx, &t->handle);
+    if (s != GALA_OK) {
+        gala_free(t);
+        return s;
+    }
+    t->ctx = ctx;
+    *out = t;
+    return GALA_OK;
+}
+
+gala_status gala_timer_elapsed_ms(gala_timer *a, gala_timer *b, double *ms)
+{
+    if (!a || !b || !ms || a->ctx != b->ctx)
+        return gala_error(a ? a->ctx : NULL, GALA_ERR_INVALID_ARG,
+                          "gala_timer_elapsed_ms: NULL argument or timers of two contexts");
+    return a->ctx->ops->timer_elapsed(a->ctx, a->handle, b->handle, ms);
+}
+
+gala_status gala_timer_free(gala_timer *t)
+{
+    if (!t) return GALA_OK;
+    t->ctx->ops->timer_free(t->ctx, t->handle);
+    gala_free(t);
+    return GALA_OK;
+}

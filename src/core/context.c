@@ -1,0 +1,223 @@
+/* Contexts: backend and device selection, information, finish, destruction. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "program.h"
+
+const char *gala_backend_name(gala_backend b)
+{
+    switch (b) {
+    case GALA_BACKEND_AUTO: return "auto";
+    case GALA_BACKEND_OPENCL: return "opencl";
+    case GALA_BACKEND_CUDA: return "cuda";
+    case GALA_BACKEND_HOST: return "host";
+    }
+    return "unknown";
+}
+
+static const gala_device_ops *backend_ops(gala_backend b)
+{
+    switch (b) {
+    case GALA_BACKEND_HOST: return &gala_host_ops;
+    case GALA_BACKEND_OPENCL: return gala_opencl_ops();
+    case GALA_BACKEND_CUDA: return gala_cuda_ops();
+    default: return NULL;
+    }
+}
+
+int gala_backend_available(gala_backend b) { return backend_ops(b) != NULL; }
+
+void gala_context_options_default(gala_context_options *opts)
+{
+    if (!opts) return;
+    memset(opts, 0, sizeof *opts);
+    opts->backend = GALA_BACKEND_AUTO;
+    opts->use_environment = 1;
+}
+
+static gala_status parse_backend(const char *s, gala_backend *out)
+{
+    static const gala_backend all[] = {GALA_BACKEND_AUTO, GALA_BACKEND_OPENCL, GALA_BACKEND_CUDA,
+                                       GALA_BACKEND_HOST};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
+        const char *name = gala_backend_name(all[i]);
+        if (strlen(s) == strlen(name) && gala_strcasestr_match(s, name)) {
+            *out = all[i];
+            return GALA_OK;
+        }
+    }
+    return gala_error(NULL, GALA_ERR_INVALID_ARG,
+                      "GALA_BACKEND='%s' is not one of auto, opencl, cuda, host", s);
+}
+
+static gala_status try_open(gala_context *ctx, const gala_device_ops *ops,
+                            const gala_context_options *o, const char *plat, const char *dev,
+                            int prefer_gpu)
+{
+    ctx->ops = ops;
+    gala_status s = ops->open(ctx, o, plat, dev, prefer_gpu);
+    if (s != GALA_OK) ctx->ops = NULL;
+    return s;
+}
+
+gala_status gala_context_create(const gala_context_options *opts, gala_context **out)
+{
+    if (!out) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_context_create: ctx is NULL");
+    *out = NULL;
+    gala_context_options o;
+    if (opts) o = *opts; else gala_context_options_default(&o);
+
+    const char *plat = o.platform, *dev = o.device;
+    gala_backend want = o.backend;
+    if (o.use_environment) {
+        const char *e;
+        if ((e = getenv("GALA_BACKEND")) && *e) GALA_TRY(parse_backend(e, &want));
+        if ((e = getenv("GALA_PLATFORM")) && *e) plat = e;
+        if ((e = getenv("GALA_DEVICE")) && *e) dev = e;
+    }
+    if (want < GALA_BACKEND_AUTO || want > GALA_BACKEND_HOST)
+        return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_context_create: unknown backend %d",
+                          (int)want);
+
+    gala_context *ctx = gala_calloc(1, sizeof *ctx);
+    if (!ctx) return gala_error(NULL, GALA_ERR_OUT_OF_MEMORY, "gala_context_create: no memory");
+    ctx->profiling = o.profiling;
+
+    gala_status s = GALA_ERR_NO_DEVICE;
+    if (want != GALA_BACKEND_AUTO) {
+        const gala_device_ops *ops = backend_ops(want);
+        if (!ops)
+            s = gala_error(NULL, GALA_ERR_NOT_SUPPORTED,
+                           "gala_context_create: this build of gala has no %s backend",
+                           gala_backend_name(want));
+        else
+            s = try_open(ctx, ops, &o, plat, dev, 0);
+    } else if (plat || dev) {
+        /* A named device: look for it on the GPU backends only, never fall back silently. */
+        const gala_device_ops *cand[2] = {gala_opencl_ops(), gala_cuda_ops()};
+        for (int i = 0; i < 2 && s != GALA_OK; ++i)
+            if (cand[i]) s = try_open(ctx, cand[i], &o, plat, dev, 0);
+        if (s != GALA_OK)
+            s = gala_error(NULL, GALA_ERR_NO_DEVICE,
+                           "gala_context_create: no OpenCL or CUDA device matches platform '%s' "
+                           "device '%s'",
+                           plat ? plat : "(any)", dev ? dev : "(any)");
+    } else {
+        /* AUTO: an OpenCL GPU, a CUDA GPU, another OpenCL device (e.g. PoCL), the host. */
+        struct { const gala_device_ops *ops; int gpu; } order[4] = {
+            {gala_opencl_ops(), 1}, {gala_cuda_ops(), 0}, {gala_opencl_ops(), -1},
+            {&gala_host_ops, 0}};
+        for (int i = 0; i < 4 && s != GALA_OK; ++i)
+            if (order[i].ops) s = try_open(ctx, order[i].ops, &o, NULL, NULL, order[i].gpu);
+    }
+    if (s != GALA_OK) {
+        if (ctx->err) gala_error(NULL, s, "%s", ctx->err);
+        gala_free(ctx->err);
+        gala_free(ctx);
+        return s;
+    }
+    gala_strlcpy(ctx->info.backend_name, ctx->ops->name, sizeof ctx->info.backend_name);
+    ctx->info.backend = ctx->ops->backend;
+    gala_error_clear(ctx);
+    *out = ctx;
+    return GALA_OK;
+}
+
+gala_status gala_context_destroy(gala_context *ctx)
+{
+    if (!ctx) return GALA_OK;
+    gala_status s = ctx->ops->finish(ctx);
+    while (ctx->buffers) gala_buffer_free(ctx->buffers);
+    for (int i = 0; i < (int)(sizeof ctx->scratch / sizeof ctx->scratch[0]); ++i) {
+        if (ctx->scratch[i]) {
+            ctx->ops->mem_free(ctx, ctx->scratch[i]->handle);
+            gala_free(ctx->scratch[i]);
+        }
+    }
+    gala_programs_release(ctx);
+    ctx->ops->close(ctx);
+    gala_free(ctx->err);
+    gala_free(ctx);
+    return s;
+}
+
+gala_status gala_context_info(const gala_context *ctx, gala_device_info *info)
+{
+    GALA_TRY(gala_check_ctx(ctx, "gala_context_info"));
+    if (!info) return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_context_info: info is NULL");
+    *info = ctx->info;
+    return GALA_OK;
+}
+
+gala_status gala_context_stats(const gala_context *ctx, gala_stats *stats)
+{
+    GALA_TRY(gala_check_ctx(ctx, "gala_context_stats"));
+    if (!stats) return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_context_stats: stats is NULL");
+    *stats = ctx->stats;
+    return GALA_OK;
+}
+
+gala_status gala_finish(gala_context *ctx)
+{
+    GALA_TRY(gala_check_ctx(ctx, "gala_finish"));
+    return ctx->ops->finish(ctx);
+}
+
+gala_status gala_device_list(gala_device_desc *descs, int cap, int *count)
+{
+    if (!count) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_device_list: count is NULL");
+    if (cap < 0 || (cap > 0 && !descs))
+        return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_device_list: bad capacity or array");
+    const gala_device_ops *all[3] = {gala_opencl_ops(), gala_cuda_ops(), &gala_host_ops};
+    int total = 0;
+    for (int i = 0; i < 3; ++i) {
+        if (!all[i]) continue;
+        int n = 0, room = cap > total ? cap - total : 0;
+        if (all[i]->list(room ? descs + total : NULL, room, &n) != GALA_OK) continue;
+        total += n;
+    }
+    *count = total;
+    return GALA_OK;
+}
+
+/* ---------------------------------------------------------------- scratch */
+
+gala_status gala_scratch(gala_context *ctx, int slot, gala_dtype dtype, size_t count,
+                         gala_buffer **out)
+{
+    size_t bytes;
+    if (slot < 0 || slot >= (int)(sizeof ctx->scratch / sizeof ctx->scratch[0]))
+        return gala_error(ctx, GALA_ERR_INTERNAL, "scratch slot %d out of range", slot);
+    if (gala_mul_overflow(count ? count : 1, gala_dtype_size(dtype), &bytes))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "workspace size overflows");
+    gala_buffer *b = ctx->scratch[slot];
+    if (!b || b->bytes < bytes) {
+        gala_buffer *nb = gala_calloc(1, sizeof *nb);
+        if (!nb) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for a workspace");
+        if (gala_fault_hit(GALA_FAULT_ALLOC)) {
+            gala_free(nb);
+            return gala_error(ctx, GALA_ERR_DEVICE_MEMORY,
+                              "workspace of %zu bytes: allocation failed (injected fault)", bytes);
+        }
+        gala_status s = ctx->ops->mem_alloc(ctx, bytes, &nb->handle);
+        if (s != GALA_OK) {
+            gala_free(nb);
+            return s;
+        }
+        if (b) {
+            /* work queued on the old workspace must finish before it is released */
+            ctx->ops->finish(ctx);
+            ctx->ops->mem_free(ctx, b->handle);
+            gala_free(b);
+        }
+        nb->ctx = ctx;
+        nb->bytes = bytes;
+        nb->owned = 1;
+        ctx->scratch[slot] = b = nb;
+    }
+    b->dtype = dtype;
+    b->count = b->bytes / gala_dtype_size(dtype);
+    *out = b;
+    return GALA_OK;
+}

@@ -1,0 +1,143 @@
+/*
+ * Core internals shared by every layer: the context and buffer structures, errors,
+ * argument checks, and small utilities. Nothing here knows about OpenCL or CUDA.
+ */
+#ifndef GALA_CORE_INTERNAL_H
+#define GALA_CORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gala/gala.h"
+#include "../device/device.h"
+
+#define GALA_INTERNAL __attribute__((visibility("hidden")))
+
+struct gala_program_entry;
+
+struct gala_buffer {
+    struct gala_context *ctx;
+    gala_dtype dtype;
+    size_t count;
+    size_t bytes;
+    void *handle; /* backend memory handle (host pointer, cl_mem, CUdeviceptr) */
+    int owned;    /* 0 for wrapped caller memory */
+    struct gala_buffer *prev, *next;
+};
+
+struct gala_context {
+    const gala_device_ops *ops;
+    void *impl;
+    gala_device_info info;
+    int profiling;
+
+    /* last error: a message owned by the context */
+    char *err;
+    size_t err_cap;
+
+    /* kernel programs compiled in this context */
+    struct gala_program_entry *programs;
+
+    /* live buffers */
+    struct gala_buffer *buffers;
+
+    /* scratch buffers reused by algorithms (see gala_scratch) */
+    struct gala_buffer *scratch[4];
+
+    gala_stats stats;
+};
+
+/* ---------------------------------------------------------------- errors */
+
+/** Record a formatted message on ctx (or the thread's slot when ctx is NULL) and return
+ *  status, so callers write `return gala_error(ctx, GALA_ERR_..., "fmt", ...)`. */
+GALA_INTERNAL gala_status gala_error(const struct gala_context *ctx, gala_status status,
+                                     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+GALA_INTERNAL gala_status gala_verror(const struct gala_context *ctx, gala_status status,
+                                      const char *fmt, va_list ap);
+/** Append text to the last error (e.g. a compiler log). */
+GALA_INTERNAL void gala_error_append(const struct gala_context *ctx, const char *text);
+GALA_INTERNAL void gala_error_clear(const struct gala_context *ctx);
+
+#define GALA_TRY(expr)                                                                     \
+    do {                                                                                   \
+        gala_status gala_try_s_ = (expr);                                                  \
+        if (gala_try_s_ != GALA_OK) return gala_try_s_;                                    \
+    } while (0)
+
+/* ---------------------------------------------------------------- checks */
+
+/** Check that ctx is not NULL (message on the thread slot otherwise). */
+GALA_INTERNAL gala_status gala_check_ctx(const struct gala_context *ctx, const char *fn);
+
+/** Check a buffer argument: not NULL, of ctx, of type dtype (0 = any floating type), and
+ *  that elements [off, off + extent) lie inside it (extent 0 always fits). */
+GALA_INTERNAL gala_status gala_check_buf(const struct gala_context *ctx, const char *fn,
+                                         const char *name, const struct gala_buffer *b,
+                                         gala_dtype dtype, size_t off, size_t extent);
+
+/** Elements spanned by a strided batch of `batch` items of `item` elements each:
+ *  (batch-1)·stride + item, or 0 when batch or item is 0. Returns GALA_ERR_INVALID_ARG
+ *  through *st on overflow. */
+GALA_INTERNAL size_t gala_span(size_t item, size_t stride, size_t batch, int *overflow);
+
+/** Extent of a column-major m×n matrix with leading dimension ld: (n-1)·ld + m. */
+GALA_INTERNAL size_t gala_mat_extent(size_t m, size_t n, size_t ld, int *overflow);
+
+/** Multiply with overflow detection. */
+GALA_INTERNAL int gala_mul_overflow(size_t a, size_t b, size_t *out);
+
+/** Whether two element ranges of the same buffer overlap. */
+GALA_INTERNAL int gala_ranges_overlap(const struct gala_buffer *a, size_t a_lo, size_t a_n,
+                                      const struct gala_buffer *b, size_t b_lo, size_t b_n);
+
+/** The floating type all floating buffers must share; checks double support. */
+GALA_INTERNAL gala_status gala_check_float_type(const struct gala_context *ctx, const char *fn,
+                                                gala_dtype dtype);
+
+/* ---------------------------------------------------------------- memory */
+
+GALA_INTERNAL void *gala_malloc(size_t bytes);
+GALA_INTERNAL void *gala_calloc(size_t n, size_t size);
+GALA_INTERNAL void *gala_realloc(void *p, size_t bytes);
+GALA_INTERNAL void gala_free(void *p);
+
+/** Get scratch buffer `slot` of at least `count` elements of dtype, growing it when
+ *  needed. The buffer stays owned by the context; contents are undefined. */
+GALA_INTERNAL gala_status gala_scratch(struct gala_context *ctx, int slot, gala_dtype dtype,
+                                       size_t count, struct gala_buffer **out);
+
+/* ---------------------------------------------------------------- fault injection */
+
+typedef enum gala_fault_kind {
+    GALA_FAULT_ALLOC = 0,
+    GALA_FAULT_BUILD = 1,
+    GALA_FAULT_LAUNCH = 2,
+    GALA_FAULT_TRANSFER = 3,
+    GALA_FAULT_KINDS = 4
+} gala_fault_kind;
+
+/** Returns 1 when the next operation of this kind must fail (test hook: environment
+ *  GALA_FAULT="alloc:N,build:N,launch:N,transfer:N" or gala_fault_arm()). */
+GALA_INTERNAL int gala_fault_hit(gala_fault_kind kind);
+/** Make the n-th next operation of a kind fail (n >= 1), or disarm with n = 0. */
+GALA_INTERNAL void gala_fault_arm(gala_fault_kind kind, long n);
+
+/* ---------------------------------------------------------------- utilities */
+
+GALA_INTERNAL uint64_t gala_fnv1a(const void *data, size_t n, uint64_t h);
+#define GALA_FNV_INIT 1469598103934665603ULL
+GALA_INTERNAL int gala_strcasestr_match(const char *haystack, const char *needle);
+GALA_INTERNAL void gala_strlcpy(char *dst, const char *src, size_t cap);
+/** Monotonic wall clock in seconds. */
+GALA_INTERNAL double gala_now(void);
+
+/* ---------------------------------------------------------------- tuning */
+
+/** Tuning value for key (e.g. "vec.wg") for this context's device and dtype, from the
+ *  data table in tuning.c, overridden by GALA_TUNE="key=value,...". */
+GALA_INTERNAL long gala_tune(const struct gala_context *ctx, const char *key, gala_dtype dtype,
+                             long fallback);
+
+#endif /* GALA_CORE_INTERNAL_H */

@@ -1,0 +1,81 @@
+/*
+ * The kernel API used by algorithm code: get a compiled kernel by family and name, launch
+ * it with typed arguments. Programs are compiled at first use per context and option set,
+ * and cached on disk (see kcache.c).
+ */
+#ifndef GALA_CORE_KERNEL_H
+#define GALA_CORE_KERNEL_H
+
+#include "internal.h"
+
+typedef struct gala_kernel gala_kernel;
+
+/** Start a key for family and dtype with no -D parameters. */
+GALA_INTERNAL void gala_key_init(gala_program_key *key, const char *family, gala_dtype dtype);
+/** Add -D<name>=<value> to a key (the names must be at most 31 characters). */
+GALA_INTERNAL void gala_key_def(gala_program_key *key, const char *name, long long value);
+
+/** Find or build the program for key and return its kernel `name`. The pointer stays
+ *  valid for the context's lifetime. Errors: GALA_ERR_KERNEL_BUILD (log in the last error),
+ *  GALA_ERR_NOT_SUPPORTED (double without fp64), GALA_ERR_DEVICE. */
+GALA_INTERNAL gala_status gala_kernel_get(struct gala_context *ctx, const gala_program_key *key,
+                                          const char *name, gala_kernel **kernel);
+
+/** Launch a kernel. Global sizes must be multiples of local sizes. */
+GALA_INTERNAL gala_status gala_kernel_launch(struct gala_context *ctx, gala_kernel *kernel,
+                                             const gala_dims *dims, int nargs,
+                                             const gala_arg *args);
+
+/** The program key a kernel was built with (host kernels read dtype and -D values). */
+GALA_INTERNAL const gala_program_key *gala_kernel_key(const gala_kernel *kernel);
+
+/** The -D value `name` of a key, or fallback when absent. */
+GALA_INTERNAL long long gala_key_value(const gala_program_key *key, const char *name,
+                                       long long fallback);
+
+/** The full kernel source of a family: common header + cl/<family>.cl (embedded, or read
+ *  from $GALA_CL_DIR). Caller frees with gala_free. */
+GALA_INTERNAL gala_status gala_kernel_source(const struct gala_context *ctx, const char *family,
+                                             char **source);
+
+/** Names of the embedded kernel families (for tests and tools that compile them all). */
+GALA_INTERNAL int gala_kernel_family_count(void);
+GALA_INTERNAL const char *gala_kernel_family_name(int i);
+
+/* Argument constructors. */
+static inline gala_arg ga_buf(const struct gala_buffer *b) {
+    gala_arg a; a.kind = GALA_ARG_BUF; a.v.buf = b; return a;
+}
+static inline gala_arg ga_int(int i) {
+    gala_arg a; a.kind = GALA_ARG_INT; a.v.i = i; return a;
+}
+static inline gala_arg ga_long(long long l) {
+    gala_arg a; a.kind = GALA_ARG_LONG; a.v.l = l; return a;
+}
+static inline gala_arg ga_real(double r) {
+    gala_arg a; a.kind = GALA_ARG_REAL; a.v.r = r; return a;
+}
+
+/** Launch with an argument list: GALA_LAUNCH(ctx, k, &dims, ga_buf(x), ga_long(off), ...). */
+#define GALA_LAUNCH(ctx, k, dims, ...)                                                     \
+    gala_kernel_launch((ctx), (k), (dims),                                                 \
+                       (int)(sizeof((gala_arg[]){__VA_ARGS__}) / sizeof(gala_arg)),        \
+                       (gala_arg[]){__VA_ARGS__})
+
+/** 1-D geometry: global = ceil(n / local)·local. */
+static inline gala_dims gala_dims_1d(size_t n, size_t local) {
+    gala_dims d; d.ndim = 1;
+    d.local[0] = local; d.global[0] = (n + local - 1) / local * local;
+    d.global[1] = d.global[2] = d.local[1] = d.local[2] = 1;
+    return d;
+}
+/** 2-D geometry with global[i] rounded up to a multiple of local[i]. */
+static inline gala_dims gala_dims_2d(size_t n0, size_t n1, size_t l0, size_t l1) {
+    gala_dims d; d.ndim = 2;
+    d.local[0] = l0; d.local[1] = l1; d.local[2] = 1;
+    d.global[0] = (n0 + l0 - 1) / l0 * l0; d.global[1] = (n1 + l1 - 1) / l1 * l1;
+    d.global[2] = 1;
+    return d;
+}
+
+#endif /* GALA_CORE_KERNEL_H */

@@ -1,0 +1,88 @@
+/* Small utilities: allocation wrappers, hashing, strings, clock, fault injection. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+void *gala_malloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
+void *gala_calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
+void *gala_realloc(void *p, size_t bytes) { return realloc(p, bytes ? bytes : 1); }
+void gala_free(void *p) { free(p); }
+
+uint64_t gala_fnv1a(const void *data, size_t n, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+int gala_strcasestr_match(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle), h = strlen(hay);
+    if (n == 0) return 1;
+    for (size_t i = 0; i + n <= h; ++i) {
+        size_t k = 0;
+        while (k < n && tolower((unsigned char)hay[i + k]) == tolower((unsigned char)needle[k]))
+            ++k;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+void gala_strlcpy(char *dst, const char *src, size_t cap)
+{
+    if (cap == 0) return;
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+double gala_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- fault injection */
+
+/* countdown[k] > 0: the countdown[k]-th next operation of kind k fails. 0: disarmed. */
+static atomic_long countdown[GALA_FAULT_KINDS];
+static atomic_int env_read;
+
+static void read_env(void)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&env_read, &expected, 1)) return;
+    const char *e = getenv("GALA_FAULT");
+    if (!e) return;
+    static const char *names[GALA_FAULT_KINDS] = {"alloc", "build", "launch", "transfer"};
+    for (int k = 0; k < GALA_FAULT_KINDS; ++k) {
+        const char *p = strstr(e, names[k]);
+        if (p && p[strlen(names[k])] == ':') atomic_store(&countdown[k], atol(p + strlen(names[k]) + 1));
+    }
+}
+
+int gala_fault_hit(gala_fault_kind kind)
+{
+    read_env();
+    long c = atomic_load(&countdown[kind]);
+    while (c > 0) {
+        if (atomic_compare_exchange_weak(&countdown[kind], &c, c - 1)) return c == 1;
+    }
+    return 0;
+}
+
+void gala_fault_arm(gala_fault_kind kind, long n)
+{
+    read_env();
+    atomic_store(&countdown[kind], n > 0 ? n : 0);
+}

@@ -1,0 +1,188 @@
+/*
+ * The host backend: buffers are host memory, "kernels" are C functions (host_kernels.h),
+ * everything runs synchronously on the calling thread. It is the reference every other
+ * backend is tested against, and the fallback when no OpenCL or CUDA device exists.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host_kernels.h"
+
+static const gala_host_family families[] = {
+    {"vec", gala_host_vec},
+    {"gemv", gala_host_gemv},
+};
+
+static gala_status h_list(gala_device_desc *d, int cap, int *count)
+{
+    *count = 1;
+    if (cap >= 1) {
+        memset(d, 0, sizeof *d);
+        d->backend = GALA_BACKEND_HOST;
+        gala_strlcpy(d->platform_name, "host", sizeof d->platform_name);
+        gala_strlcpy(d->device_name, "host CPU (C reference, 1 thread)", sizeof d->device_name);
+    }
+    return GALA_OK;
+}
+
+static gala_status h_open(gala_context *ctx, const gala_context_options *o, const char *plat,
+                          const char *dev, int prefer_gpu)
+{
+    (void)o;
+    (void)plat;
+    (void)dev;
+    if (prefer_gpu > 0) return gala_error(ctx, GALA_ERR_NO_DEVICE, "the host is not a GPU");
+    gala_device_info *in = &ctx->info;
+    gala_strlcpy(in->platform_name, "host", sizeof in->platform_name);
+    gala_strlcpy(in->device_name, "host CPU (C reference, 1 thread)", sizeof in->device_name);
+    gala_strlcpy(in->vendor_name, "gala", sizeof in->vendor_name);
+    gala_strlcpy(in->driver_version, gala_version(), sizeof in->driver_version);
+    gala_strlcpy(in->device_version, "C11", sizeof in->device_version);
+    in->is_gpu = 0;
+    in->compute_units = 1;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    in->global_mem_bytes = (pages > 0 && psz > 0) ? (size_t)pages * (size_t)psz : 0;
+    in->max_alloc_bytes = 0; /* no limit beyond malloc */
+    in->local_mem_bytes = 1 << 16;
+    in->max_work_group_size = 1024;
+    in->subgroup_size = 1;
+    in->fp64 = 1;
+    ctx->impl = NULL;
+    return GALA_OK;
+}
+
+static void h_close(gala_context *ctx) { (void)ctx; }
+static gala_status h_finish(gala_context *ctx) { (void)ctx; return GALA_OK; }
+
+static gala_status h_alloc(gala_context *ctx, size_t bytes, void **h)
+{
+    /* 64-byte alignment, rounded size, so vectorized loops may read whole lines */
+    size_t sz = (bytes + 63) / 64 * 64;
+    void *p = NULL;
+    if (sz < bytes || posix_memalign(&p, 64, sz) != 0 || !p)
+        return gala_error(ctx, GALA_ERR_DEVICE_MEMORY, "host allocation of %zu bytes failed", bytes);
+    *h = p;
+    return GALA_OK;
+}
+static void h_free(gala_context *ctx, void *h) { (void)ctx; free(h); }
+
+static gala_status h_write(gala_context *ctx, void *h, size_t off, size_t n, const void *src, int b)
+{
+    (void)ctx; (void)b;
+    memcpy((char *)h + off, src, n);
+    return GALA_OK;
+}
+static gala_status h_read(gala_context *ctx, void *h, size_t off, size_t n, void *dst, int b)
+{
+    (void)ctx; (void)b;
+    memcpy(dst, (const char *)h + off, n);
+    return GALA_OK;
+}
+static gala_status h_copy(gala_context *ctx, void *s, size_t so, void *d, size_t d_o, size_t n)
+{
+    (void)ctx;
+    memmove((char *)d + d_o, (const char *)s + so, n);
+    return GALA_OK;
+}
+static gala_status h_fill(gala_context *ctx, void *h, size_t off, size_t n, const void *pat, size_t ps)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; i += ps) memcpy((char *)h + off + i, pat, ps);
+    return GALA_OK;
+}
+
+static gala_status h_build(gala_context *ctx, const gala_program_key *key, const char *source,
+                           const char *options, void **prog, int *from_cache)
+{
+    (void)source;
+    (void)options;
+    *from_cache = 0;
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; ++i) {
+        if (strcmp(families[i].family, key->family) == 0) {
+            *prog = (void *)&families[i];
+            return GALA_OK;
+        }
+    }
+    return gala_error(ctx, GALA_ERR_KERNEL_BUILD, "the host backend has no kernel family '%s'",
+                      key->family);
+}
+static void h_prog_free(gala_context *ctx, void *p) { (void)ctx; (void)p; }
+
+static gala_status h_kernel(gala_context *ctx, void *prog, const char *name, void **k)
+{
+    const gala_host_family *f = prog;
+    for (const gala_host_kernel *hk = f->kernels; hk->name; ++hk) {
+        if (strcmp(hk->name, name) == 0) {
+            *k = (void *)hk;
+            return GALA_OK;
+        }
+    }
+    return gala_error(ctx, GALA_ERR_KERNEL_BUILD, "the host backend has no kernel %s.%s",
+                      f->family, name);
+}
+static void h_kernel_free(gala_context *ctx, void *k) { (void)ctx; (void)k; }
+
+static gala_status h_launch(gala_context *ctx, void *kernel, const gala_program_key *key,
+                            const gala_dims *dims, int nargs, const gala_arg *args)
+{
+    const gala_host_kernel *hk = kernel;
+    static const char kinds[] = {0, 'b', 'i', 'l', 'r'};
+    /* Check the call against the kernel's signature: catches algorithm bugs on the host
+     * that OpenCL would only catch as a wrong result or an invalid argument size. */
+    if ((int)strlen(hk->sig) != nargs)
+        return gala_error(ctx, GALA_ERR_INTERNAL, "host kernel %s takes %d arguments, got %d",
+                          hk->name, (int)strlen(hk->sig), nargs);
+    for (int i = 0; i < nargs; ++i) {
+        if (kinds[args[i].kind] != hk->sig[i])
+            return gala_error(ctx, GALA_ERR_INTERNAL, "host kernel %s: argument %d has kind %c, "
+                              "expected %c", hk->name, i, kinds[args[i].kind], hk->sig[i]);
+        if (args[i].kind == GALA_ARG_BUF && !args[i].v.buf)
+            return gala_error(ctx, GALA_ERR_INTERNAL, "host kernel %s: argument %d is NULL",
+                              hk->name, i);
+    }
+    gala_host_launch L = {ctx, key, dims, nargs, args};
+    gala_host_fn f = key->dtype == GALA_DOUBLE ? hk->f64 : hk->f32;
+    return f(&L);
+}
+
+static gala_status h_timer(gala_context *ctx, void **t)
+{
+    double *p = gala_malloc(sizeof *p);
+    if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for a timer");
+    *p = gala_now();
+    *t = p;
+    return GALA_OK;
+}
+static gala_status h_elapsed(gala_context *ctx, void *a, void *b, double *ms)
+{
+    (void)ctx;
+    *ms = 1e3 * (*(double *)b - *(double *)a);
+    return GALA_OK;
+}
+static void h_timer_free(gala_context *ctx, void *t) { (void)ctx; gala_free(t); }
+
+const gala_device_ops gala_host_ops = {
+    .backend = GALA_BACKEND_HOST,
+    .name = "host",
+    .list = h_list,
+    .open = h_open,
+    .close = h_close,
+    .finish = h_finish,
+    .mem_alloc = h_alloc,
+    .mem_free = h_free,
+    .mem_write = h_write,
+    .mem_read = h_read,
+    .mem_copy = h_copy,
+    .mem_fill = h_fill,
+    .program_build = h_build,
+    .program_free = h_prog_free,
+    .kernel_create = h_kernel,
+    .kernel_free = h_kernel_free,
+    .launch = h_launch,
+    .timer_record = h_timer,
+    .timer_elapsed = h_elapsed,
+    .timer_free = h_timer_free,
+    .blas3 = NULL,
+};

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine:
+#   tools/run.sh demo       install what gala needs, build it, run the demo on the default device
+#   tools/run.sh test       install, build with warnings as errors, run the whole test suite
+#   tools/run.sh sanitize   build the host-backend tests with AddressSanitizer + UBSan and run them
+#   tools/run.sh setup      only install the Debian packages
+# Builds go to build/ (build-asan/ for sanitize). Needs root or sudo for apt-get.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PKGS=(cmake make gcc clang pkg-config ca-certificates
+      ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+      libclblast-dev check libsubunit-dev libsuitesparse-dev
+      liblapacke-dev libopenblas-dev valgrind)
+
+setup() {
+    local missing=()
+    for p in "${PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "installing: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+jobs() { nproc 2>/dev/null || echo 2; }
+
+build() {
+    local dir=$1; shift
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGALA_WERROR=ON "$@"
+    cmake --build "$dir" -j"$(jobs)"
+}
+
+case "${1:-}" in
+setup) setup ;;
+demo)
+    setup
+    build build
+    ./build/tools/gala-info
+    ./build/tests/readme_example
+    ;;
+test)
+    setup
+    build build
+    ctest --test-dir build --output-on-failure -j"$(jobs)"
+    ;;
+sanitize)
+    setup
+    # host backend only (no OpenCL runtime inside the sanitized process), leaks checked
+    build build-asan -DCMAKE_BUILD_TYPE=Debug -DGALA_SANITIZE=address,undefined \
+        -DGALA_WITH_OPENCL=OFF -DGALA_BUILD_BENCH=OFF
+    ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
+    ;;
+*)
+    echo "usage: tools/run.sh demo|test|sanitize|setup" >&2
+    exit 2
+    ;;
+esac
