@@ -6,6 +6,7 @@
  *   - status codes, element types and flags (this file),
  *   - contexts, device buffers and device information (device.h),
  *   - batched vector and matrix-vector operations (blas.h),
+ *   - dense factorizations (la.h: trtri.h, potrf.h),
  *   - sparse matrices (sparse.h) and quadratic programs (qp.h).
  *
  * Conventions used by every routine:
@@ -125,6 +126,7 @@ GALA_API const char *gala_version(void);
 
 #include "gala/device.h"
 #include "gala/blas.h"
+#include "gala/la.h"
 #include "gala/sparse.h"
 #include "gala/qp.h"
 
