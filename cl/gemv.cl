@@ -14,6 +14,7 @@
  * vec.cl): the lanes read column j top to bottom (coalesced), then reduce in local memory.
  * WG/S columns share a work-group.
  *
+ * gala-defines: WG=256
  * -D parameters: WG (work-group size of gemv_t, a power of two).
  */
 

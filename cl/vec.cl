@@ -17,6 +17,7 @@
  *
  *     work-group:  [ seg 0: S lanes | seg 1: S lanes | ... ]   WG/S items per group
  *
+ * gala-defines: WG=256
  * -D parameters: WG (work-group size of the reductions, a power of two).
  */
 
