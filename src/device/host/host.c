@@ -13,6 +13,8 @@
 static const gala_host_family families[] = {
     {"vec", gala_host_vec},
     {"gemv", gala_host_gemv},
+    {"ldlt", gala_host_ldlt},
+    {"sldlt", gala_host_sldlt},
 };
 
 static gala_status h_list(gala_device_desc *d, int cap, int *count)
