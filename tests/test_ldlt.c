@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "testutil.h"
 
 /* A random quasi-definite matrix of order n with n1 positive pivots: [H, Bᵀ; B, −G] (H, G
@@ -401,6 +402,63 @@ START_TEST(ldlt_bad_arguments)
 }
 END_TEST
 
+
+/* Allocations, transfers and launches fail in turn: the injected status comes back, nothing
+ * is left behind, and the next call works. */
+START_TEST(ldlt_fault_injection)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    const int n = 100, nb = 3;
+    double *M = malloc((size_t)n * n * sizeof *M);
+    gen_qd(&r, n, n / 2, M);
+    gala_buffer *bA = tu_poisoned(ctx, dt, (size_t)n * n * nb), *bB = tu_poisoned(ctx, dt, (size_t)n * nb);
+    static const gala_fault_kind kinds[] = {GALA_FAULT_ALLOC, GALA_FAULT_TRANSFER, GALA_FAULT_LAUNCH};
+    for (int kk = 0; kk < 3; ++kk) {
+        int failures = 0;
+        for (long at = 1; at <= 12; ++at) {
+            for (int b = 0; b < nb; ++b) {
+                gala_buffer *t = tu_upload(ctx, dt, M, (size_t)n * n);
+                TU_OK(ctx, gala_buffer_copy(t, 0, bA, (size_t)b * n * n, (size_t)n * n));
+                gala_buffer_free(t);
+            }
+            TU_OK(ctx, gala_buffer_fill(bB, 0, (size_t)n * nb, 1));
+            gala_stats s0, s1;
+            gala_context_stats(ctx, &s0);
+            const int nv[3] = {n, 40, 7}, ld[3] = {n, n, n}, nr[3] = {1, 1, 1};
+            const size_t ao[3] = {0, (size_t)n * n, 2 * (size_t)n * n}, bo[3] = {0, (size_t)n, 2 * (size_t)n};
+            int info[3];
+            gala_fault_arm(kinds[kk], at);
+            gala_status st = gala_ldlt_batched(ctx, GALA_LOWER, n, bA, 0, n, (size_t)n * n, 2, info, NULL);
+            if (st == GALA_OK)
+                st = gala_ldlt_solve_batched(ctx, GALA_LOWER, n, 1, bA, 0, n, (size_t)n * n, bB, 0, n, (size_t)n, 2);
+            if (st == GALA_OK) st = gala_ldlt_vbatched(ctx, GALA_UPPER, nv, bA, ao, ld, 3, info, NULL);
+            if (st == GALA_OK)
+                st = gala_ldlt_solve_vbatched(ctx, GALA_UPPER, nv, nr, bA, ao, ld, bB, bo, ld, 3);
+            gala_fault_arm(kinds[kk], 0);
+            TU_ASSERT(st == GALA_OK || st == GALA_ERR_DEVICE_MEMORY || st == GALA_ERR_DEVICE, _i,
+                      "fault kind %d at %ld: %s", kk, at, gala_status_string(st));
+            failures += st != GALA_OK;
+            gala_context_stats(ctx, &s1);
+            TU_ASSERT(s1.buffers_live == s0.buffers_live, _i, "buffers left behind");
+        }
+        /* the workspaces may already be large enough (no allocation): only transfers and
+         * launches must have failed */
+        TU_ASSERT(failures > 0 || kinds[kk] == GALA_FAULT_ALLOC, _i, "fault kind %d never hit", kk);
+    }
+    /* and the context still works */
+    gala_buffer *t = tu_upload(ctx, dt, M, (size_t)n * n);
+    int info, in[2];
+    TU_OK(ctx, gala_ldlt(ctx, GALA_LOWER, n, t, 0, n, &info, in));
+    ck_assert(info == 0 && in[0] == n / 2);
+    gala_buffer_free(t);
+    gala_buffer_free(bA);
+    gala_buffer_free(bB);
+    free(M);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ldlt");
@@ -412,6 +470,7 @@ int main(void)
     tcase_add_loop_test(tc, ldlt_vbatched, 0, nt);
     tcase_add_loop_test(tc, ldlt_failures, 0, nt);
     tcase_add_loop_test(tc, ldlt_bad_arguments, 0, nt);
+    tcase_add_loop_test(tc, ldlt_fault_injection, 0, nt);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

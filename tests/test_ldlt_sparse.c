@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "kkt_gen.h"
 #include "testutil.h"
 
@@ -777,6 +778,60 @@ START_TEST(worker_shapes_and_baseline)
 }
 END_TEST
 
+
+/* Every allocation, transfer, build and launch of analyze/factor/refactor/solve fails in
+ * turn: the call returns the injected error, and no device buffer is left behind (the
+ * sanitizer run checks host memory). */
+START_TEST(fault_injection)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    kkt_rng g = kr(&r);
+    gala_csc K;
+    int m;
+    const int n = kkt_mpc(&g, 3, 4, 2, &K, &m), N = n + m, nnz = K.p[N];
+    (void)n;
+    gala_sparse_ldlt_symbolic *S;
+    TU_OK(ctx, gala_sparse_ldlt_analyze(ctx, &K, NULL, &S));
+    gala_buffer *bx = tu_upload(ctx, dt, K.x, (size_t)nnz), *bb = tu_poisoned(ctx, dt, 3 * (size_t)N);
+    TU_OK(ctx, gala_buffer_fill(bb, 0, 3 * (size_t)N, 1));
+    static const gala_fault_kind kinds[] = {GALA_FAULT_ALLOC, GALA_FAULT_TRANSFER,
+                                            GALA_FAULT_LAUNCH, GALA_FAULT_BUILD};
+    for (int kk = 0; kk < 4; ++kk) {
+        int nfail = 0;
+        for (long at = 1; at <= 12; ++at) {
+            gala_stats s0, s1;
+            gala_context_stats(ctx, &s0);
+            gala_fault_arm(kinds[kk], at);
+            gala_sparse_ldlt *F = NULL;
+            gala_status st = gala_sparse_ldlt_factor(ctx, S, 3, bx, 0, 0, 1, &F, NULL, NULL);
+            if (st == GALA_OK) st = gala_sparse_ldlt_refactor(F, bx, 0, 0, 1, NULL, NULL);
+            if (st == GALA_OK)
+                st = gala_sparse_ldlt_solve(F, 1, bb, 0, (size_t)N, 0, 1, bb, 0, (size_t)N, 0, 1);
+            gala_fault_arm(kinds[kk], 0);
+            TU_ASSERT(st == GALA_OK || st == GALA_ERR_DEVICE_MEMORY || st == GALA_ERR_DEVICE ||
+                      st == GALA_ERR_KERNEL_BUILD, _i, "fault kind %d at %ld: status %s: %s", kk,
+                      at, gala_status_string(st), gala_last_error(ctx));
+            if (st != GALA_OK) {
+                ++nfail;
+                TU_ASSERT(F == NULL || st != GALA_ERR_DEVICE_MEMORY, _i, "F returned on failure");
+            }
+            gala_sparse_ldlt_destroy(F);
+            gala_context_stats(ctx, &s1);
+            TU_ASSERT(s1.buffers_live == s0.buffers_live, _i, "fault kind %d at %ld: %ld buffers "
+                      "left behind", kk, at, s1.buffers_live - s0.buffers_live);
+        }
+        /* kernels are cached after the first call: builds never fail here */
+        TU_ASSERT(nfail > 0 || kinds[kk] == GALA_FAULT_BUILD, _i, "fault kind %d never hit", kk);
+    }
+    gala_buffer_free(bx);
+    gala_buffer_free(bb);
+    gala_sparse_ldlt_symbolic_destroy(S);
+    kkt_free(&K);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ldlt_sparse");
@@ -791,6 +846,7 @@ int main(void)
     tcase_add_loop_test(tc, failures, 0, nt);
     tcase_add_loop_test(tc, malformed_inputs, 0, nt);
     tcase_add_loop_test(tc, worker_shapes_and_baseline, 0, nt);
+    tcase_add_loop_test(tc, fault_injection, 0, nt);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
