@@ -32,6 +32,10 @@ struct gala_sparse_ldlt {
     gala_kernel *kfactor, *ksolve;
 };
 
+/* the kernels hard-code these positions (cl/sldlt.cl) */
+_Static_assert(G_VBASE_LO == 16 && G_WBASE_LO == 18 && G_LDW == 20 && G_LORD == 22 &&
+               G_LORD < SLDLT_GDESC, "group descriptor layout shared with cl/sldlt.cl");
+
 static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
 void gala_sparse_ldlt_destroy(gala_sparse_ldlt *F)
@@ -231,6 +235,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
         G[G_LP] = (int)(base + S->o_lp);
         G[G_LI] = (int)(base + S->o_li);
         G[G_APTR] = (int)(base + S->o_aptr);
+        G[G_LORD] = (int)(base + S->o_lord);
         img_len += S->img_len;
         G[G_VBASE_LO] = (int)(unsigned)(vlen & 0xffffffffu);
         G[G_VBASE_HI] = (int)(vlen >> 32);
@@ -312,6 +317,9 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     gala_key_init(&key, "sldlt", dt);
     gala_key_def(&key, "MB", F->mb);
     gala_key_def(&key, "CW", F->cw);
+    /* SYNC (CPU devices with full work-groups): see cl/sldlt.cl */
+    const int sync_default = !ctx->info.is_gpu && total >= F->mb;
+    gala_key_def(&key, "SYNC", F->cw == 1 ? gala_tune(ctx, "sldlt.sync", dt, sync_default) != 0 : 0);
     s = gala_kernel_get(ctx, &key, F->baseline ? "sldlt_factor_cols" : "sldlt_factor", &F->kfactor);
     if (s == GALA_OK) s = gala_kernel_get(ctx, &key, "sldlt_solve", &F->ksolve);
     if (s != GALA_OK) goto fail;

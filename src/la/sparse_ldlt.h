@@ -16,13 +16,13 @@
 #define SLDLT_STASK 8
 #define SLDLT_GDESC 32
 
-/* Fields of a column task (factor): one column j of L, in level order. */
+/* Fields of a column task (factor): task j = column j of L (elimination order). */
 enum { T_J = 0, T_INS0, T_INS1, T_L0, T_L1, T_A0, T_A1, T_COST };
 /* Fields of an instruction: len, src, dst, k (k >= 0 starts a column update cmod(j, k)):
  *   if k >= 0:  l = V[src − 1] (= L(j,k)),  t = l·D[k],  D[j] −= l·t
  *   V[dst + r] −= V[src + r]·t,  r = 0 .. len−1                                    */
 enum { I_LEN = 0, I_SRC, I_DST, I_K };
-/* Fields of a solve task (level order): node i, perm[i], row range of L(i,:) in frow,
+/* Fields of a solve task (task i = node i): node i, perm[i], row range of L(i,:) in frow,
  * column range of L(:,i) in V/bidx. */
 enum { S_I = 0, S_PI, S_R0, S_R1, S_L0, S_L1 };
 
@@ -39,7 +39,8 @@ enum {
     G_VBASE_LO, G_VBASE_HI,
     G_WBASE_LO, G_WBASE_HI, /* baseline kernel workspace (ints 3n, reals n per matrix) */
     G_LDW,
-    G_NNZA
+    G_NNZA,
+    G_LORD /* level order of the tasks: lord[lev[l]..lev[l+1]) are the tasks of level l */
 };
 
 struct gala_sparse_ldlt_symbolic {
@@ -50,7 +51,7 @@ struct gala_sparse_ldlt_symbolic {
     /* the schedule image: all int arrays the kernels read, one allocation */
     int *img;
     size_t img_len;
-    size_t o_lev, o_task, o_ins, o_amap, o_stask, o_frow, o_bidx, o_lp, o_li, o_aptr;
+    size_t o_lev, o_task, o_ins, o_amap, o_stask, o_frow, o_bidx, o_lp, o_li, o_aptr, o_lord;
 };
 
 #endif

@@ -450,7 +450,7 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
         const size_t nl = (size_t)S->nlev + 1, nt = (size_t)n * SLDLT_TASK,
                      ni = w.ins.len, na = 2 * (size_t)nnza, ns = (size_t)n * SLDLT_STASK,
                      nf = 2 * (size_t)nnzl, nb = (size_t)nnzl, nlp = (size_t)n + 1,
-                     nli = (size_t)nnzl, nap = (size_t)n + 1;
+                     nli = (size_t)nnzl, nap = (size_t)n + 1, nlo = (size_t)n;
         S->o_lev = 0;
         S->o_task = S->o_lev + nl;
         S->o_ins = S->o_task + nt;
@@ -461,7 +461,8 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
         S->o_lp = S->o_bidx + nb;
         S->o_li = S->o_lp + nlp;
         S->o_aptr = S->o_li + nli;
-        S->img_len = S->o_aptr + nap;
+        S->o_lord = S->o_aptr + nap;
+        S->img_len = S->o_lord + nlo;
         if (S->img_len > (size_t)INT_MAX) {
             gala_free(ord);
             FAIL(GALA_ERR_OUT_OF_MEMORY, "%s: the schedule has more than 2^31 - 1 ints", fn);
@@ -479,8 +480,12 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
             if (lev[l + 1] > S->max_width) S->max_width = lev[l + 1];
             lev[l + 1] += lev[l];
         }
-        for (int t = 0; t < n; ++t) {
-            const int j = ord[t];
+        /* tasks (column j = task j) in elimination order: one lane walking all of them in
+         * this order keeps recently computed columns in cache; the level order (for column
+         * workers sharing a level) is the list lord, ranges lev[l]..lev[l+1] */
+        memcpy(S->img + S->o_lord, ord, nlo * sizeof(int));
+        for (int j = 0; j < n; ++j) {
+            const int t = j;
             int *T = task + (size_t)t * SLDLT_TASK;
             T[T_J] = j;
             T[T_INS0] = ins_beg[j];
