@@ -8,7 +8,8 @@
  *   - the device of --backend (default: auto, a GPU when there is one),
  *   - the host backend (the C reference, one CPU core),
  * with the flat level schedule and, with --baseline, the column-by-column kernel
- * (GALA_TUNE=sldlt.baseline=1); optionally QDLDL on one core (--qdldl libqdldl.so, built
+ * (GALA_TUNE=sldlt.baseline=1), with --sweep also fixed launch shapes (sldlt.mb matrices per
+ * work-group × sldlt.cw column workers); optionally QDLDL on one core (--qdldl libqdldl.so, built
  * from its public source with its defaults: 64-bit ints, double), same AMD permutation.
  * Dense (--dense): gala_ldlt_batched + gala_ldlt_solve_batched of random quasi-definite
  * matrices, device and host.
@@ -18,7 +19,7 @@
  *
  *   bench_ldlt [--backend auto|opencl|cuda|host] [--device SEL] [--dtype double|float]
  *              [--reps 10] [--horizons 24,124] [--batches 1,100,1000] [--host-max-batch 1000]
- *              [--baseline] [--qdldl PATH] [--dense] [--no-sparse]
+ *              [--baseline] [--sweep] [--qdldl PATH] [--dense] [--no-sparse]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -56,7 +57,7 @@ static double b_normal(void *p)
 typedef struct opts {
     const char *backend, *device, *qdldl;
     gala_dtype dt;
-    int reps, baseline, dense, sparse, host_max;
+    int reps, baseline, sweep, dense, sparse, host_max;
     int horizons[16], nh, batches[16], nb;
 } opts;
 
@@ -92,12 +93,13 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--host-max-batch") && v) o->host_max = atoi(argv[++i]);
         else if (!strcmp(a, "--qdldl") && v) o->qdldl = argv[++i];
         else if (!strcmp(a, "--baseline")) o->baseline = 1;
+        else if (!strcmp(a, "--sweep")) o->sweep = 1;
         else if (!strcmp(a, "--dense")) o->dense = 1;
         else if (!strcmp(a, "--no-sparse")) o->sparse = 0;
         else {
             fprintf(stderr, "usage: %s [--backend auto|opencl|cuda|host] [--device SEL] "
                     "[--dtype double|float] [--reps N] [--horizons 24,124] [--batches 1,100,1000] "
-                    "[--host-max-batch N] [--baseline] [--qdldl libqdldl.so] [--dense] "
+                    "[--host-max-batch N] [--baseline] [--sweep] [--qdldl libqdldl.so] [--dense] "
                     "[--no-sparse]\n", argv[0]);
             return 0;
         }
@@ -342,23 +344,33 @@ static void sparse_section(bu_json *j, const opts *o, gala_context *dev, gala_co
             bu_json_int(j, "batch", batch);
             bu_json_close(j);
             double tf, ts;
-            for (int base = 0; base <= o->baseline; ++base) {
-                const char *sched = base ? "columns" : "levels";
+            /* configurations: the default launch shape, the column kernel (--baseline), and
+             * with --sweep a few (matrices per work-group, column workers) pairs */
+            static const char *sweep[] = {"sldlt.mb=64,sldlt.cw=1", "sldlt.mb=32,sldlt.cw=2",
+                                          "sldlt.mb=16,sldlt.cw=4", "sldlt.mb=4,sldlt.cw=16",
+                                          "sldlt.mb=1,sldlt.cw=64"};
+            const char *cfg[8];
+            int ncfg = 0;
+            cfg[ncfg++] = "";
+            if (o->baseline) cfg[ncfg++] = "sldlt.baseline=1";
+            if (o->sweep)
+                for (int k = 0; k < 5; ++k) cfg[ncfg++] = sweep[k];
+            const char *old = getenv("GALA_TUNE");
+            char *saved = old ? strdup(old) : NULL;
+            for (int c = 0; c < ncfg; ++c) {
                 char tune[512];
-                const char *old = getenv("GALA_TUNE");
-                snprintf(tune, sizeof tune, "%s%ssldlt.baseline=1", old ? old : "", old ? "," : "");
-                char *saved = old ? strdup(old) : NULL;
-                if (base) setenv("GALA_TUNE", tune, 1);
+                snprintf(tune, sizeof tune, "%s%s%s", saved ? saved : "",
+                         saved && *cfg[c] ? "," : "", cfg[c]);
+                if (*tune) setenv("GALA_TUNE", tune, 1); else unsetenv("GALA_TUNE");
+                const char *sched = c == 0 ? "levels" : (o->baseline && c == 1 ? "columns" : cfg[c]);
                 if (time_sparse(dev, o->dt, S, x, nnz, N, batch, o->reps, &tf, &ts))
                     emit(j, "device", sched, N, batch, tf, ts);
-                if (host && batch <= o->host_max &&
+                if (host && batch <= o->host_max && (c == 0 || (o->baseline && c == 1)) &&
                     time_sparse(host, o->dt, S, x, nnz, N, batch, o->reps, &tf, &ts))
                     emit(j, "host", sched, N, batch, tf, ts);
-                if (base) {
-                    if (saved) setenv("GALA_TUNE", saved, 1); else unsetenv("GALA_TUNE");
-                }
-                free(saved);
             }
+            if (saved) setenv("GALA_TUNE", saved, 1); else unsetenv("GALA_TUNE");
+            free(saved);
             if (o->qdldl && time_qdldl(o->qdldl, &K, perm, x, batch, batch < 100 ? batch : 100,
                                        o->reps, &tf, &ts))
                 emit(j, "qdldl", "qdldl", N, batch, tf, ts);

@@ -206,7 +206,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     /* layout of the groups: V bases, workspace bases, schedule offsets */
     F->baseline = gala_tune(ctx, "sldlt.baseline", dt, 0) != 0;
     size_t img_len = 0, vlen = 0, wlen = 0, plen = 0;
-    int max_width = 1;
+    double avg_width = 1; /* columns per level of the elimination tree, largest over groups */
     for (int g = 0; g < ngroups; ++g) {
         const gala_sparse_ldlt_symbolic *S = sym[g];
         int *G = F->gd + g * SLDLT_GDESC;
@@ -258,7 +258,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
         F->exp_pos[g] = S->expected_pos;
         F->perm_off[g] = plen;
         plen += (size_t)S->n;
-        if (S->max_width > max_width) max_width = S->max_width;
+        if (S->nlev > 0 && (double)S->n / S->nlev > avg_width) avg_width = (double)S->n / S->nlev;
     }
     F->perm_off[ngroups] = plen;
     F->perm = gala_malloc((plen ? plen : 1) * sizeof *F->perm);
@@ -281,14 +281,21 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
         if (mb <= 0) mb = wg;
         if (cw <= 0) cw = 1;
     }
-    if (mb <= 0) { /* enough matrices for one lane each on every compute unit? */
-        long per_cu = (total + 2 * cus - 1) / (2 * cus);
-        mb = per_cu >= wg ? wg : pow2_floor(per_cu < 1 ? 1 : per_cu);
+    /* GPUs: one lane per matrix (CW = 1, no barrier) when the batch fills every compute unit
+     * with full work-groups; otherwise fewer matrices per work-group and column workers, as
+     * many as the tree offers on average (more would wait at the level barriers). */
+    if (mb <= 0) {
+        if (total >= cus * wg) {
+            mb = wg;
+        } else {
+            const long per_cu = (total + cus - 1) / cus;
+            mb = pow2_floor(per_cu < 1 ? 1 : per_cu);
+        }
     }
     mb = pow2_floor(mb > maxwg ? maxwg : mb);
     if (cw <= 0) {
         cw = wg / mb;
-        const long wmax = pow2_floor(max_width) * 2; /* no more workers than columns per level */
+        const long wmax = 2L * pow2_floor((long)avg_width);
         if (cw > wmax) cw = wmax;
     }
     cw = pow2_floor(cw < 1 ? 1 : cw);
