@@ -68,14 +68,13 @@ static int pow2_floor(long v)
  * off + q·ms + r·rs + e·es for q < total, r < nrhs, e < len(g). */
 static gala_status check_layout(gala_context *ctx, const char *fn, const char *name,
                                 const gala_buffer *buf, gala_dtype dt, const gala_sparse_ldlt *F,
-                                int by_nnz, const int *nnz_a, int nrhs, size_t off, size_t ms,
-                                size_t rs, size_t es)
+                                int by_nnz, int nrhs, size_t off, size_t ms, size_t rs, size_t es)
 {
     size_t hi = 0;
     int any = 0;
     for (int g = 0; g < F->ngroups; ++g) {
         const int *G = F->gd + g * SLDLT_GDESC;
-        const size_t len = by_nnz ? (size_t)nnz_a[g] : (size_t)G[G_N];
+        const size_t len = (size_t)(by_nnz ? G[G_NNZA] : G[G_N]);
         if (G[G_BATCH] == 0 || len == 0 || nrhs == 0) continue;
         size_t a, b, c, e;
         const size_t qlast = (size_t)G[G_Q0] + (size_t)G[G_BATCH] - 1;
@@ -151,15 +150,11 @@ static gala_status numeric(gala_sparse_ldlt *F, const char *fn, const gala_buffe
     return report(F, fn, info, inertia);
 }
 
+/* No allocation here: refactor runs in the QP solver's loop. */
 static gala_status check_values(gala_sparse_ldlt *F, const char *fn, const gala_buffer *x,
                                 size_t x_off, size_t x_ms, size_t x_es)
 {
-    int *nnz = gala_malloc((size_t)F->ngroups * sizeof *nnz);
-    if (!nnz) return gala_error(F->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
-    for (int g = 0; g < F->ngroups; ++g) nnz[g] = F->gd[g * SLDLT_GDESC + G_NNZA];
-    gala_status s = check_layout(F->ctx, fn, "x", x, F->dtype, F, 1, nnz, 1, x_off, x_ms, 0, x_es);
-    gala_free(nnz);
-    return s;
+    return check_layout(F->ctx, fn, "x", x, F->dtype, F, 1, 1, x_off, x_ms, 0, x_es);
 }
 
 gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
@@ -376,8 +371,8 @@ gala_status gala_sparse_ldlt_solve(gala_sparse_ldlt *F, int nrhs, const gala_buf
     gala_context *ctx = F->ctx;
     if (nrhs < 0) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: nrhs = %d is negative", fn, nrhs);
     if (!B || !X) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: B or X is NULL", fn);
-    GALA_TRY(check_layout(ctx, fn, "B", B, F->dtype, F, 0, NULL, nrhs, b_off, b_ms, b_rs, b_es));
-    GALA_TRY(check_layout(ctx, fn, "X", X, F->dtype, F, 0, NULL, nrhs, x_off, x_ms, x_rs, x_es));
+    GALA_TRY(check_layout(ctx, fn, "B", B, F->dtype, F, 0, nrhs, b_off, b_ms, b_rs, b_es));
+    GALA_TRY(check_layout(ctx, fn, "X", X, F->dtype, F, 0, nrhs, x_off, x_ms, x_rs, x_es));
     const int same = B == X && b_off == x_off && b_ms == x_ms && b_rs == x_rs && b_es == x_es;
     if (!same && B == X)
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: X is B with other offsets or strides: "

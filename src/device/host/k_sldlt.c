@@ -228,6 +228,22 @@ static gala_status SUF(sldlt_solve)(const gala_host_launch *L)
                 if (copy)
                     for (int e = 0; e < n; ++e)
                         for (int c = 0; c < nb; ++c) xv[e * x_es + c * x_ms] = bv[e * b_es + c * b_ms];
+                if (nb == 1) { /* one matrix: plain loops */
+                    for (int t = 0; t < n; ++t) {
+                        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                        REAL a = xv[U[S_PI] * x_es];
+                        for (int f = U[S_R0]; f < U[S_R1]; ++f)
+                            a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+                        xv[U[S_PI] * x_es] = a;
+                    }
+                    for (int t = n - 1; t >= 0; --t) {
+                        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                        REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv];
+                        for (int e = U[S_L0]; e < U[S_L1]; ++e) a -= v[e * ldv] * xv[bidx[e] * x_es];
+                        xv[U[S_PI] * x_es] = a;
+                    }
+                    continue;
+                }
                 for (int t = 0; t < n; ++t) {
                     const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
                     REAL *xi = xv + U[S_PI] * x_es;
