@@ -222,7 +222,8 @@ static double *batch_values(tu_rng *r, gala_dtype dt, gala_csc *K, int n, int ba
     return vals;
 }
 
-static double solve_tol(gala_dtype dt) { return dt == GALA_FLOAT ? 2e-4 : 1e-12; }
+/* observed worst over seeds: 8.5e-7 (float), 1.6e-15 (double) */
+static double solve_tol(gala_dtype dt) { return dt == GALA_FLOAT ? 2e-5 : 5e-14; }
 
 /* Factor a batch sharing K's pattern (AMD), solve one rhs per matrix, check info, inertia
  * (n positive, m negative) and every residual. */
