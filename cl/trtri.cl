@@ -18,17 +18,19 @@
  * when any matrix fails (several work-items may store the same 1 there).
  *
  * Kernels (each group is compiled only when its -D parameters are given):
- *   NB, CPT, MPG   diag_inv                  invert diagonal blocks of order <= NB, or whole
+ *   NB, CPT, MPG, UNR  diag_inv                  invert diagonal blocks of order <= NB, or whole
  *                                            matrices (fused path), MPG per work-group
- *   TS, TK, WPT    inv_lower_tri_multiply    T  = C2·A3         (one round of the doubling)
+ *   TS, TK, WPT, UNR  inv_lower_tri_multiply    T  = C2·A3         (one round of the doubling)
  *                  neg_rect_lower_tri_multiply  B3 = −T·C1
  *   CWG            trtri_check, trtri_info   per-matrix info before the blocked path
  *
- * gala-defines: NB=32 CPT=1 MPG=4 TS=64 TK=16 WPT=4 CWG=256
+ * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 TS=64 TK=16 WPT=4 CWG=256
  * -D parameters: NB (block order, a power of two <= 64), CPT (columns of X per work-item, 1
  * or 2), MPG (blocks per work-group), TS (output tile of the products, a power of two <= NB),
  * TK (depth of a product step, divides TS), WPT (outputs per work-item per dimension, TS/WPT
- * work-items per dimension), CWG (work-group size of trtri_check, a power of two).
+ * work-items per dimension), CWG (work-group size of trtri_check, a power of two), UNR (1:
+ * unroll the register loops fully, as GPUs need to keep x and acc in registers; 0: keep
+ * them as loops, which CPU compilers such as PoCL's build many times faster).
  */
 
 #define TR_MW 9
@@ -154,6 +156,9 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 
     /* 1. load (storage element (p, q) is logical (i, k)) and look for NaN / zero pivots */
     int code = TR_BIG;
+#if UNR
+#pragma unroll
+#endif
     for (int q = 0; q < NB; ++q) {
         for (int h = 0; h < CPT; ++h) {
             const int p = c + h * TPM;
@@ -200,14 +205,18 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 #if CPT == 2
     REAL x1[NB];
 #endif
+#if UNR
 #pragma unroll
+#endif
     for (int i = 0; i < NB; ++i) {
         x0[i] = i == c ? (REAL)1 : (REAL)0;
 #if CPT == 2
         x1[i] = i == c + TPM ? (REAL)1 : (REAL)0;
 #endif
     }
+#if UNR
 #pragma unroll
+#endif
     for (int k = 0; k < NB; ++k) {
         if (k >= c && k < nb) {
             const REAL rk = r[k];
@@ -217,7 +226,9 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
             const REAL a1 = x1[k] * rk;
             x1[k] = a1;
 #endif
+#if UNR
 #pragma unroll
+#endif
             for (int i = k + 1; i < NB; ++i) {
                 const REAL l = L[k * LDL + i];
                 x0[i] -= l * a0;
@@ -230,7 +241,9 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 
     /* 4. X(i, c) to ls[c·LDL + i], then out in storage order */
     LOCAL_BARRIER();
+#if UNR
 #pragma unroll
+#endif
     for (int i = 0; i < NB; ++i) {
         L[c * LDL + i] = x0[i];
 #if CPT == 2
@@ -336,7 +349,9 @@ KERNEL void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL const
         tr_load(As, 1, LDT, B, c2, M.ldb, upper, TS, TK, I * TS, k0, s2, s2, 1, unit, lid);
         tr_load(Bs, LDT, 1, A, a3, M.lda, upper, TK, TS, k0, J * TS, s2, s, 0, 0, lid);
         LOCAL_BARRIER();
+#if UNR
 #pragma unroll
+#endif
         for (int kk = 0; kk < TK; ++kk) {
             REAL a[WPT], b[WPT];
 #pragma unroll
@@ -397,7 +412,9 @@ KERNEL void neg_rect_lower_tri_multiply(const int upper, const int unit, GLOBAL 
         tr_load(As, 1, LDT, T, to, ldt, 0, TS, TK, I * TS, k0, s2, s, 0, 0, lid);
         tr_load(Bs, LDT, 1, B, c1, M.ldb, upper, TK, TS, k0, J * TS, s, s, 1, unit, lid);
         LOCAL_BARRIER();
+#if UNR
 #pragma unroll
+#endif
         for (int kk = 0; kk < TK; ++kk) {
             REAL a[WPT], b[WPT];
 #pragma unroll

@@ -540,6 +540,34 @@ START_TEST(trtri_bad_arguments)
 }
 END_TEST
 
+/* Other tuning values than the target's defaults (GALA_TUNE is read at every call), so
+ * that every target also runs the kernel variants other devices use: unrolled register
+ * loops, two columns per work-item, small blocks and tiles (several rounds, several tiles
+ * per block pair), no fused path (the blocked path for n <= 64 and its info). */
+START_TEST(trtri_tuning_variants)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const char *tunes[] = {
+        "trtri.unroll=1,trtri.nb=16,trtri.fused_max=16,trtri.cpt=2,trtri.ts=16,trtri.wpt=2,"
+        "trtri.tk=8,trtri.wg=64,trtri.check_wg=64",
+        "trtri.cpt=2,trtri.ts=32,trtri.wpt=2,trtri.tk=16",
+        "trtri.fused_max=0,trtri.nb=32,trtri.ts=16,trtri.wpt=1,trtri.tk=4,trtri.cpt=1",
+    };
+    static const int sizes[] = {16, 13, 7, 50, 64, 40, 150};
+    char *saved = getenv("GALA_TUNE") ? strdup(getenv("GALA_TUNE")) : NULL;
+    for (int t = 0; t < 3; ++t) {
+        setenv("GALA_TUNE", tunes[t], 1);
+        for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); ++k)
+            uniform_case(&r, _i, k & 1, sizes[k], k & 1 ? 3 : 1, (k + t) & 1, k == 2, (k >> 1) & 1, k & 1);
+        var_case(&r, _i, 30, 130, t & 1, 0, t == 1);
+        bad_case(&r, _i, 40, 1 + (t & 1), t & 1, 1, 0);
+    }
+    if (saved) setenv("GALA_TUNE", saved, 1);
+    else unsetenv("GALA_TUNE");
+    free(saved);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("trtri");
@@ -550,6 +578,7 @@ int main(void)
     tcase_add_loop_test(tc, trtri_batched, 0, nt);
     tcase_add_loop_test(tc, trtri_vbatched, 0, nt);
     tcase_add_loop_test(tc, trtri_singular_and_nan, 0, nt);
+    tcase_add_loop_test(tc, trtri_tuning_variants, 0, nt);
     tcase_add_loop_test(tc, trtri_large, 0, nt);
     suite_add_tcase(s, tc);
     return tu_run(s);

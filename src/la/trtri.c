@@ -33,10 +33,11 @@ enum { TR_SLOT_INT = 2, TR_SLOT_REAL = 3 };
 typedef struct tr_params {
     int fused_max; /* largest n of the fused path (power of two, 0..64) */
     int nb;        /* diagonal block order of the blocked path (power of two, 8..64) */
-    int cpt;       /* columns of X per work-item in diag_inv when NB >= 32 (1 or 2) */
+    int cpt;       /* columns of X per work-item in diag_inv when NB >= 16 (1 or 2) */
     int wg;        /* target work-group size of diag_inv (sets blocks per group) */
     int ts, tk, wpt; /* product tiles */
     int cwg;       /* work-group size of trtri_check */
+    int unroll;    /* UNR: unroll the register loops (GPUs) or not (CPU compilers) */
 } tr_params;
 
 /* One call: arguments after validation. Uniform batches use n..b_stride; variable batches
@@ -88,15 +89,16 @@ static void tr_get_params(const gala_context *ctx, gala_dtype dt, tr_params *p)
     v = gala_tune(ctx, "trtri.fused_max", dt, 64);
     p->fused_max = is_pow2(v) && v <= 64 ? (int)v : (v == 0 ? 0 : 64);
     if (p->fused_max > p->nb) p->fused_max = p->nb;
+    /* product tiles: TS×TS outputs, (TS/WPT)² work-items; rounds with s < TS use TS = s */
     v = gala_tune(ctx, "trtri.ts", dt, 64);
-    p->ts = is_pow2(v) && v >= 4 ? (int)v : 64;
-    if (p->ts > p->nb) p->ts = p->nb;
+    p->ts = is_pow2(v) && v >= 8 && v <= 256 ? (int)v : 64;
     v = gala_tune(ctx, "trtri.wpt", dt, 4);
-    p->wpt = is_pow2(v) && v <= p->ts ? (int)v : (p->ts >= 4 ? 4 : 1);
+    p->wpt = is_pow2(v) && v <= p->ts / 2 && v <= 16 ? (int)v : 4;
     while ((long)(p->ts / p->wpt) * (p->ts / p->wpt) > maxwg) p->wpt *= 2;
     v = gala_tune(ctx, "trtri.tk", dt, 16);
-    p->tk = is_pow2(v) && v <= p->ts ? (int)v : (p->ts < 16 ? p->ts : 16);
+    p->tk = is_pow2(v) && v <= p->nb ? (int)v : 8;
     while (p->tk > 1 && mm_local_bytes(p->ts, p->tk, es) > lmem) p->tk /= 2;
+    p->unroll = gala_tune(ctx, "trtri.unroll", dt, 1) != 0;
     v = gala_tune(ctx, "trtri.check_wg", dt, 256);
     p->cwg = is_pow2(v) && v <= maxwg ? (int)v : 64;
 }
@@ -109,7 +111,7 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
     if (ntask == 0) return GALA_OK;
     const size_t es = gala_dtype_size(c->dt), lmem = c->ctx->info.local_mem_bytes;
     const long maxwg = c->ctx->info.max_work_group_size ? (long)c->ctx->info.max_work_group_size : 1024;
-    const int cpt = nb >= 32 ? p->cpt : 1, tpm = nb / cpt;
+    const int cpt = nb >= 16 ? p->cpt : 1, tpm = nb / cpt;
     int mpg = p->wg / tpm > 1 ? p->wg / tpm : 1;
     while (mpg > 1 && (di_local_bytes(nb, cpt, mpg, es) > lmem || (long)mpg * tpm > maxwg)) --mpg;
     if (di_local_bytes(nb, cpt, mpg, es) > lmem || tpm > maxwg)
@@ -121,6 +123,7 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
     gala_key_def(&key, "NB", nb);
     gala_key_def(&key, "CPT", cpt);
     gala_key_def(&key, "MPG", mpg);
+    gala_key_def(&key, "UNR", p->unroll);
     GALA_TRY(gala_kernel_get(c->ctx, &key, "diag_inv", &k));
     const size_t groups = ((size_t)ntask + (size_t)mpg - 1) / (size_t)mpg;
     gala_dims d = gala_dims_1d(groups * (size_t)mpg * (size_t)tpm, (size_t)mpg * (size_t)tpm);
@@ -161,16 +164,24 @@ static gala_status launch_round(tr_call *c, const tr_params *p, gala_buffer *T, 
                                 int ldt)
 {
     if (ntask == 0) return GALA_OK;
+    /* the tile shrinks with s (same work-items, fewer outputs each) */
+    int ts = p->ts, wpt = p->wpt;
+    while (ts > s && ts > 8) {
+        ts /= 2;
+        wpt = wpt > 1 ? wpt / 2 : 1;
+    }
+    const int tk = p->tk < ts ? p->tk : ts;
     gala_program_key key;
     gala_kernel *k1, *k2;
     gala_key_init(&key, "trtri", c->dt);
-    gala_key_def(&key, "TS", p->ts);
-    gala_key_def(&key, "TK", p->tk);
-    gala_key_def(&key, "WPT", p->wpt);
+    gala_key_def(&key, "TS", ts);
+    gala_key_def(&key, "TK", tk);
+    gala_key_def(&key, "WPT", wpt);
+    gala_key_def(&key, "UNR", p->unroll);
     GALA_TRY(gala_kernel_get(c->ctx, &key, "inv_lower_tri_multiply", &k1));
     GALA_TRY(gala_kernel_get(c->ctx, &key, "neg_rect_lower_tri_multiply", &k2));
-    const int tiles_r = (ldt + p->ts - 1) / p->ts, tiles_c = s / p->ts;
-    const size_t nt = (size_t)(p->ts / p->wpt) * (size_t)(p->ts / p->wpt);
+    const int tiles_r = (ldt + ts - 1) / ts, tiles_c = s / ts;
+    const size_t nt = (size_t)(ts / wpt) * (size_t)(ts / wpt);
     const size_t groups = (size_t)ntask * (size_t)tiles_r * (size_t)tiles_c;
     gala_dims d = gala_dims_1d(groups * nt, nt);
     GALA_TRY(GALA_LAUNCH(c->ctx, k1, &d, ga_int(c->upper), ga_int(c->unit), ga_buf(c->ib),
