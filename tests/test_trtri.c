@@ -548,8 +548,8 @@ START_TEST(trtri_tuning_variants)
 {
     tu_rng r = tu_rng_for(__func__, _i);
     static const char *tunes[] = {
-        "trtri.unroll=1,trtri.nb=16,trtri.fused_max=16,trtri.cpt=2,trtri.ts=16,trtri.wpt=2,"
-        "trtri.tk=8,trtri.wg=64,trtri.check_wg=64",
+        ("trtri.unroll=1,trtri.nb=16,trtri.fused_max=16,trtri.cpt=2,trtri.ts=16,trtri.wpt=2,"
+         "trtri.tk=8,trtri.wg=64,trtri.check_wg=64"),
         "trtri.cpt=2,trtri.ts=32,trtri.wpt=2,trtri.tk=16",
         "trtri.fused_max=0,trtri.nb=32,trtri.ts=16,trtri.wpt=1,trtri.tk=4,trtri.cpt=1",
     };
