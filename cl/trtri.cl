@@ -214,10 +214,19 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
         x1[i] = i == c + TPM ? (REAL)1 : (REAL)0;
 #endif
     }
+    /* Right-looking solve: x_k ·= 1/L(k,k); x_i −= L(i,k)·x_k for i > k. Steps k < c change
+     * nothing (x is zero there) and are skipped. Every loop has a constant trip count, and
+     * for NB > 32 the k loop is written twice (halves), so that each unrolled nest stays
+     * under the size limits of LLVM-based compilers and x keeps constant register indices. */
+#if NB > 32
+#define TR_KH (NB / 2)
+#else
+#define TR_KH NB
+#endif
 #if UNR
 #pragma unroll
 #endif
-    for (int k = 0; k < NB; ++k) {
+    for (int k = 0; k < TR_KH; ++k) {
         if (k >= c && k < nb) {
             const REAL rk = r[k];
             const REAL a0 = x0[k] * rk;
@@ -229,15 +238,45 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 #if UNR
 #pragma unroll
 #endif
-            for (int i = k + 1; i < NB; ++i) {
-                const REAL l = L[k * LDL + i];
-                x0[i] -= l * a0;
+            for (int i = 1; i < NB; ++i) {
+                if (i > k) {
+                    const REAL l = L[k * LDL + i];
+                    x0[i] -= l * a0;
 #if CPT == 2
-                x1[i] -= l * a1;
+                    x1[i] -= l * a1;
 #endif
+                }
             }
         }
     }
+#if NB > 32
+#if UNR
+#pragma unroll
+#endif
+    for (int k = TR_KH; k < NB; ++k) {
+        if (k >= c && k < nb) {
+            const REAL rk = r[k];
+            const REAL a0 = x0[k] * rk;
+            x0[k] = a0;
+#if CPT == 2
+            const REAL a1 = x1[k] * rk;
+            x1[k] = a1;
+#endif
+#if UNR
+#pragma unroll
+#endif
+            for (int i = 1; i < NB; ++i) {
+                if (i > k) {
+                    const REAL l = L[k * LDL + i];
+                    x0[i] -= l * a0;
+#if CPT == 2
+                    x1[i] -= l * a1;
+#endif
+                }
+            }
+        }
+    }
+#endif
 
     /* 4. X(i, c) to ls[c·LDL + i], then out in storage order */
     LOCAL_BARRIER();

@@ -33,7 +33,7 @@ enum { TR_SLOT_INT = 2, TR_SLOT_REAL = 3 };
 typedef struct tr_params {
     int fused_max; /* largest n of the fused path (power of two, 0..64) */
     int nb;        /* diagonal block order of the blocked path (power of two, 8..64) */
-    int cpt;       /* columns of X per work-item in diag_inv when NB >= 16 (1 or 2) */
+    int cpt;       /* columns of X per work-item in diag_inv when 16 <= NB <= 32 (1 or 2) */
     int wg;        /* target work-group size of diag_inv (sets blocks per group) */
     int ts, tk, wpt; /* product tiles */
     int cwg;       /* work-group size of trtri_check */
@@ -111,7 +111,9 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
     if (ntask == 0) return GALA_OK;
     const size_t es = gala_dtype_size(c->dt), lmem = c->ctx->info.local_mem_bytes;
     const long maxwg = c->ctx->info.max_work_group_size ? (long)c->ctx->info.max_work_group_size : 1024;
-    const int cpt = nb >= 16 ? p->cpt : 1, tpm = nb / cpt;
+    /* two columns per work-item only up to NB = 32: with NB = 64 the unrolled solve would be
+     * twice as long, more than LLVM-based compilers unroll (x would leave the registers) */
+    const int cpt = nb >= 16 && nb <= 32 ? p->cpt : 1, tpm = nb / cpt;
     int mpg = p->wg / tpm > 1 ? p->wg / tpm : 1;
     while (mpg > 1 && (di_local_bytes(nb, cpt, mpg, es) > lmem || (long)mpg * tpm > maxwg)) --mpg;
     if (di_local_bytes(nb, cpt, mpg, es) > lmem || tpm > maxwg)
