@@ -478,7 +478,29 @@ static gala_status run_var(tr_call *c, const int *nv, const size_t *a_off, const
             if (nv[b] > nmax) nmax = nv[b];
         }
     }
-    qsort(items, (size_t)nm, sizeof *items, item_cmp);
+    /* order: fused bins by NB, n descending inside a bin (a counting sort: n <= 64), then
+     * the blocked matrices by n descending (qsort, usually few) */
+    {
+        int cnt[66] = {0}, at[66];
+        for (int i = 0; i < nm; ++i)
+            if (items[i].group != 100) cnt[items[i].n]++;
+        int k = 0;
+        for (int lo = 1, hi = 8; lo <= p.fused_max; lo = hi + 1, hi *= 2)
+            for (int v = hi < p.fused_max ? hi : p.fused_max; v >= lo; --v) {
+                at[v] = k;
+                k += cnt[v];
+            }
+        tr_item *sorted = gala_malloc((size_t)(nm ? nm : 1) * sizeof *sorted);
+        if (!sorted) {
+            gala_free(items);
+            return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no memory", c->fn);
+        }
+        int kl = k;
+        for (int i = 0; i < nm; ++i) sorted[items[i].group != 100 ? at[items[i].n]++ : kl++] = items[i];
+        gala_free(items);
+        items = sorted;
+        qsort(items + k, (size_t)(nm - k), sizeof *items, item_cmp);
+    }
     const int first_large = nm - nlarge;
     const int cols = nlarge ? check_cols(&p, nmax) : 1;
 
