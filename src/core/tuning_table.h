@@ -17,6 +17,7 @@
 {"trtri.nb", 0, NULL, NULL, 0, 64},
 {"trtri.cpt", 0, NULL, NULL, 0, 1},
 {"trtri.cpt", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 2},
+{"trtri.cpt", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 2},
 {"trtri.wg", 0, NULL, NULL, 0, 128},
 {"trtri.ts", 0, NULL, NULL, 0, 64},
 {"trtri.tk", 0, NULL, NULL, 0, 16},
