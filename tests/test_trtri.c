@@ -544,14 +544,15 @@ END_TEST
 /* Other tuning values than the target's defaults (GALA_TUNE is read at every call), so
  * that every target also runs the kernel variants other devices use: unrolled register
  * loops, two columns per work-item, small blocks and tiles (several rounds, several tiles
- * per block pair), no fused path (the blocked path for n <= 64 and its info). */
+ * per block pair), large tiles that shrink in the first round, no fused path (the blocked
+ * path for n <= 64 and its info). */
 START_TEST(trtri_tuning_variants)
 {
     tu_rng r = tu_rng_for(__func__, _i);
     static const char *tunes[] = {
         ("trtri.unroll=1,trtri.nb=16,trtri.fused_max=16,trtri.cpt=2,trtri.ts=16,trtri.wpt=2,"
          "trtri.tk=8,trtri.wg=64,trtri.check_wg=64"),
-        "trtri.cpt=2,trtri.ts=32,trtri.wpt=2,trtri.tk=16",
+        "trtri.cpt=2,trtri.ts=128,trtri.wpt=8,trtri.tk=16",
         "trtri.fused_max=0,trtri.nb=32,trtri.ts=16,trtri.wpt=1,trtri.tk=4,trtri.cpt=1",
     };
     static const int sizes[] = {16, 13, 7, 50, 64, 40, 150};
