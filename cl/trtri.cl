@@ -17,17 +17,19 @@
  * task} (variable batches). ib[0 .. batch) is the per-matrix info, ib[flag_idx] becomes 1
  * when any matrix fails (several work-items may store the same 1 there).
  *
- * Kernels (each group is compiled only when its -D parameters are given):
- *   NB, CPT, MPG, UNR  diag_inv                  invert diagonal blocks of order <= NB, or whole
- *                                            matrices (fused path), MPG per work-group
- *   TS, TK, WPT, UNR  inv_lower_tri_multiply    T  = C2·A3         (one round of the doubling)
- *                  neg_rect_lower_tri_multiply  B3 = −T·C1
- *   CWG            trtri_check, trtri_info   per-matrix info before the blocked path
+ * Kernels (each group is compiled only when its -D parameters are given, so a program key
+ * carries only what its kernels need):
+ *   NB, CPT, MPG, UNR   diag_inv                     invert diagonal blocks of order <= NB,
+ *                                                    or whole matrices (fused path)
+ *   TS, TK, WPT, UNR    inv_lower_tri_multiply       T  = C2·A3   (one doubling round)
+ *                       neg_rect_lower_tri_multiply  B3 = −T·C1
+ *   CWG                 trtri_check, trtri_info      per-matrix info before the blocked path
  *
  * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 TS=64 TK=16 WPT=4 CWG=256
  * -D parameters: NB (block order, a power of two <= 64), CPT (columns of X per work-item, 1
- * or 2), MPG (blocks per work-group), TS (output tile of the products, a power of two <= NB),
- * TK (depth of a product step, divides TS), WPT (outputs per work-item per dimension, TS/WPT
+ * or 2; the host uses 2 only for NB <= 32), MPG (blocks per work-group), TS (output tile of
+ * the products, a power of two), TK (depth of a product step, divides TS), WPT (outputs per
+ * work-item per dimension, TS/WPT
  * work-items per dimension), CWG (work-group size of trtri_check, a power of two), UNR (1:
  * unroll the register loops fully, as GPUs need to keep x and acc in registers; 0: keep
  * them as loops, which CPU compilers such as PoCL's build many times faster).
