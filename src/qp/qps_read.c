@@ -1026,7 +1026,8 @@ static gala_status header_line(rd *r, int *done)
         while (p < e && is_blank(*p)) ++p;
         while (e > p && is_blank(e[-1])) --e;
         size_t n = (size_t)(e - p);
-        if (n > sizeof r->name - 1) n = sizeof r->name - 1;
+        if (n > sizeof r->name - 1) n = sizeof r->name - 1; /* cut, then trim again */
+        while (n > 0 && is_blank(p[n - 1])) --n;
         memcpy(r->name, p, n);
         r->name[n] = '\0';
         r->seen |= SEEN_NAME;
