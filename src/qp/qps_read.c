@@ -36,6 +36,18 @@
 
 /* ---------------------------------------------------------------- small helpers */
 
+/* Host allocations of the reader honour the "alloc" fault injection (internal.h), so the
+ * tests can make each one fail in turn and check that no error path leaks. */
+static void *q_malloc(size_t n) { return gala_fault_hit(GALA_FAULT_ALLOC) ? NULL : gala_malloc(n); }
+static void *q_calloc(size_t n, size_t size)
+{
+    return gala_fault_hit(GALA_FAULT_ALLOC) ? NULL : gala_calloc(n, size);
+}
+static void *q_realloc(void *p, size_t n)
+{
+    return gala_fault_hit(GALA_FAULT_ALLOC) ? NULL : gala_realloc(p, n);
+}
+
 typedef struct {
     const char *s; /* not NUL-terminated */
     int len;
@@ -174,7 +186,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
         nc *= 2;
     }
     if (nc > SIZE_MAX / elem) return 0;
-    void *q = gala_realloc(*p, nc * elem);
+    void *q = q_realloc(*p, nc * elem);
     if (!q) return 0;
     *p = q;
     *cap = nc;
@@ -224,7 +236,7 @@ static int nt_add(ntab *t, const char *s, int len)
     if (2 * need > t->nslot) { /* keep the load at most 1/2 */
         size_t ns = t->nslot ? 2 * t->nslot : 64;
         while (ns < 2 * need) ns *= 2;
-        int *slot = gala_malloc(ns * sizeof *slot);
+        int *slot = q_malloc(ns * sizeof *slot);
         if (!slot) return -1;
         for (size_t i = 0; i < ns; ++i) slot[i] = -1;
         for (int k = 0; k < t->count; ++k) {
@@ -348,6 +360,12 @@ static gala_status perr_at(rd *r, long line, int col, int depth, const char *fmt
 #define PERR(r, col, ...) perr_at((r), (r)->line, (col), 1, __VA_ARGS__)
 #define PSHAPE(r, col, ...) perr_at((r), (r)->line, (col), 0, __VA_ARGS__)
 
+/* Counters of gala_qps_info saturate instead of overflowing on absurd inputs. */
+static void bump(int *counter, int by)
+{
+    *counter = *counter > INT_MAX - by ? INT_MAX : *counter + by;
+}
+
 static gala_status oom(rd *r)
 {
     snprintf(r->msg, sizeof r->msg, "%ld: out of memory", r->line);
@@ -365,7 +383,7 @@ static gala_status warn(rd *r, long line, int col, unsigned bit, const char *fmt
     if (r->flags & GALA_QPS_STRICT)
         return perr_at(r, line, col, 1, "%s (an error with GALA_QPS_STRICT)", text);
     r->info.warnings |= bit;
-    r->info.warning_count++;
+    bump(&r->info.warning_count, 1);
     if (!r->info.first_warning_line) {
         r->info.first_warning_line = line;
         snprintf(r->info.first_warning, sizeof r->info.first_warning, "%ld:%d: %.150s", line,
@@ -422,7 +440,7 @@ static gala_status interpret(rd *r, resolve_fn fn, const layout *L, void *res)
     if (ng < 0) return s;
     gala_status s2 = fn(r, g, ng, 1, res);
     if (s2 == GALA_OK) {
-        r->info.fixed_lines++;
+        bump(&r->info.fixed_lines, 1);
         return GALA_OK;
     }
     if (s2 == GALA_ERR_PARSE && r->depth > d1) return s2;
@@ -539,7 +557,7 @@ static gala_status apply_rows(rd *r, const rows_res *res)
         r->obj = k;
         return GALA_OK;
     }
-    r->info.ignored_rows++;
+    bump(&r->info.ignored_rows, 1);
     return warn(r, r->line, res->name.col, GALA_QPS_WARN_EXTRA_N_ROWS,
                 "N row " NAME_FMT " is not the objective: ignored with its entries",
                 FIELD_ARG(res->name));
@@ -615,14 +633,14 @@ static gala_status apply_columns(rd *r, const cols_res *res)
         memset(c, 0, sizeof *c);
         c->lo = 0;
         c->up = INFINITY;
-        if (r->in_int) r->info.integer_columns++;
+        if (r->in_int) bump(&r->info.integer_columns, 1);
     }
     for (int e = 0; e < res->ne; ++e) {
         int k = res->row[e];
         rowinfo *ri = &r->ri[k];
         if (ri->type == 'N') {
             if (k != r->obj) {
-                r->info.ignored_entries++;
+                bump(&r->info.ignored_entries, 1);
                 continue;
             }
             colinfo *c = &r->ci[j];
@@ -694,7 +712,7 @@ static gala_status apply_rhs(rd *r, const rhs_res *res)
 {
     int which = r->sec == S_RHS ? SET_RHS : SET_RANGES;
     if (!in_set(r, which, res->has_set ? &res->set : NULL)) {
-        r->info.ignored_entries += res->ne;
+        bump(&r->info.ignored_entries, res->ne);
         return warn(r, r->line, res->set.col, GALA_QPS_WARN_OTHER_SET,
                     "second %s set " NAME_FMT ": ignored (only the first set is read)",
                     which == SET_RHS ? "RHS" : "RANGES", FIELD_ARG(res->set));
@@ -708,7 +726,7 @@ static gala_status apply_rhs(rd *r, const rhs_res *res)
         if (which == SET_RHS) {
             if (ri->type == 'N') {
                 if (k != r->obj) {
-                    r->info.ignored_entries++;
+                    bump(&r->info.ignored_entries, 1);
                     continue;
                 }
                 if (r->c0_line)
@@ -732,7 +750,7 @@ static gala_status apply_rhs(rd *r, const rhs_res *res)
             ri->rhs_line = r->line;
         } else {
             if (ri->type == 'N') {
-                r->info.ignored_entries++;
+                bump(&r->info.ignored_entries, 1);
                 GALA_TRY(warn(r, r->line, res->vcol[e], GALA_QPS_WARN_RANGE_ON_N,
                               "RANGES entry on N row " NAME_FMT ": ignored", NAME_ARG(rn, rl)));
                 continue;
@@ -842,7 +860,7 @@ static gala_status resolve_bounds(rd *r, const field *f, int nf, int fixed, void
 static gala_status apply_bounds(rd *r, const bnd_res *res)
 {
     if (!in_set(r, SET_BOUNDS, res->has_set ? &res->set : NULL)) {
-        r->info.ignored_entries++;
+        bump(&r->info.ignored_entries, 1);
         return warn(r, r->line, res->set.col, GALA_QPS_WARN_OTHER_SET,
                     "second BOUNDS set " NAME_FMT ": ignored (only the first set is read)",
                     FIELD_ARG(res->set));
@@ -869,7 +887,7 @@ static gala_status apply_bounds(rd *r, const bnd_res *res)
         return PERR(r, res->vcol, "FX bound with infinite value for column " NAME_FMT,
                     FIELD_ARG(res->colf));
     if (t == B_BV || t == B_LI || t == B_UI) {
-        r->info.integer_columns++;
+        bump(&r->info.integer_columns, 1);
         GALA_TRY(warn(r, r->line, 2, GALA_QPS_WARN_INTEGER, "%s bound on column " NAME_FMT
                       ": read as continuous%s", bound_names[t], FIELD_ARG(res->colf),
                       t == B_BV ? " in [0, 1]" : ""));
@@ -1082,8 +1100,6 @@ static gala_status header_line(rd *r, int *done)
                                                : "section %s given twice", data_secs[k].kw);
         if (bit != SEEN_ROWS && !(r->seen & SEEN_ROWS))
             return PERR(r, 1, "section %s before ROWS", data_secs[k].kw);
-        if (bit == SEEN_ROWS && (r->seen & later))
-            return PERR(r, 1, "ROWS after the sections that use it");
         if (bit == SEEN_COLUMNS && (r->seen & (later & ~SEEN_COLUMNS)))
             return PERR(r, 1, "COLUMNS after the sections that use it");
         if (nf > 1 && !(qsection && nf == 2))
@@ -1125,12 +1141,12 @@ static int cmp_trip(const void *pa, const void *pb)
  * start[] gets n + 1 column starts. */
 static trip *sort_trips(const trip *t, size_t nt, int n, int *start)
 {
-    trip *s = gala_malloc(nt * sizeof *s);
+    trip *s = q_malloc(nt * sizeof *s);
     if (!s) return NULL;
     for (int j = 0; j <= n; ++j) start[j] = 0;
     for (size_t k = 0; k < nt; ++k) start[t[k].c + 1]++;
     for (int j = 0; j < n; ++j) start[j + 1] += start[j];
-    int *next = gala_malloc(((size_t)n + 1) * sizeof *next);
+    int *next = q_malloc(((size_t)n + 1) * sizeof *next);
     if (!next) {
         gala_free(s);
         return NULL;
@@ -1174,18 +1190,18 @@ static gala_status build(rd *r, gala_qp_problem *out)
     pb.n = n;
     pb.m = m;
     gala_strlcpy(pb.name, r->name, sizeof pb.name);
-    pb.q = gala_malloc((size_t)n * sizeof(double));
-    pb.l = gala_malloc((size_t)m * sizeof(double));
-    pb.u = gala_malloc((size_t)m * sizeof(double));
+    pb.q = q_malloc((size_t)n * sizeof(double));
+    pb.l = q_malloc((size_t)m * sizeof(double));
+    pb.u = q_malloc((size_t)m * sizeof(double));
     pb.A.m = m;
     pb.A.n = n;
-    pb.A.p = gala_malloc(((size_t)n + 1) * sizeof(int));
-    pb.A.i = gala_malloc((r->nat + (size_t)nb) * sizeof(int));
-    pb.A.x = gala_malloc((r->nat + (size_t)nb) * sizeof(double));
+    pb.A.p = q_malloc(((size_t)n + 1) * sizeof(int));
+    pb.A.i = q_malloc((r->nat + (size_t)nb) * sizeof(int));
+    pb.A.x = q_malloc((r->nat + (size_t)nb) * sizeof(double));
     pb.P.m = pb.P.n = n;
-    pb.P.p = gala_malloc(((size_t)n + 1) * sizeof(int));
-    cstart = gala_malloc(((size_t)n + 1) * sizeof(int));
-    rowof = gala_malloc(((size_t)mc + 1) * sizeof(int));
+    pb.P.p = q_malloc(((size_t)n + 1) * sizeof(int));
+    cstart = q_malloc(((size_t)n + 1) * sizeof(int));
+    rowof = q_malloc(((size_t)mc + 1) * sizeof(int));
     if (!pb.q || !pb.l || !pb.u || !pb.A.p || !pb.A.i || !pb.A.x || !pb.P.p || !cstart ||
         !rowof) {
         st = oom(r);
@@ -1217,7 +1233,7 @@ static gala_status build(rd *r, gala_qp_problem *out)
 
     /* A: constraint entries sorted per column, then the bound row */
     s = sort_trips(r->at, r->nat, n, cstart);
-    if (!s && r->nat) {
+    if (!s) {
         st = oom(r);
         goto fail;
     }
@@ -1251,12 +1267,12 @@ static gala_status build(rd *r, gala_qp_problem *out)
 
     /* P: upper triangle; QMATRIX entries (i, j) and (j, i) are averaged */
     s = sort_trips(r->qt, r->nqt, n, cstart);
-    if (!s && r->nqt) {
+    if (!s) {
         st = oom(r);
         goto fail;
     }
-    pb.P.i = gala_malloc(r->nqt * sizeof(int));
-    pb.P.x = gala_malloc(r->nqt * sizeof(double));
+    pb.P.i = q_malloc(r->nqt * sizeof(int));
+    pb.P.x = q_malloc(r->nqt * sizeof(double));
     if (!pb.P.i || !pb.P.x) {
         st = oom(r);
         goto fail;
@@ -1367,7 +1383,7 @@ static gala_status read_mem(const char *data, size_t len, unsigned flags, const 
     if (!out || (!data && len)) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: NULL argument", fn);
     if (flags & ~(GALA_QPS_ALL_BOUND_ROWS | GALA_QPS_STRICT))
         return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: unknown flags 0x%x", fn, flags);
-    rd *r = gala_calloc(1, sizeof *r);
+    rd *r = q_calloc(1, sizeof *r);
     if (!r) return gala_error(NULL, GALA_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
     r->src = data ? data : "";
     r->len = len;
@@ -1412,12 +1428,12 @@ gala_status gala_qp_read_qps_ex(const char *path, unsigned flags, gala_qp_proble
     if (!f)
         return gala_error(NULL, GALA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
-    char *buf = gala_malloc(cap);
+    char *buf = q_malloc(cap);
     gala_status st = GALA_OK;
     if (!buf) st = gala_error(NULL, GALA_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     while (st == GALA_OK) {
         if (n == cap) {
-            char *nb = cap <= SIZE_MAX / 2 ? gala_realloc(buf, cap * 2) : NULL;
+            char *nb = cap <= SIZE_MAX / 2 ? q_realloc(buf, cap * 2) : NULL;
             if (!nb) {
                 st = gala_error(NULL, GALA_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
                 break;

@@ -16,6 +16,14 @@
 
 static const char fn[] = "gala_qp_write_qps";
 
+/* Host allocations of the writer honour the "alloc" fault injection (internal.h), so the
+ * tests can make each one fail in turn and check that no error path leaks. */
+static void *q_malloc(size_t n) { return gala_fault_hit(GALA_FAULT_ALLOC) ? NULL : gala_malloc(n); }
+static void *q_calloc(size_t n, size_t size)
+{
+    return gala_fault_hit(GALA_FAULT_ALLOC) ? NULL : gala_calloc(n, size);
+}
+
 static double inf_norm(double v)
 {
     if (v >= QPS_INF) return INFINITY;
@@ -121,12 +129,12 @@ static gala_status plan_make(const gala_qp_problem *pb, plan *pl)
     int n = pb->n, m = pb->m;
     const gala_csc *A = &pb->A, *P = &pb->P;
     memset(pl, 0, sizeof *pl);
-    pl->rcnt = gala_calloc((size_t)m + 1, sizeof *pl->rcnt);
-    pl->rcol = gala_malloc(((size_t)m + 1) * sizeof *pl->rcol);
-    pl->brow = gala_malloc(((size_t)n + 1) * sizeof *pl->brow);
-    pl->tcnt = gala_calloc((size_t)n + 1, sizeof *pl->tcnt);
-    pl->tidx = gala_malloc(((size_t)P->p[n] + 1) * sizeof *pl->tidx);
-    pl->tcol = gala_malloc(((size_t)P->p[n] + 1) * sizeof *pl->tcol);
+    pl->rcnt = q_calloc((size_t)m + 1, sizeof *pl->rcnt);
+    pl->rcol = q_malloc(((size_t)m + 1) * sizeof *pl->rcol);
+    pl->brow = q_malloc(((size_t)n + 1) * sizeof *pl->brow);
+    pl->tcnt = q_calloc((size_t)n + 1, sizeof *pl->tcnt);
+    pl->tidx = q_malloc(((size_t)P->p[n] + 1) * sizeof *pl->tidx);
+    pl->tcol = q_malloc(((size_t)P->p[n] + 1) * sizeof *pl->tcol);
     if (!pl->rcnt || !pl->rcol || !pl->brow || !pl->tcnt || !pl->tidx || !pl->tcol) {
         plan_free(pl);
         return gala_error(NULL, GALA_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
