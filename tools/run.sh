@@ -52,7 +52,7 @@ sanitize)
     # host backend only (no OpenCL runtime inside the sanitized process), leaks checked
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DGALA_SANITIZE=address,undefined \
         -DGALA_WITH_OPENCL=OFF -DGALA_BUILD_BENCH=OFF
-    ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
     ;;
 *)
     echo "usage: tools/run.sh demo|test|sanitize|setup" >&2
