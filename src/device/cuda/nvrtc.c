@@ -108,7 +108,7 @@ gala_status gala_nvrtc_compile(const gala_context *ctx, const char *what, const 
     if (r != NVRTC_SUCCESS) {
         s = r == NVRTC_ERROR_COMPILATION
                 ? gala_error(ctx, GALA_ERR_KERNEL_BUILD,
-                             "%s failed to compile with NVRTC (%s); log:\n", what, a->text)
+                             "%s failed to compile with NVRTC (%s); compiler log:\n", what, a->text)
                 : nv_fail(ctx, r, "nvrtcCompileProgram");
         size_t n = 0;
         if (s == GALA_ERR_KERNEL_BUILD && nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {

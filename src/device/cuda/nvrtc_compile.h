@@ -40,8 +40,8 @@ GALA_INTERNAL gala_status gala_nvrtc_args_make(const struct gala_context *ctx, c
 /**
  * Compile source with args. cubin: 1 to return the CUBIN (the target must be sm_XX),
  * 0 for the PTX (NUL included in *size). *image is freed with gala_free.
- * Errors: GALA_ERR_KERNEL_BUILD with "<what> failed to compile with NVRTC for <target>;
- * log:" and NVRTC's log in the message; GALA_ERR_OUT_OF_MEMORY.
+ * Errors: GALA_ERR_KERNEL_BUILD with "<what> failed to compile with NVRTC (<arguments>);
+ * compiler log:" and NVRTC's log in the message; GALA_ERR_OUT_OF_MEMORY.
  */
 GALA_INTERNAL gala_status gala_nvrtc_compile(const struct gala_context *ctx, const char *what,
                                              const char *prog_name, const char *source,
