@@ -400,12 +400,16 @@ static gala_status cu_kernel(gala_context *ctx, void *prog, const char *name, vo
         k->max_threads = 0;
     k->nparams = -1;
     if (r == CUDA_SUCCESS && cu->cuFuncGetParamInfo) {
+        /* sizes of parameters 0, 1, ... until the index is out of range; any other
+         * answer (e.g. not supported for this function) leaves the checks off */
         int i = 0;
         size_t off, sz;
-        for (; i <= GALA_CUDA_MAX_PARAMS; ++i)
-            if (cu->cuFuncGetParamInfo(k->fn, (size_t)i, &off, &sz) != CUDA_SUCCESS) break;
-            else if (i < GALA_CUDA_MAX_PARAMS) k->psize[i] = (unsigned char)(sz < 255 ? sz : 255);
-        k->nparams = i <= GALA_CUDA_MAX_PARAMS ? i : -1;
+        CUresult pr = CUDA_SUCCESS;
+        for (; i < GALA_CUDA_MAX_PARAMS; ++i) {
+            if ((pr = cu->cuFuncGetParamInfo(k->fn, (size_t)i, &off, &sz)) != CUDA_SUCCESS) break;
+            k->psize[i] = (unsigned char)(sz < 255 ? sz : 255);
+        }
+        if (pr == CUDA_ERROR_INVALID_VALUE) k->nparams = i;
     }
     gala_cu_leave(ctx);
     if (r != CUDA_SUCCESS) {
