@@ -48,7 +48,10 @@ typedef struct gala_context_options {
     /** When nonzero, enable device-side timing (gala_timer_*); default 0. */
     int profiling;
     /** Interoperability (CUDA backend): an existing CUstream / cudaStream_t to run on, or
-     *  NULL to create one. All gala work on the context is ordered on this stream. */
+     *  NULL to create one. All gala work on the context is ordered on this stream. The
+     *  context then uses the stream's CUDA context and device (a device selection must
+     *  match it); with backend AUTO it selects CUDA, with OPENCL or HOST it is
+     *  GALA_ERR_INVALID_ARG. The stream must outlive the gala context (see docs/cuda.md). */
     void *native_stream;
 } gala_context_options;
 

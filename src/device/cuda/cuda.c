@@ -480,6 +480,7 @@ static gala_status cu_launch(gala_context *ctx, void *kernel, const gala_program
         b[i] = (unsigned)d->local[i];
         g[i] = (unsigned)(d->global[i] / d->local[i]);
     }
+    if (!g[0] || !g[1] || !g[2]) return GALA_OK; /* an empty range: nothing to run */
     if (k->max_threads > 0 && (size_t)b[0] * b[1] * b[2] > (size_t)k->max_threads)
         return gala_error(ctx, GALA_ERR_DEVICE,
                           "kernel %s (%s): a block of %u threads exceeds this kernel's limit of "
