@@ -1,12 +1,13 @@
 /*
  * bench_trtri: time gala_trtri / _batched / _vbatched (lower, non-unit, out of place, no info
  * array) on the default device (GALA_BACKEND / GALA_PLATFORM / GALA_DEVICE), report median
- * device time over --repeats calls after --warmup, GFLOP/s (n³/3 per matrix), GB/s (both
+ * device time over --reps calls after --warmup, GFLOP/s (n³/3 per matrix), GB/s (both
  * triangles moved once: read A's, write B's) and, with --ref FILE from bench/ref_trtri.py,
  * the speedup over torch.linalg.solve_triangular(L, I).
  *
- *   bench_trtri [--quick] [--dtype float|double|both] [--only batched|single|vbatched]
- *               [--json out.json] [--ref torch.json]
+ *   bench_trtri [common options: --backend --platform --device --reps --warmup --json
+ *               --quick, see benchutil.h] [--dtype float|double|both]
+ *               [--only batched|single|vbatched] [--ref torch.json]
  *
  * Variable batches draw n_b = 1 + (x_b >> 8) mod nmax with x_b = (1103515245·b + 12345) mod
  * 2³¹, the same sizes as ref_trtri.py.
@@ -138,41 +139,46 @@ static void teardown(run_arg *r)
 int main(int argc, char **argv)
 {
     bu_opts o;
-    int code = 0;
-    if (!bu_parse(argc, argv, &o, NULL, &code)) return code;
-    gala_context *ctx = bu_context();
+    gala_context *ctx = bu_init(&argc, argv, &o);
     if (!ctx) return 1;
+    int dtypes = 3;
+    const char *only = NULL, *refpath = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+            ++i;
+            dtypes = !strcmp(argv[i], "float") ? 1 : !strcmp(argv[i], "double") ? 2 : 3;
+        } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+            only = argv[++i];
+        } else if (!strcmp(argv[i], "--ref") && i + 1 < argc) {
+            refpath = argv[++i];
+        } else {
+            fprintf(stderr, "usage: %s [--backend B] [--platform P] [--device D] [--reps N] "
+                    "[--warmup N] [--json FILE] [--quick] [--dtype float|double|both] "
+                    "[--only batched|single|vbatched] [--ref FILE]\n", argv[0]);
+            gala_context_destroy(ctx);
+            return strcmp(argv[i], "--help") ? 2 : 0;
+        }
+    }
     gala_device_info info;
     gala_context_info(ctx, &info);
-    bu_ref *ref = bu_ref_load(o.ref);
-    FILE *js = NULL;
-    if (o.json) {
-        js = fopen(o.json, "w");
-        if (!js) fprintf(stderr, "cannot write %s\n", o.json);
-    }
-    if (js) {
-        fprintf(js, "{\"bench\": \"trtri\", ");
-        bu_json_env(js, ctx);
-        fprintf(js, ", \"warmup\": %d, \"repeats\": %d, \"quick\": %d, \"reference_device\": ",
-                o.warmup, o.repeats, o.quick);
-        bu_json_str(js, bu_ref_device(ref));
-        fprintf(js, ",\n \"results\": [\n");
-    }
-    printf("gala trtri on %s (%s, %s)%s%s\n", info.device_name, info.backend_name,
-           info.driver_version, ref ? "; reference: " : "", ref ? bu_ref_device(ref) : "");
+    bu_ref *ref = bu_ref_load(refpath);
+    bu_json *js = bu_json_open(o.json, "trtri", ctx);
+    if (o.json && !js) fprintf(stderr, "cannot write %s\n", o.json);
+    if (ref) printf("# reference: %s (%s)\n", bu_ref_device(ref), refpath);
+    if (getenv("GALA_TUNE")) printf("# GALA_TUNE=%s\n", getenv("GALA_TUNE"));
     printf("%-9s %6s %7s %-6s %10s %10s %10s %9s %8s %10s %8s\n", "kind", "n", "batch", "dtype",
-           "median ms", "min ms", "max ms", "GFLOP/s", "GB/s", "torch ms", "speedup");
+           "median ms", "p10 ms", "p90 ms", "GFLOP/s", "GB/s", "torch ms", "speedup");
     const bcase *cases = o.quick ? quick_cases : full_cases;
     const int ncases = o.quick ? (int)(sizeof quick_cases / sizeof quick_cases[0])
                                : (int)(sizeof full_cases / sizeof full_cases[0]);
-    double *ms = malloc((size_t)o.repeats * sizeof(double));
-    int first = 1, failed = 0;
+    double *ms = malloc((size_t)o.reps * sizeof(double));
+    int failed = 0;
     for (int d = 0; d < 2 && ms; ++d) {
         const gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
-        if (!(o.dtypes & (1 << d))) continue;
+        if (!(dtypes & (1 << d))) continue;
         if (dt == GALA_DOUBLE && !info.fp64) continue;
         for (int k = 0; k < ncases; ++k) {
-            if (o.only && strcmp(o.only, cases[k].kind)) continue;
+            if (only && strcmp(only, cases[k].kind)) continue;
             run_arg r;
             memset(&r, 0, sizeof r);
             r.ctx = ctx;
@@ -183,7 +189,7 @@ int main(int argc, char **argv)
                 failed = 1;
                 continue;
             }
-            gala_status s = bu_time(ctx, run_once, &r, o.warmup, o.repeats, ms);
+            gala_status s = bu_time(ctx, run_once, &r, o.warmup, o.reps, ms);
             teardown(&r);
             if (s != GALA_OK) {
                 fprintf(stderr, "%s n=%d batch=%d %s: %s\n", cases[k].kind, cases[k].n,
@@ -191,31 +197,23 @@ int main(int argc, char **argv)
                 failed = 1;
                 continue;
             }
-            const bu_stats st = bu_summarize(ms, o.repeats);
-            const double gf = flops / (st.median * 1e6), gbs = bytes / (st.median * 1e6);
+            const double med = bu_median(ms, o.reps), p10 = bu_pct(ms, o.reps, 0.1),
+                         p90 = bu_pct(ms, o.reps, 0.9);
+            const double gf = flops / (med * 1e6), gbs = bytes / (med * 1e6);
             const double tref = bu_ref_find(ref, cases[k].kind, cases[k].n, cases[k].batch,
                                             gala_dtype_name(dt));
             printf("%-9s %6d %7d %-6s %10.4f %10.4f %10.4f %9.1f %8.1f", cases[k].kind,
-                   cases[k].n, cases[k].batch, gala_dtype_name(dt), st.median, st.min, st.max, gf,
-                   gbs);
-            if (tref > 0) printf(" %10.4f %7.2fx\n", tref, tref / st.median);
+                   cases[k].n, cases[k].batch, gala_dtype_name(dt), med, p10, p90, gf, gbs);
+            if (tref > 0) printf(" %10.4f %7.2fx\n", tref, tref / med);
             else printf(" %10s %8s\n", "-", "-");
             fflush(stdout);
-            if (js) {
-                fprintf(js, "%s  {\"kind\": \"%s\", \"n\": %d, \"batch\": %d, \"dtype\": \"%s\", "
-                        "\"median_ms\": %.6g, \"min_ms\": %.6g, \"max_ms\": %.6g, "
-                        "\"mean_ms\": %.6g, \"gflops\": %.6g, \"gbs\": %.6g, \"torch_ms\": %.6g}",
-                        first ? "" : ",\n", cases[k].kind, cases[k].n, cases[k].batch,
-                        gala_dtype_name(dt), st.median, st.min, st.max, st.mean, gf, gbs,
-                        tref > 0 ? tref : -1.0);
-                first = 0;
-            }
+            bu_json_row(js, "siisddddddd", "kind", cases[k].kind, "n", cases[k].n, "batch",
+                        cases[k].batch, "dtype", gala_dtype_name(dt), "median_ms", med, "p10_ms",
+                        p10, "p90_ms", p90, "gflops", gf, "gbs", gbs, "torch_ms",
+                        tref > 0 ? tref : NAN, "speedup", tref > 0 ? tref / med : NAN);
         }
     }
-    if (js) {
-        fprintf(js, "\n]}\n");
-        fclose(js);
-    }
+    bu_json_close(js);
     free(ms);
     bu_ref_free(ref);
     gala_context_destroy(ctx);

@@ -1,152 +1,236 @@
-/* Shared benchmark helpers (benchutil.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "benchutil.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-int bu_parse(int argc, char **argv, bu_opts *o, const char *usage_extra, int *exit_code)
+#ifndef GALA_GIT_COMMIT
+#define GALA_GIT_COMMIT "unknown"
+#endif
+
+static void drop(int *argc, char **argv, int i, int k)
 {
-    memset(o, 0, sizeof *o);
-    o->warmup = 3;
-    o->repeats = 20;
-    o->dtypes = 3;
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--quick")) {
-            o->quick = 1;
-        } else if (!strcmp(a, "--warmup") && v) {
-            o->warmup = atoi(v); ++i;
-        } else if (!strcmp(a, "--repeats") && v) {
-            o->repeats = atoi(v); ++i;
-        } else if (!strcmp(a, "--json") && v) {
-            o->json = v; ++i;
-        } else if (!strcmp(a, "--ref") && v) {
-            o->ref = v; ++i;
-        } else if (!strcmp(a, "--only") && v) {
-            o->only = v; ++i;
-        } else if (!strcmp(a, "--dtype") && v) {
-            o->dtypes = !strcmp(v, "float") ? 1 : !strcmp(v, "double") ? 2 : 3; ++i;
-        } else {
-            fprintf(stderr, "usage: %s [--quick] [--dtype float|double|both] [--warmup N] "
-                    "[--repeats N] [--json FILE] [--ref FILE] [--only KIND]%s\n"
-                    "device: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE; tuning: GALA_TUNE\n",
-                    argv[0], usage_extra ? usage_extra : "");
-            *exit_code = strcmp(a, "--help") && strcmp(a, "-h") ? 2 : 0;
-            return 0;
-        }
-    }
-    if (o->repeats < 1) o->repeats = 1;
-    if (o->warmup < 0) o->warmup = 0;
-    return 1;
+    for (int j = i; j + k <= *argc; ++j) argv[j] = argv[j + k];
+    *argc -= k;
 }
 
-gala_context *bu_context(void)
+gala_context *bu_init(int *argc, char **argv, bu_opts *o)
 {
-    gala_context_options opts;
-    gala_context_options_default(&opts);
-    opts.profiling = 1;
-    gala_context *ctx = NULL;
-    if (gala_context_create(&opts, &ctx) != GALA_OK) {
+    memset(o, 0, sizeof *o);
+    o->reps = 20;
+    o->warmup = 3;
+    for (int i = 1; i < *argc;) {
+        const char *a = argv[i];
+        const char **target = NULL;
+        int *itarget = NULL;
+        if (!strcmp(a, "--backend")) target = &o->backend;
+        else if (!strcmp(a, "--platform")) target = &o->platform;
+        else if (!strcmp(a, "--device")) target = &o->device;
+        else if (!strcmp(a, "--json")) target = &o->json;
+        else if (!strcmp(a, "--reps")) itarget = &o->reps;
+        else if (!strcmp(a, "--warmup")) itarget = &o->warmup;
+        else if (!strcmp(a, "--quick")) { o->quick = 1; drop(argc, argv, i, 1); continue; }
+        if ((target || itarget) && i + 1 < *argc) {
+            if (target) *target = argv[i + 1];
+            else *itarget = atoi(argv[i + 1]);
+            drop(argc, argv, i, 2);
+            continue;
+        }
+        ++i;
+    }
+    if (o->reps < 1) o->reps = 1;
+    gala_context_options co;
+    gala_context_options_default(&co);
+    co.profiling = 1;
+    co.platform = o->platform;
+    co.device = o->device;
+    if (o->backend) {
+        if (!strcmp(o->backend, "opencl")) co.backend = GALA_BACKEND_OPENCL;
+        else if (!strcmp(o->backend, "cuda")) co.backend = GALA_BACKEND_CUDA;
+        else if (!strcmp(o->backend, "host")) co.backend = GALA_BACKEND_HOST;
+        co.use_environment = 0;
+    }
+    gala_context *ctx;
+    if (gala_context_create(&co, &ctx) != GALA_OK) {
         fprintf(stderr, "no device: %s\n", gala_last_error(NULL));
         return NULL;
     }
+    gala_device_info in;
+    gala_context_info(ctx, &in);
+    printf("# device: %s / %s / %s (driver %s)\n", in.backend_name, in.platform_name,
+           in.device_name, in.driver_version);
     return ctx;
 }
 
-static int cmp_double(const void *a, const void *b)
+static double wall(void)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-bu_stats bu_summarize(double *v, int n)
+gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int reps, double *ms)
 {
-    bu_stats s = {0, 0, 0, 0, n};
-    if (n <= 0) return s;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    s.min = v[0];
-    s.max = v[n - 1];
-    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    for (int i = 0; i < n; ++i) s.mean += v[i] / n;
-    return s;
-}
-
-gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int repeats, double *ms)
-{
-    for (int i = 0; i < warmup; ++i) {
-        gala_status s = fn(arg);
-        if (s != GALA_OK) return s;
-    }
-    gala_status s = gala_finish(ctx);
-    for (int i = 0; i < repeats && s == GALA_OK; ++i) {
+    gala_status s;
+    for (int i = 0; i < warmup; ++i)
+        if ((s = fn(arg)) != GALA_OK) return s;
+    if ((s = gala_finish(ctx)) != GALA_OK) return s;
+    for (int r = 0; r < reps; ++r) {
         gala_timer *t0 = NULL, *t1 = NULL;
-        s = gala_timer_record(ctx, &t0);
-        if (s == GALA_OK) s = fn(arg);
-        if (s == GALA_OK) s = gala_timer_record(ctx, &t1);
-        if (s == GALA_OK) s = gala_timer_elapsed_ms(t0, t1, &ms[i]);
+        double w0 = wall();
+        int timers = gala_timer_record(ctx, &t0) == GALA_OK;
+        if ((s = fn(arg)) != GALA_OK) { gala_timer_free(t0); return s; }
+        if (timers && gala_timer_record(ctx, &t1) == GALA_OK &&
+            gala_timer_elapsed_ms(t0, t1, &ms[r]) == GALA_OK) {
+        } else {
+            if ((s = gala_finish(ctx)) != GALA_OK) return s;
+            ms[r] = 1e3 * (wall() - w0);
+        }
         gala_timer_free(t0);
         gala_timer_free(t1);
     }
-    return s;
+    return gala_finish(ctx);
 }
 
-void bu_json_str(FILE *f, const char *s)
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bu_pct(double *v, int n, double p)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    double k = p * (n - 1);
+    int lo = (int)floor(k), hi = (int)ceil(k);
+    return v[lo] + (k - lo) * (v[hi] - v[lo]);
+}
+
+double bu_median(double *v, int n) { return bu_pct(v, n, 0.5); }
+
+typedef struct { gala_buffer *a, *b; size_t n; } copy_arg;
+static gala_status do_copy(void *p)
+{
+    copy_arg *c = p;
+    return gala_buffer_copy(c->a, 0, c->b, 0, c->n);
+}
+
+double bu_copy_gbs(gala_context *ctx)
+{
+    static double cached;
+    if (cached > 0) return cached;
+    gala_device_info in;
+    gala_context_info(ctx, &in);
+    size_t n = in.is_gpu ? (size_t)1 << 28 : (size_t)1 << 24; /* 1 GiB or 64 MiB of floats */
+    copy_arg c = {NULL, NULL, n};
+    double ms[10];
+    if (gala_buffer_create(ctx, GALA_FLOAT, n, &c.a) == GALA_OK &&
+        gala_buffer_create(ctx, GALA_FLOAT, n, &c.b) == GALA_OK &&
+        gala_buffer_fill(c.a, 0, n, 1.0) == GALA_OK && bu_time(ctx, do_copy, &c, 2, 10, ms) == GALA_OK)
+        cached = 2.0 * 4.0 * (double)n / (bu_median(ms, 10) * 1e6);
+    gala_buffer_free(c.a);
+    gala_buffer_free(c.b);
+    return cached;
+}
+
+struct bu_json {
+    FILE *f;
+    int rows;
+};
+
+static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; s && *s; ++s) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 32) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
     }
     fputc('"', f);
 }
 
-static void git_commit(char *out, size_t cap)
+bu_json *bu_json_open(const char *path, const char *bench, gala_context *ctx)
 {
-    const char *e = getenv("GALA_GIT_COMMIT");
-    snprintf(out, cap, "unknown");
-    if (e && *e) {
-        snprintf(out, cap, "%s", e);
-        return;
-    }
-    FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
-    if (!p) return;
-    char line[128];
-    if (fgets(line, sizeof line, p)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (*line) snprintf(out, cap, "%s", line);
-    }
-    pclose(p);
+    if (!path) return NULL;
+    bu_json *j = calloc(1, sizeof *j);
+    if (!j || !(j->f = fopen(path, "w"))) { free(j); return NULL; }
+    gala_device_info in;
+    gala_context_info(ctx, &in);
+    char date[64];
+    time_t t = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    fprintf(j->f, "{\"bench\": ");
+    json_str(j->f, bench);
+    fprintf(j->f, ", \"backend\": ");
+    json_str(j->f, in.backend_name);
+    fprintf(j->f, ", \"platform\": ");
+    json_str(j->f, in.platform_name);
+    fprintf(j->f, ", \"device\": ");
+    json_str(j->f, in.device_name);
+    fprintf(j->f, ", \"driver\": ");
+    json_str(j->f, in.driver_version);
+    fprintf(j->f, ", \"date\": \"%s\", \"commit\": ", date);
+    const char *c = getenv("GALA_GIT_COMMIT");
+    json_str(j->f, c && *c ? c : GALA_GIT_COMMIT);
+    fprintf(j->f, ", \"copy_gbs\": %.1f, \"results\": [\n", bu_copy_gbs(ctx));
+    return j;
 }
 
-void bu_json_env(FILE *f, gala_context *ctx)
+void bu_json_row(bu_json *j, const char *types, ...)
 {
-    gala_device_info info;
-    memset(&info, 0, sizeof info);
-    gala_context_info(ctx, &info);
-    char date[32], commit[128];
-    time_t now = time(NULL);
-    struct tm tmv;
-    gmtime_r(&now, &tmv);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
-    git_commit(commit, sizeof commit);
-    fprintf(f, "\"backend\": ");
-    bu_json_str(f, info.backend_name);
-    fprintf(f, ", \"platform\": ");
-    bu_json_str(f, info.platform_name);
-    fprintf(f, ", \"device\": ");
-    bu_json_str(f, info.device_name);
-    fprintf(f, ", \"driver\": ");
-    bu_json_str(f, info.driver_version);
-    fprintf(f, ", \"date\": ");
-    bu_json_str(f, date);
-    fprintf(f, ", \"commit\": ");
-    bu_json_str(f, commit);
-    fprintf(f, ", \"gala_tune\": ");
-    bu_json_str(f, getenv("GALA_TUNE") ? getenv("GALA_TUNE") : "");
+    if (!j) return;
+    va_list ap;
+    va_start(ap, types);
+    fprintf(j->f, "%s  {", j->rows++ ? ",\n" : "");
+    for (const char *t = types; *t; ++t) {
+        const char *key = va_arg(ap, const char *);
+        fprintf(j->f, "%s", t == types ? "" : ", ");
+        json_str(j->f, key);
+        fputs(": ", j->f);
+        if (*t == 's') json_str(j->f, va_arg(ap, const char *));
+        else if (*t == 'i') fprintf(j->f, "%d", va_arg(ap, int));
+        else {
+            double d = va_arg(ap, double);
+            if (isfinite(d)) fprintf(j->f, "%.6g", d); else fputs("null", j->f);
+        }
+    }
+    fputc('}', j->f);
+    va_end(ap);
+}
+
+void bu_json_close(bu_json *j)
+{
+    if (!j) return;
+    fprintf(j->f, "\n]}\n");
+    fclose(j->f);
+    free(j);
+}
+
+void bu_progress(const char *label, int i, int n)
+{
+    if (!isatty(2)) return;
+    fprintf(stderr, "\r%-40.40s %4d/%-4d", label, i, n);
+    if (i >= n) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+void bu_randn(double *v, size_t n, unsigned long long seed)
+{
+    unsigned long long s = seed * 2654435761ULL + 1;
+    for (size_t i = 0; i < n; i += 2) {
+        double u1, u2;
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        u1 = ((s >> 11) + 1.0) / 9007199254740993.0;
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        u2 = (s >> 11) / 9007199254740992.0;
+        double r = sqrt(-2 * log(u1));
+        v[i] = r * cos(6.283185307179586 * u2);
+        if (i + 1 < n) v[i + 1] = r * sin(6.283185307179586 * u2);
+    }
 }
 
 /* ------------------------------------------------------------ reference timings */
@@ -164,7 +248,7 @@ struct bu_ref {
     char device[128];
 };
 
-/* The value after "key": in a one-line JSON object (numbers or strings). */
+/* The text after "key": in a one-line JSON object. */
 static const char *json_field(const char *line, const char *key)
 {
     char pat[64];

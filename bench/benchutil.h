@@ -1,9 +1,16 @@
 /*
- * Shared helpers of the benchmark programs (bench_<family>.c): command-line options,
- * device-side timing with gala_timer_*, statistics, a small JSON writer, the run's
- * environment (device, driver, date, git commit), and reading reference timings written
- * by the bench/ref_<family>.py scripts (one JSON object per line with "kind", "n",
- * "batch", "dtype" and "median_ms").
+ * Shared benchmark helpers: common command-line options, a context with device timers,
+ * timing a piece of work over repeats (median and spread), the device's measured copy
+ * bandwidth, a JSON writer, and a progress line on a terminal.
+ *
+ * Common options (parsed by bu_init, which removes them from argv):
+ *   --backend B       auto|opencl|cuda|host (default: GALA_BACKEND or auto)
+ *   --platform P      OpenCL platform index or name part
+ *   --device D        device index or name part
+ *   --reps N          timed repeats (default 20)
+ *   --warmup N        untimed runs first (default 3)
+ *   --json FILE       also write the results as JSON
+ *   --quick           small sizes only (CI-sized runs)
  */
 #ifndef GALA_BENCHUTIL_H
 #define GALA_BENCHUTIL_H
@@ -12,53 +19,50 @@
 
 #include "gala/gala.h"
 
-/** Options every benchmark understands. */
 typedef struct bu_opts {
-    int warmup;          /**< untimed calls before timing (--warmup N, default 3) */
-    int repeats;         /**< timed calls (--repeats N, default 20) */
-    int quick;           /**< --quick: small sizes, for CPUs and smoke tests */
-    int dtypes;          /**< bit 1: float, bit 2: double (--dtype float|double|both) */
-    const char *json;    /**< --json FILE: write the results there */
-    const char *ref;     /**< --ref FILE: reference timings to compare with */
-    const char *only;    /**< --only KIND: run only cases of this kind */
+    const char *backend, *platform, *device, *json;
+    int reps, warmup, quick;
 } bu_opts;
 
-/** Parse argv (unknown options: message and exit code 2 through *exit_code, return 0). */
-int bu_parse(int argc, char **argv, bu_opts *o, const char *usage_extra, int *exit_code);
+/** Parse the common options (removing them from argv) and create a profiling context.
+ *  Prints the device line. Returns NULL (after printing why) on failure. */
+gala_context *bu_init(int *argc, char **argv, bu_opts *opts);
 
-/** A context on the device chosen by GALA_BACKEND / GALA_PLATFORM / GALA_DEVICE, with
- *  profiling on. Prints why and returns NULL on failure. */
-gala_context *bu_context(void);
-
-/** Statistics of a sample (sorted in place). */
-typedef struct bu_stats {
-    double median, min, max, mean;
-    int count;
-} bu_stats;
-bu_stats bu_summarize(double *v, int n);
-
-/** A timed call: returns a gala status. */
+/** Time fn(arg) `reps` times after `warmup` runs with device timers; ms[] receives each
+ *  repeat's milliseconds. Returns the status of the first failing call. */
 typedef gala_status (*bu_fn)(void *arg);
+gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int reps, double *ms);
 
-/** Run fn warmup times, then repeats times, each bracketed by device timers; the
- *  milliseconds go to ms[0 .. repeats). Returns the first failing status. */
-gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int repeats, double *ms);
+/** Median, and the 10th / 90th percentiles, of n values (the array is sorted). */
+double bu_median(double *v, int n);
+double bu_pct(double *v, int n, double p);
 
-/** The run's environment as JSON members (no braces): "device": ..., "driver": ...,
- *  "backend", "platform", "date" (UTC), "commit" (GALA_GIT_COMMIT or git rev-parse). */
-void bu_json_env(FILE *f, gala_context *ctx);
+/** Measured device-to-device copy bandwidth in GB/s (bytes read + written), cached. */
+double bu_copy_gbs(gala_context *ctx);
 
-/** Write s as a JSON string (quotes and escapes). */
-void bu_json_str(FILE *f, const char *s);
+/** JSON output: an object with a header (bench name, device, driver, backend, date, git
+ *  commit) and an array "results" of rows written with bu_json_row. */
+typedef struct bu_json bu_json;
+bu_json *bu_json_open(const char *path, const char *bench, gala_context *ctx);
+/** Row from key/value pairs: format letters in `types` ('s' string, 'i' int, 'd' double). */
+void bu_json_row(bu_json *j, const char *types, ...);
+void bu_json_close(bu_json *j);
 
-/** Reference timings (lines of a ref_*.py output). */
+/** A progress line on stderr when it is a terminal ("label  i/n"); silent otherwise. */
+void bu_progress(const char *label, int i, int n);
+
+/** Fill a host array with N(0,1) values from a seeded generator. */
+void bu_randn(double *v, size_t n, unsigned long long seed);
+
+/** Reference timings written by a bench/ref_<family>.py script: one JSON object per line;
+ *  lines with "kind", "n", "batch", "dtype" and "median_ms" are entries, a "device" member
+ *  anywhere names the reference device. */
 typedef struct bu_ref bu_ref;
-bu_ref *bu_ref_load(const char *path); /**< NULL when path is NULL or unreadable */
-/** Median milliseconds of the reference entry with these fields, or a negative value. */
+bu_ref *bu_ref_load(const char *path); /**< NULL when path is NULL or unreadable (says so) */
+/** Median milliseconds of the entry with these fields, or a negative value when absent. */
 double bu_ref_find(const bu_ref *r, const char *kind, int n, long batch, const char *dtype);
-void bu_ref_free(bu_ref *r);
-
-/** Device name of the reference file ("" when unknown). */
+/** The reference's device name ("" when unknown or r is NULL). */
 const char *bu_ref_device(const bu_ref *r);
+void bu_ref_free(bu_ref *r);
 
 #endif

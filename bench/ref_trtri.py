@@ -3,7 +3,7 @@
 
 Prints (and with --out writes) JSON: one header object, then one object per line with
 "kind", "n", "batch", "dtype", "median_ms", "min_ms", "max_ms" (CUDA events, median over
---repeats calls after --warmup). bench_trtri --ref FILE reads it and prints speedups.
+--reps calls after --warmup). bench_trtri --ref FILE reads it and prints speedups.
 
 Variable batches ("vbatched") have no torch equivalent: they are timed as one batched call
 per distinct size (the sizes are the same as bench_trtri's: n_b = 1 + (x_b >> 8) mod nmax,
@@ -39,12 +39,12 @@ def lower(batch, n, dtype, dev, gen):
     return L + torch.diag_embed(d)
 
 
-def time_ms(fn, warmup, repeats):
+def time_ms(fn, warmup, reps):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     out = []
-    for _ in range(repeats):
+    for _ in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record()
         fn()
@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--dtype", default="both", choices=["float", "double", "both"])
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--out")
     a = ap.parse_args()
     if not torch.cuda.is_available():
@@ -74,7 +74,7 @@ def main():
               "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
               "cuda": torch.version.cuda,
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "warmup": a.warmup, "repeats": a.repeats}
+              "warmup": a.warmup, "reps": a.reps}
     lines = [json.dumps(header)]
     print(lines[0], flush=True)
     dtypes = {"float": [torch.float32], "double": [torch.float64],
@@ -101,7 +101,7 @@ def main():
 
                 def fn(L=L, I=I):
                     torch.linalg.solve_triangular(L, I, upper=False)
-            med, lo, hi = time_ms(fn, a.warmup, a.repeats)
+            med, lo, hi = time_ms(fn, a.warmup, a.reps)
             rec = {"kind": kind, "n": n, "batch": batch, "dtype": name, "median_ms": round(med, 6),
                    "min_ms": round(lo, 6), "max_ms": round(hi, 6)}
             lines.append(json.dumps(rec))
