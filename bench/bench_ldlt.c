@@ -1,25 +1,26 @@
 /*
- * bench_ldlt: LDLᵀ factor + solve time per matrix.
+ * bench_ldlt: LDLᵀ factor + solve time per matrix (docs/ldlt.md, "Benchmark").
  *
  * Sparse (default): MPC KKT matrices (tests/kkt_gen.h: nx = 4 states, nu = 2 inputs,
  * horizon N, n + m = 16N + 12; N = 24 → 396, N = 124 → 1996), batches sharing one pattern,
  * values interleaved. For each (N, batch): gala_sparse_ldlt_refactor (numeric factorization,
  * status read back) and gala_sparse_ldlt_solve (one right-hand side per matrix) on
- *   - the device of --backend (default: auto, a GPU when there is one),
- *   - the host backend (the C reference, one CPU core),
- * with the flat level schedule and, with --baseline, the column-by-column kernel
+ *   - the device of the common options (default: auto, a GPU when there is one),
+ *   - the host backend (the C reference, one CPU core), batches up to --host-max-batch,
+ * with the flat schedule and, with --baseline, the column-by-column kernel
  * (GALA_TUNE=sldlt.baseline=1), with --sweep also fixed launch shapes (sldlt.mb matrices per
- * work-group × sldlt.cw column workers); optionally QDLDL on one core (--qdldl libqdldl.so, built
- * from its public source with its defaults: 64-bit ints, double), same AMD permutation.
+ * work-group × sldlt.cw column workers); optionally QDLDL on one core (--qdldl libqdldl.so,
+ * built from its public source with its defaults: 64-bit ints, double), same AMD permutation.
  * Dense (--dense): gala_ldlt_batched + gala_ldlt_solve_batched of random quasi-definite
  * matrices, device and host.
  *
- * Output: one JSON document on stdout (device, date, parameters, median of --reps repeats
- * per measurement, in milliseconds per matrix).
+ * Prints a table (median ms per matrix, device timers where available) and, with --json
+ * FILE, the same rows as JSON (device, driver, date, commit from benchutil; a "params" row).
  *
- *   bench_ldlt [--backend auto|opencl|cuda|host] [--device SEL] [--dtype double|float]
- *              [--reps 10] [--horizons 24,124] [--batches 1,100,1000] [--host-max-batch 1000]
- *              [--baseline] [--sweep] [--qdldl PATH] [--dense] [--no-sparse]
+ *   bench_ldlt [common options: --backend --platform --device --reps --warmup --json --quick,
+ *              see benchutil.h] [--dtype double|float] [--horizons 24,124]
+ *              [--batches 1,100,1000] [--host-max-batch 1000] [--baseline] [--sweep]
+ *              [--qdldl PATH] [--dense] [--no-sparse]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -27,6 +28,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../tests/kkt_gen.h"
 #include "benchutil.h"
@@ -55,9 +57,10 @@ static double b_normal(void *p)
 /* ------------------------------------------------------------------ options */
 
 typedef struct opts {
-    const char *backend, *device, *qdldl;
+    bu_opts common;
+    const char *qdldl;
     gala_dtype dt;
-    int reps, baseline, sweep, dense, sparse, host_max;
+    int baseline, sweep, dense, sparse, host_max;
     int horizons[16], nh, batches[16], nb;
 } opts;
 
@@ -72,22 +75,17 @@ static int parse_list(const char *s, int *v, int cap)
     return n;
 }
 
+/* The family's own options (the common ones were removed by bu_init). */
 static int parse(int argc, char **argv, opts *o)
 {
-    memset(o, 0, sizeof *o);
-    o->backend = "auto";
     o->dt = GALA_DOUBLE;
-    o->reps = 10;
     o->sparse = 1;
     o->host_max = 1000;
-    o->nh = parse_list("24,124", o->horizons, 16);
-    o->nb = parse_list("1,100,1000", o->batches, 16);
+    o->nh = parse_list(o->common.quick ? "24" : "24,124", o->horizons, 16);
+    o->nb = parse_list(o->common.quick ? "1,100" : "1,100,1000", o->batches, 16);
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--backend") && v) o->backend = argv[++i];
-        else if (!strcmp(a, "--device") && v) o->device = argv[++i];
-        else if (!strcmp(a, "--dtype") && v) o->dt = strcmp(argv[++i], "float") ? GALA_DOUBLE : GALA_FLOAT;
-        else if (!strcmp(a, "--reps") && v) o->reps = atoi(argv[++i]);
+        if (!strcmp(a, "--dtype") && v) o->dt = strcmp(argv[++i], "float") ? GALA_DOUBLE : GALA_FLOAT;
         else if (!strcmp(a, "--horizons") && v) o->nh = parse_list(argv[++i], o->horizons, 16);
         else if (!strcmp(a, "--batches") && v) o->nb = parse_list(argv[++i], o->batches, 16);
         else if (!strcmp(a, "--host-max-batch") && v) o->host_max = atoi(argv[++i]);
@@ -97,14 +95,14 @@ static int parse(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--dense")) o->dense = 1;
         else if (!strcmp(a, "--no-sparse")) o->sparse = 0;
         else {
-            fprintf(stderr, "usage: %s [--backend auto|opencl|cuda|host] [--device SEL] "
-                    "[--dtype double|float] [--reps N] [--horizons 24,124] [--batches 1,100,1000] "
-                    "[--host-max-batch N] [--baseline] [--sweep] [--qdldl libqdldl.so] [--dense] "
-                    "[--no-sparse]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--backend B] [--platform P] [--device D] [--reps N] "
+                    "[--warmup N] [--json FILE] [--quick] [--dtype double|float] "
+                    "[--horizons 24,124] [--batches 1,100,1000] [--host-max-batch N] "
+                    "[--baseline] [--sweep] [--qdldl libqdldl.so] [--dense] [--no-sparse]\n",
+                    argv[0]);
             return 0;
         }
     }
-    if (o->reps < 1) o->reps = 1;
     return 1;
 }
 
@@ -130,6 +128,12 @@ static gala_buffer *upload(gala_context *ctx, gala_dtype dt, const double *v, si
     return b;
 }
 
+#define GALA_TRY_BENCH(call)                                                               \
+    do {                                                                                   \
+        gala_status t_ = (call);                                                           \
+        if (t_ != GALA_OK) return t_;                                                      \
+    } while (0)
+
 #define CHECK(ctx, call)                                                                   \
     do {                                                                                   \
         gala_status s_ = (call);                                                           \
@@ -139,47 +143,62 @@ static gala_buffer *upload(gala_context *ctx, gala_dtype dt, const double *v, si
         }                                                                                  \
     } while (0)
 
-/* Median refactor and solve times (ms per matrix) of a batch sharing S's pattern. */
-static int time_sparse(gala_context *ctx, gala_dtype dt, const gala_sparse_ldlt_symbolic *S,
-                       const double *x, int nnz, int N, int batch, int reps, double *tf,
-                       double *ts)
+typedef struct sp_arg {
+    gala_sparse_ldlt *F;
+    gala_buffer *x, *b, *X;
+    int batch, *info;
+} sp_arg;
+
+static gala_status sp_refactor(void *p)
 {
-    int ok = 0, *info = malloc((size_t)batch * sizeof *info);
+    sp_arg *a = p;
+    return gala_sparse_ldlt_refactor(a->F, a->x, 0, 1, (size_t)a->batch, a->info, NULL);
+}
+
+static gala_status sp_solve(void *p)
+{
+    sp_arg *a = p;
+    return gala_sparse_ldlt_solve(a->F, 1, a->b, 0, 1, 0, (size_t)a->batch, a->X, 0, 1, 0,
+                                  (size_t)a->batch);
+}
+
+/* Median refactor and solve times (ms per matrix) of a batch sharing S's pattern. */
+static int time_sparse(gala_context *ctx, const opts *o, const gala_sparse_ldlt_symbolic *S,
+                       const double *x, int nnz, int N, int batch, double *tf, double *ts)
+{
+    const int reps = o->common.reps;
+    int ok = 0;
+    sp_arg a = {NULL, NULL, NULL, NULL, batch, malloc((size_t)batch * sizeof(int))};
     double *rf = malloc((size_t)reps * sizeof *rf), *rs = malloc((size_t)reps * sizeof *rs);
     double *b = malloc((size_t)N * batch * sizeof *b);
     for (size_t i = 0; i < (size_t)N * batch; ++i) b[i] = 1.0 + (double)(i % 7);
-    gala_buffer *bx = upload(ctx, dt, x, (size_t)nnz * batch);
-    gala_buffer *bb = upload(ctx, dt, b, (size_t)N * batch), *bX = NULL;
-    gala_sparse_ldlt *F = NULL;
-    if (!bx || !bb) goto fail;
-    CHECK(ctx, gala_buffer_create(ctx, dt, (size_t)N * batch, &bX));
-    CHECK(ctx, gala_sparse_ldlt_factor(ctx, S, batch, bx, 0, 1, (size_t)batch, &F, info, NULL));
-    CHECK(ctx, gala_sparse_ldlt_solve(F, 1, bb, 0, 1, 0, (size_t)batch, bX, 0, 1, 0, (size_t)batch));
-    CHECK(ctx, gala_finish(ctx));
-    for (int r = 0; r < reps; ++r) {
-        const double t0 = bu_now();
-        CHECK(ctx, gala_sparse_ldlt_refactor(F, bx, 0, 1, (size_t)batch, info, NULL));
-        rf[r] = (bu_now() - t0) * 1e3 / batch;
-    }
-    for (int r = 0; r < reps; ++r) {
-        const double t0 = bu_now();
-        CHECK(ctx, gala_sparse_ldlt_solve(F, 1, bb, 0, 1, 0, (size_t)batch, bX, 0, 1, 0, (size_t)batch));
-        CHECK(ctx, gala_finish(ctx));
-        rs[r] = (bu_now() - t0) * 1e3 / batch;
-    }
-    *tf = bu_median(rf, reps);
-    *ts = bu_median(rs, reps);
+    a.x = upload(ctx, o->dt, x, (size_t)nnz * batch);
+    a.b = upload(ctx, o->dt, b, (size_t)N * batch);
+    if (!a.x || !a.b) goto fail;
+    CHECK(ctx, gala_buffer_create(ctx, o->dt, (size_t)N * batch, &a.X));
+    CHECK(ctx, gala_sparse_ldlt_factor(ctx, S, batch, a.x, 0, 1, (size_t)batch, &a.F, a.info, NULL));
+    CHECK(ctx, bu_time(ctx, sp_refactor, &a, o->common.warmup, reps, rf));
+    CHECK(ctx, bu_time(ctx, sp_solve, &a, o->common.warmup, reps, rs));
+    *tf = bu_median(rf, reps) / batch;
+    *ts = bu_median(rs, reps) / batch;
     ok = 1;
 fail:
-    gala_sparse_ldlt_destroy(F);
-    gala_buffer_free(bx);
-    gala_buffer_free(bb);
-    gala_buffer_free(bX);
-    free(info); free(rf); free(rs); free(b);
+    gala_sparse_ldlt_destroy(a.F);
+    gala_buffer_free(a.x);
+    gala_buffer_free(a.b);
+    gala_buffer_free(a.X);
+    free(a.info); free(rf); free(rs); free(b);
     return ok;
 }
 
 /* ------------------------------------------------------------------ QDLDL (optional) */
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 typedef long long qint;
 typedef qint (*qd_etree_fn)(qint, const qint *, const qint *, qint *, qint *, qint *);
@@ -254,13 +273,13 @@ static int time_qdldl(const char *path, const gala_csc *K, const int *perm, cons
             double tfac = 0, tsol = 0;
             for (int q = 0; q < count; ++q) {
                 for (int e = 0; e < nnz; ++e) Ax[e] = x[(size_t)src[e] * batch + q];
-                double t0 = bu_now();
+                double t0 = now();
                 if (f_factor(n, Ap, Ai, Ax, Lp, Li, Lx, D, Di, Lnz, et, bw, work, fw) < 0) ok = 0;
-                tfac += bu_now() - t0;
+                tfac += now() - t0;
                 for (int i = 0; i < n; ++i) xs[i] = 1.0 + (double)(i % 7);
-                t0 = bu_now();
+                t0 = now();
                 f_solve(n, Lp, Li, Lx, Di, xs);
-                tsol += bu_now() - t0;
+                tsol += now() - t0;
             }
             rf[r] = tfac * 1e3 / count;
             rs[r] = tsol * 1e3 / count;
@@ -281,24 +300,22 @@ static int time_qdldl(const char *path, const gala_csc *K, const int *perm, cons
 
 /* ------------------------------------------------------------------ sparse section */
 
-static void emit(bu_json *j, const char *where, const char *schedule, int N, int batch, double tf,
-                 double ts)
+static void emit(bu_json *js, const opts *o, const char *where, const char *schedule, int N,
+                 int batch, double tf, double ts)
 {
-    bu_json_object(j, NULL);
-    bu_json_str(j, "kind", "sparse");
-    bu_json_str(j, "on", where);
-    bu_json_str(j, "schedule", schedule);
-    bu_json_int(j, "n_plus_m", N);
-    bu_json_int(j, "batch", batch);
-    bu_json_num(j, "factor_ms_per_matrix", tf);
-    bu_json_num(j, "solve_ms_per_matrix", ts);
-    bu_json_num(j, "total_ms_per_matrix", tf + ts);
-    bu_json_close(j);
+    const char *dt = gala_dtype_name(o->dt);
+    printf("%-7s %-6s %-24s %6d %6d %12.5f %12.5f %12.5f\n", "sparse", where, schedule, N, batch,
+           tf, ts, tf + ts);
+    fflush(stdout);
+    bu_json_row(js, "sssiisddd", "kind", "sparse", "on", where, "schedule", schedule, "n_plus_m",
+                N, "batch", batch, "dtype", dt, "factor_ms_per_matrix", tf, "solve_ms_per_matrix",
+                ts, "total_ms_per_matrix", tf + ts);
 }
 
-static void sparse_section(bu_json *j, const opts *o, gala_context *dev, gala_context *host)
+static void sparse_section(bu_json *js, const opts *o, gala_context *dev, gala_context *host)
 {
-    bu_json_array(j, "sparse");
+    printf("%-7s %-6s %-24s %6s %6s %12s %12s %12s   (ms per matrix, median)\n", "kind", "on",
+           "schedule", "n+m", "batch", "factor", "solve", "total");
     for (int h = 0; h < o->nh; ++h) {
         brng r = {0x1234567ULL + (uint64_t)h};
         kkt_rng g = {b_normal, b_uniform, &r};
@@ -309,13 +326,13 @@ static void sparse_section(bu_json *j, const opts *o, gala_context *dev, gala_co
         gala_sparse_ldlt_options_default(&so);
         so.expected_positive = nvar;
         gala_sparse_ldlt_symbolic *S = NULL;
-        const double ta = bu_now();
+        const double ta = now();
         if (gala_sparse_ldlt_analyze(dev, &K, &so, &S) != GALA_OK) {
             fprintf(stderr, "analyze: %s\n", gala_last_error(dev));
             kkt_free(&K);
             continue;
         }
-        const double t_analyze = (bu_now() - ta) * 1e3;
+        const double t_analyze = (now() - ta) * 1e3;
         gala_sparse_ldlt_stats st;
         gala_sparse_ldlt_symbolic_stats(S, &st);
         int *perm = malloc((size_t)N * sizeof *perm);
@@ -328,21 +345,16 @@ static void sparse_section(bu_json *j, const opts *o, gala_context *dev, gala_co
                 if (q) kkt_values(&K, nvar, &g);
                 for (int e = 0; e < nnz; ++e) x[(size_t)e * batch + q] = K.x[e];
             }
-            bu_json_object(j, NULL);
-            bu_json_str(j, "kind", "sparse_pattern");
-            bu_json_int(j, "horizon", o->horizons[h]);
-            bu_json_int(j, "n", nvar);
-            bu_json_int(j, "m", m);
-            bu_json_int(j, "n_plus_m", N);
-            bu_json_int(j, "nnz_a", st.nnz_a);
-            bu_json_int(j, "nnz_l", st.nnz_l);
-            bu_json_num(j, "flops", st.flops);
-            bu_json_int(j, "levels", st.levels);
-            bu_json_int(j, "max_level_width", st.max_level_width);
-            bu_json_int(j, "instructions", st.instructions);
-            bu_json_num(j, "analyze_ms", t_analyze);
-            bu_json_int(j, "batch", batch);
-            bu_json_close(j);
+            printf("# pattern N=%d: n=%d m=%d nnz(A)=%lld nnz(L)=%lld multiply-adds=%.0f levels=%d "
+                   "widest=%d instructions=%lld analyze=%.3f ms\n", o->horizons[h], nvar, m,
+                   st.nnz_a, st.nnz_l, st.flops, st.levels, st.max_level_width, st.instructions,
+                   t_analyze);
+            if (bi == 0)
+                bu_json_row(js, "siiiddddddd", "kind", "pattern", "horizon", o->horizons[h],
+                            "n", nvar, "m", m, "nnz_a", (double)st.nnz_a, "nnz_l", (double)st.nnz_l,
+                            "multiply_adds", st.flops, "levels", (double)st.levels,
+                            "max_level_width", (double)st.max_level_width, "instructions",
+                            (double)st.instructions, "analyze_ms", t_analyze);
             double tf, ts;
             /* configurations: the default launch shape, the column kernel (--baseline), and
              * with --sweep a few (matrices per work-group, column workers) pairs */
@@ -363,71 +375,84 @@ static void sparse_section(bu_json *j, const opts *o, gala_context *dev, gala_co
                          saved && *cfg[c] ? "," : "", cfg[c]);
                 if (*tune) setenv("GALA_TUNE", tune, 1); else unsetenv("GALA_TUNE");
                 const char *sched = c == 0 ? "levels" : (o->baseline && c == 1 ? "columns" : cfg[c]);
-                if (time_sparse(dev, o->dt, S, x, nnz, N, batch, o->reps, &tf, &ts))
-                    emit(j, "device", sched, N, batch, tf, ts);
+                if (time_sparse(dev, o, S, x, nnz, N, batch, &tf, &ts))
+                    emit(js, o, "device", sched, N, batch, tf, ts);
                 if (host && batch <= o->host_max && (c == 0 || (o->baseline && c == 1)) &&
-                    time_sparse(host, o->dt, S, x, nnz, N, batch, o->reps, &tf, &ts))
-                    emit(j, "host", sched, N, batch, tf, ts);
+                    time_sparse(host, o, S, x, nnz, N, batch, &tf, &ts))
+                    emit(js, o, "host", sched, N, batch, tf, ts);
             }
             if (saved) setenv("GALA_TUNE", saved, 1); else unsetenv("GALA_TUNE");
             free(saved);
             if (o->qdldl && time_qdldl(o->qdldl, &K, perm, x, batch, batch < 100 ? batch : 100,
-                                       o->reps, &tf, &ts))
-                emit(j, "qdldl", "qdldl", N, batch, tf, ts);
-            fprintf(stderr, "sparse N=%d batch=%d done\n", N, batch);
+                                       o->common.reps, &tf, &ts))
+                emit(js, o, "qdldl", "qdldl", N, batch, tf, ts);
             free(x);
         }
         free(perm);
         gala_sparse_ldlt_symbolic_destroy(S);
         kkt_free(&K);
     }
-    bu_json_close(j);
 }
 
 /* ------------------------------------------------------------------ dense section */
 
-static int time_dense(gala_context *ctx, gala_dtype dt, int n, int batch, int reps,
-                      const double *A, double *tf, double *ts)
+typedef struct dn_arg {
+    gala_context *ctx;
+    gala_buffer *src, *work, *b;
+    int n, batch, solve;
+} dn_arg;
+
+/* One timed call: restore the matrices (a copy, in the same timed region for factor; small
+ * next to the factorization) and factor, or solve. */
+static gala_status dn_run(void *p)
 {
+    dn_arg *a = p;
+    const size_t sz = (size_t)a->n * a->n * a->batch;
+    if (a->solve)
+        return gala_ldlt_solve_batched(a->ctx, GALA_LOWER, a->n, 1, a->work, 0, a->n,
+                                       (size_t)a->n * a->n, a->b, 0, a->n, (size_t)a->n, a->batch);
+    GALA_TRY_BENCH(gala_buffer_copy(a->src, 0, a->work, 0, sz));
+    return gala_ldlt_batched(a->ctx, GALA_LOWER, a->n, a->work, 0, a->n, (size_t)a->n * a->n,
+                             a->batch, NULL, NULL);
+}
+
+static int time_dense(gala_context *ctx, const opts *o, int n, int batch, const double *A,
+                      double *tf, double *ts)
+{
+    const int reps = o->common.reps;
     const size_t sz = (size_t)n * n * batch;
     int ok = 0;
     double *rf = malloc((size_t)reps * sizeof *rf), *rs = malloc((size_t)reps * sizeof *rs);
     double *b = malloc((size_t)n * batch * sizeof *b);
     for (size_t i = 0; i < (size_t)n * batch; ++i) b[i] = 1.0 + (double)(i % 5);
-    gala_buffer *src = upload(ctx, dt, A, sz), *work = NULL, *bb = upload(ctx, dt, b, (size_t)n * batch);
-    if (!src || !bb) goto fail;
-    CHECK(ctx, gala_buffer_create(ctx, dt, sz, &work));
-    for (int r = -1; r < reps; ++r) { /* r = -1: warm-up (kernel builds) */
-        CHECK(ctx, gala_buffer_copy(src, 0, work, 0, sz));
-        CHECK(ctx, gala_finish(ctx));
-        double t0 = bu_now();
-        CHECK(ctx, gala_ldlt_batched(ctx, GALA_LOWER, n, work, 0, n, (size_t)n * n, batch, NULL, NULL));
-        const double t1 = bu_now();
-        CHECK(ctx, gala_ldlt_solve_batched(ctx, GALA_LOWER, n, 1, work, 0, n, (size_t)n * n, bb, 0,
-                                           n, (size_t)n, batch));
-        CHECK(ctx, gala_finish(ctx));
-        if (r >= 0) {
-            rf[r] = (t1 - t0) * 1e3 / batch;
-            rs[r] = (bu_now() - t1) * 1e3 / batch;
-        }
-    }
-    *tf = bu_median(rf, reps);
-    *ts = bu_median(rs, reps);
+    dn_arg a = {ctx, upload(ctx, o->dt, A, sz), NULL, upload(ctx, o->dt, b, (size_t)n * batch), n,
+                batch, 0};
+    if (!a.src || !a.b) goto fail;
+    CHECK(ctx, gala_buffer_create(ctx, o->dt, sz, &a.work));
+    CHECK(ctx, bu_time(ctx, dn_run, &a, o->common.warmup, reps, rf));
+    a.solve = 1;
+    CHECK(ctx, bu_time(ctx, dn_run, &a, o->common.warmup, reps, rs));
+    *tf = bu_median(rf, reps) / batch;
+    *ts = bu_median(rs, reps) / batch;
     ok = 1;
 fail:
-    gala_buffer_free(src);
-    gala_buffer_free(work);
-    gala_buffer_free(bb);
+    gala_buffer_free(a.src);
+    gala_buffer_free(a.work);
+    gala_buffer_free(a.b);
     free(rf); free(rs); free(b);
     return ok;
 }
 
-static void dense_section(bu_json *j, const opts *o, gala_context *dev, gala_context *host)
+static void dense_section(bu_json *js, const opts *o, gala_context *dev, gala_context *host)
 {
-    static const int sizes[][2] = {{8, 20000}, {32, 2000}, {64, 500}, {128, 100}, {300, 10}};
-    bu_json_array(j, "dense");
+    static const int full[][2] = {{8, 20000}, {32, 2000}, {64, 500}, {128, 100}, {300, 10}};
+    static const int quick[][2] = {{8, 2000}, {32, 200}, {128, 10}};
+    const int (*sizes)[2] = o->common.quick ? quick : full;
+    const int ns = o->common.quick ? 3 : 5;
     brng r = {99};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    printf("%-7s %-6s %6s %8s %12s %12s   (ms per matrix, median; factor includes a copy)\n",
+           "kind", "on", "n", "batch", "factor", "solve");
+    for (int s = 0; s < ns; ++s) {
         const int n = sizes[s][0], batch = sizes[s][1];
         double *A = malloc((size_t)n * n * batch * sizeof *A);
         for (int b = 0; b < batch; ++b) { /* [H, Bᵀ; B, −G], diagonally dominant blocks */
@@ -443,49 +468,45 @@ static void dense_section(bu_json *j, const opts *o, gala_context *dev, gala_con
         double tf, ts;
         gala_context *cs[2] = {dev, host};
         for (int c = 0; c < 2; ++c) {
-            if (!cs[c] || time_dense(cs[c], o->dt, n, batch, o->reps, A, &tf, &ts) == 0) continue;
-            bu_json_object(j, NULL);
-            bu_json_str(j, "kind", "dense");
-            bu_json_str(j, "on", c ? "host" : "device");
-            bu_json_int(j, "n", n);
-            bu_json_int(j, "batch", batch);
-            bu_json_num(j, "factor_ms_per_matrix", tf);
-            bu_json_num(j, "solve_ms_per_matrix", ts);
-            bu_json_close(j);
+            if (!cs[c] || !time_dense(cs[c], o, n, batch, A, &tf, &ts)) continue;
+            printf("%-7s %-6s %6d %8d %12.5f %12.5f\n", "dense", c ? "host" : "device", n, batch,
+                   tf, ts);
+            fflush(stdout);
+            bu_json_row(js, "ssiisdd", "kind", "dense", "on", c ? "host" : "device", "n", n,
+                        "batch", batch, "dtype", gala_dtype_name(o->dt), "factor_ms_per_matrix",
+                        tf, "solve_ms_per_matrix", ts);
         }
-        fprintf(stderr, "dense n=%d done\n", n);
         free(A);
     }
-    bu_json_close(j);
 }
 
 int main(int argc, char **argv)
 {
     opts o;
-    if (!parse(argc, argv, &o)) return 2;
-    gala_context *dev = bu_context(o.backend, o.device, 0);
+    memset(&o, 0, sizeof o);
+    gala_context *dev = bu_init(&argc, argv, &o.common);
     if (!dev) return 1;
-    gala_context *host = bu_context("host", NULL, 0);
-    char date[64];
-    bu_date(date, sizeof date);
-    bu_json j;
-    bu_json_begin(&j, stdout);
-    bu_json_str(&j, "bench", "ldlt");
-    bu_json_str(&j, "date", date);
-    bu_json_str(&j, "gala", gala_version());
-    bu_json_device(&j, "device", dev);
-    bu_json_object(&j, "params");
-    bu_json_str(&j, "dtype", gala_dtype_name(o.dt));
-    bu_json_int(&j, "reps", o.reps);
-    bu_json_str(&j, "statistic", "median over reps, milliseconds per matrix");
-    bu_json_str(&j, "sparse_matrices", "MPC KKT, nx=4, nu=2, n+m = 16*horizon + 12, AMD");
-    bu_json_str(&j, "values_layout", "interleaved (x[e*batch + q])");
-    bu_json_str(&j, "gala_tune", getenv("GALA_TUNE") ? getenv("GALA_TUNE") : "");
-    bu_json_int(&j, "host_max_batch", o.host_max);
-    bu_json_close(&j);
-    if (o.sparse) sparse_section(&j, &o, dev, host);
-    if (o.dense) dense_section(&j, &o, dev, host);
-    bu_json_end(&j);
+    if (!parse(argc, argv, &o)) {
+        gala_context_destroy(dev);
+        return 2;
+    }
+    gala_context_options ho;
+    gala_context_options_default(&ho);
+    ho.backend = GALA_BACKEND_HOST;
+    ho.use_environment = 0;
+    gala_context *host = NULL;
+    if (gala_context_create(&ho, &host) != GALA_OK) host = NULL;
+    bu_json *js = bu_json_open(o.common.json, "ldlt", dev);
+    if (o.common.json && !js) fprintf(stderr, "cannot write %s\n", o.common.json);
+    const char *tune = getenv("GALA_TUNE");
+    printf("# dtype %s, median of %d repeats after %d warm-up runs%s%s\n", gala_dtype_name(o.dt),
+           o.common.reps, o.common.warmup, tune ? ", GALA_TUNE=" : "", tune ? tune : "");
+    bu_json_row(js, "ssiisi", "kind", "params", "dtype", gala_dtype_name(o.dt), "reps",
+                o.common.reps, "warmup", o.common.warmup, "gala_tune", tune ? tune : "",
+                "host_max_batch", o.host_max);
+    if (o.sparse) sparse_section(js, &o, dev, host);
+    if (o.dense) dense_section(js, &o, dev, host);
+    bu_json_close(js);
     gala_context_destroy(host);
     gala_context_destroy(dev);
     return 0;

@@ -1,7 +1,16 @@
 /*
- * Small helpers shared by the benchmarks (bench_*.c): a monotonic clock, medians, a
- * context from a backend name, and a tiny JSON writer (objects, arrays, numbers, strings)
- * so that every benchmark prints one JSON document: device, date, parameters, results.
+ * Shared benchmark helpers: common command-line options, a context with device timers,
+ * timing a piece of work over repeats (median and spread), the device's measured copy
+ * bandwidth, a JSON writer, and a progress line on a terminal.
+ *
+ * Common options (parsed by bu_init, which removes them from argv):
+ *   --backend B       auto|opencl|cuda|host (default: GALA_BACKEND or auto)
+ *   --platform P      OpenCL platform index or name part
+ *   --device D        device index or name part
+ *   --reps N          timed repeats (default 20)
+ *   --warmup N        untimed runs first (default 3)
+ *   --json FILE       also write the results as JSON
+ *   --quick           small sizes only (CI-sized runs)
  */
 #ifndef GALA_BENCHUTIL_H
 #define GALA_BENCHUTIL_H
@@ -10,37 +19,50 @@
 
 #include "gala/gala.h"
 
-/** Monotonic wall clock in seconds. */
-double bu_now(void);
+typedef struct bu_opts {
+    const char *backend, *platform, *device, *json;
+    int reps, warmup, quick;
+} bu_opts;
 
-/** Median of v[0..n) (sorts v in place); 0 for n = 0. */
+/** Parse the common options (removing them from argv) and create a profiling context.
+ *  Prints the device line. Returns NULL (after printing why) on failure. */
+gala_context *bu_init(int *argc, char **argv, bu_opts *opts);
+
+/** Time fn(arg) `reps` times after `warmup` runs with device timers; ms[] receives each
+ *  repeat's milliseconds. Returns the status of the first failing call. */
+typedef gala_status (*bu_fn)(void *arg);
+gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int reps, double *ms);
+
+/** Median, and the 10th / 90th percentiles, of n values (the array is sorted). */
 double bu_median(double *v, int n);
+double bu_pct(double *v, int n, double p);
 
-/** "2025-01-31T12:34:56Z" (UTC) into buf. */
-void bu_date(char *buf, size_t cap);
+/** Measured device-to-device copy bandwidth in GB/s (bytes read + written), cached. */
+double bu_copy_gbs(gala_context *ctx);
 
-/** Create a context on "auto", "opencl", "cuda" or "host" (device selector: NULL or as in
- *  gala_context_options.device). Prints the error and returns NULL on failure. */
-gala_context *bu_context(const char *backend, const char *device, int profiling);
+/** JSON output: an object with a header (bench name, device, driver, backend, date, git
+ *  commit) and an array "results" of rows written with bu_json_row. */
+typedef struct bu_json bu_json;
+bu_json *bu_json_open(const char *path, const char *bench, gala_context *ctx);
+/** Row from key/value pairs: format letters in `types` ('s' string, 'i' int, 'd' double). */
+void bu_json_row(bu_json *j, const char *types, ...);
+void bu_json_close(bu_json *j);
 
-/** JSON writer: nesting up to 16 levels; commas and quoting handled. */
-typedef struct bu_json {
-    FILE *f;
-    int depth;
-    int count[16]; /* items written at each level */
-    char kind[16]; /* '{' or '[' of each open level */
-} bu_json;
+/** A progress line on stderr when it is a terminal ("label  i/n"); silent otherwise. */
+void bu_progress(const char *label, int i, int n);
 
-void bu_json_begin(bu_json *j, FILE *f);            /* the document's top object: "{" */
-void bu_json_end(bu_json *j);                       /* close the top object, newline */
-void bu_json_object(bu_json *j, const char *key);   /* open a nested object (key NULL in arrays) */
-void bu_json_array(bu_json *j, const char *key);    /* open a nested array */
-void bu_json_close(bu_json *j);                     /* close the innermost object or array */
-void bu_json_str(bu_json *j, const char *key, const char *v);
-void bu_json_num(bu_json *j, const char *key, double v);
-void bu_json_int(bu_json *j, const char *key, long long v);
+/** Fill a host array with N(0,1) values from a seeded generator. */
+void bu_randn(double *v, size_t n, unsigned long long seed);
 
-/** The "device" object of a context: backend, platform, device, vendor, driver. */
-void bu_json_device(bu_json *j, const char *key, const gala_context *ctx);
+/** Reference timings written by a bench/ref_<family>.py script: one JSON object per line;
+ *  lines with "kind", "n", "batch", "dtype" and "median_ms" are entries, a "device" member
+ *  anywhere names the reference device. */
+typedef struct bu_ref bu_ref;
+bu_ref *bu_ref_load(const char *path); /**< NULL when path is NULL or unreadable (says so) */
+/** Median milliseconds of the entry with these fields, or a negative value when absent. */
+double bu_ref_find(const bu_ref *r, const char *kind, int n, long batch, const char *dtype);
+/** The reference's device name ("" when unknown or r is NULL). */
+const char *bu_ref_device(const bu_ref *r);
+void bu_ref_free(bu_ref *r);
 
 #endif

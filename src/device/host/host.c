@@ -13,6 +13,7 @@
 static const gala_host_family families[] = {
     {"vec", gala_host_vec},
     {"gemv", gala_host_gemv},
+    {"trtri", gala_host_trtri},
     {"ldlt", gala_host_ldlt},
     {"sldlt", gala_host_sldlt},
 };
