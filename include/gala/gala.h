@@ -6,7 +6,7 @@
  *   - status codes, element types and flags (this file),
  *   - contexts, device buffers and device information (device.h),
  *   - batched vector and matrix-vector operations (blas.h),
- *   - dense factorizations (la.h: trtri.h, potrf.h),
+ *   - dense factorizations (la.h: trtri.h, potrf.h, ldlt.h),
  *   - sparse matrices (sparse.h) and quadratic programs (qp.h).
  *
  * Conventions used by every routine:

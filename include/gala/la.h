@@ -32,5 +32,6 @@
 #include "gala/gala.h"
 #include "gala/trtri.h"
 #include "gala/potrf.h"
+#include "gala/ldlt.h"
 
 #endif /* GALA_LA_H */

@@ -14,6 +14,8 @@ static const gala_host_family families[] = {
     {"vec", gala_host_vec},
     {"gemv", gala_host_gemv},
     {"trtri", gala_host_trtri},
+    {"ldlt", gala_host_ldlt},
+    {"sldlt", gala_host_sldlt},
 };
 
 static gala_status h_list(gala_device_desc *d, int cap, int *count)

@@ -46,5 +46,7 @@ typedef struct gala_host_family {
 extern const gala_host_kernel gala_host_vec[];
 extern const gala_host_kernel gala_host_gemv[];
 extern const gala_host_kernel gala_host_trtri[];
+extern const gala_host_kernel gala_host_ldlt[];
+extern const gala_host_kernel gala_host_sldlt[];
 
 #endif
