@@ -29,7 +29,7 @@
 #ifndef GALA_LA_H
 #define GALA_LA_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 #include "gala/trtri.h"
 #include "gala/potrf.h"
 #include "gala/ldlt.h"

@@ -36,7 +36,7 @@
 #ifndef GALA_LDLT_H
 #define GALA_LDLT_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 
 #ifdef __cplusplus
 extern "C" {

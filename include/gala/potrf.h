@@ -18,7 +18,7 @@
 #ifndef GALA_POTRF_H
 #define GALA_POTRF_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,7 +9,7 @@
 #ifndef GALA_QP_H
 #define GALA_QP_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 #include "gala/sparse.h"
 
 #ifdef __cplusplus
