@@ -9,3 +9,8 @@
 {"vec.max_groups", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 64},
 {"gemv.wg", 0, NULL, NULL, 0, 256},
 {"gemv.n_local", 0, NULL, NULL, 0, 128},
+/* qp.cl: work-group size of the ADMM kernel, QPs per work-group in shared-matrix mode, and
+ * the local-memory budget (bytes) above which a QP's vectors stay in global memory. */
+{"qp.wg", 0, NULL, NULL, 0, 256},
+{"qp.tb", 0, NULL, NULL, 0, 16},
+{"qp.local_bytes", 0, NULL, NULL, 0, 40960},

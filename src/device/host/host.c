@@ -13,6 +13,7 @@
 static const gala_host_family families[] = {
     {"vec", gala_host_vec},
     {"gemv", gala_host_gemv},
+    {"qp", gala_host_qp},
 };
 
 static gala_status h_list(gala_device_desc *d, int cap, int *count)

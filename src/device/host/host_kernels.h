@@ -45,5 +45,6 @@ typedef struct gala_host_family {
 /* The family tables (one per k_<family>.c). */
 extern const gala_host_kernel gala_host_vec[];
 extern const gala_host_kernel gala_host_gemv[];
+extern const gala_host_kernel gala_host_qp[];
 
 #endif
