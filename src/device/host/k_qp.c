@@ -29,7 +29,7 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_chol_inv, "bbbbibbbi"),
     K(qp_ax, "bbibbbblbl"),
     K(qp_count, "bibbb"),
-    K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiiirrrrrrr"),
+    K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
