@@ -114,100 +114,122 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
 /* reduce four values at once (op bit k: 1 = sum, 0 = max); the results of column t are  */
 /* left in part[k·WG + t]. Every work-item must call it.                                */
 /* ------------------------------------------------------------------------------------ */
-DEVFN void qp_red4(LOCAL REAL *part, int lid, int wg, int tb, REAL a, REAL b, REAL c, REAL d,
-                   int ops)
-{
-    LOCAL_BARRIER();
-    part[lid] = a;
-    part[wg + lid] = b;
-    part[2 * wg + lid] = c;
-    part[3 * wg + lid] = d;
-    for (int s = wg >> 1; s >= tb; s >>= 1) {
-        LOCAL_BARRIER();
-        if (lid < s) {
-            for (int k = 0; k < 4; ++k) {
-                REAL p = part[k * wg + lid], q = part[k * wg + lid + s];
-                part[k * wg + lid] = ((ops >> k) & 1) ? p + q : qp_max(p, q);
-            }
-        }
-    }
-    LOCAL_BARRIER();
-}
+/* A macro, two levels: every work-item stores its partial values, then one work-item per
+ * column combines the WG/TB partials of its column serially. No barrier sits inside a loop
+ * or a branch of the macro (PoCL mishandles barriers in loops nested in other loops). */
+#define QP_RED4(part, lid, wg, tb, a, b, c, d, ops)                                          \
+    do {                                                                                    \
+        LOCAL_BARRIER();                                                                    \
+        part[lid] = (a);                                                                    \
+        part[(wg) + lid] = (b);                                                             \
+        part[2 * (wg) + lid] = (c);                                                         \
+        part[3 * (wg) + lid] = (d);                                                         \
+        LOCAL_BARRIER();                                                                    \
+        if (lid < (tb)) {                                                                   \
+            for (int k_ = 0; k_ < 4; ++k_) {                                                \
+                REAL acc_ = part[k_ * (wg) + lid];                                          \
+                for (int r_ = lid + (tb); r_ < (wg); r_ += (tb)) {                          \
+                    REAL q_ = part[k_ * (wg) + r_];                                         \
+                    acc_ = (((ops) >> k_) & 1) ? acc_ + q_ : qp_max(acc_, q_);              \
+                }                                                                           \
+                part[k_ * (wg) + lid] = acc_;                                               \
+            }                                                                               \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+    } while (0)
 
 /* ------------------------------------------------------------------------------------ */
-/* qp_scale: Ruiz equilibration (`iters` rounds) and cost scaling of each listed QP, as     */
-/* OSQP's scale_data, computed on the fly from D, E, c; then P, A, Aᵀ, q, l, u are scaled  */
-/* in place and the row kinds set. One work-group per QP; R and YPREV serve as scratch.    */
+/* Ruiz equilibration and cost scaling as OSQP's scale_data, one round per launch of        */
+/* qp_scale_norms + qp_scale_update (the host loops `scaling` times), then qp_scale_apply.  */
+/* D, E (1 on entry) and c = info[I_C] (1 on entry) accumulate; the matrices are scaled     */
+/* once, at the end, so norms are computed on the fly: |c·D_i P_ij D_j|, |E_i A_ij D_j|.   */
+/* One work-group per QP; R and YPREV hold the round's factors.                             */
+/* (Separate kernels: PoCL mishandles several barrier regions inside a loop.)               */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_scale(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                     GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL REAL *mv,
-                     GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                     GLOBAL int *ctype, GLOBAL REAL *info, const int iters, const int rho_is_vec)
+#define QP_SCALE_PROLOGUE                                                                    \
+    const gidx g = GRP(0);                                                                  \
+    const int ok = g < nlist;                                                               \
+    const int b = ok ? list[g] : 0;                                                         \
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;                                          \
+    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;                                   \
+    const gidx xo = mt[M_XO], zo = mt[M_ZO];                                                \
+    GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];         \
+    GLOBAL REAL *Dv = vn + V_D * ntot + xo, *Dt = vn + V_R * ntot + xo;                     \
+    GLOBAL REAL *q = vn + V_Q * ntot + xo;                                                  \
+    GLOBAL REAL *Ev = vm + V_E * mtot + zo, *Et = vm + V_YPREV * mtot + zo;                 \
+    const REAL c = info[(gidx)b * NINFO + I_C];                                             \
+    const int lid = (int)LID(0)
+
+KERNEL void qp_scale_norms(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                           GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                           GLOBAL REAL *info)
+{
+    QP_SCALE_PROLOGUE;
+    (void)q;
+    for (int j = lid; j < n; j += WG) {
+        REAL nrm = 0, dj = Dv[j];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * Dv[ci[k]]));
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(Ev[ci[k]] * mv[k] * dj));
+        Dt[j] = (REAL)1 / sqrt(qp_limit(nrm));
+    }
+    for (int i = lid; i < m; i += WG) {
+        REAL nrm = 0, ei = Ev[i];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = qp_max(nrm, qp_abs(ei * mv[k] * Dv[ci[k]]));
+        Et[i] = (REAL)1 / sqrt(qp_limit(nrm));
+    }
+}
+
+KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                            GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                            GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                            GLOBAL REAL *info)
 {
     LOCAL_ARRAY REAL part[4 * WG];
-    const int lid = (int)LID(0);
-    for (gidx g = GRP(0); g < nlist; g += NGRP(0)) {
-        const int b = list[g];
-        GLOBAL const int *mt = meta + (gidx)b * NMETA;
-        const int n = mt[M_N], m = mt[M_M];
-        const gidx xo = mt[M_XO], zo = mt[M_ZO];
-        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
-        GLOBAL REAL *D = vn + V_D * ntot + xo, *Dt = vn + V_R * ntot + xo;
-        GLOBAL REAL *q = vn + V_Q * ntot + xo;
-        GLOBAL REAL *E = vm + V_E * mtot + zo, *Et = vm + V_YPREV * mtot + zo;
-        GLOBAL REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
-        REAL c = 1;
-        for (int j = lid; j < n; j += WG) D[j] = 1;
-        for (int i = lid; i < m; i += WG) E[i] = 1;
-        GLOBAL_BARRIER();
-        for (int it = 0; it < iters; ++it) {
-            for (int j = lid; j < n; j += WG) {
-                REAL nrm = 0, dj = D[j];
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * D[ci[k]]));
-                for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(E[ci[k]] * mv[k] * dj));
-                Dt[j] = (REAL)1 / sqrt(qp_limit(nrm));
-            }
-            for (int i = lid; i < m; i += WG) {
-                REAL nrm = 0, ei = E[i];
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = qp_max(nrm, qp_abs(ei * mv[k] * D[ci[k]]));
-                Et[i] = (REAL)1 / sqrt(qp_limit(nrm));
-            }
-            GLOBAL_BARRIER();
-            for (int j = lid; j < n; j += WG) D[j] *= Dt[j];
-            for (int i = lid; i < m; i += WG) E[i] *= Et[i];
-            GLOBAL_BARRIER();
-            /* cost scaling: mean column norm of the scaled P and the norm of the scaled q */
-            REAL sum = 0, qn = 0;
-            for (int j = lid; j < n; j += WG) {
-                REAL nrm = 0, dj = D[j];
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * D[ci[k]]));
-                sum += nrm;
-                qn = qp_max(qn, qp_abs(c * dj * q[j]));
-            }
-            qp_red4(part, lid, WG, 1, sum, qn, 0, 0, 1);
-            REAL ct = qp_max(part[0] / (REAL)n, qp_limit(part[WG]));
-            c *= (REAL)1 / qp_limit(ct);
-        }
-        /* scale the data in place */
-        for (int j = lid; j < n; j += WG) {
-            REAL dj = D[j];
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) mv[k] *= c * dj * D[ci[k]];
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) mv[k] *= E[ci[k]] * dj;
-            q[j] *= c * dj;
-        }
-        for (int i = lid; i < m; i += WG) {
-            REAL ei = E[i];
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) mv[k] *= ei * D[ci[k]];
-            REAL lv = l[i] * ei, uv = u[i] * ei;
-            l[i] = lv;
-            u[i] = uv;
-            int t = 1;
-            if (lv < -QP_INFV && uv > QP_INFV) t = 0;
-            else if (uv - lv < (REAL)1e-4) t = 2;
-            ctype[zo + i] = rho_is_vec ? t : 1;
-        }
-        if (lid == 0) info[(gidx)b * NINFO + I_C] = c;
-        GLOBAL_BARRIER();
+    QP_SCALE_PROLOGUE;
+    for (int j = lid; j < n; j += WG) Dv[j] *= Dt[j];
+    for (int i = lid; i < m; i += WG) Ev[i] *= Et[i];
+    GLOBAL_BARRIER();
+    /* cost scaling: mean column norm of the scaled P and the norm of the scaled q */
+    REAL sum = 0, qn = 0;
+    for (int j = lid; j < n; j += WG) {
+        REAL nrm = 0, dj = Dv[j];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * Dv[ci[k]]));
+        sum += nrm;
+        qn = qp_max(qn, qp_abs(c * dj * q[j]));
+    }
+    QP_RED4(part, lid, WG, 1, sum, qn, 0, 0, 1);
+    if (ok && lid == 0) {
+        REAL ct = qp_max(part[0] / (REAL)(n > 0 ? n : 1), qp_limit(part[WG]));
+        info[(gidx)b * NINFO + I_C] = c / qp_limit(ct);
+    }
+}
+
+KERNEL void qp_scale_apply(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL REAL *mv,
+                           GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                           GLOBAL REAL *info, GLOBAL int *ctype, const int rho_is_vec)
+{
+    QP_SCALE_PROLOGUE;
+    (void)Dt;
+    (void)Et;
+    GLOBAL REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
+    for (int j = lid; j < n; j += WG) {
+        REAL dj = Dv[j];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) mv[k] *= c * dj * Dv[ci[k]];
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) mv[k] *= Ev[ci[k]] * dj;
+        q[j] *= c * dj;
+    }
+    for (int i = lid; i < m; i += WG) {
+        REAL ei = Ev[i];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) mv[k] *= ei * Dv[ci[k]];
+        REAL lv = l[i] * ei, uv = u[i] * ei;
+        l[i] = lv;
+        u[i] = uv;
+        int t = 1;
+        if (lv < -QP_INFV && uv > QP_INFV) t = 0;
+        else if (uv - lv < (REAL)1e-4) t = 2;
+        ctype[zo + i] = rho_is_vec ? t : 1;
     }
 }
 
@@ -258,39 +280,45 @@ KERNEL void qp_chol_inv(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL co
                         GLOBAL int *state, const int set_status)
 {
     const int lid = (int)LID(0);
-    for (gidx g = GRP(0); g < njobs; g += NGRP(0)) {
-        if (!flag[g]) continue;
+    /* one work-group per job; no early exit (return, continue, break) around barriers:
+     * every work-item runs the same trip counts */
+    {
+        const gidx g = GRP(0) < njobs ? GRP(0) : 0;
+        const int active = GRP(0) < njobs && flag[g] != 0;
         const int b = jqp[g];
-        const int n = meta[(gidx)b * NMETA + M_N];
+        const int n = active ? meta[(gidx)b * NMETA + M_N] : 0;
         GLOBAL REAL *A = K + (gidx)jko[g] * KALIGN;
         const gidx nn = (gidx)n * n;
         int fail = 0;
         GLOBAL_BARRIER();
         for (int k = 0; k < n; ++k) {
             const REAL d = A[(gidx)k * n + k];
-            if (!(d > 0)) { fail = k + 1; break; }
-            for (gidx idx = lid; idx < nn; idx += WG) {
-                const gidx j = idx / n, i = idx - j * n;
-                if (i != k && j != k) A[idx] -= A[(gidx)k * n + i] * A[j * n + k] / d;
-            }
-            GLOBAL_BARRIER();
-            for (int i = lid; i < n; i += WG) {
-                if (i != k) {
-                    A[(gidx)k * n + i] /= d;
-                    A[(gidx)i * n + k] /= d;
+            if (!fail && !(d > 0)) fail = k + 1;
+            if (!fail) {
+                for (gidx idx = lid; idx < nn; idx += WG) {
+                    const gidx j = idx / n, i = idx - j * n;
+                    if (i != k && j != k) A[idx] -= A[(gidx)k * n + i] * A[j * n + k] / d;
                 }
             }
-            if (lid == 0) A[(gidx)k * n + k] = -(REAL)1 / d;
+            GLOBAL_BARRIER();
+            if (!fail) {
+                for (int i = lid; i < n; i += WG) {
+                    if (i != k) {
+                        A[(gidx)k * n + i] /= d;
+                        A[(gidx)i * n + k] /= d;
+                    }
+                }
+                if (lid == 0) A[(gidx)k * n + k] = -(REAL)1 / d;
+            }
             GLOBAL_BARRIER();
         }
-        if (!fail)
+        if (active && !fail)
             for (gidx idx = lid; idx < nn; idx += WG) A[idx] = -A[idx];
-        if (lid == 0) {
+        if (active && lid == 0) {
             jinfo[g] = fail;
             flag[g] = 0;
             if (fail && set_status) state[(gidx)b * NSTATE + S_STATUS] = 9;
         }
-        GLOBAL_BARRIER();
     }
 }
 
@@ -350,7 +378,8 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
 
 /* ------------------------------------------------------------------------------------ */
 /* qp_admm: see the header comment. Group g owns the QPs list[g·TB + t], t < TB (-1 for   */
-/* an empty slot); with TB > 1 they share n, m, the matrices and the ρ ladder (nrungs > 0) */
+/* an empty slot); with TB > 1 they share n, m, the matrices and the ρ ladder (nrungs > 0). */
+/* One work-group per tile: launch ceil(nlist / TB) groups.                               */
 /* ------------------------------------------------------------------------------------ */
 #if VLOCAL
 #define VX(t, j) lx[(t) * NCAP + (j)]
@@ -424,8 +453,8 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
     LOCAL_ARRAY REAL crho[TB];
     const int lid = (int)LID(0);
 
-    for (gidx g = GRP(0); g * TB < nlist; g += NGRP(0)) {
-        LOCAL_BARRIER();
+    {
+        const gidx g = GRP(0);
         /* the QPs of this group; b0 is a valid one whose n, m and matrices all share */
         int b0 = -1;
         for (int t = 0; t < TB; ++t) {
@@ -433,9 +462,11 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
             int b = li < nlist ? list[li] : -1;
             if (b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0) { b0 = b; break; }
         }
-        if (b0 < 0) continue; /* uniform: every work-item computed the same */
-        GLOBAL const int *mt = meta + (gidx)b0 * NMETA;
-        const int n = mt[M_N], m = mt[M_M];
+        /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
+         * barriers, for PoCL) */
+        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
+        const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
+        const int iters_g = b0 < 0 ? 0 : iters;
         GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
         if (lid < TB) {
             const int t = lid;
@@ -444,7 +475,7 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
             int act = b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0;
             cqp[t] = b;
             cact[t] = act;
-            int bb = act ? b : b0;
+            int bb = act ? b : (b0 < 0 ? 0 : b0);
             cxo[t] = meta[(gidx)bb * NMETA + M_XO];
             czo[t] = meta[(gidx)bb * NMETA + M_ZO];
             if (nrungs > 0) {
@@ -469,8 +500,8 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
         }
         LOCAL_BARRIER();
 #endif
-        for (int it = 0; it < iters; ++it) {
-            const int last = it == iters - 1;
+        for (int it = 0; it < iters_g; ++it) {
+            const int last = it == iters_g - 1;
             /* r = σx − q + Aᵀ(ρz − y) */
             for (int idx = lid; idx < TB * n; idx += WG) {
                 const int t = idx / n, j = idx - t * n;
@@ -516,201 +547,6 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
             GLOBAL_BARRIER();
         }
 
-        if (check || final_status) {
-            const int U = !scaled_term;
-            const int t = lid % TB, rstep = WG / TB;
-            const int ok = cact[t];
-            /* pass 1: rows */
-            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0s = 0, b1 = 0, b2 = 0;
-            if (ok) {
-                for (int i = lid / TB; i < m; i += rstep) {
-                    REAL ax = 0;
-                    for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += mv[k] * VX(t, ci[k]);
-                    const REAL zi = VZ(t, i), yi = VY(t, i), lv = GL(t, i), uv = GU(t, i);
-                    const REAL ei = GE(t, i), sc = U ? (REAL)1 / ei : (REAL)1;
-                    const REAL pr = qp_abs(ax - zi);
-                    a0 = qp_max(a0, pr * sc);
-                    a1 = qp_max(a1, pr);
-                    a2 = qp_max(a2, qp_max(qp_abs(ax), qp_abs(zi)) * sc);
-                    a3 = qp_max(a3, qp_max(qp_abs(ax), qp_abs(zi)));
-                    REAL yp = qp_polar(yi, lv, uv);
-                    if (qp_abs(yp) < QP_DEADZONE) yp = 0;
-                    b0s += qp_support(yp, lv, uv);
-                    const REAL dyp = qp_polar(yi - GYP(t, i), lv, uv);
-                    b1 = qp_max(b1, qp_abs(dyp) * (U ? ei : (REAL)1));
-                    b2 += qp_support(dyp, lv, uv);
-                }
-            }
-            qp_red4(part, lid, WG, TB, a0, a1, a2, a3, 0);
-            if (lid < TB) {
-                res[lid * NRES + R_PRIM] = part[lid];
-                res[lid * NRES + R_PRIMS] = part[WG + lid];
-                res[lid * NRES + R_PTOL] = part[2 * WG + lid];
-                res[lid * NRES + R_PTOLS] = part[3 * WG + lid];
-            }
-            qp_red4(part, lid, WG, TB, b0s, b1, b2, 0, 5);
-            if (lid < TB) {
-                res[lid * NRES + R_SUP] = part[lid];
-                res[lid * NRES + R_NDY] = part[WG + lid];
-                res[lid * NRES + R_LHS] = part[2 * WG + lid];
-            }
-            /* pass 2: columns */
-            REAL c0 = 0, c1 = 0, c2 = 0, c3 = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0, e0 = 0, e1 = 0;
-            if (ok) {
-                for (int j = lid / TB; j < n; j += rstep) {
-                    REAL px = 0, aty = 0, atdy = 0, pdx = 0;
-                    for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
-                        const int c = ci[k];
-                        px += mv[k] * VX(t, c);
-                        pdx += mv[k] * (VX(t, c) - GXP(t, c));
-                    }
-                    for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                        const int i = ci[k];
-                        const REAL yi = VY(t, i);
-                        aty += mv[k] * yi;
-                        atdy += mv[k] * qp_polar(yi - GYP(t, i), GL(t, i), GU(t, i));
-                    }
-                    const REAL xj = VX(t, j), qj = GQ(t, j), dj = GD(t, j);
-                    const REAL sc = U ? (REAL)1 / dj : (REAL)1;
-                    const REAL dr = qp_abs(px + qj + aty);
-                    const REAL tn = qp_max(qp_abs(qj), qp_max(qp_abs(aty), qp_abs(px)));
-                    c0 = qp_max(c0, dr * sc);
-                    c1 = qp_max(c1, dr);
-                    c2 = qp_max(c2, tn * sc);
-                    c3 = qp_max(c3, tn);
-                    const REAL dx = xj - GXP(t, j);
-                    d0 += xj * px;
-                    d1 += qj * xj;
-                    d2 = qp_max(d2, qp_abs(dx) * (U ? dj : (REAL)1));
-                    d3 += qj * dx;
-                    e0 = qp_max(e0, qp_abs(atdy) * sc);
-                    e1 = qp_max(e1, qp_abs(pdx) * sc);
-                }
-            }
-            qp_red4(part, lid, WG, TB, c0, c1, c2, c3, 0);
-            if (lid < TB) {
-                res[lid * NRES + R_DUAL] = part[lid];
-                res[lid * NRES + R_DUALS] = part[WG + lid];
-                res[lid * NRES + R_DTOL] = part[2 * WG + lid];
-                res[lid * NRES + R_DTOLS] = part[3 * WG + lid];
-            }
-            qp_red4(part, lid, WG, TB, d0, d1, d2, d3, 1 | 2 | 8);
-            if (lid < TB) {
-                res[lid * NRES + R_XPX] = part[lid];
-                res[lid * NRES + R_QX] = part[WG + lid];
-                res[lid * NRES + R_NDX] = part[2 * WG + lid];
-                res[lid * NRES + R_QDX] = part[3 * WG + lid];
-            }
-            qp_red4(part, lid, WG, TB, e0, e1, 0, 0, 0);
-            if (lid < TB) {
-                res[lid * NRES + R_ATDY] = part[lid];
-                res[lid * NRES + R_PDX] = part[WG + lid];
-            }
-            LOCAL_BARRIER();
-            /* pass 3: A·δx in the recession cone of [l, u], for the exact and the ×10 tolerance */
-            REAL v0 = 0, v1 = 0;
-            if (ok) {
-                const REAL ndx = res[t * NRES + R_NDX];
-                const REAL tol0 = eps_dinf * ndx, tol1 = 10 * eps_dinf * ndx;
-                for (int i = lid / TB; i < m; i += rstep) {
-                    REAL adx = 0;
-                    for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
-                        const int c = ci[k];
-                        adx += mv[k] * (VX(t, c) - GXP(t, c));
-                    }
-                    if (U) adx /= GE(t, i);
-                    const REAL lv = GL(t, i), uv = GU(t, i);
-                    v0 += ((uv < QP_INFV && adx > tol0) || (lv > -QP_INFV && adx < -tol0)) ? 1 : 0;
-                    v1 += ((uv < QP_INFV && adx > tol1) || (lv > -QP_INFV && adx < -tol1)) ? 1 : 0;
-                }
-            }
-            qp_red4(part, lid, WG, TB, v0, v1, 0, 0, 3);
-            if (lid < TB) {
-                res[lid * NRES + R_VIOL0] = part[lid];
-                res[lid * NRES + R_VIOL1] = part[WG + lid];
-            }
-            LOCAL_BARRIER();
-
-            /* decisions, one work-item per QP */
-            if (lid < TB && cact[lid]) {
-                const int b = cqp[lid];
-                GLOBAL REAL *inf = info + (gidx)b * NINFO;
-                GLOBAL int *st = state + (gidx)b * NSTATE;
-                LOCAL REAL *R = res + lid * NRES;
-                const REAL c = inf[I_C], cinv = (REAL)1 / c;
-                const REAL prim = R[R_PRIM];
-                const REAL dual = (U ? cinv : (REAL)1) * R[R_DUAL];
-                const REAL xpx = R[R_XPX], qx = R[R_QX], sup = R[R_SUP];
-                inf[I_PRIM] = prim;
-                inf[I_DUAL] = dual;
-                inf[I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
-                inf[I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
-                inf[I_GAP] = cinv * (xpx + qx + sup);
-                int status = 0;
-                if (!(prim <= QP_INFTY) || !(dual <= QP_INFTY)) {
-                    status = 9;
-                } else {
-                    for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
-                        const REAL f = pass ? (REAL)10 : (REAL)1;
-                        const REAL ea = f * eps_abs, er = f * eps_rel;
-                        const REAL epi = f * eps_pinf, edi = f * eps_dinf;
-                        int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
-                        if (m > 0) {
-                            prim_ok = prim < ea + er * R[R_PTOL];
-                            const REAL ndy = R[R_NDY];
-                            if (!prim_ok && ndy > QP_DIVTOL && R[R_LHS] < 0)
-                                pinf = R[R_ATDY] < epi * ndy;
-                        }
-                        const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * R[R_DTOL];
-                        const REAL ndx = R[R_NDX];
-                        if (!dual_ok && ndx > QP_DIVTOL && R[R_QDX] < 0 &&
-                            R[R_PDX] < (U ? c : (REAL)1) * edi * ndx)
-                            dinf = R[pass ? R_VIOL1 : R_VIOL0] == 0;
-                        if (dualgap) {
-                            const REAL s = U ? cinv : (REAL)1;
-                            const REAL gtol = ea + er * s * qp_max(qp_abs(xpx), qp_max(qp_abs(qx), qp_abs(sup)));
-                            gap_ok = qp_abs(s * (xpx + qx + sup)) < gtol;
-                        }
-                        if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
-                        else if (pinf) status = pass ? 4 : 3;
-                        else if (dinf) status = pass ? 6 : 5;
-                    }
-                    if (!status && final_status) status = final_status;
-                }
-                st[S_STATUS] = status;
-                if (!status && adapt) {
-                    const REAL rho = crho[lid];
-                    const REAL pn = R[R_PRIMS] / (R[R_PTOLS] + QP_DIVTOL);
-                    const REAL dn = R[R_DUALS] / (R[R_DTOLS] + QP_DIVTOL);
-                    REAL rn = rho * sqrt(pn / dn);
-                    rn = rn < QP_RHO_MIN ? QP_RHO_MIN : (rn > QP_RHO_MAX ? QP_RHO_MAX : rn);
-                    if (rn == rn) {
-                        inf[I_RHOEST] = rn;
-                        if (rn > rho * rho_tol || rn < rho / rho_tol) {
-                            if (nrungs > 0) {
-                                int best = st[S_RUNG];
-                                REAL bd = QP_INFTY;
-                                for (int k = 0; k < nrungs; ++k) {
-                                    if (!rungok[k]) continue;
-                                    const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
-                                    const REAL dist = r1 > r2 ? r1 : r2;
-                                    if (dist < bd) { bd = dist; best = k; }
-                                }
-                                if (best != st[S_RUNG]) {
-                                    st[S_RUNG] = best;
-                                    inf[I_RHO] = lrho[best];
-                                    st[S_RHOUPD] += 1;
-                                }
-                            } else {
-                                inf[I_RHO] = rn;
-                                refac[b] = 1;
-                                st[S_RHOUPD] += 1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
         LOCAL_BARRIER();
         /* store the iterates, count the iterations */
 #if VLOCAL
@@ -726,7 +562,267 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
             }
         }
 #endif
-        if (lid < TB && cact[lid]) state[(gidx)cqp[lid] * NSTATE + S_ITER] += iters;
-        GLOBAL_BARRIER();
+        if (lid < TB && cact[lid]) state[(gidx)cqp[lid] * NSTATE + S_ITER] += iters_g;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_check: the termination check of OSQP 1.0 for the QPs of a tile, after qp_admm has    */
+/* stored the iterates: residuals, tolerances, duality gap, infeasibility, non-convexity,  */
+/* ρ estimate and decision; reductions in local memory only. A kernel of its own (not the */
+/* tail of qp_admm): PoCL mishandles barriers that follow barrier loops in one kernel.     */
+/* ------------------------------------------------------------------------------------ */
+#define GX(t, j) vn[V_X * ntot + cxo[t] + (j)]
+#define GZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
+#define GY(t, i) vm[V_Y * mtot + czo[t] + (i)]
+
+KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                    GLOBAL int *state, GLOBAL REAL *info, GLOBAL int *refac,
+                    GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                    GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
+                    const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho,
+                    GLOBAL const int *rungok, const int nrungs, const int lad_ko,
+                    const int lad_ks, const int iters, const int check, const int adapt,
+                    const int final_status, const int scaled_term, const int dualgap,
+                    const REAL sigma, const REAL alpha, const REAL eps_abs, const REAL eps_rel,
+                    const REAL eps_pinf, const REAL eps_dinf, const REAL rho_tol)
+{
+    LOCAL_ARRAY REAL part[4 * WG];
+    LOCAL_ARRAY REAL res[TB * NRES];
+    LOCAL_ARRAY int cqp[TB];
+    LOCAL_ARRAY int cact[TB];
+    LOCAL_ARRAY gidx cxo[TB];
+    LOCAL_ARRAY gidx czo[TB];
+    LOCAL_ARRAY gidx cko[TB];
+    LOCAL_ARRAY REAL crho[TB];
+    const int lid = (int)LID(0);
+
+    {
+        const gidx g = GRP(0);
+        /* the QPs of this group; b0 is a valid one whose n, m and matrices all share */
+        int b0 = -1;
+        for (int t = 0; t < TB; ++t) {
+            gidx li = g * TB + t;
+            int b = li < nlist ? list[li] : -1;
+            if (b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0) { b0 = b; break; }
+        }
+        /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
+         * barriers, for PoCL) */
+        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
+        const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
+        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
+        if (lid < TB) {
+            const int t = lid;
+            gidx li = g * TB + t;
+            int b = li < nlist ? list[li] : -1;
+            int act = b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0;
+            cqp[t] = b;
+            cact[t] = act;
+            int bb = act ? b : (b0 < 0 ? 0 : b0);
+            cxo[t] = meta[(gidx)bb * NMETA + M_XO];
+            czo[t] = meta[(gidx)bb * NMETA + M_ZO];
+            if (nrungs > 0) {
+                int rung = state[(gidx)bb * NSTATE + S_RUNG];
+                cko[t] = ((gidx)lad_ko + (gidx)rung * lad_ks) * KALIGN;
+                crho[t] = lrho[rung];
+            } else {
+                cko[t] = (gidx)meta[(gidx)bb * NMETA + M_KO] * KALIGN;
+                crho[t] = info[(gidx)bb * NINFO + I_RHO];
+            }
+        }
+        LOCAL_BARRIER();
+        const int U = !scaled_term;
+        const int t = lid % TB, rstep = WG / TB;
+        const int ok = cact[t];
+        /* pass 1: rows */
+        REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0s = 0, b1 = 0, b2 = 0;
+        if (ok) {
+            for (int i = lid / TB; i < m; i += rstep) {
+                REAL ax = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += mv[k] * GX(t, ci[k]);
+                const REAL zi = GZ(t, i), yi = GY(t, i), lv = GL(t, i), uv = GU(t, i);
+                const REAL ei = GE(t, i), sc = U ? (REAL)1 / ei : (REAL)1;
+                const REAL pr = qp_abs(ax - zi);
+                a0 = qp_max(a0, pr * sc);
+                a1 = qp_max(a1, pr);
+                a2 = qp_max(a2, qp_max(qp_abs(ax), qp_abs(zi)) * sc);
+                a3 = qp_max(a3, qp_max(qp_abs(ax), qp_abs(zi)));
+                REAL yp = qp_polar(yi, lv, uv);
+                if (qp_abs(yp) < QP_DEADZONE) yp = 0;
+                b0s += qp_support(yp, lv, uv);
+                const REAL dyp = qp_polar(yi - GYP(t, i), lv, uv);
+                b1 = qp_max(b1, qp_abs(dyp) * (U ? ei : (REAL)1));
+                b2 += qp_support(dyp, lv, uv);
+            }
+        }
+        QP_RED4(part, lid, WG, TB, a0, a1, a2, a3, 0);
+        if (lid < TB) {
+            res[lid * NRES + R_PRIM] = part[lid];
+            res[lid * NRES + R_PRIMS] = part[WG + lid];
+            res[lid * NRES + R_PTOL] = part[2 * WG + lid];
+            res[lid * NRES + R_PTOLS] = part[3 * WG + lid];
+        }
+        QP_RED4(part, lid, WG, TB, b0s, b1, b2, 0, 5);
+        if (lid < TB) {
+            res[lid * NRES + R_SUP] = part[lid];
+            res[lid * NRES + R_NDY] = part[WG + lid];
+            res[lid * NRES + R_LHS] = part[2 * WG + lid];
+        }
+        /* pass 2: columns */
+        REAL c0 = 0, c1 = 0, c2 = 0, c3 = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0, e0 = 0, e1 = 0;
+        if (ok) {
+            for (int j = lid / TB; j < n; j += rstep) {
+                REAL px = 0, aty = 0, atdy = 0, pdx = 0;
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
+                    const int c = ci[k];
+                    px += mv[k] * GX(t, c);
+                    pdx += mv[k] * (GX(t, c) - GXP(t, c));
+                }
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+                    const int i = ci[k];
+                    const REAL yi = GY(t, i);
+                    aty += mv[k] * yi;
+                    atdy += mv[k] * qp_polar(yi - GYP(t, i), GL(t, i), GU(t, i));
+                }
+                const REAL xj = GX(t, j), qj = GQ(t, j), dj = GD(t, j);
+                const REAL sc = U ? (REAL)1 / dj : (REAL)1;
+                const REAL dr = qp_abs(px + qj + aty);
+                const REAL tn = qp_max(qp_abs(qj), qp_max(qp_abs(aty), qp_abs(px)));
+                c0 = qp_max(c0, dr * sc);
+                c1 = qp_max(c1, dr);
+                c2 = qp_max(c2, tn * sc);
+                c3 = qp_max(c3, tn);
+                const REAL dx = xj - GXP(t, j);
+                d0 += xj * px;
+                d1 += qj * xj;
+                d2 = qp_max(d2, qp_abs(dx) * (U ? dj : (REAL)1));
+                d3 += qj * dx;
+                e0 = qp_max(e0, qp_abs(atdy) * sc);
+                e1 = qp_max(e1, qp_abs(pdx) * sc);
+            }
+        }
+        QP_RED4(part, lid, WG, TB, c0, c1, c2, c3, 0);
+        if (lid < TB) {
+            res[lid * NRES + R_DUAL] = part[lid];
+            res[lid * NRES + R_DUALS] = part[WG + lid];
+            res[lid * NRES + R_DTOL] = part[2 * WG + lid];
+            res[lid * NRES + R_DTOLS] = part[3 * WG + lid];
+        }
+        QP_RED4(part, lid, WG, TB, d0, d1, d2, d3, 1 | 2 | 8);
+        if (lid < TB) {
+            res[lid * NRES + R_XPX] = part[lid];
+            res[lid * NRES + R_QX] = part[WG + lid];
+            res[lid * NRES + R_NDX] = part[2 * WG + lid];
+            res[lid * NRES + R_QDX] = part[3 * WG + lid];
+        }
+        QP_RED4(part, lid, WG, TB, e0, e1, 0, 0, 0);
+        if (lid < TB) {
+            res[lid * NRES + R_ATDY] = part[lid];
+            res[lid * NRES + R_PDX] = part[WG + lid];
+        }
+        LOCAL_BARRIER();
+        /* pass 3: A·δx in the recession cone of [l, u], for the exact and the ×10 tolerance */
+        REAL v0 = 0, v1 = 0;
+        if (ok) {
+            const REAL ndx = res[t * NRES + R_NDX];
+            const REAL tol0 = eps_dinf * ndx, tol1 = 10 * eps_dinf * ndx;
+            for (int i = lid / TB; i < m; i += rstep) {
+                REAL adx = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
+                    const int c = ci[k];
+                    adx += mv[k] * (GX(t, c) - GXP(t, c));
+                }
+                if (U) adx /= GE(t, i);
+                const REAL lv = GL(t, i), uv = GU(t, i);
+                v0 += ((uv < QP_INFV && adx > tol0) || (lv > -QP_INFV && adx < -tol0)) ? 1 : 0;
+                v1 += ((uv < QP_INFV && adx > tol1) || (lv > -QP_INFV && adx < -tol1)) ? 1 : 0;
+            }
+        }
+        QP_RED4(part, lid, WG, TB, v0, v1, 0, 0, 3);
+        if (lid < TB) {
+            res[lid * NRES + R_VIOL0] = part[lid];
+            res[lid * NRES + R_VIOL1] = part[WG + lid];
+        }
+        LOCAL_BARRIER();
+
+        /* decisions, one work-item per QP */
+        if (lid < TB && cact[lid]) {
+            const int b = cqp[lid];
+            GLOBAL REAL *inf = info + (gidx)b * NINFO;
+            GLOBAL int *st = state + (gidx)b * NSTATE;
+            LOCAL REAL *R = res + lid * NRES;
+            const REAL c = inf[I_C], cinv = (REAL)1 / c;
+            const REAL prim = R[R_PRIM];
+            const REAL dual = (U ? cinv : (REAL)1) * R[R_DUAL];
+            const REAL xpx = R[R_XPX], qx = R[R_QX], sup = R[R_SUP];
+            inf[I_PRIM] = prim;
+            inf[I_DUAL] = dual;
+            inf[I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
+            inf[I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
+            inf[I_GAP] = cinv * (xpx + qx + sup);
+            int status = 0;
+            if (!(prim <= QP_INFTY) || !(dual <= QP_INFTY)) {
+                status = 9;
+            } else {
+                for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
+                    const REAL f = pass ? (REAL)10 : (REAL)1;
+                    const REAL ea = f * eps_abs, er = f * eps_rel;
+                    const REAL epi = f * eps_pinf, edi = f * eps_dinf;
+                    int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
+                    if (m > 0) {
+                        prim_ok = prim < ea + er * R[R_PTOL];
+                        const REAL ndy = R[R_NDY];
+                        if (!prim_ok && ndy > QP_DIVTOL && R[R_LHS] < 0)
+                            pinf = R[R_ATDY] < epi * ndy;
+                    }
+                    const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * R[R_DTOL];
+                    const REAL ndx = R[R_NDX];
+                    if (!dual_ok && ndx > QP_DIVTOL && R[R_QDX] < 0 &&
+                        R[R_PDX] < (U ? c : (REAL)1) * edi * ndx)
+                        dinf = R[pass ? R_VIOL1 : R_VIOL0] == 0;
+                    if (dualgap) {
+                        const REAL s = U ? cinv : (REAL)1;
+                        const REAL gtol = ea + er * s * qp_max(qp_abs(xpx), qp_max(qp_abs(qx), qp_abs(sup)));
+                        gap_ok = qp_abs(s * (xpx + qx + sup)) < gtol;
+                    }
+                    if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
+                    else if (pinf) status = pass ? 4 : 3;
+                    else if (dinf) status = pass ? 6 : 5;
+                }
+                if (!status && final_status) status = final_status;
+            }
+            st[S_STATUS] = status;
+            if (!status && adapt) {
+                const REAL rho = crho[lid];
+                const REAL pn = R[R_PRIMS] / (R[R_PTOLS] + QP_DIVTOL);
+                const REAL dn = R[R_DUALS] / (R[R_DTOLS] + QP_DIVTOL);
+                REAL rn = rho * sqrt(pn / dn);
+                rn = rn < QP_RHO_MIN ? QP_RHO_MIN : (rn > QP_RHO_MAX ? QP_RHO_MAX : rn);
+                if (rn == rn) {
+                    inf[I_RHOEST] = rn;
+                    if (rn > rho * rho_tol || rn < rho / rho_tol) {
+                        if (nrungs > 0) {
+                            int best = st[S_RUNG];
+                            REAL bd = QP_INFTY;
+                            for (int k = 0; k < nrungs; ++k) {
+                                if (!rungok[k]) continue;
+                                const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
+                                const REAL dist = r1 > r2 ? r1 : r2;
+                                if (dist < bd) { bd = dist; best = k; }
+                            }
+                            if (best != st[S_RUNG]) {
+                                st[S_RUNG] = best;
+                                inf[I_RHO] = lrho[best];
+                                st[S_RHOUPD] += 1;
+                            }
+                        } else {
+                            inf[I_RHO] = rn;
+                            refac[b] = 1;
+                            st[S_RHOUPD] += 1;
+                        }
+                    }
+                }
+            }
+        }
     }
 }

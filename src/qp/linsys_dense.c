@@ -135,8 +135,7 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
     gala_kernel *kf, *ki;
     GALA_TRY(gala_qp_kernel(s, "qp_form_k", &kf));
     GALA_TRY(gala_qp_kernel(s, "qp_chol_inv", &ki));
-    long long groups = njobs < 65536 ? njobs : 65536;
-    gala_dims d = gala_dims_1d((size_t)(groups > 0 ? groups : 1) * QP_UTIL_WG, QP_UTIL_WG);
+    gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
     GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
                          ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
                          ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),

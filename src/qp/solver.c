@@ -230,11 +230,10 @@ size_t gala_qp_admm_local_bytes(const gala_qp_solver *s, int wg, int tb, int nca
     return v + (4 * (size_t)wg + (size_t)tb * QP_NRES + (size_t)tb) * r + (size_t)tb * 32;
 }
 
-/* Launch geometry: groups along dimension 0, capped (the kernels loop over the rest). */
+/* Launch geometry: one work-group per QP (or tile, or job) along dimension 0. */
 static gala_dims qp_dims(long long groups, int wg)
 {
     if (groups < 1) groups = 1;
-    if (groups > 1048576) groups = 1048576;
     return gala_dims_1d((size_t)groups * (size_t)wg, (size_t)wg);
 }
 
@@ -243,34 +242,45 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, gala_buffer *list, int nlist,
                                 int final_status)
 {
     gala_program_key key;
-    gala_kernel *k;
+    gala_kernel *k, *kc;
     gala_qp_key(s, &key, wg, tb, ncap, mcap, vlocal);
     GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_admm", &k));
+    GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_check", &kc));
     const gala_qp_settings *st = &s->set;
     gala_dims d = qp_dims(((long long)nlist + tb - 1) / tb, wg);
-    return GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                       ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refac),
-                       ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_K),
-                       ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
-                       ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(s->b_lrho),
-                       ga_buf(s->b_rungok), ga_int(s->shared ? s->nrungs : 0),
-                       ga_int(0), ga_int(s->lad_ks), ga_int(iters), ga_int(check),
-                       ga_int(adapt), ga_int(final_status), ga_int(st->scaled_termination),
-                       ga_int(s->dualgap), ga_real(st->sigma), ga_real(st->alpha),
-                       ga_real(st->eps_abs), ga_real(st->eps_rel), ga_real(st->eps_prim_inf),
-                       ga_real(st->eps_dual_inf), ga_real(st->adaptive_rho_tolerance));
+#define ADMM_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),                                 \
+        ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refac),                                \
+        ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_K),                        \
+        ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),                            \
+        ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(s->b_lrho),                       \
+        ga_buf(s->b_rungok), ga_int(s->shared ? s->nrungs : 0),                                   \
+        ga_int(0), ga_int(s->lad_ks), ga_int(iters), ga_int(check),                               \
+        ga_int(adapt), ga_int(final_status), ga_int(st->scaled_termination),                      \
+        ga_int(s->dualgap), ga_real(st->sigma), ga_real(st->alpha),                               \
+        ga_real(st->eps_abs), ga_real(st->eps_rel), ga_real(st->eps_prim_inf),                    \
+        ga_real(st->eps_dual_inf), ga_real(st->adaptive_rho_tolerance)
+    if (iters > 0) GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ADMM_ARGS));
+    if (check || final_status) GALA_TRY(GALA_LAUNCH(s->ctx, kc, &d, ADMM_ARGS));
+    return GALA_OK;
+#undef ADMM_ARGS
 }
 
 static gala_status launch_scale(gala_qp_solver *s, gala_buffer *list, int nlist)
 {
-    gala_kernel *k;
-    GALA_TRY(gala_qp_kernel(s, "qp_scale", &k));
+    gala_kernel *kn, *ku, *ka;
+    GALA_TRY(gala_qp_kernel(s, "qp_scale_norms", &kn));
+    GALA_TRY(gala_qp_kernel(s, "qp_scale_update", &ku));
+    GALA_TRY(gala_qp_kernel(s, "qp_scale_apply", &ka));
     gala_dims d = qp_dims(nlist, QP_UTIL_WG);
-    return GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                       ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn),
-                       ga_long((long long)s->ntot), ga_buf(s->b_vm), ga_long((long long)s->mtot),
-                       ga_buf(s->b_ctype), ga_buf(s->b_info), ga_int(s->set.scaling),
-                       ga_int(s->set.rho_is_vec));
+#define SCALE_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist), ga_buf(s->b_rp), ga_buf(s->b_ci), \
+        ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),           \
+        ga_long((long long)s->mtot), ga_buf(s->b_info)
+    for (int it = 0; it < s->set.scaling; ++it) {
+        GALA_TRY(GALA_LAUNCH(s->ctx, kn, &d, SCALE_ARGS));
+        GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, SCALE_ARGS));
+    }
+    return GALA_LAUNCH(s->ctx, ka, &d, SCALE_ARGS, ga_buf(s->b_ctype), ga_int(s->set.rho_is_vec));
+#undef SCALE_ARGS
 }
 
 static gala_status launch_ax(gala_qp_solver *s, gala_buffer *list, int nlist)
@@ -444,6 +454,16 @@ static gala_status scale_all(gala_qp_solver *s)
     if (st == GALA_OK) st = write_real(s, s->b_vn, QP_V_Q * nt, nt, q);
     if (st == GALA_OK) st = write_real(s, s->b_vm, QP_V_L * mt_, mt_, l);
     if (st == GALA_OK) st = write_real(s, s->b_vm, QP_V_U * mt_, mt_, u);
+    if (st == GALA_OK) {
+        double *inf = gala_malloc(sizeof(double) * (size_t)s->nvalid * QP_NINFO);
+        if (!inf) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+        if (st == GALA_OK) st = read_real(s, s->b_info, 0, (size_t)s->nvalid * QP_NINFO, inf);
+        for (int sl = 0; st == GALA_OK && sl < s->nvalid; ++sl) inf[(size_t)sl * QP_NINFO + QP_I_C] = 1;
+        if (st == GALA_OK) st = write_real(s, s->b_info, 0, (size_t)s->nvalid * QP_NINFO, inf);
+        gala_free(inf);
+    }
+    if (st == GALA_OK) st = gala_buffer_fill(s->b_vn, QP_V_D * nt, nt, 1);
+    if (st == GALA_OK && mt_) st = gala_buffer_fill(s->b_vm, QP_V_E * mt_, mt_, 1);
     if (st == GALA_OK) st = launch_scale(s, s->b_ident, s->shared ? 1 : s->nvalid);
     if (st == GALA_OK) st = fetch_scaling(s);
     if (st == GALA_OK && s->shared) {

@@ -24,12 +24,15 @@
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_qp[] = {
-    K(qp_scale, "bbibbbblblbbii"),
+    K(qp_scale_norms, "bbibbbblblb"),
+    K(qp_scale_update, "bbibbbblblb"),
+    K(qp_scale_apply, "bbibbbblblbbi"),
     K(qp_form_k, "bbbbiibibbbbbr"),
     K(qp_chol_inv, "bbbbibbbi"),
     K(qp_ax, "bbibbbblbl"),
     K(qp_count, "bibbb"),
     K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
+    K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -54,52 +57,80 @@ static REAL SUF(polar)(REAL v, REAL l, REAL u)
 }
 static REAL SUF(support)(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? l * v : (REAL)0); }
 
-static gala_status SUF(qp_scale)(const gala_host_launch *L)
+/* qp_scale_norms / qp_scale_update / qp_scale_apply: one Ruiz round per launch pair, then
+ * the in-place scaling (see cl/qp.cl). */
+#define HSCALE_PRO                                                                          \
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);                                   \
+    const int nlist = HINT(2);                                                              \
+    const int *rp = HBUF(int, 3), *ci = HBUF(int, 4);                                       \
+    REAL *mv = HBUF(REAL, 5), *vn = HBUF(REAL, 6), *vm = HBUF(REAL, 8);                     \
+    const ptrdiff_t ntot = HLONG(7), mtot = HLONG(9);                                       \
+    REAL *info = HBUF(REAL, 10)
+#define HSCALE_QP                                                                           \
+    const int b = list[g];                                                                  \
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;                                         \
+    const int n = mt[QP_M_N], m = mt[QP_M_M];                                               \
+    const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];                                     \
+    const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];       \
+    REAL *D = vn + QP_V_D * ntot + xo, *Dt = vn + QP_V_R * ntot + xo;                       \
+    REAL *q = vn + QP_V_Q * ntot + xo;                                                      \
+    REAL *E = vm + QP_V_E * mtot + zo, *Et = vm + QP_V_YPREV * mtot + zo;                   \
+    const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C]
+
+static gala_status SUF(qp_scale_norms)(const gala_host_launch *L)
 {
-    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
-    const int nlist = HINT(2);
-    const int *rp = HBUF(int, 3), *ci = HBUF(int, 4);
-    REAL *mv = HBUF(REAL, 5), *vn = HBUF(REAL, 6), *vm = HBUF(REAL, 8);
-    const ptrdiff_t ntot = HLONG(7), mtot = HLONG(9);
-    int *ctype = HBUF(int, 10);
-    REAL *info = HBUF(REAL, 11);
-    const int iters = HINT(12), rho_is_vec = HINT(13);
+    HSCALE_PRO;
     for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
-        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
-        const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];
-        REAL *D = vn + QP_V_D * ntot + xo, *Dt = vn + QP_V_R * ntot + xo, *q = vn + QP_V_Q * ntot + xo;
-        REAL *E = vm + QP_V_E * mtot + zo, *Et = vm + QP_V_YPREV * mtot + zo;
-        REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
-        REAL c = 1;
-        for (int j = 0; j < n; ++j) D[j] = 1;
-        for (int i = 0; i < m; ++i) E[i] = 1;
-        for (int it = 0; it < iters; ++it) {
-            for (int j = 0; j < n; ++j) {
-                REAL nrm = 0, dj = D[j];
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
-                for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(E[ci[k]] * mv[k] * dj));
-                Dt[j] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
-            }
-            for (int i = 0; i < m; ++i) {
-                REAL nrm = 0, ei = E[i];
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(ei * mv[k] * D[ci[k]]));
-                Et[i] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
-            }
-            for (int j = 0; j < n; ++j) D[j] *= Dt[j];
-            for (int i = 0; i < m; ++i) E[i] *= Et[i];
-            REAL sum = 0, qn = 0;
-            for (int j = 0; j < n; ++j) {
-                REAL nrm = 0, dj = D[j];
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
-                sum += nrm;
-                qn = SUF(qmax)(qn, SUF(qabs)(c * dj * q[j]));
-            }
-            REAL ct = SUF(qmax)(sum / (REAL)n, SUF(limit)(qn));
-            c *= (REAL)1 / SUF(limit)(ct);
+        HSCALE_QP;
+        (void)q;
+        for (int j = 0; j < n; ++j) {
+            REAL nrm = 0, dj = D[j];
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(E[ci[k]] * mv[k] * dj));
+            Dt[j] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
         }
+        for (int i = 0; i < m; ++i) {
+            REAL nrm = 0, ei = E[i];
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(ei * mv[k] * D[ci[k]]));
+            Et[i] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
+{
+    HSCALE_PRO;
+    for (int g = 0; g < nlist; ++g) {
+        HSCALE_QP;
+        (void)Ap;
+        (void)Tp;
+        for (int j = 0; j < n; ++j) D[j] *= Dt[j];
+        for (int i = 0; i < m; ++i) E[i] *= Et[i];
+        REAL sum = 0, qn = 0;
+        for (int j = 0; j < n; ++j) {
+            REAL nrm = 0, dj = D[j];
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
+            sum += nrm;
+            qn = SUF(qmax)(qn, SUF(qabs)(c * dj * q[j]));
+        }
+        REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(qn));
+        info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c / SUF(limit)(ct);
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_scale_apply)(const gala_host_launch *L)
+{
+    HSCALE_PRO;
+    int *ctype = HBUF(int, 11);
+    const int rho_is_vec = HINT(12);
+    for (int g = 0; g < nlist; ++g) {
+        HSCALE_QP;
+        (void)Dt;
+        (void)Et;
+        (void)Ap;
+        REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
         for (int j = 0; j < n; ++j) {
             REAL dj = D[j];
             for (int k = Pp[j]; k < Pp[j + 1]; ++k) mv[k] *= c * dj * D[ci[k]];
@@ -117,10 +148,11 @@ static gala_status SUF(qp_scale)(const gala_host_launch *L)
             else if (uv - lv < (REAL)1e-4) t = 2;
             ctype[zo + i] = rho_is_vec ? t : 1;
         }
-        info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c;
     }
     return GALA_OK;
 }
+#undef HSCALE_PRO
+#undef HSCALE_QP
 
 static gala_status SUF(qp_form_k)(const gala_host_launch *L)
 {
@@ -238,7 +270,7 @@ static gala_status SUF(qp_count)(const gala_host_launch *L)
 }
 
 /* One QP of qp_admm: iterations, then the check. */
-static void SUF(admm_one)(const gala_host_launch *L, int b)
+static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_check)
 {
     const int *meta = HBUF(int, 0);
     int *state = HBUF(int, 3);
@@ -252,7 +284,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b)
     const REAL *lrho = HBUF(REAL, 15);
     const int *rungok = HBUF(int, 16);
     const int nrungs = HINT(17), lad_ko = HINT(18), lad_ks = HINT(19);
-    const int iters = HINT(20), check = HINT(21), adapt = HINT(22), final_status = HINT(23);
+    const int iters = HINT(20), adapt = HINT(22), final_status = HINT(23);
     const int scaled_term = HINT(24), dualgap = HINT(25);
     const REAL sigma = HREAL(26), alpha = HREAL(27), eps_abs = HREAL(28), eps_rel = HREAL(29);
     const REAL eps_pinf = HREAL(30), eps_dinf = HREAL(31), rho_tol = HREAL(32);
@@ -280,7 +312,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b)
     const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     const REAL *E = vm + QP_V_E * mtot + zo;
     const int *ct = ctype + zo;
-    for (int it = 0; it < iters; ++it) {
+    for (int it = 0; do_iter && it < iters; ++it) {
         const int last = it == iters - 1;
         for (int j = 0; j < n; ++j) {
             REAL s = sigma * x[j] - q[j];
@@ -312,8 +344,8 @@ static void SUF(admm_one)(const gala_host_launch *L, int b)
             z[i] = zn;
         }
     }
-    st[QP_S_ITER] += iters;
-    if (!(check || final_status)) return;
+    if (do_iter) st[QP_S_ITER] += iters;
+    if (!do_check) return;
 
     const int U = !scaled_term;
     REAL prim = 0, prims = 0, ptol = 0, ptols = 0, sup = 0, ndy = 0, lhs = 0;
@@ -446,7 +478,19 @@ static gala_status SUF(qp_admm)(const gala_host_launch *L)
     const int *state = HBUF(int, 3);
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
-        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b);
+        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 1, 0);
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_check)(const gala_host_launch *L)
+{
+    const int *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *state = HBUF(int, 3);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 0, 1);
     }
     return GALA_OK;
 }
