@@ -12,17 +12,10 @@
 
 static size_t kalign(size_t n) { return (n + QP_KALIGN - 1) / QP_KALIGN * QP_KALIGN; }
 
-static int pow2_ge(int v, int lo)
-{
-    int p = lo;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-/* capacity classes (×4 steps) so that few programs are built */
+/* capacity classes (×4 steps, from 128) so that few programs are built */
 static int cap_class(int v)
 {
-    int c = 32;
+    int c = 128;
     while (c < v) c *= 4;
     return c;
 }
@@ -85,10 +78,11 @@ static gala_status dense_setup(gala_qp_solver *s)
         qp_bin c;
         memset(&c, 0, sizeof c);
         c.tb = 1;
-        c.wg = pow2_ge(n > m ? n : m, 32);
+        /* one class size for n and m: 128 (WG 64), 512 (WG 128), 2048 (WG 256), ... */
+        int cls = cap_class(n > m ? n : m);
+        c.wg = cls <= 128 ? 64 : (cls <= 512 ? 128 : 256);
         if (c.wg > wgmax) c.wg = wgmax;
-        c.ncap = cap_class(n);
-        c.mcap = cap_class(m);
+        c.ncap = c.mcap = cls;
         c.vlocal = gala_qp_admm_local_bytes(s, c.wg, 1, c.ncap, c.mcap, 1) <= budget;
         if (!c.vlocal) c.ncap = c.mcap = 1;
         int b;
@@ -228,8 +222,7 @@ static gala_status shared_setup(gala_qp_solver *s)
     if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)s->nvalid * QP_NMETA, s->meta);
     /* tile of QPs per work-group */
     s->wg = max_wg(s);
-    s->ncap = n;
-    s->mcap = m > 0 ? m : 1;
+    s->ncap = s->mcap = cap_class(n > m ? n : m);
     size_t budget = local_budget(s);
     int tb = (int)gala_tune(ctx, "qp.tb", s->dt, 16);
     int p = 1;
