@@ -2,6 +2,7 @@
  * order). The work-group structure is ignored: each kernel loops over its QPs. */
 #ifndef REAL
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host_kernels.h"
@@ -189,6 +190,8 @@ static gala_status SUF(qp_form_k)(const gala_host_launch *L)
     return GALA_OK;
 }
 
+/* The sweep of cl/qp.cl on the lower triangle only (half the work), with the column k
+ * gathered into a scratch vector so that the updates are plain axpys; mirrored at the end. */
 static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
 {
     const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
@@ -197,36 +200,61 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
     REAL *K = HBUF(REAL, 5);
     int *jinfo = HBUF(int, 6), *state = HBUF(int, 7);
     const int set_status = HINT(8);
+    REAL *v = NULL;
+    ptrdiff_t vcap = 0;
     for (int g = 0; g < njobs; ++g) {
         if (!flag[g]) continue;
         const int b = jqp[g];
         const ptrdiff_t n = meta[(ptrdiff_t)b * QP_NMETA + QP_M_N];
         REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
+        if (n > vcap) {
+            REAL *nv = realloc(v, sizeof(REAL) * (size_t)n);
+            if (!nv) {
+                free(v);
+                return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "qp_chol_inv: no host memory");
+            }
+            v = nv;
+            vcap = n;
+        }
         int fail = 0;
-        for (ptrdiff_t k = 0; k < n && !fail; ++k) {
+        for (ptrdiff_t k = 0; k < n; ++k) {
             const REAL d = A[k * n + k];
             if (!(d > 0)) { fail = (int)k + 1; break; }
-            const REAL *ck = A + k * n; /* column k = row k (symmetric) */
+            /* v = column k of the symmetric matrix (from the lower triangle) */
+            for (ptrdiff_t i = 0; i < k; ++i) v[i] = A[i * n + k];
+            for (ptrdiff_t i = k; i < n; ++i) v[i] = A[k * n + i];
+            const REAL *restrict vr = v;
             for (ptrdiff_t j = 0; j < n; ++j) {
                 if (j == k) continue;
-                REAL *cj = A + j * n;
-                const REAL f = cj[k] / d, keep = cj[k]; /* row k is handled below */
-                for (ptrdiff_t i = 0; i < n; ++i) cj[i] -= ck[i] * f;
-                cj[k] = keep;
+                REAL *restrict cj = A + j * n;
+                const REAL f = vr[j] / d;
+                const REAL keep = k >= j ? cj[k] : 0;
+                ptrdiff_t i = j;
+                for (; i + 4 <= n; i += 4) {
+                    cj[i] -= vr[i] * f;
+                    cj[i + 1] -= vr[i + 1] * f;
+                    cj[i + 2] -= vr[i + 2] * f;
+                    cj[i + 3] -= vr[i + 3] * f;
+                }
+                for (; i < n; ++i) cj[i] -= vr[i] * f;
+                if (k >= j) cj[k] = keep;
             }
-            for (ptrdiff_t i = 0; i < n; ++i) {
-                if (i == k) continue;
-                A[k * n + i] /= d;
-                A[i * n + k] /= d;
-            }
+            for (ptrdiff_t i = k + 1; i < n; ++i) A[k * n + i] = v[i] / d;
+            for (ptrdiff_t j = 0; j < k; ++j) A[j * n + k] = v[j] / d;
             A[k * n + k] = -(REAL)1 / d;
         }
         if (!fail)
-            for (ptrdiff_t i = 0; i < n * n; ++i) A[i] = -A[i];
+            for (ptrdiff_t j = 0; j < n; ++j)
+                for (ptrdiff_t i = j; i < n; ++i) {
+                    const REAL t = -A[j * n + i];
+                    A[j * n + i] = t;
+                    A[i * n + j] = t;
+                }
         jinfo[g] = fail;
         flag[g] = 0;
         if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
     }
+    free(v);
     return GALA_OK;
 }
 
@@ -323,11 +351,20 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
             r[j] = s;
         }
         if (last) memcpy(xp, x, (size_t)n * sizeof(REAL));
-        for (int i = 0; i < n; ++i) xt[i] = 0;
-        for (int j = 0; j < n; ++j) {
-            const REAL *kc = Kb + (ptrdiff_t)j * n;
-            const REAL rj = r[j];
-            for (int i = 0; i < n; ++i) xt[i] += kc[i] * rj;
+        /* x̃_i = Σ_j K⁻¹(j, i)·r_j (K⁻¹ is symmetric: column i read contiguously) */
+        for (int i = 0; i < n; ++i) {
+            const REAL *restrict kc = Kb + (ptrdiff_t)i * n;
+            const REAL *restrict rr = r;
+            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            int j = 0;
+            for (; j + 4 <= n; j += 4) {
+                a0 += kc[j] * rr[j];
+                a1 += kc[j + 1] * rr[j + 1];
+                a2 += kc[j + 2] * rr[j + 2];
+                a3 += kc[j + 3] * rr[j + 3];
+            }
+            for (; j < n; ++j) a0 += kc[j] * rr[j];
+            xt[i] = (a0 + a1) + (a2 + a3);
         }
         for (int i = 0; i < n; ++i) x[i] = alpha * xt[i] + ((REAL)1 - alpha) * x[i];
         for (int i = 0; i < m; ++i) {
