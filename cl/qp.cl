@@ -6,8 +6,8 @@
  * Data of QP b (all scaled in place by qp_scale):
  *   meta[b·NMETA + ...]   n, m, offset of its n-vectors, of its m-vectors, of its row pointers
  *                         of P (full symmetric, CSR), A (CSR) and Aᵀ (CSR), of K⁻¹ (/KALIGN)
- *   vn[k·ntot + xo + j]   n-vectors, kind k: X, XPREV, XT, R, Q, D
- *   vm[k·mtot + zo + i]   m-vectors, kind k: Z, Y, YPREV, L, U, E
+ *   vn[k·ntot + xo + j]   n-vectors, kind k: X, XPREV, XT, R, Q, D, W2 (refinement)
+ *   vm[k·mtot + zo + i]   m-vectors, kind k: Z, Y, YPREV, L, U, E, W (refinement)
  *   ctype[zo + i]         row kind: 0 free (ρ_i = 1e-6), 1 inequality (ρ), 2 equality (1e3·ρ)
  *   rp, ci, mv            row pointers (absolute), column indices and values of all matrices
  *   K[ko·KALIGN ...]      n×n column-major K⁻¹ = (P + σI + Aᵀdiag(ρ)A)⁻¹
@@ -28,10 +28,11 @@
  * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
  * only, and writes the QP's status. Finished QPs are skipped by later launches.
  *
- * gala-defines: WG=128 TB=1 NCAP=256 MCAP=512 VLOCAL=1
+ * gala-defines: WG=128 TB=1 NCAP=256 MCAP=512 VLOCAL=1 REFINE=0
  * -D parameters: WG (work-group size, power of two), TB (QPs per work-group, power of two
  * <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors in
- * local memory). The other kernels use WG only.
+ * local memory), REFINE (1: one step of iterative refinement per solve, for float). The
+ * other kernels use WG only.
  */
 
 #define NMETA 8
@@ -66,12 +67,14 @@
 #define V_R 3
 #define V_Q 4
 #define V_D 5
+#define V_W2 6
 #define V_Z 0
 #define V_Y 1
 #define V_YPREV 2
 #define V_L 3
 #define V_U 4
 #define V_E 5
+#define V_W 6
 
 #define KALIGN 32
 
@@ -382,12 +385,16 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
 /* One work-group per tile: launch ceil(nlist / TB) groups.                               */
 /* ------------------------------------------------------------------------------------ */
 #if VLOCAL
+#define VW(t, i) lw[(t) * MCAP + (i)]
+#define VW2(t, j) lw2[(t) * NCAP + (j)]
 #define VX(t, j) lx[(t) * NCAP + (j)]
 #define VR(t, j) lr[(t) * NCAP + (j)]
 #define VXT(t, j) lxt[(t) * NCAP + (j)]
 #define VZ(t, i) lz[(t) * MCAP + (i)]
 #define VY(t, i) ly[(t) * MCAP + (i)]
 #else
+#define VW(t, i) vm[V_W * mtot + czo[t] + (i)]
+#define VW2(t, j) vn[V_W2 * ntot + cxo[t] + (j)]
 #define VX(t, j) vn[V_X * ntot + cxo[t] + (j)]
 #define VR(t, j) vn[V_R * ntot + cxo[t] + (j)]
 #define VXT(t, j) vn[V_XT * ntot + cxo[t] + (j)]
@@ -442,6 +449,10 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
     LOCAL_ARRAY REAL lxt[TB * NCAP];
     LOCAL_ARRAY REAL lz[TB * MCAP];
     LOCAL_ARRAY REAL ly[TB * MCAP];
+#if REFINE
+    LOCAL_ARRAY REAL lw[TB * MCAP];
+    LOCAL_ARRAY REAL lw2[TB * NCAP];
+#endif
 #endif
     LOCAL_ARRAY REAL part[4 * WG];
     LOCAL_ARRAY REAL res[TB * NRES];
@@ -524,9 +535,51 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
                 REAL s = 0;
                 for (int j = 0; j < n; ++j) s += Kt[(gidx)j * n] * VR(t, j);
                 VXT(t, i) = s;
+#if !REFINE
+                VX(t, i) = alpha * s + ((REAL)1 - alpha) * VX(t, i);
+#endif
+            }
+            GLOBAL_BARRIER();
+#if REFINE
+            /* one step of iterative refinement, K applied sparsely: w = ρ∘(A x̃);
+             * r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r (float: removes the bias of the
+             * explicit inverse). Compile-time, so that no barrier sits in a branch. */
+            for (int idx = lid; idx < TB * m; idx += WG) {
+                const int t = idx / m, i = idx - t * m;
+                if (!cact[t]) continue;
+                REAL a = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += mv[k] * VXT(t, ci[k]);
+                VW(t, i) = qp_rho_row(GCT(t, i), crho[t]) * a;
+            }
+            GLOBAL_BARRIER();
+            for (int idx = lid; idx < TB * n; idx += WG) {
+                const int t = idx / n, j = idx - t * n;
+                if (!cact[t]) continue;
+                REAL kx = sigma * VXT(t, j);
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += mv[k] * VXT(t, ci[k]);
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += mv[k] * VW(t, ci[k]);
+                VR(t, j) -= kx;
+            }
+            GLOBAL_BARRIER();
+            for (int idx = lid; idx < TB * n; idx += WG) {
+                const int t = idx / n, i = idx - t * n;
+                if (!cact[t]) continue;
+                GLOBAL const REAL *Kt = K + cko[t] + i;
+                REAL s = 0;
+                for (int j = 0; j < n; ++j) s += Kt[(gidx)j * n] * VR(t, j);
+                s += VXT(t, i);
+                VW2(t, i) = s;
+            }
+            GLOBAL_BARRIER();
+            for (int idx = lid; idx < TB * n; idx += WG) {
+                const int t = idx / n, i = idx - t * n;
+                if (!cact[t]) continue;
+                const REAL s = VW2(t, i);
+                VXT(t, i) = s;
                 VX(t, i) = alpha * s + ((REAL)1 - alpha) * VX(t, i);
             }
             GLOBAL_BARRIER();
+#endif
             /* z̃ = A x̃ ; z, y updates */
             for (int idx = lid; idx < TB * m; idx += WG) {
                 const int t = idx / m, i = idx - t * m;

@@ -124,6 +124,9 @@ typedef struct gala_qp_settings {
     double rho_ladder_ratio;       /**< DENSE_SHARED: ratio between ladder rungs; default 5 */
     int iters_per_launch;          /**< most ADMM iterations one device launch runs; 0 = up to
                                         the next termination check (default) */
+    int refine;                    /**< iterative refinement of each linear solve (K applied
+                                        sparsely, twice the dense work): 1, 0, or -1 = 1 for
+                                        float and 0 for double (default) */
     gala_qp_progress_fn progress;  /**< optional progress callback (NULL: none) */
     void *progress_user;           /**< passed to progress */
 } gala_qp_settings;

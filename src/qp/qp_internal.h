@@ -39,6 +39,7 @@ struct gala_qp_solver {
     gala_qp_settings set;
     gala_dtype dt;
     int dualgap;
+    int refine;             /* REFINE of the ADMM program */
     int count;              /* QPs of the batch */
     int nvalid;             /* QPs on the device ("slots") */
     int *slot;              /* per QP: slot or -1 */

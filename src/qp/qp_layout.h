@@ -39,14 +39,16 @@
 #define QP_V_R 3
 #define QP_V_Q 4
 #define QP_V_D 5
-#define QP_NV 6
+#define QP_V_W2 6
+#define QP_NV 7
 #define QP_V_Z 0
 #define QP_V_Y 1
 #define QP_V_YPREV 2
 #define QP_V_L 3
 #define QP_V_U 4
 #define QP_V_E 5
-#define QP_MV 6
+#define QP_V_W 6
+#define QP_MV 7
 
 #define QP_KALIGN 32
 

@@ -39,6 +39,7 @@ void gala_qp_settings_default(gala_qp_settings *s)
     s->dtype = GALA_DOUBLE;
     s->rho_ladder_ratio = 5.0;
     s->iters_per_launch = 0;
+    s->refine = -1;
 }
 
 const char *gala_qp_status_string(int status)
@@ -85,6 +86,7 @@ static gala_status check_settings(gala_context *ctx, const gala_qp_settings *s)
         "GALA_DOUBLE", fn);
     BAD(!(s->rho_ladder_ratio > 1), "%s: rho_ladder_ratio must be > 1", fn);
     BAD(s->iters_per_launch < 0, "%s: iters_per_launch < 0", fn);
+    BAD(s->refine < -1 || s->refine > 1, "%s: refine = %d (-1, 0 or 1)", fn, s->refine);
 #undef BAD
     if (s->linsys_solver == GALA_QP_LINSYS_SPARSE_LDLT)
         return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s: the sparse LDLT strategy is not "
@@ -213,6 +215,7 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, int wg, int tb,
     gala_key_def(key, "NCAP", ncap);
     gala_key_def(key, "MCAP", mcap);
     gala_key_def(key, "VLOCAL", vlocal);
+    gala_key_def(key, "REFINE", s->refine);
 }
 
 gala_status gala_qp_kernel(gala_qp_solver *s, const char *name, gala_kernel **k)
@@ -227,6 +230,7 @@ size_t gala_qp_admm_local_bytes(const gala_qp_solver *s, int wg, int tb, int nca
 {
     size_t r = gala_dtype_size(s->dt);
     size_t v = vlocal ? (size_t)tb * (3 * (size_t)ncap + 2 * (size_t)mcap) * r : 0;
+    if (vlocal && s->refine) v += (size_t)tb * ((size_t)ncap + (size_t)mcap) * r;
     return v + (4 * (size_t)wg + (size_t)tb * QP_NRES + (size_t)tb) * r + (size_t)tb * 32;
 }
 
@@ -723,6 +727,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     s->dt = set.dtype;
     s->count = count;
     s->dualgap = set.check_dualgap < 0 ? set.dtype == GALA_DOUBLE : set.check_dualgap;
+    s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
     gala_status st = setup_impl(s, problems);
     if (st == GALA_OK) st = gala_finish(ctx);
     if (st != GALA_OK) {

@@ -340,6 +340,8 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
     const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     const REAL *E = vm + QP_V_E * mtot + zo;
     const int *ct = ctype + zo;
+    const int refine = (int)HDEF("REFINE", 0);
+    REAL *w = vm + QP_V_W * mtot + zo, *w2 = vn + QP_V_W2 * ntot + xo;
     for (int it = 0; do_iter && it < iters; ++it) {
         const int last = it == iters - 1;
         for (int j = 0; j < n; ++j) {
@@ -365,6 +367,27 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
             }
             for (; j < n; ++j) a0 += kc[j] * rr[j];
             xt[i] = (a0 + a1) + (a2 + a3);
+        }
+        if (refine) {
+            /* w = ρ∘(A x̃); r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r */
+            for (int i = 0; i < m; ++i) {
+                REAL a = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += mv[k] * xt[ci[k]];
+                w[i] = SUF(rho_row)(ct[i], rho) * a;
+            }
+            for (int j = 0; j < n; ++j) {
+                REAL kx = sigma * xt[j];
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += mv[k] * xt[ci[k]];
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += mv[k] * w[ci[k]];
+                r[j] -= kx;
+            }
+            for (int i = 0; i < n; ++i) {
+                const REAL *kc = Kb + (ptrdiff_t)i * n;
+                REAL a0 = 0;
+                for (int j = 0; j < n; ++j) a0 += kc[j] * r[j];
+                w2[i] = xt[i] + a0;
+            }
+            memcpy(xt, w2, (size_t)n * sizeof(REAL));
         }
         for (int i = 0; i < n; ++i) x[i] = alpha * xt[i] + ((REAL)1 - alpha) * x[i];
         for (int i = 0; i < m; ++i) {
