@@ -3,9 +3,10 @@
  * counts them) on batches of generated QPs, float and double, with JSON output; and a dump
  * of the same instances for bench/ref_osqp.py (format: bench/README.md).
  *
- *   bench_qp [--family control,di] [--batches 1,100,1000,10000,100000] [--dtypes float,double]
- *            [--nx 10] [--horizon 37] [--seed 1] [--reps 1] [--json out.json]
- *            [--dump DIR] [--dump-count 2000] [--hetero] [--max-seconds 600]
+ *   bench_qp [--backend opencl|cuda|host] [--device D] [--json out.json] [--reps 1] [--quick]
+ *            [--family control,di] [--batches 1,100,1000,10000,100000] [--dtypes float,double]
+ *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
+ *            [--max-seconds 1800]
  *
  * Families: control = OSQP's control/MPC benchmark (nx = 10: 160 variables, 270 rows), QP k
  * of a batch with seed + k, default settings (eps 1e-3, adaptive ρ); di = the double
@@ -14,14 +15,23 @@
  * OSQP baseline in gpu-baselines.md. --hetero adds a heterogeneous batch (control QPs with
  * nx = 2..31: 32 to 496 variables) and a uniform one of about the same total work (nx = 18).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "benchutil.h"
 #include "gala/gala.h"
+
+static double bu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 typedef struct {
     const char *family; /* "control", "di", "hetero", "uniform" */
@@ -170,75 +180,86 @@ static int run(gala_context *ctx, const run_spec *r, int nx, int horizon, uint64
     fprintf(stderr, "%-8s %-6s batch %7lld: %10.1f QPs/s (setup %.4f s, solve %.4f s), mean iter %.1f, "
             "solved %lld/%lld, linsys %d\n", r->family, gala_dtype_name(r->dt), B, qps, best_setup,
             best_solve, (double)iters / (double)B, counts[1] + counts[2], B, linsys);
-    bu_json_begin(js);
-    bu_json_str(js, "bench", "qp");
-    bu_json_str(js, "device", device);
-    bu_json_str(js, "family", r->family);
-    bu_json_str(js, "dtype", gala_dtype_name(r->dt));
-    bu_json_int(js, "batch", B);
-    bu_json_int(js, "linsys", linsys);
-    bu_json_num(js, "qps_per_s", qps);
-    bu_json_num(js, "setup_s", best_setup);
-    bu_json_num(js, "solve_s", best_solve);
-    bu_json_num(js, "generate_s", tg);
-    bu_json_num(js, "mean_iter", (double)iters / (double)B);
-    bu_json_num(js, "mean_obj", obj_sum / (double)B);
-    bu_json_int(js, "solved", counts[1]);
-    bu_json_int(js, "solved_inaccurate", counts[2]);
-    bu_json_int(js, "max_iter", counts[7]);
-    bu_json_int(js, "other_status", B - counts[1] - counts[2] - counts[7]);
-    bu_json_int(js, "work_units", work);
-    bu_json_nums(js, "obj_first", objs, nobj);
-    bu_json_end(js);
+    char objstr[100 * 24 + 1];
+    size_t ol = 0;
+    objstr[0] = 0;
+    for (int k = 0; k < nobj && ol + 24 < sizeof objstr; ++k)
+        ol += (size_t)snprintf(objstr + ol, sizeof objstr - ol, "%s%.12g", k ? "," : "", objs[k]);
+    bu_json_row(js, "ssssiidddddddiiiids", "bench", "qp", "device", device, "family", r->family,
+                "dtype", gala_dtype_name(r->dt), "batch", (int)B, "linsys", linsys,
+                "qps_per_s", qps, "setup_s", best_setup, "solve_s", best_solve,
+                "generate_s", tg, "mean_iter", (double)iters / (double)B,
+                "mean_obj", obj_sum / (double)B, "work_units", (double)work,
+                "solved", (int)counts[1], "solved_inaccurate", (int)counts[2],
+                "max_iter", (int)counts[7], "other_status", (int)(B - counts[1] - counts[2] - counts[7]),
+                "reps", (double)reps, "obj_first", objstr);
     return 0;
+}
+
+static int parse_list(const char *s, long long *out, int cap)
+{
+    int n = 0;
+    while (s && *s && n < cap) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s) break;
+        out[n++] = v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
 }
 
 int main(int argc, char **argv)
 {
-    const char *families = "control,di", *json = "-", *dumpdir = NULL, *dtypes = "float,double";
+    const char *families = "control,di", *dumpdir = NULL, *dtypes = "float,double";
     long long batches[16] = {1, 100, 1000, 10000, 100000};
-    int nb = 5, nx = 10, horizon = 37, reps = 1, dump_count = 2000, hetero = 0;
+    int nb = 5, nx = 10, horizon = 37, dump_count = 2000, hetero = 0;
     uint64_t seed = 1;
-    double max_seconds = 600;
+    double max_seconds = 1800;
+    bu_opts o;
+    /* the common options (--backend, --device, --reps, --json, --quick) first */
+    gala_context *ctx = bu_init(&argc, argv, &o);
+    if (!ctx) return 1;
+    int reps = o.reps > 3 ? 1 : o.reps; /* default 1: a batch of 100000 takes a while */
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (!strcmp(a, name) && v && ++i)
         if (OPT("--family")) families = v;
-        else if (OPT("--batches")) nb = bu_parse_ints(v, batches, 16);
+        else if (OPT("--batches")) nb = parse_list(v, batches, 16);
         else if (OPT("--dtypes")) dtypes = v;
         else if (OPT("--nx")) nx = atoi(v);
         else if (OPT("--horizon")) horizon = atoi(v);
         else if (OPT("--seed")) seed = strtoull(v, NULL, 10);
-        else if (OPT("--reps")) reps = atoi(v);
-        else if (OPT("--json")) json = v;
         else if (OPT("--dump")) dumpdir = v;
         else if (OPT("--dump-count")) dump_count = atoi(v);
         else if (OPT("--max-seconds")) max_seconds = atof(v);
         else if (!strcmp(a, "--hetero")) hetero = 1;
         else {
             fprintf(stderr, "usage: see the comment at the top of bench/bench_qp.c\n");
+            gala_context_destroy(ctx);
             return 2;
         }
 #undef OPT
+    }
+    if (o.quick) {
+        nb = 2;
+        batches[0] = 1;
+        batches[1] = 100;
     }
     if (dumpdir) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s", families);
         for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
-            if (dump(dumpdir, t, nx, horizon, seed, dump_count)) return 1;
-    }
-    gala_context *ctx;
-    if (gala_context_create(NULL, &ctx) != GALA_OK) {
-        fprintf(stderr, "no device: %s\n", gala_last_error(NULL));
-        return 1;
+            if (dump(dumpdir, t, nx, horizon, seed, dump_count)) {
+                gala_context_destroy(ctx);
+                return 1;
+            }
     }
     gala_device_info info;
     gala_context_info(ctx, &info);
     char device[300];
     snprintf(device, sizeof device, "%s: %s", info.backend_name, info.device_name);
-    fprintf(stderr, "device %s\n", device);
-    bu_json js;
-    if (bu_json_open(&js, json)) { fprintf(stderr, "cannot write %s\n", json); return 1; }
+    bu_json *js = o.json ? bu_json_open(o.json, "qp", ctx) : NULL;
     double t_start = bu_now();
     char fbuf[256];
     snprintf(fbuf, sizeof fbuf, "%s%s", families, hetero ? ",hetero,uniform" : "");
@@ -255,12 +276,12 @@ int main(int argc, char **argv)
                 }
                 run_spec r = {fam, dt, batches[b]};
                 if (!strcmp(fam, "hetero") || !strcmp(fam, "uniform")) r.batch = batches[b] < 1000 ? batches[b] : 1000;
-                if (run(ctx, &r, nx, horizon, seed, reps, &js, device)) rc = 1;
+                if (run(ctx, &r, nx, horizon, seed, reps, js, device)) rc = 1;
             }
         }
     }
 done:
-    bu_json_close(&js);
+    bu_json_close(js);
     gala_context_destroy(ctx);
     return rc;
 }

@@ -1,32 +1,57 @@
-/* Small helpers shared by the benchmarks: wall clock, a minimal JSON writer, argument
- * parsing of comma-separated integer lists. */
+/*
+ * Shared benchmark helpers: common command-line options, a context with device timers,
+ * timing a piece of work over repeats (median and spread), the device's measured copy
+ * bandwidth, a JSON writer, and a progress line on a terminal.
+ *
+ * Common options (parsed by bu_init, which removes them from argv):
+ *   --backend B       auto|opencl|cuda|host (default: GALA_BACKEND or auto)
+ *   --platform P      OpenCL platform index or name part
+ *   --device D        device index or name part
+ *   --reps N          timed repeats (default 20)
+ *   --warmup N        untimed runs first (default 3)
+ *   --json FILE       also write the results as JSON
+ *   --quick           small sizes only (CI-sized runs)
+ */
 #ifndef GALA_BENCHUTIL_H
 #define GALA_BENCHUTIL_H
 
 #include <stdio.h>
 
-/** Monotonic wall clock in seconds. */
-double bu_now(void);
+#include "gala/gala.h"
 
-/** A JSON array of flat objects, written as it goes ("[\n{...},\n{...}\n]"). */
-typedef struct bu_json {
-    FILE *f;
-    int items;  /* objects written */
-    int fields; /* fields in the current object */
-} bu_json;
+typedef struct bu_opts {
+    const char *backend, *platform, *device, *json;
+    int reps, warmup, quick;
+} bu_opts;
 
-/** Open (path "-" = stdout); returns 0 on success. */
-int bu_json_open(bu_json *j, const char *path);
-void bu_json_begin(bu_json *j);
-void bu_json_str(bu_json *j, const char *key, const char *value);
-void bu_json_num(bu_json *j, const char *key, double value);
-void bu_json_int(bu_json *j, const char *key, long long value);
-/** An array of numbers as one field. */
-void bu_json_nums(bu_json *j, const char *key, const double *v, int n);
-void bu_json_end(bu_json *j);
+/** Parse the common options (removing them from argv) and create a profiling context.
+ *  Prints the device line. Returns NULL (after printing why) on failure. */
+gala_context *bu_init(int *argc, char **argv, bu_opts *opts);
+
+/** Time fn(arg) `reps` times after `warmup` runs with device timers; ms[] receives each
+ *  repeat's milliseconds. Returns the status of the first failing call. */
+typedef gala_status (*bu_fn)(void *arg);
+gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int reps, double *ms);
+
+/** Median, and the 10th / 90th percentiles, of n values (the array is sorted). */
+double bu_median(double *v, int n);
+double bu_pct(double *v, int n, double p);
+
+/** Measured device-to-device copy bandwidth in GB/s (bytes read + written), cached. */
+double bu_copy_gbs(gala_context *ctx);
+
+/** JSON output: an object with a header (bench name, device, driver, backend, date, git
+ *  commit) and an array "results" of rows written with bu_json_row. */
+typedef struct bu_json bu_json;
+bu_json *bu_json_open(const char *path, const char *bench, gala_context *ctx);
+/** Row from key/value pairs: format letters in `types` ('s' string, 'i' int, 'd' double). */
+void bu_json_row(bu_json *j, const char *types, ...);
 void bu_json_close(bu_json *j);
 
-/** Parse "1,100,1000" into at most cap ints; returns the count. */
-int bu_parse_ints(const char *s, long long *out, int cap);
+/** A progress line on stderr when it is a terminal ("label  i/n"); silent otherwise. */
+void bu_progress(const char *label, int i, int n);
+
+/** Fill a host array with N(0,1) values from a seeded generator. */
+void bu_randn(double *v, size_t n, unsigned long long seed);
 
 #endif

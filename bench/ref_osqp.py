@@ -113,11 +113,14 @@ def main():
     out["all_cores_qps_per_s"] = n / (time.perf_counter() - t0)
     if a.compare:
         with open(a.compare) as f:
-            runs = json.load(f)
+            doc = json.load(f)
+        runs = doc["results"] if isinstance(doc, dict) else doc
         for r in runs:
             if r.get("family") != a.family:
                 continue
             g = r.get("obj_first", [])
+            if isinstance(g, str):
+                g = [float(v) for v in g.split(",") if v]
             k = min(len(g), len(objs))
             rel = [abs(g[i] - objs[i]) / (1 + abs(objs[i])) for i in range(k)
                    if g[i] is not None and objs[i] is not None]
