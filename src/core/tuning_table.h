@@ -9,3 +9,31 @@
 {"vec.max_groups", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 64},
 {"gemv.wg", 0, NULL, NULL, 0, 256},
 {"gemv.n_local", 0, NULL, NULL, 0, 128},
+
+/* Dense factorizations (src/la: potrf, potrs, potri; cl/potrf.cl, potrs.cl, potri.cl,
+ * lagemm.cl). la.unroll: unroll the register loops (GPUs); CPU OpenCL compiles the rolled
+ * loops many times faster. potrf.fused_max: largest n factored by one fused launch;
+ * potrf.nb: panel width of the blocked path; potrf.wg / potrf.panel_wg: work-groups of the
+ * fused and chunked panel launches; potrf.blas3_min: one matrix of at least this order
+ * uses the backend's BLAS-3 with steps of potrf.blas3_nb, left-looking when potrf.left.
+ * potrs.*: the same for the solves (rc right-hand sides per pass, chunks passes per
+ * work-group); lagemm.*: tile, depth and work-items per side of the update kernel. */
+{"la.unroll", 0, NULL, NULL, 0, 1},
+{"la.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
+{"potrf.fused_max", 0, NULL, NULL, 0, 64},
+{"potrf.nb", 0, NULL, NULL, 0, 64},
+{"potrf.wg", 0, NULL, NULL, 0, 128},
+{"potrf.panel_wg", 0, NULL, NULL, 0, 128},
+{"potrf.blas3_min", 0, NULL, NULL, 0, 1024},
+{"potrf.blas3_nb", 0, NULL, NULL, 0, 256},
+{"potrf.left", 0, NULL, NULL, 0, 1},
+{"potrs.fused_max", 0, NULL, NULL, 0, 64},
+{"potrs.nb", 0, NULL, NULL, 0, 64},
+{"potrs.wg", 0, NULL, NULL, 0, 128},
+{"potrs.rc", 0, NULL, NULL, 0, 4},
+{"potrs.chunks", 0, NULL, NULL, 0, 8},
+{"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
+{"potri.nb", 0, NULL, NULL, 0, 64},
+{"lagemm.tile", 0, NULL, NULL, 0, 64},
+{"lagemm.tk", 0, NULL, NULL, 0, 16},
+{"lagemm.td", 0, NULL, NULL, 0, 16},
