@@ -12,7 +12,9 @@
 
 /* Dense factorizations (src/la: potrf, potrs, potri; cl/potrf.cl, potrs.cl, potri.cl,
  * lagemm.cl). la.unroll: unroll the register loops (GPUs); CPU OpenCL compiles the rolled
- * loops many times faster. potrf.fused_max: largest n factored by one fused launch;
+ * loops many times faster. la.min_bucket: smallest register-row length N of the fused
+ * kernels (n <= fused_max runs with N = the power of two >= max(n, min_bucket)); on CPU
+ * OpenCL a larger minimum means fewer programs to compile. potrf.fused_max: largest n factored by one fused launch;
  * potrf.nb: panel width of the blocked path; potrf.wg / potrf.panel_wg: work-groups of the
  * fused and chunked panel launches; potrf.blas3_min: one matrix of at least this order
  * uses the backend's BLAS-3 with steps of potrf.blas3_nb, left-looking when potrf.left.
@@ -21,6 +23,8 @@
 {"la.unroll", 0, NULL, NULL, 0, 1},
 {"la.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
 {"potrf.fused_max", 0, NULL, NULL, 0, 64},
+{"la.min_bucket", 0, NULL, NULL, 0, 8},
+{"la.min_bucket", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 32},
 {"potrf.nb", 0, NULL, NULL, 0, 64},
 {"potrf.wg", 0, NULL, NULL, 0, 128},
 {"potrf.panel_wg", 0, NULL, NULL, 0, 128},

@@ -23,6 +23,7 @@
 
 typedef struct pf_cfg {
     int fused_max; /* n <= fused_max: one fused launch */
+    int min_bucket; /* smallest N of fused launches */
     int nb;        /* panel width N of the blocked path (power of two, <= 64) */
     int wg_fused;  /* work-group of fused launches (several matrices per group) */
     int wg_panel;  /* work-group of chunked panel launches: N diagonal rows + the rest */
@@ -37,6 +38,7 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
 {
     c->nb = la_pow2(clampi(gala_tune(ctx, "potrf.nb", dt, 64), 8, 64), 8);
     c->fused_max = clampi(gala_tune(ctx, "potrf.fused_max", dt, 64), 0, 64);
+    c->min_bucket = la_pow2(clampi(gala_tune(ctx, "la.min_bucket", dt, 8), 1, 64), 1);
     c->wg_fused = la_wg(ctx, gala_tune(ctx, "potrf.wg", dt, 128), 8);
     c->wg_panel = la_wg(ctx, gala_tune(ctx, "potrf.panel_wg", dt, 128), 2 * c->nb);
     c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
@@ -242,7 +244,7 @@ static gala_status pf_strided(gala_context *ctx, gala_dtype dt, int up, const la
                               const pf_cfg *c, const la_info *li)
 {
     if (s->n <= c->fused_max) {
-        const int N = la_pow2(s->n, 8);
+        const int N = la_pow2(s->n, c->min_bucket);
         return pf_fused(ctx, dt, up, s, N, c->wg_fused > N ? c->wg_fused : N, li);
     }
     if (s->count == 1 && s->n >= c->blas3_min && gala_blas3_available(ctx))
@@ -318,8 +320,8 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
     gala_buffer *desc;
     int *nlist, nruns;
     la_run runs[8];
-    GALA_TRY(la_desc_build(ctx, n, NULL, a_off, lda, NULL, NULL, batch, c.fused_max, 8, &desc,
-                           &nlist, runs, &nruns));
+    GALA_TRY(la_desc_build(ctx, n, NULL, a_off, lda, NULL, NULL, batch, c.fused_max,
+                           c.min_bucket, &desc, &nlist, runs, &nruns));
     if (!desc) { /* every matrix is empty */
         if (info) memset(info, 0, (size_t)batch * sizeof *info);
         return GALA_OK;

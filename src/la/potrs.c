@@ -18,7 +18,7 @@
 #include "la_common.h"
 
 typedef struct ps_cfg {
-    int fused_max, nb, wg, rc, rpg, blas3_min, blas3_nrhs;
+    int fused_max, min_bucket, nb, wg, rc, rpg, blas3_min, blas3_nrhs;
 } ps_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -27,6 +27,7 @@ static void ps_config(const gala_context *ctx, gala_dtype dt, ps_cfg *c)
 {
     c->nb = la_pow2(clampi(gala_tune(ctx, "potrs.nb", dt, 64), 8, 64), 8);
     c->fused_max = clampi(gala_tune(ctx, "potrs.fused_max", dt, 64), 0, 64);
+    c->min_bucket = la_pow2(clampi(gala_tune(ctx, "la.min_bucket", dt, 8), 1, 64), 1);
     c->wg = la_wg(ctx, gala_tune(ctx, "potrs.wg", dt, 128), 8);
     c->rc = clampi(gala_tune(ctx, "potrs.rc", dt, 4), 1, 16);
     c->rpg = c->rc * clampi(gala_tune(ctx, "potrs.chunks", dt, 8), 1, 1 << 20);
@@ -98,7 +99,7 @@ static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set
                           const ps_cfg *c)
 {
     const int nmax = set_nmax(s);
-    if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, 8), 0, 3);
+    if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
     if (!s->vb && s->count == 1 && nmax >= c->blas3_min && s->nrhs >= c->blas3_nrhs &&
         gala_blas3_available(ctx)) {
         gala_buffer *B = (gala_buffer *)s->B;
@@ -232,8 +233,8 @@ gala_status gala_potrs_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
     gala_buffer *desc;
     int *nlist, nruns;
     la_run runs[8];
-    GALA_TRY(la_desc_build(ctx, n, nrhs, a_off, lda, b_off, ldb, batch, c.fused_max, 8, &desc,
-                           &nlist, runs, &nruns));
+    GALA_TRY(la_desc_build(ctx, n, nrhs, a_off, lda, b_off, ldb, batch, c.fused_max,
+                           c.min_bucket, &desc, &nlist, runs, &nruns));
     gala_status st = GALA_OK;
     for (int r = 0; r < nruns && st == GALA_OK; ++r) {
         la_set s;
