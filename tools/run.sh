@@ -3,6 +3,7 @@
 #   tools/run.sh demo       install what gala needs, build it, run the demo on the default device
 #   tools/run.sh test       install, build with warnings as errors, run the whole test suite
 #   tools/run.sh sanitize   build the host-backend tests with AddressSanitizer + UBSan and run them
+#   tools/run.sh tsan       build with ThreadSanitizer and run the concurrency tests (host + OpenCL)
 #   tools/run.sh setup      only install the Debian packages
 # Builds go to build/ (build-asan/ for sanitize). Needs root or sudo for apt-get.
 set -euo pipefail
@@ -52,10 +53,15 @@ sanitize)
     # host backend only (no OpenCL runtime inside the sanitized process), leaks checked
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DGALA_SANITIZE=address,undefined \
         -DGALA_WITH_OPENCL=OFF -DGALA_BUILD_BENCH=OFF
-    ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
+    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
+    ;;
+tsan)
+    setup
+    build build-tsan -DCMAKE_BUILD_TYPE=Debug -DGALA_SANITIZE=thread -DGALA_BUILD_BENCH=OFF
+    TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R "threads|kcache"
     ;;
 *)
-    echo "usage: tools/run.sh demo|test|sanitize|setup" >&2
+    echo "usage: tools/run.sh demo|test|sanitize|tsan|setup" >&2
     exit 2
     ;;
 esac

@@ -48,7 +48,10 @@ typedef struct gala_context_options {
     /** When nonzero, enable device-side timing (gala_timer_*); default 0. */
     int profiling;
     /** Interoperability (CUDA backend): an existing CUstream / cudaStream_t to run on, or
-     *  NULL to create one. All gala work on the context is ordered on this stream. */
+     *  NULL to create one. All gala work on the context is ordered on this stream. The
+     *  context then uses the stream's CUDA context and device (a device selection must
+     *  match it); with backend AUTO it selects CUDA, with OPENCL or HOST it is
+     *  GALA_ERR_INVALID_ARG. The stream must outlive the gala context (see docs/cuda.md). */
     void *native_stream;
 } gala_context_options;
 
@@ -224,6 +227,28 @@ GALA_API gala_status gala_buffer_copy(const gala_buffer *src, size_t src_offset,
  * @return GALA_OK; GALA_ERR_INVALID_ARG.
  */
 GALA_API gala_status gala_buffer_fill(gala_buffer *buf, size_t offset, size_t count, double value);
+
+/**
+ * @brief Use caller-owned device memory as a gala buffer, without copying (interop).
+ *
+ * @p native is, per backend:
+ *   - CUDA: a CUdeviceptr (cudaMalloc / cuMemAlloc / managed memory) cast to void*, on the
+ *     context's device; it must be aligned to the element size. The driver is asked where
+ *     the pointer lives: memory of another device, host memory, or a range that runs past
+ *     the end of its allocation is rejected. Order your own work with gala's through
+ *     options.native_stream (or gala_finish()).
+ *   - OpenCL: a cl_mem of the context's cl_context holding at least count elements (not
+ *     checked: OpenCL cannot tell).
+ *   - HOST: a host pointer to count elements, aligned to the element size.
+ * The buffer behaves like one from gala_buffer_create(); gala_buffer_free() (or destroying
+ * the context) releases only gala's record: the memory stays the caller's, who must keep
+ * it alive until then and until work queued on it has finished.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, bad dtype, count 0, size overflow,
+ *         misaligned or foreign memory); GALA_ERR_NOT_SUPPORTED (double without fp64);
+ *         GALA_ERR_OUT_OF_MEMORY.
+ */
+GALA_API gala_status gala_buffer_wrap(gala_context *ctx, gala_dtype dtype, size_t count,
+                                      void *native, gala_buffer **buf);
 
 /* ------------------------------------------------------------------------------------ */
 /* Device timers (for benchmarks): elapsed device time between two points of the queue.  */

@@ -129,5 +129,6 @@ GALA_API const char *gala_version(void);
 #include "gala/la.h"
 #include "gala/sparse.h"
 #include "gala/qp.h"
+#include "gala/qps.h"
 
 #endif /* GALA_GALA_H */

@@ -53,6 +53,47 @@ gala_status gala_buffer_create(gala_context *ctx, gala_dtype dtype, size_t count
     return GALA_OK;
 }
 
+gala_status gala_buffer_wrap(gala_context *ctx, gala_dtype dtype, size_t count, void *native,
+                             gala_buffer **out)
+{
+    static const char fn[] = "gala_buffer_wrap";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    if (!out) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: buf is NULL", fn);
+    *out = NULL;
+    size_t esize = gala_dtype_size(dtype), bytes;
+    if (!esize) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: unknown type %d", fn, (int)dtype);
+    if (count == 0) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: count is 0", fn);
+    if (!native) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: native is NULL", fn);
+    if (gala_mul_overflow(count, esize, &bytes))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %zu elements of %zu bytes overflow", fn,
+                          count, esize);
+    if (dtype == GALA_DOUBLE && !ctx->info.fp64)
+        return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s: device '%s' has no double precision",
+                          fn, ctx->info.device_name);
+    void *handle = native;
+    if (ctx->ops->mem_wrap) {
+        GALA_TRY(ctx->ops->mem_wrap(ctx, native, bytes, esize, &handle));
+    } else if (ctx->ops->backend == GALA_BACKEND_HOST && (uintptr_t)native % esize != 0) {
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: host pointer %p is not aligned to %zu bytes",
+                          fn, native, esize);
+    }
+    gala_buffer *b = gala_calloc(1, sizeof *b);
+    if (!b) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    b->ctx = ctx;
+    b->dtype = dtype;
+    b->count = count;
+    b->bytes = bytes;
+    b->handle = handle;
+    b->owned = 0; /* gala_buffer_free leaves the memory to its owner */
+    b->next = ctx->buffers;
+    if (ctx->buffers) ctx->buffers->prev = b;
+    ctx->buffers = b;
+    ctx->stats.buffers_live++;
+    ctx->stats.bytes_live += bytes;
+    *out = b;
+    return GALA_OK;
+}
+
 gala_status gala_buffer_free(gala_buffer *b)
 {
     if (!b) return GALA_OK;

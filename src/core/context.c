@@ -85,7 +85,17 @@ gala_status gala_context_create(const gala_context_options *opts, gala_context *
     ctx->profiling = o.profiling;
 
     gala_status s = GALA_ERR_NO_DEVICE;
-    if (want != GALA_BACKEND_AUTO) {
+    if (o.native_stream && want != GALA_BACKEND_AUTO && want != GALA_BACKEND_CUDA) {
+        s = gala_error(NULL, GALA_ERR_INVALID_ARG,
+                       "gala_context_create: options.native_stream is a CUDA stream, but the "
+                       "%s backend was requested", gala_backend_name(want));
+    } else if (o.native_stream && want == GALA_BACKEND_AUTO) {
+        /* a caller's CUDA stream: only the CUDA backend can order work on it */
+        s = gala_cuda_ops() ? try_open(ctx, gala_cuda_ops(), &o, plat, dev, 0)
+                            : gala_error(NULL, GALA_ERR_NOT_SUPPORTED,
+                                         "gala_context_create: options.native_stream needs the "
+                                         "CUDA backend, which this build lacks");
+    } else if (want != GALA_BACKEND_AUTO) {
         const gala_device_ops *ops = backend_ops(want);
         if (!ops)
             s = gala_error(NULL, GALA_ERR_NOT_SUPPORTED,

@@ -122,6 +122,12 @@ typedef struct gala_device_ops {
 
     /** Optional BLAS-3 (NULL when the backend has none). */
     const gala_blas3_ops *blas3;
+
+    /** Optional: check caller-owned memory for gala_buffer_wrap() (native handle, extent
+     *  in bytes, element size) and give the handle to store (NULL hook: the native value
+     *  is the handle as is). Errors: GALA_ERR_INVALID_ARG with a message. */
+    gala_status (*mem_wrap)(struct gala_context *ctx, void *native, size_t bytes,
+                            size_t elem_size, void **handle);
 } gala_device_ops;
 
 /* The backends compiled into this build (NULL where absent). */

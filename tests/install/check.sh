@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, then builds the README example against
+# it twice: with CMake's find_package(gala) and with pkg-config. Usage: check.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log"
+test -f "$tmp/prefix/include/gala/gala.h"
+cmake -S "$here" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/cfg.log"
+cmake --build "$tmp/consumer" > "$tmp/build.log"
+LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64:${LD_LIBRARY_PATH:-}" "$tmp/consumer/consumer"
+libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -1)
+flags=$(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs gala)
+cc "$here/../readme_example.c" $flags -o "$tmp/pc_consumer"
+LD_LIBRARY_PATH="$(dirname "$libdir"):${LD_LIBRARY_PATH:-}" "$tmp/pc_consumer"
+echo "install check passed (find_package and pkg-config)"

@@ -1,0 +1,270 @@
+/* Contexts, device selection, buffers, errors and statistics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static gala_context *make(gala_backend b)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = b;
+    o.use_environment = 0;
+    gala_context *ctx = NULL;
+    return gala_context_create(&o, &ctx) == GALA_OK ? ctx : NULL;
+}
+
+START_TEST(status_strings_and_types)
+{
+    for (int s = 0; s >= GALA_ERR_INTERNAL; --s) {
+        const char *t = gala_status_string((gala_status)s);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_msg(strncmp(t, "GALA_", 5) == 0, "status %d: %s", s, t);
+    }
+    ck_assert_str_eq(gala_status_string((gala_status)-999), "unknown status");
+    ck_assert_uint_eq(gala_dtype_size(GALA_FLOAT), 4);
+    ck_assert_uint_eq(gala_dtype_size(GALA_DOUBLE), 8);
+    ck_assert_uint_eq(gala_dtype_size(GALA_INT), 4);
+    ck_assert_uint_eq(gala_dtype_size((gala_dtype)77), 0);
+    ck_assert_str_eq(gala_dtype_name(GALA_DOUBLE), "double");
+    ck_assert_str_eq(gala_backend_name(GALA_BACKEND_HOST), "host");
+    ck_assert_int_eq(gala_backend_available(GALA_BACKEND_HOST), 1);
+    ck_assert_ptr_nonnull(strchr(gala_version(), '.'));
+}
+END_TEST
+
+START_TEST(host_context_info_and_stats)
+{
+    gala_context *ctx = make(GALA_BACKEND_HOST);
+    ck_assert_ptr_nonnull(ctx);
+    gala_device_info info;
+    TU_OK(ctx, gala_context_info(ctx, &info));
+    ck_assert_int_eq(info.backend, GALA_BACKEND_HOST);
+    ck_assert_str_eq(info.backend_name, "host");
+    ck_assert_int_eq(info.fp64, 1);
+    ck_assert_int_ge(info.compute_units, 1);
+    ck_assert_int_eq(gala_context_info(NULL, &info), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_context_info(ctx, NULL), GALA_ERR_INVALID_ARG);
+    gala_stats st;
+    TU_OK(ctx, gala_context_stats(ctx, &st));
+    ck_assert_int_eq(st.buffers_live, 0);
+    gala_buffer *b;
+    TU_OK(ctx, gala_buffer_create(ctx, GALA_DOUBLE, 10, &b));
+    TU_OK(ctx, gala_context_stats(ctx, &st));
+    ck_assert_int_eq(st.buffers_live, 1);
+    ck_assert_uint_eq(st.bytes_live, 80);
+    /* destroying the context frees the buffers left in it */
+    TU_OK(ctx, gala_context_destroy(ctx));
+    TU_OK(NULL, gala_context_destroy(NULL));
+}
+END_TEST
+
+START_TEST(environment_selects_backend)
+{
+    gala_context *ctx = NULL;
+    setenv("GALA_BACKEND", "HOST", 1);
+    TU_OK(NULL, gala_context_create(NULL, &ctx));
+    gala_device_info info;
+    gala_context_info(ctx, &info);
+    ck_assert_int_eq(info.backend, GALA_BACKEND_HOST);
+    gala_context_destroy(ctx);
+
+    setenv("GALA_BACKEND", "quantum", 1);
+    ck_assert_int_eq(gala_context_create(NULL, &ctx), GALA_ERR_INVALID_ARG);
+    ck_assert_ptr_null(ctx);
+    ck_assert_msg(strstr(gala_last_error(NULL), "quantum") != NULL, "%s", gala_last_error(NULL));
+
+    /* use_environment = 0 ignores it */
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.use_environment = 0;
+    o.backend = GALA_BACKEND_HOST;
+    TU_OK(NULL, gala_context_create(&o, &ctx));
+    gala_context_destroy(ctx);
+    unsetenv("GALA_BACKEND");
+
+    /* a named device that does not exist is an error, never a silent fallback */
+    setenv("GALA_DEVICE", "no-such-device-xyz", 1);
+    gala_status s = gala_context_create(NULL, &ctx);
+    ck_assert_msg(s == GALA_ERR_NO_DEVICE, "got %s", gala_status_string(s));
+    ck_assert_msg(strstr(gala_last_error(NULL), "no-such-device-xyz") != NULL, "%s",
+                  gala_last_error(NULL));
+    unsetenv("GALA_DEVICE");
+
+    ck_assert_int_eq(gala_context_create(NULL, NULL), GALA_ERR_INVALID_ARG);
+    o.backend = (gala_backend)42;
+    ck_assert_int_eq(gala_context_create(&o, &ctx), GALA_ERR_INVALID_ARG);
+}
+END_TEST
+
+START_TEST(opencl_selection)
+{
+    if (!gala_backend_available(GALA_BACKEND_OPENCL)) return;
+    int n = 0;
+    TU_OK(NULL, gala_device_list(NULL, 0, &n));
+    ck_assert_int_ge(n, 1); /* the host at least */
+    gala_device_desc *d = calloc((size_t)n, sizeof *d);
+    TU_OK(NULL, gala_device_list(d, n, &n));
+    ck_assert_int_eq(d[n - 1].backend, GALA_BACKEND_HOST);
+    for (int i = 0; i < n; ++i) {
+        if (d[i].backend != GALA_BACKEND_OPENCL) continue;
+        /* select it by index and by name; both give the same device */
+        gala_context_options o;
+        gala_context_options_default(&o);
+        o.use_environment = 0;
+        o.backend = GALA_BACKEND_OPENCL;
+        char pi[8], di[8];
+        snprintf(pi, sizeof pi, "%d", d[i].platform_index);
+        snprintf(di, sizeof di, "%d", d[i].device_index);
+        o.platform = pi;
+        o.device = di;
+        gala_context *ctx;
+        TU_OK(NULL, gala_context_create(&o, &ctx));
+        gala_device_info info;
+        gala_context_info(ctx, &info);
+        ck_assert_str_eq(info.device_name, d[i].device_name);
+        ck_assert_str_eq(info.platform_name, d[i].platform_name);
+        ck_assert_int_gt(info.max_work_group_size, 0);
+        ck_assert_int_gt(info.local_mem_bytes, 0);
+        gala_context_destroy(ctx);
+        o.platform = NULL;
+        o.device = d[i].device_name;
+        TU_OK(NULL, gala_context_create(&o, &ctx));
+        gala_context_info(ctx, &info);
+        ck_assert_str_eq(info.device_name, d[i].device_name);
+        gala_context_destroy(ctx);
+    }
+    ck_assert_int_eq(gala_device_list(NULL, 3, &n), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_device_list(d, 1, NULL), GALA_ERR_INVALID_ARG);
+    free(d);
+}
+END_TEST
+
+START_TEST(buffers_roundtrip_with_offsets)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    enum { N = 1037 };
+    double v[N], w[N];
+    for (int i = 0; i < N; ++i) v[i] = tu_normal(&r);
+    tu_round(dt, v, N);
+    gala_buffer *a = tu_upload(ctx, dt, v, N), *b = tu_poisoned(ctx, dt, N);
+    ck_assert_uint_eq(gala_buffer_count(a), N);
+    ck_assert_int_eq(gala_buffer_dtype(a), dt);
+    ck_assert_ptr_eq(gala_buffer_context(a), ctx);
+    /* copy a middle range, fill another, leave the rest poisoned */
+    TU_OK(ctx, gala_buffer_copy(a, 100, b, 3, 500));
+    TU_OK(ctx, gala_buffer_fill(b, 600, 17, 2.5));
+    tu_download(b, 0, w, N);
+    for (int i = 0; i < N; ++i) {
+        if (i >= 3 && i < 503) ck_assert_msg(w[i] == v[i + 97], "copy at %d", i);
+        else if (i >= 600 && i < 617) ck_assert_msg(w[i] == 2.5, "fill at %d", i);
+        else ck_assert_msg(isnan(w[i]), "element %d was written", i);
+    }
+    /* asynchronous transfers complete at gala_finish */
+    double z[N];
+    float zf[N];
+    for (int i = 0; i < N; ++i) { z[i] = -i; zf[i] = (float)-i; }
+    TU_OK(ctx, gala_buffer_write_async(b, 0, N, dt == GALA_DOUBLE ? (void *)z : (void *)zf));
+    TU_OK(ctx, gala_finish(ctx));
+    double back[N];
+    float backf[N];
+    TU_OK(ctx, gala_buffer_read_async(b, 0, N, dt == GALA_DOUBLE ? (void *)back : (void *)backf));
+    TU_OK(ctx, gala_finish(ctx));
+    for (int i = 0; i < N; ++i) ck_assert((dt == GALA_DOUBLE ? back[i] : backf[i]) == -i);
+    gala_buffer_free(a);
+    gala_buffer_free(b);
+}
+END_TEST
+
+START_TEST(buffer_errors)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_buffer *b = NULL, *c = NULL, *i32 = NULL;
+    double v[4] = {0};
+    ck_assert_int_eq(gala_buffer_create(NULL, dt, 4, &b), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_create(ctx, dt, 0, &b), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_create(ctx, (gala_dtype)9, 4, &b), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_create(ctx, dt, SIZE_MAX / 2, &b), GALA_ERR_INVALID_ARG); /* bytes overflow */
+    ck_assert_ptr_null(b);
+    /* representable but far larger than any device: a clear out-of-memory, no crash */
+    /* 2^57 elements: beyond any address space, so even an overcommitting host refuses */
+    ck_assert_int_eq(gala_buffer_create(ctx, dt, (size_t)1 << 57, &b), GALA_ERR_DEVICE_MEMORY);
+    ck_assert_ptr_null(b);
+    ck_assert_int_eq(gala_buffer_create(ctx, dt, 4, NULL), GALA_ERR_INVALID_ARG);
+    TU_OK(ctx, gala_buffer_create(ctx, dt, 4, &b));
+    TU_OK(ctx, gala_buffer_create(ctx, dt, 4, &c));
+    TU_OK(ctx, gala_buffer_create(ctx, GALA_INT, 4, &i32));
+    ck_assert_int_eq(gala_buffer_write(b, 1, 4, v), GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(ctx), "outside") != NULL, "%s", gala_last_error(ctx));
+    ck_assert_int_eq(gala_buffer_write(b, 5, 0, v), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_write(b, 0, 4, NULL), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_write(NULL, 0, 4, v), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_read(b, SIZE_MAX, 2, v), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_copy(b, 0, i32, 0, 4), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_copy(b, 0, b, 1, 2), GALA_ERR_INVALID_ARG); /* overlap */
+    ck_assert_int_eq(gala_buffer_copy(b, 2, c, 0, 3), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_buffer_fill(i32, 0, 4, 1e12), GALA_ERR_INVALID_ARG);
+    TU_OK(ctx, gala_buffer_fill(i32, 0, 4, -7));
+    int iv[4];
+    TU_OK(ctx, gala_buffer_read(i32, 0, 4, iv));
+    for (int i = 0; i < 4; ++i) ck_assert_int_eq(iv[i], -7);
+    TU_OK(ctx, gala_buffer_write(b, 4, 0, v)); /* empty range at the end is fine */
+    TU_OK(ctx, gala_buffer_free(NULL));
+    gala_buffer_free(b);
+    gala_buffer_free(c);
+    gala_buffer_free(i32);
+}
+END_TEST
+
+START_TEST(timers_measure_something)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = tu_target_get(_i)->backend;
+    o.profiling = 1;
+    gala_context *ctx;
+    TU_OK(NULL, gala_context_create(&o, &ctx));
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_buffer *x = tu_poisoned(ctx, dt, 1 << 20), *y = tu_poisoned(ctx, dt, 1 << 20);
+    TU_OK(ctx, gala_buffer_fill(x, 0, 1 << 20, 1));
+    gala_timer *t0, *t1;
+    double ms = -1;
+    TU_OK(ctx, gala_timer_record(ctx, &t0));
+    TU_OK(ctx, gala_axpby_batched(ctx, 1 << 10, 1, x, 0, 1 << 10, 0, y, 0, 1 << 10, 1 << 10));
+    TU_OK(ctx, gala_timer_record(ctx, &t1));
+    TU_OK(ctx, gala_timer_elapsed_ms(t0, t1, &ms));
+    ck_assert_msg(ms >= 0 && ms < 60000, "elapsed %g ms", ms);
+    ck_assert_int_eq(gala_timer_elapsed_ms(t0, NULL, &ms), GALA_ERR_INVALID_ARG);
+    gala_timer_free(t0);
+    gala_timer_free(t1);
+    gala_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(last_error_is_per_thread_for_null_context)
+{
+    gala_buffer *b;
+    ck_assert_int_eq(gala_buffer_create(NULL, GALA_FLOAT, 4, &b), GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(NULL), "NULL") != NULL, "%s", gala_last_error(NULL));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("core");
+    TCase *tc = tcase_create("core");
+    int nt = tu_target_count();
+    tcase_add_test(tc, status_strings_and_types);
+    tcase_add_test(tc, host_context_info_and_stats);
+    tcase_add_test(tc, environment_selects_backend);
+    tcase_add_test(tc, opencl_selection);
+    tcase_add_loop_test(tc, buffers_roundtrip_with_offsets, 0, nt);
+    tcase_add_loop_test(tc, buffer_errors, 0, nt);
+    tcase_add_loop_test(tc, timers_measure_something, 0, nt);
+    tcase_add_test(tc, last_error_is_per_thread_for_null_context);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}

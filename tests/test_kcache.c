@@ -1,0 +1,251 @@
+/* The on-disk kernel cache: hits, corrupt entries, unwritable folders, concurrent
+ * processes, and compile errors reported with the compiler's log. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+extern char **environ;
+
+static char self_path[4096];
+
+/* A backend that compiles kernels (OpenCL or CUDA), or HOST when there is none. */
+static gala_backend compiling_backend(void)
+{
+    for (int i = 0; i < tu_target_count(); ++i)
+        if (tu_target_get(i)->backend != GALA_BACKEND_HOST) return tu_target_get(i)->backend;
+    return GALA_BACKEND_HOST;
+}
+
+/* Create a context, run one kernel, check it, return its statistics. */
+static gala_status run_once(gala_backend b, gala_stats *st)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = b;
+    gala_context *ctx;
+    gala_status s = gala_context_create(&o, &ctx);
+    if (s != GALA_OK) return s;
+    float x[64], y[64];
+    for (int i = 0; i < 64; ++i) { x[i] = (float)i; y[i] = 1; }
+    gala_buffer *bx = NULL, *by = NULL;
+    if ((s = gala_buffer_create(ctx, GALA_FLOAT, 64, &bx)) == GALA_OK &&
+        (s = gala_buffer_create(ctx, GALA_FLOAT, 64, &by)) == GALA_OK &&
+        (s = gala_buffer_write(bx, 0, 64, x)) == GALA_OK &&
+        (s = gala_buffer_write(by, 0, 64, y)) == GALA_OK &&
+        (s = gala_axpby_batched(ctx, 16, 3, bx, 0, 16, 1, by, 0, 16, 4)) == GALA_OK &&
+        (s = gala_buffer_read(by, 0, 64, y)) == GALA_OK) {
+        for (int i = 0; i < 64; ++i)
+            if (y[i] != 3.0f * (float)i + 1) s = GALA_ERR_INTERNAL;
+    }
+    if (st) gala_context_stats(ctx, st);
+    gala_context_destroy(ctx);
+    return s;
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".bin") && !strstr(e->d_name, ".tmp")) ++n;
+    closedir(d);
+    return n;
+}
+
+static void fresh_dir(char *out, size_t cap, const char *tag)
+{
+    snprintf(out, cap, "/tmp/gala-kcache-test-%ld-%s-XXXXXX", (long)getpid(), tag);
+    ck_assert_ptr_nonnull(mkdtemp(out));
+}
+
+START_TEST(second_context_loads_from_disk)
+{
+    gala_backend b = compiling_backend();
+    if (b == GALA_BACKEND_HOST) return; /* nothing is compiled on the host */
+    char dir[256];
+    fresh_dir(dir, sizeof dir, "hit");
+    setenv("GALA_CACHE_DIR", dir, 1);
+    gala_stats st;
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    ck_assert_int_ge(st.programs_built, 1);
+    ck_assert_int_eq(st.programs_from_cache, 0);
+    ck_assert_int_ge(count_entries(dir), 1);
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    ck_assert_int_eq(st.programs_built, 0);
+    ck_assert_int_ge(st.programs_from_cache, 1);
+}
+END_TEST
+
+START_TEST(corrupt_entries_are_rebuilt)
+{
+    gala_backend b = compiling_backend();
+    if (b == GALA_BACKEND_HOST) return;
+    char dir[256];
+    fresh_dir(dir, sizeof dir, "corrupt");
+    setenv("GALA_CACHE_DIR", dir, 1);
+    ck_assert_int_eq(run_once(b, NULL), GALA_OK);
+    for (int mode = 0; mode < 3; ++mode) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strstr(e->d_name, ".bin")) continue;
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            struct stat sb;
+            stat(p, &sb);
+            if (mode == 0) { ck_assert_int_eq(truncate(p, sb.st_size / 2), 0); }
+            else if (mode == 1) { /* flip one byte in the payload */
+                int fd = open(p, O_RDWR);
+                unsigned char c;
+                ck_assert_int_eq(pread(fd, &c, 1, sb.st_size - 7), 1);
+                c ^= 0x5a;
+                ck_assert_int_eq(pwrite(fd, &c, 1, sb.st_size - 7), 1);
+                close(fd);
+            } else { /* garbage */
+                FILE *f = fopen(p, "wb");
+                fputs("not a kernel", f);
+                fclose(f);
+            }
+        }
+        closedir(d);
+        gala_stats st;
+        ck_assert_int_eq(run_once(b, &st), GALA_OK);
+        ck_assert_msg(st.programs_built >= 1 && st.programs_from_cache == 0,
+                      "mode %d: built %ld, from cache %ld", mode, st.programs_built,
+                      st.programs_from_cache);
+        ck_assert_int_eq(run_once(b, &st), GALA_OK); /* the rebuilt entry is good again */
+        ck_assert_int_ge(st.programs_from_cache, 1);
+    }
+}
+END_TEST
+
+START_TEST(unusable_cache_folders_are_not_fatal)
+{
+    gala_backend b = compiling_backend();
+    char file[256];
+    snprintf(file, sizeof file, "/tmp/gala-kcache-file-%ld", (long)getpid());
+    FILE *f = fopen(file, "w");
+    fputs("x", f);
+    fclose(f);
+    char under_file[300];
+    snprintf(under_file, sizeof under_file, "%s/sub", file); /* a folder under a regular file */
+    setenv("GALA_CACHE_DIR", under_file, 1);
+    ck_assert_int_eq(run_once(b, NULL), GALA_OK);
+    setenv("GALA_CACHE_DIR", "/proc/gala-cannot-exist", 1);
+    ck_assert_int_eq(run_once(b, NULL), GALA_OK);
+    char dir[256];
+    fresh_dir(dir, sizeof dir, "off");
+    setenv("GALA_CACHE_DIR", dir, 1);
+    setenv("GALA_CACHE", "0", 1);
+    ck_assert_int_eq(run_once(b, NULL), GALA_OK);
+    ck_assert_int_eq(count_entries(dir), 0);
+    unsetenv("GALA_CACHE");
+    unlink(file);
+}
+END_TEST
+
+START_TEST(concurrent_processes_share_a_folder)
+{
+    gala_backend b = compiling_backend();
+    if (b == GALA_BACKEND_HOST) return;
+    char dir[256];
+    fresh_dir(dir, sizeof dir, "race");
+    setenv("GALA_CACHE_DIR", dir, 1);
+    enum { P = 4 };
+    pid_t pids[P];
+    for (int i = 0; i < P; ++i) {
+        char *argv[] = {self_path, "--child", NULL};
+        ck_assert_int_eq(posix_spawn(&pids[i], self_path, NULL, NULL, argv, environ), 0);
+    }
+    for (int i = 0; i < P; ++i) {
+        int st = 0;
+        ck_assert_int_eq(waitpid(pids[i], &st, 0), pids[i]);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d failed (status %d)", i, st);
+    }
+    gala_stats st;
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    ck_assert_int_ge(st.programs_from_cache, 1);
+    ck_assert_int_eq(st.programs_built, 0);
+}
+END_TEST
+
+START_TEST(compile_errors_carry_the_log)
+{
+    gala_backend b = compiling_backend();
+    if (b == GALA_BACKEND_HOST) return;
+    char dir[256], path[512];
+    fresh_dir(dir, sizeof dir, "src");
+    snprintf(path, sizeof path, "%s/common.clh", dir);
+    FILE *out = fopen(path, "w"), *in = fopen(GALA_SOURCE_DIR "/cl/common.clh", "r");
+    ck_assert_ptr_nonnull(in);
+    int c;
+    while ((c = fgetc(in)) != EOF) fputc(c, out);
+    fclose(in);
+    fclose(out);
+    snprintf(path, sizeof path, "%s/vec.cl", dir);
+    out = fopen(path, "w");
+    fputs("KERNEL void axpby(int n) { this is not C; }\n", out);
+    fclose(out);
+    char cache[256];
+    fresh_dir(cache, sizeof cache, "errcache");
+    setenv("GALA_CACHE_DIR", cache, 1);
+    setenv("GALA_CL_DIR", dir, 1);
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = b;
+    gala_context *ctx;
+    TU_OK(NULL, gala_context_create(&o, &ctx));
+    gala_buffer *x;
+    TU_OK(ctx, gala_buffer_create(ctx, GALA_FLOAT, 8, &x));
+    gala_status s = gala_axpby_batched(ctx, 8, 1, x, 0, 8, 1, x, 0, 8, 1);
+    ck_assert_int_eq(s, GALA_ERR_KERNEL_BUILD);
+    /* our header, then the compiler's own log (PoCL names the file, NVIDIA "<kernel>") */
+    const char *log = strstr(gala_last_error(ctx), "compiler log:");
+    ck_assert_msg(log && strstr(log, "error") != NULL, "log: %s", gala_last_error(ctx));
+    ck_assert_int_eq(count_entries(cache), 0);
+    /* a missing source file is a build error too, not a crash */
+    unlink(path);
+    gala_buffer *r;
+    TU_OK(ctx, gala_buffer_create(ctx, GALA_FLOAT, 1, &r));
+    s = gala_norm_inf_batched(ctx, 8, x, 0, 8, r, 0, 1);
+    ck_assert_int_eq(s, GALA_ERR_KERNEL_BUILD);
+    ck_assert_msg(strstr(gala_last_error(ctx), "not readable") != NULL, "%s", gala_last_error(ctx));
+    unsetenv("GALA_CL_DIR");
+    /* the context stays usable once the sources are good again */
+    TU_OK(ctx, gala_buffer_fill(x, 0, 8, 1));
+    TU_OK(ctx, gala_axpby_batched(ctx, 8, 1, x, 0, 8, 1, x, 0, 8, 1));
+    float v[8];
+    TU_OK(ctx, gala_buffer_read(x, 0, 8, v));
+    ck_assert(v[0] == 2 && v[7] == 2);
+    gala_context_destroy(ctx);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (n > 0) self_path[n] = '\0';
+    if (argc > 1 && strcmp(argv[1], "--child") == 0) {
+        gala_backend b = compiling_backend();
+        return run_once(b, NULL) == GALA_OK ? 0 : 1;
+    }
+    Suite *s = suite_create("kcache");
+    TCase *tc = tcase_create("kcache");
+    tcase_add_test(tc, second_context_loads_from_disk);
+    tcase_add_test(tc, corrupt_entries_are_rebuilt);
+    tcase_add_test(tc, unusable_cache_folders_are_not_fatal);
+    tcase_add_test(tc, concurrent_processes_share_a_folder);
+    tcase_add_test(tc, compile_errors_carry_the_log);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}

@@ -1,0 +1,288 @@
+/*
+ * Every kernel family of cl/ compiles for CUDA through NVRTC, with the CUDA backend's own
+ * options, in float and double: to PTX for an old and a current virtual architecture
+ * (compute_75, compute_90) and to CUBIN for sm_90 (which also runs ptxas: register and
+ * shared-memory limits). No GPU is needed, so a kernel that does not compile for CUDA
+ * fails CI. The -D values come from the `gala-defines:` line of each .cl file.
+ *
+ * The PTX is also checked against the host backend's kernel table: every kernel of the
+ * family exists on both sides, with parameter lists of the same kinds (a mismatch would
+ * read garbage on CUDA, which does not check argument sizes the way OpenCL does).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kernel.h"
+#include "device/cuda/nvrtc_compile.h"
+#include "device/host/host_kernels.h"
+#include "testutil.h"
+
+#define MAX_KERNELS 64
+#define GALA_CUDA_MAX_PARAMS_TEST 72
+
+/* The text of cl/<family>.cl inside the assembled source (after its #line marker). */
+static const char *family_text(const char *src, const char *family)
+{
+    char marker[96];
+    snprintf(marker, sizeof marker, "#line 1 \"%s.cl\"", family);
+    const char *p = strstr(src, marker);
+    return p ? p + strlen(marker) : NULL;
+}
+
+/* " -DNAME=value ..." from the file's `gala-defines:` line; 0 when there is none. */
+static int defines(const char *text, char *out, size_t cap)
+{
+    const char *p = strstr(text, "gala-defines:");
+    if (!p) return 0;
+    p += strlen("gala-defines:");
+    size_t k = 0;
+    out[0] = '\0';
+    while (*p && *p != '\n') {
+        while (*p == ' ' || *p == '\t') ++p;
+        const char *w = p;
+        while (*p && *p != '\n' && *p != ' ' && *p != '\t') ++p;
+        if (p > w && strchr(w, '=') && strchr(w, '=') < p)
+            k += (size_t)snprintf(out + k, cap - k, " -D%.*s", (int)(p - w), w);
+    }
+    return 1;
+}
+
+/* Names of the kernels of a family: every `KERNEL void name(`. */
+static int kernel_names(const char *text, char names[][64], int cap)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, "KERNEL")) != NULL; p += 6) {
+        const char *q = p + 6;
+        while (*q == ' ' || *q == '\n') ++q;
+        if (strncmp(q, "void", 4) != 0) continue;
+        q += 4;
+        while (*q == ' ' || *q == '\n') ++q;
+        size_t len = strspn(q, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        if (len == 0 || len >= 64 || n >= cap) continue;
+        memcpy(names[n], q, len);
+        names[n][len] = '\0';
+        ++n;
+    }
+    return n;
+}
+
+/* The parameter kinds of kernel `name` in PTX, one letter each: 'q' 64-bit integer or
+ * pointer, 'w' 32-bit integer, 'f' float, 'd' double, '?' other. -1 when absent. */
+static int ptx_params(const char *ptx, const char *name, char *kinds, int cap)
+{
+    char head[96];
+    snprintf(head, sizeof head, ".entry %s(", name);
+    const char *p = strstr(ptx, head);
+    if (!p) return -1;
+    const char *end = strchr(p, ')');
+    int n = 0;
+    for (p += strlen(head); p && p < end && n < cap - 1; p = strchr(p, '\n')) {
+        const char *prm = strstr(p, ".param ");
+        if (!prm || prm > end) break;
+        p = prm + 7;
+        char k = '?';
+        if (!strncmp(p, ".u64", 4) || !strncmp(p, ".s64", 4) || !strncmp(p, ".b64", 4)) k = 'q';
+        else if (!strncmp(p, ".u32", 4) || !strncmp(p, ".s32", 4) || !strncmp(p, ".b32", 4)) k = 'w';
+        else if (!strncmp(p, ".f32", 4)) k = 'f';
+        else if (!strncmp(p, ".f64", 4)) k = 'd';
+        kinds[n++] = k;
+    }
+    kinds[n] = '\0';
+    return n;
+}
+
+/* Lines of double-precision arithmetic in PTX (declarations and conversions excluded). */
+static int f64_ops(const char *ptx)
+{
+    int n = 0;
+    for (const char *p = ptx; (p = strstr(p, ".f64")) != NULL; p += 4) {
+        const char *bol = p;
+        while (bol > ptx && bol[-1] != '\n') --bol;
+        while (*bol == '\t' || *bol == ' ') ++bol;
+        if (strncmp(bol, ".reg", 4) && strncmp(bol, ".param", 6) && strncmp(bol, "cvt", 3) &&
+            strncmp(bol, "ld.param", 8) && strncmp(bol, "mov", 3))
+            ++n;
+        const char *eol = strchr(p, '\n');
+        if (!eol) break;
+        p = eol - 3; /* one count per line */
+    }
+    return n;
+}
+
+static gala_status compile(const char *target, int cubin, const char *what, const char *source,
+                           const char *options, char **image, size_t *size)
+{
+    gala_nvrtc_args a;
+    gala_status s = gala_nvrtc_args_make(NULL, target, options, &a);
+    if (s != GALA_OK) return s;
+    void *img = NULL;
+    s = gala_nvrtc_compile(NULL, what, "test.cu", source, &a, cubin, &img, size);
+    *image = img;
+    return s;
+}
+
+START_TEST(family_compiles_for_cuda)
+{
+    const char *family = gala_kernel_family_name(_i / 2);
+    int dbl = _i % 2;
+    ck_assert_ptr_nonnull(family);
+    char fam[64];
+    snprintf(fam, sizeof fam, "%s", family);
+    char *src = NULL;
+    TU_OK(NULL, gala_kernel_source(NULL, fam, &src));
+    const char *text = family_text(src, fam);
+    ck_assert_msg(text != NULL, "no #line marker for %s.cl", fam);
+    char defs[512], options[640];
+    ck_assert_msg(defines(text, defs, sizeof defs),
+                  "cl/%s.cl has no `gala-defines:` line in its header comment", fam);
+    snprintf(options, sizeof options, "-DREAL=%s%s%s", dbl ? "double" : "float",
+             dbl ? " -DGALA_DOUBLE=1" : "", defs);
+
+    static const struct { const char *target; int cubin; } targets[] = {
+        {"compute_75", 0}, {"sm_90", 1}, {"compute_90", 0}};
+    char *ptx = NULL;
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; ++t) {
+        char what[128];
+        snprintf(what, sizeof what, "cl/%s.cl for %s", fam, targets[t].target);
+        char *img = NULL;
+        size_t size = 0;
+        gala_status s = compile(targets[t].target, targets[t].cubin, what, src, options, &img, &size);
+        ck_assert_msg(s == GALA_OK, "%s (%s): %s", what, options, gala_last_error(NULL));
+        ck_assert_uint_gt(size, 0);
+        if (t == 2) ptx = img;
+        else gala_free(img);
+    }
+
+    /* kernels and their parameters against the host backend's table */
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = GALA_BACKEND_HOST;
+    o.use_environment = 0;
+    gala_context *hctx;
+    TU_OK(NULL, gala_context_create(&o, &hctx));
+    gala_program_key key;
+    gala_key_init(&key, fam, dbl ? GALA_DOUBLE : GALA_FLOAT);
+    void *prog = NULL;
+    int from_cache;
+    gala_status s = gala_host_ops.program_build(hctx, &key, NULL, "", &prog, &from_cache);
+    ck_assert_msg(s == GALA_OK, "the host backend has no family '%s' (every cl/ family needs "
+                  "host kernels): %s", fam, gala_last_error(hctx));
+    char names[MAX_KERNELS][64];
+    int nk = kernel_names(text, names, MAX_KERNELS);
+    ck_assert_msg(nk > 0, "cl/%s.cl declares no `KERNEL void name(`", fam);
+    for (int k = 0; k < nk; ++k) {
+        char kinds[GALA_CUDA_MAX_PARAMS_TEST];
+        int np = ptx_params(ptx, names[k], kinds, (int)sizeof kinds);
+        ck_assert_msg(np >= 0, "kernel %s.%s is not an entry point of the PTX (extern \"C\"?)", fam,
+                      names[k]);
+        void *hk = NULL;
+        s = gala_host_ops.kernel_create(hctx, prog, names[k], &hk);
+        ck_assert_msg(s == GALA_OK, "kernel %s.%s has no host version", fam, names[k]);
+        const char *sig = ((const gala_host_kernel *)hk)->sig;
+        ck_assert_msg((int)strlen(sig) == np, "kernel %s.%s: %d parameters on CUDA, host "
+                      "signature \"%s\"", fam, names[k], np, sig);
+        for (int i = 0; i < np; ++i) {
+            char want = sig[i] == 'i' ? 'w' : sig[i] == 'r' ? (dbl ? 'd' : 'f') : 'q';
+            ck_assert_msg(kinds[i] == want, "kernel %s.%s (%s): parameter %d is '%c' in PTX "
+                          "(%s), host signature \"%s\" says '%c'", fam, names[k],
+                          dbl ? "double" : "float", i, kinds[i], kinds, sig, sig[i]);
+        }
+    }
+    for (const gala_host_kernel *hk = ((const gala_host_family *)prog)->kernels; hk->name; ++hk)
+        ck_assert_msg(ptx_params(ptx, hk->name, (char[GALA_CUDA_MAX_PARAMS_TEST]){0},
+                                 GALA_CUDA_MAX_PARAMS_TEST) >= 0,
+                      "host kernel %s.%s has no CUDA (cl/) version", fam, hk->name);
+    gala_context_destroy(hctx);
+
+    if (!dbl) {
+        int n = f64_ops(ptx);
+        if (n > 0)
+            fprintf(stderr, "note: cl/%s.cl in float has %d lines of double arithmetic in its PTX "
+                    "(a double literal or function?)\n", fam, n);
+    }
+    gala_free(ptx);
+    gala_free(src);
+}
+END_TEST
+
+START_TEST(builtin_kernels_compile)
+{
+    char *img;
+    size_t size;
+    TU_OK(NULL, compile("compute_75", 0, "builtin", gala_cuda_builtin_source(), "", &img, &size));
+    ck_assert_ptr_nonnull(strstr(img, ".entry gala_fill64("));
+    gala_free(img);
+    TU_OK(NULL, compile("sm_90", 1, "builtin", gala_cuda_builtin_source(), "", &img, &size));
+    gala_free(img);
+}
+END_TEST
+
+START_TEST(options_are_converted)
+{
+    gala_nvrtc_args a;
+    setenv("GALA_NVRTC_OPTIONS", " -lineinfo  ", 1);
+    TU_OK(NULL, gala_nvrtc_args_make(NULL, "sm_90", "-DREAL=float  -DWG=256 -cl-mad-enable "
+                                     "-cl-std=CL1.2 -cl-fast-relaxed-math", &a));
+    unsetenv("GALA_NVRTC_OPTIONS");
+    ck_assert_str_eq(a.text, "--gpu-architecture=sm_90 --std=c++17 -default-device -lineinfo "
+                             "-DREAL=float -DWG=256 --fmad=true --use_fast_math");
+    ck_assert_int_eq(a.argc, 8);
+    ck_assert_str_eq(a.argv[5], "-DWG=256");
+    ck_assert_int_eq(gala_nvrtc_args_make(NULL, "sm_90", "-DREAL=float -cl-no-such-thing", &a),
+                     GALA_ERR_KERNEL_BUILD);
+    ck_assert_ptr_nonnull(strstr(gala_last_error(NULL), "-cl-no-such-thing"));
+    TU_OK(NULL, gala_nvrtc_args_make(NULL, "compute_75", NULL, &a));
+    ck_assert_int_eq(a.argc, 3);
+    char big[4096];
+    memset(big, 0, sizeof big);
+    for (size_t k = 0; k + 12 < sizeof big;) k += (size_t)snprintf(big + k, sizeof big - k, " -DX%04d=1", (int)k);
+    ck_assert_int_eq(gala_nvrtc_args_make(NULL, "sm_90", big, &a), GALA_ERR_INTERNAL);
+}
+END_TEST
+
+START_TEST(build_errors_carry_the_log)
+{
+    char *img = (char *)1;
+    size_t size = 7;
+    const char *bad = "#line 1 \"common.clh\"\n#line 1 \"broken.cl\"\nKERNEL void k(int n) { n = ; }\n";
+    gala_status s = compile("sm_90", 1, "cl/broken.cl", bad, "-DREAL=float", &img, &size);
+    ck_assert_int_eq(s, GALA_ERR_KERNEL_BUILD);
+    ck_assert_ptr_null(img);
+    ck_assert_uint_eq(size, 0);
+    const char *log = gala_last_error(NULL);
+    ck_assert_msg(strstr(log, "broken.cl") && strstr(log, "error"), "log: %s", log);
+    ck_assert_msg(strstr(log, "--gpu-architecture=sm_90"), "log names the options: %s", log);
+}
+END_TEST
+
+START_TEST(architectures)
+{
+    int lo, hi, arch, exact;
+    gala_nvrtc_arch_range(&lo, &hi);
+    ck_assert_int_gt(lo, 0);
+    ck_assert_int_ge(hi, 90);
+    ck_assert_int_eq(gala_nvrtc_pick_arch(90, &arch, &exact), 1);
+    ck_assert_int_eq(arch, 90);
+    ck_assert_int_eq(exact, 1);
+    ck_assert_int_eq(gala_nvrtc_pick_arch(999, &arch, &exact), 1); /* newer device: PTX */
+    ck_assert_int_eq(arch, hi);
+    ck_assert_int_eq(exact, 0);
+    ck_assert_int_eq(gala_nvrtc_pick_arch(lo - 1, &arch, &exact), 0); /* too old */
+    int major, minor;
+    gala_nvrtc_version(&major, &minor);
+    ck_assert_int_ge(major, 12);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("nvrtc");
+    TCase *tc = tcase_create("nvrtc");
+    tcase_add_loop_test(tc, family_compiles_for_cuda, 0, 2 * gala_kernel_family_count());
+    tcase_add_test(tc, builtin_kernels_compile);
+    tcase_add_test(tc, options_are_converted);
+    tcase_add_test(tc, build_errors_carry_the_log);
+    tcase_add_test(tc, architectures);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}

@@ -1,0 +1,114 @@
+/* Concurrency: contexts used from several threads at once, and one context shared under
+ * the documented rule (callers serialize calls on it with their own mutex). */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+
+enum { THREADS = 4, ROUNDS = 20, N = 257, B = 9 };
+
+typedef struct {
+    gala_backend backend;
+    gala_context *shared;
+    pthread_mutex_t *lock;
+    int id, failures;
+    char msg[256];
+} job;
+
+static int one_round(gala_context *ctx, int id, int round, pthread_mutex_t *lock, char *msg)
+{
+    double x[N * B], y[N * B], r[B];
+    for (int i = 0; i < N * B; ++i) { x[i] = (i % 11) + id; y[i] = round; }
+    gala_buffer *bx = NULL, *by = NULL, *br = NULL;
+    int bad = 0;
+    if (lock) pthread_mutex_lock(lock);
+    gala_status s = gala_buffer_create(ctx, GALA_DOUBLE, N * B, &bx);
+    if (!s) s = gala_buffer_create(ctx, GALA_DOUBLE, N * B, &by);
+    if (!s) s = gala_buffer_create(ctx, GALA_DOUBLE, B, &br);
+    if (!s) s = gala_buffer_write(bx, 0, N * B, x);
+    if (!s) s = gala_buffer_write(by, 0, N * B, y);
+    if (!s) s = gala_axpby_batched(ctx, N, 2, bx, 0, N, 1, by, 0, N, B);
+    if (!s) s = gala_norm_inf_batched(ctx, N, by, 0, N, br, 0, B);
+    if (!s) s = gala_buffer_read(br, 0, B, r);
+    if (s) snprintf(msg, 256, "%s: %s", gala_status_string(s), gala_last_error(ctx));
+    gala_buffer_free(bx); gala_buffer_free(by); gala_buffer_free(br);
+    if (lock) pthread_mutex_unlock(lock);
+    if (s) return 1;
+    for (int b = 0; b < B; ++b) {
+        double want = 0;
+        for (int i = 0; i < N; ++i) want = fmax(want, fabs(2 * x[b * N + i] + round));
+        if (r[b] != want) {
+            snprintf(msg, 256, "thread %d round %d item %d: %g != %g", id, round, b, r[b], want);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    gala_context *ctx = j->shared;
+    if (!ctx) {
+        gala_context_options o;
+        gala_context_options_default(&o);
+        o.backend = j->backend;
+        if (gala_context_create(&o, &ctx) != GALA_OK) {
+            snprintf(j->msg, sizeof j->msg, "create: %s", gala_last_error(NULL));
+            j->failures++;
+            return NULL;
+        }
+    }
+    for (int round = 0; round < ROUNDS; ++round)
+        j->failures += one_round(ctx, j->id, round, j->lock, j->msg);
+    if (!j->shared) gala_context_destroy(ctx);
+    return NULL;
+}
+
+static void run(gala_backend b, int shared)
+{
+    pthread_t t[THREADS];
+    job jobs[THREADS];
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    gala_context *ctx = NULL;
+    if (shared) {
+        gala_context_options o;
+        gala_context_options_default(&o);
+        o.backend = b;
+        TU_OK(NULL, gala_context_create(&o, &ctx));
+    }
+    for (int i = 0; i < THREADS; ++i) {
+        jobs[i] = (job){b, ctx, shared ? &lock : NULL, i, 0, ""};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, worker, &jobs[i]), 0);
+    }
+    for (int i = 0; i < THREADS; ++i) {
+        pthread_join(t[i], NULL);
+        ck_assert_msg(jobs[i].failures == 0, "%s backend, %s context, thread %d: %s",
+                      gala_backend_name(b), shared ? "shared" : "own", i, jobs[i].msg);
+    }
+    if (ctx) gala_context_destroy(ctx);
+}
+
+START_TEST(threads_with_own_contexts)
+{
+    for (int i = 0; i < tu_target_count(); ++i)
+        if (tu_target_get(i)->dtype == GALA_DOUBLE) run(tu_target_get(i)->backend, 0);
+}
+END_TEST
+
+START_TEST(threads_sharing_a_context_with_a_mutex)
+{
+    for (int i = 0; i < tu_target_count(); ++i)
+        if (tu_target_get(i)->dtype == GALA_DOUBLE) run(tu_target_get(i)->backend, 1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("threads");
+    TCase *tc = tcase_create("threads");
+    tcase_add_test(tc, threads_with_own_contexts);
+    tcase_add_test(tc, threads_sharing_a_context_with_a_mutex);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
