@@ -44,7 +44,7 @@
  * j+1. The first event of a matrix is kept; columns at and after it are not written back
  * (they keep their previous contents). The event flags of a column are exchanged in local
  * memory before the barrier that publishes the column, so all work-items of a matrix agree.
- * Any event also stores `epoch` into info[fo] (the host's cheap "anything failed?" test).
+ * Any event also stores `epoch` into flag[fo] (the host's cheap "anything failed?" test).
  *
  * potrf_scan / potrf_scan_finish (used before the chunked path): find for every matrix the
  * first column of L holding a NaN or Inf in the referenced triangle, and initialize info to
@@ -87,8 +87,8 @@ DEVFN gidx gala_lidx(int i, int j, int ld, int up)
 KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int count,
                         const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
                         const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
-                        const int vb, GLOBAL int *info, const gidx io, const gidx fo,
-                        const int epoch, const int mode)
+                        const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
+                        const gidx fo, const int epoch, const int mode)
 {
     LOCAL_ARRAY REAL col[2 * WG];
     LOCAL_ARRAY int nf[WG];
@@ -185,7 +185,7 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
     if (lt == 0 && !tail && (!chunked || chunk == 0)) {
         if (mode & 1) info[io + idx] = ev;
         else if (ev != 0) info[io + idx] = ev;
-        if (ev != 0) info[fo] = epoch;
+        if (ev != 0) flag[fo] = epoch;
     }
 }
 
@@ -229,7 +229,8 @@ KERNEL void potrf_scan(const int n, const int count, const int nblk, GLOBAL cons
 
 KERNEL void potrf_scan_finish(const int count, const int nblk, GLOBAL const int *desc,
                               const gidx dofs, const int vb, GLOBAL const int *tmp, const gidx to,
-                              GLOBAL int *info, const gidx io, const gidx fo, const int epoch)
+                              GLOBAL int *info, const gidx io, GLOBAL int *flag, const gidx fo,
+                              const int epoch)
 {
     const gidx s = GID(0);
     if (s >= count) return;
@@ -243,5 +244,5 @@ KERNEL void potrf_scan_finish(const int count, const int nblk, GLOBAL const int 
     int best = BIGCOL;
     for (int b = 0; b < mine && b < nblk; ++b) best = min(best, tmp[to + s * nblk + b]);
     info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
-    if (best != BIGCOL) info[fo] = epoch;
+    if (best != BIGCOL) flag[fo] = epoch;
 }

@@ -404,6 +404,52 @@ START_TEST(potrf_failures)
 }
 END_TEST
 
+/* gala_potrf_batched_async: info on the device, same values as the synchronous call. */
+START_TEST(potrf_async)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const int ns[] = {20, 100};
+    static const int kinds[] = {F_GOOD, F_PD, F_GOOD, F_NAN, F_GOOD};
+    for (int t = 0; t < 2; ++t) {
+        const int n = ns[t], count = 5;
+        const size_t stride = (size_t)n * n + 3;
+        double *v = malloc((stride * count + 1) * sizeof *v), *G = malloc((size_t)n * n * sizeof *G);
+        int expect[5];
+        for (size_t e = 0; e < stride * count + 1; ++e) v[e] = NAN;
+        for (int b = 0; b < count; ++b) {
+            expect[b] = make_failing(&r, n, kinds[b], dt, G);
+            for (int j = 0; j < n; ++j)
+                for (int i = j; i < n; ++i) v[(size_t)b * stride + i + (size_t)j * n] = G[i + (size_t)j * n];
+        }
+        gala_buffer *A = tu_upload(ctx, dt, v, stride * count + 1), *Ib;
+        TU_OK(ctx, gala_buffer_create(ctx, GALA_INT, 7, &Ib));
+        TU_OK(ctx, gala_buffer_fill(Ib, 0, 7, -777));
+        TU_OK(ctx, gala_potrf_batched_async(ctx, GALA_LOWER, n, A, 0, n, stride, count, Ib, 1));
+        TU_OK(ctx, gala_finish(ctx));
+        double got[7];
+        tu_download(Ib, 0, got, 7);
+        TU_ASSERT(got[0] == -777 && got[6] == -777, _i, "async info written outside its range");
+        for (int b = 0; b < count; ++b)
+            TU_ASSERT(got[1 + b] == expect[b], _i, "async n=%d: info[%d] = %g, expected %d", n, b,
+                      got[1 + b], expect[b]);
+        /* argument errors are still returned */
+        ck_assert_int_eq(gala_potrf_batched_async(ctx, GALA_LOWER, n, A, 0, n, stride, count, A, 0),
+                         GALA_ERR_INVALID_ARG);
+        ck_assert_int_eq(gala_potrf_batched_async(ctx, GALA_LOWER, n, A, 0, n, stride, count, Ib, 3),
+                         GALA_ERR_INVALID_ARG);
+        TU_OK(ctx, gala_potrf_batched_async(ctx, GALA_LOWER, 0, A, 0, 1, 1, 4, Ib, 0));
+        tu_download(Ib, 0, got, 4);
+        TU_ASSERT(got[0] == 0 && got[3] == 0, _i, "n = 0 must give info 0");
+        gala_buffer_free(A);
+        gala_buffer_free(Ib);
+        free(v);
+        free(G);
+    }
+}
+END_TEST
+
 /* The configuration GPUs run (loops unrolled) exercised on this device at small orders. */
 START_TEST(potrf_unrolled)
 {
@@ -510,6 +556,7 @@ int main(void)
     tcase_add_loop_test(tc, potrf_batches, 0, nt);
     tcase_add_loop_test(tc, potrf_vbatched, 0, nt);
     tcase_add_loop_test(tc, potrf_failures, 0, nt);
+    tcase_add_loop_test(tc, potrf_async, 0, nt);
     tcase_add_loop_test(tc, potrf_unrolled, 0, nt);
     tcase_add_loop_test(tc, potrf_bad_arguments, 0, nt);
     suite_add_tcase(s, tc);

@@ -112,14 +112,17 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
 
 static atomic_int la_epoch_counter;
 
-gala_status la_info_begin(gala_context *ctx, int batch, size_t tmp, la_info *li)
+gala_status la_info_begin(gala_context *ctx, int batch, size_t tmp, gala_buffer *user_info,
+                          size_t user_off, la_info *li)
 {
-    size_t need = 1 + (size_t)batch + tmp;
+    const size_t nin = user_info ? 0 : (size_t)batch;
     memset(li, 0, sizeof *li);
-    GALA_TRY(gala_scratch(ctx, LA_SCRATCH_INFO, GALA_INT, need, &li->buf));
+    GALA_TRY(gala_scratch(ctx, LA_SCRATCH_INFO, GALA_INT, 1 + nin + tmp, &li->flag));
     li->fo = 0;
-    li->io = 1;
-    li->to = 1 + (size_t)batch;
+    li->info = user_info ? user_info : li->flag;
+    li->io = user_info ? user_off : 1;
+    li->tmp = li->flag;
+    li->to = 1 + nin;
     /* a fresh nonzero epoch; stale flags from earlier calls (or other users of the slot)
      * only cost a read of the info array, which is authoritative */
     int e = atomic_fetch_add(&la_epoch_counter, 1) & 0x3fffffff;
@@ -132,14 +135,14 @@ gala_status la_info_end(gala_context *ctx, const char *fn, const la_info *li, in
                         const char *what_post)
 {
     int flag = 0;
-    GALA_TRY(gala_buffer_read(li->buf, li->fo, 1, &flag));
+    GALA_TRY(gala_buffer_read(li->flag, li->fo, 1, &flag));
     if (flag != li->epoch) {
         if (info) memset(info, 0, (size_t)batch * sizeof *info);
         return GALA_OK;
     }
     int *v = info ? info : gala_malloc((size_t)batch * sizeof *v);
     if (!v) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory for info", fn);
-    gala_status st = gala_buffer_read(li->buf, li->io, (size_t)batch, v);
+    gala_status st = gala_buffer_read(li->info, li->io, (size_t)batch, v);
     if (st == GALA_OK) {
         int first = -1, nfail = 0, nonfinite = 0;
         for (int b = 0; b < batch; ++b) {
@@ -361,7 +364,7 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
     if (per < 1) per = 1;
     const gala_buffer *M1 = s->B ? s->B : s->A;
     const gala_buffer *dsc = s->desc ? s->desc : s->A;
-    const gala_buffer *inf = li ? li->buf : dsc;
+    const gala_buffer *inf = li ? li->info : dsc;
     for (int start = 0; start < count; start += per) {
         int cnt = count - start < per ? count - start : per;
         la_set t = la_sub(s, start);

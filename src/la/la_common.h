@@ -49,12 +49,14 @@ typedef struct la_set {
     size_t info_base; /* strided: info slot of the first matrix */
 } la_set;
 
-/* The device info array of one call: flag at buf[fo], info[b] at buf[io + b], scratch for
- * potrf_scan at buf[to ..). A kernel that records a failure stores `epoch` in the flag, so
- * the host reads one int to learn that nothing failed. */
+/* The device info array of one call: info[b] at info[io + b], the flag at flag[fo], and
+ * scratch for potrf_scan at tmp[to ..]. A kernel that records a failure stores `epoch` in
+ * the flag, so the host reads one int to learn that nothing failed. For the synchronous
+ * routines all three live in the LA_SCRATCH_INFO slot; the asynchronous ones put info in
+ * the caller's buffer. */
 typedef struct la_info {
-    struct gala_buffer *buf;
-    size_t fo, io, to;
+    struct gala_buffer *info, *flag, *tmp;
+    size_t io, fo, to;
     int epoch;
 } la_info;
 
@@ -77,8 +79,10 @@ GALA_INTERNAL gala_status la_check_vbatched(struct gala_context *ctx, const char
                                             const size_t *off, const int *ld, int batch,
                                             int output);
 
-/** Reserve the info array for `batch` matrices plus `tmp` scratch ints; new epoch. */
+/** Reserve the info array for `batch` matrices plus `tmp` scratch ints; new epoch. With
+ *  user_info != NULL, info goes there (at user_off) and the scratch holds flag and tmp. */
 GALA_INTERNAL gala_status la_info_begin(struct gala_context *ctx, int batch, size_t tmp,
+                                        struct gala_buffer *user_info, size_t user_off,
                                         la_info *li);
 
 /** Wait for the device, then report: reads the flag (one int) and, only when something

@@ -109,9 +109,9 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
     return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(0), ga_int(LA_BIG), ga_int(s->count),
                        ga_int(0), ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda),
                        ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
-                       ga_long((long long)s->dofs), ga_int(s->vb), ga_buf(li->buf),
-                       ga_long((long long)(li->io + s->info_base)), ga_long((long long)li->fo),
-                       ga_int(li->epoch), ga_int(1));
+                       ga_long((long long)s->dofs), ga_int(s->vb), ga_buf(li->info),
+                       ga_long((long long)(li->io + s->info_base)), ga_buf(li->flag),
+                       ga_long((long long)li->fo), ga_int(li->epoch), ga_int(1));
 }
 
 /* Chunked panel launch on the first `count` matrices of s: columns [j0, j0 + N) limited by
@@ -139,8 +139,9 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
                                  ga_int(nch), ga_buf(t.A), ga_long((long long)t.a_off),
                                  ga_int(t.lda), ga_long((long long)t.a_stride), ga_int(up),
                                  ga_buf(t.desc), ga_long((long long)t.dofs), ga_int(t.vb),
-                                 ga_buf(li->buf), ga_long((long long)(li->io + t.info_base)),
-                                 ga_long((long long)li->fo), ga_int(li->epoch), ga_int(mode)));
+                                 ga_buf(li->info), ga_long((long long)(li->io + t.info_base)),
+                                 ga_buf(li->flag), ga_long((long long)li->fo), ga_int(li->epoch),
+                                 ga_int(mode)));
         }
     }
     return GALA_OK;
@@ -171,13 +172,13 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
         GALA_TRY(GALA_LAUNCH(ctx, ks, &d, ga_int(t.n), ga_int(cnt), ga_int(nblk), ga_buf(t.A),
                              ga_long((long long)t.a_off), ga_int(t.lda),
                              ga_long((long long)t.a_stride), ga_int(up), ga_buf(t.desc),
-                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->buf),
+                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
                              ga_long((long long)to)));
         gala_dims f = gala_dims_1d((size_t)cnt, 64);
         GALA_TRY(GALA_LAUNCH(ctx, kf, &f, ga_int(cnt), ga_int(nblk), ga_buf(t.desc),
-                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->buf),
-                             ga_long((long long)to), ga_buf(li->buf),
-                             ga_long((long long)(li->io + t.info_base)),
+                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
+                             ga_long((long long)to), ga_buf(li->info),
+                             ga_long((long long)(li->io + t.info_base)), ga_buf(li->flag),
                              ga_long((long long)li->fo), ga_int(li->epoch)));
     }
     return GALA_OK;
@@ -275,9 +276,33 @@ gala_status gala_potrf_batched(gala_context *ctx, gala_uplo uplo, int n, gala_bu
     pf_config(ctx, dt, &c);
     la_set s = la_strided(A, a_off, lda, a_stride, n, batch);
     la_info li;
-    GALA_TRY(la_info_begin(ctx, batch, n > c.fused_max ? pf_scan_tmp(&s) : 0, &li));
+    GALA_TRY(la_info_begin(ctx, batch, n > c.fused_max ? pf_scan_tmp(&s) : 0, NULL, 0, &li));
     GALA_TRY(pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li));
     return la_info_end(ctx, fn, &li, batch, info, NULL, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
+}
+
+gala_status gala_potrf_batched_async(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A,
+                                     size_t a_off, int lda, size_t a_stride, int batch,
+                                     gala_buffer *info, size_t info_off)
+{
+    static const char fn[] = "gala_potrf_batched_async";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (n < 0 || batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
+                          n, batch);
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    GALA_TRY(gala_check_buf(ctx, fn, "info", info, GALA_INT, info_off, (size_t)batch));
+    if (batch == 0) return GALA_OK;
+    if (n == 0) return gala_buffer_fill(info, info_off, (size_t)batch, 0);
+    pf_cfg c;
+    pf_config(ctx, dt, &c);
+    la_set s = la_strided(A, a_off, lda, a_stride, n, batch);
+    la_info li;
+    GALA_TRY(la_info_begin(ctx, batch, n > c.fused_max ? pf_scan_tmp(&s) : 0, info, info_off, &li));
+    return pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li);
 }
 
 gala_status gala_potrf(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A, size_t a_off,
@@ -296,7 +321,7 @@ gala_status gala_potrf(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A,
     pf_config(ctx, dt, &c);
     la_set s = la_strided(A, a_off, lda, 0, n, 1);
     la_info li;
-    GALA_TRY(la_info_begin(ctx, 1, n > c.fused_max ? pf_scan_tmp(&s) : 0, &li));
+    GALA_TRY(la_info_begin(ctx, 1, n > c.fused_max ? pf_scan_tmp(&s) : 0, NULL, 0, &li));
     GALA_TRY(pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li));
     gala_status st = la_info_end(ctx, fn, &li, 1, info, NULL, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
     return st;
@@ -341,7 +366,7 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
         if (!runs[r].bucket) tmp = pf_scan_tmp(s);
     }
     la_info li;
-    gala_status st = la_info_begin(ctx, batch, tmp, &li);
+    gala_status st = la_info_begin(ctx, batch, tmp, NULL, 0, &li);
     for (int r = 0; r < nruns && st == GALA_OK; ++r) {
         const la_set *s = &sets[r];
         if (runs[r].bucket) {

@@ -42,9 +42,9 @@ static int imin(int a, int b) { return a < b ? a : b; }
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_potrf[] = {
-    K(potrf_panel, "iiiiibliliblibllii"),
+    K(potrf_panel, "iiiiibliliblibl" "blii"),
     K(potrf_scan, "iiibliliblibl"),
-    K(potrf_scan_finish, "iibliblblli"),
+    K(potrf_scan_finish, "iibliblbl" "bli"),
     {NULL, NULL, NULL, NULL},
 };
 const gala_host_kernel gala_host_lagemm[] = {
@@ -76,8 +76,10 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
     const ptrdiff_t dofs = HLONG(11);
     const int vb = HINT(12);
     int *info = HBUF(int, 13);
-    const ptrdiff_t io = HLONG(14), fo = HLONG(15);
-    const int epoch = HINT(16), mode = HINT(17);
+    const ptrdiff_t io = HLONG(14);
+    int *flag = HBUF(int, 15);
+    const ptrdiff_t fo = HLONG(16);
+    const int epoch = HINT(17), mode = HINT(18);
     const int N = (int)HDEF("N", 32);
     REAL *W = NULL, colj[64];
     size_t cap = 0;
@@ -114,12 +116,12 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
         int ev = 0;
         for (int j = 0; j < ncols; ++j) {
             REAL *cj = W + (size_t)j * mrows;
-            int flag = 0;
+            int nonfinite = 0;
             for (int i = j; i < imin(mrows, N); ++i)
-                if (!SUF(finite)(cj[i])) flag = 1;
+                if (!SUF(finite)(cj[i])) nonfinite = 1;
             const REAL d = cj[j];
             if (ev == 0 && j0 + j < lim) {
-                if (flag || !SUF(finite)(d)) ev = -(j0 + j + 1);
+                if (nonfinite || !SUF(finite)(d)) ev = -(j0 + j + 1);
                 else if (d <= 0) ev = j0 + j + 1;
             }
             const REAL sd = (REAL)sqrt((double)d);
@@ -140,7 +142,7 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
                 P[lidx(i, k, ld, up)] = W[i + (size_t)k * mrows];
         if (tail) continue;
         if ((mode & 1) || ev != 0) info[io + idx] = ev;
-        if (ev != 0) info[fo] = epoch;
+        if (ev != 0) flag[fo] = epoch;
     }
     free(W);
     return GALA_OK;
@@ -191,8 +193,10 @@ static gala_status SUF(potrf_scan_finish)(const gala_host_launch *L)
     const int *tmp = HBUF(int, 5);
     const ptrdiff_t to = HLONG(6);
     int *info = HBUF(int, 7);
-    const ptrdiff_t io = HLONG(8), fo = HLONG(9);
-    const int epoch = HINT(10);
+    const ptrdiff_t io = HLONG(8);
+    int *flag = HBUF(int, 9);
+    const ptrdiff_t fo = HLONG(10);
+    const int epoch = HINT(11);
     for (int s = 0; s < count; ++s) {
         int nb = nblk * 64, idx = s;
         if (vb) {
@@ -204,7 +208,7 @@ static gala_status SUF(potrf_scan_finish)(const gala_host_launch *L)
         int best = BIGCOL;
         for (int b = 0; b < mine && b < nblk; ++b) best = imin(best, tmp[to + (ptrdiff_t)s * nblk + b]);
         info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
-        if (best != BIGCOL) info[fo] = epoch;
+        if (best != BIGCOL) flag[fo] = epoch;
     }
     return GALA_OK;
 }
