@@ -41,3 +41,21 @@
 {"lagemm.tile", 0, NULL, NULL, 0, 64},
 {"lagemm.tk", 0, NULL, NULL, 0, 16},
 {"lagemm.td", 0, NULL, NULL, 0, 16},
+/* trtri.cl (docs/trtri.md): fused path up to fused_max, diagonal blocks of order nb, columns
+ * per work-item cpt (NB >= 32), diag_inv work-group size wg, product tiles ts/tk/wpt,
+ * check work-group check_wg, unroll (0 keeps the register loops rolled: PoCL builds the
+ * kernels several times faster and a CPU does not need them in registers). */
+{"trtri.fused_max", 0, NULL, NULL, 0, 64},
+{"trtri.nb", 0, NULL, NULL, 0, 64},
+{"trtri.cpt", 0, NULL, NULL, 0, 1},
+{"trtri.cpt", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 2},
+{"trtri.cpt", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 2},
+{"trtri.wg", 0, NULL, NULL, 0, 128},
+{"trtri.ts", 0, NULL, NULL, 0, 64},
+{"trtri.ts", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 128},
+{"trtri.tk", 0, NULL, NULL, 0, 16},
+{"trtri.wpt", 0, NULL, NULL, 0, 4},
+{"trtri.wpt", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 8},
+{"trtri.check_wg", 0, NULL, NULL, 0, 256},
+{"trtri.unroll", 0, NULL, NULL, 0, 1},
+{"trtri.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},

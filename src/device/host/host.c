@@ -17,6 +17,7 @@ static const gala_host_family families[] = {
     {"potrs", gala_host_potrs},
     {"potri", gala_host_potri},
     {"lagemm", gala_host_lagemm},
+    {"trtri", gala_host_trtri},
 };
 
 static gala_status h_list(gala_device_desc *d, int cap, int *count)
