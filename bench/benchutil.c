@@ -232,3 +232,90 @@ void bu_randn(double *v, size_t n, unsigned long long seed)
         if (i + 1 < n) v[i + 1] = r * sin(6.283185307179586 * u2);
     }
 }
+
+/* ------------------------------------------------------------ reference timings */
+
+typedef struct bu_ref_entry {
+    char kind[32], dtype[16];
+    int n;
+    long batch;
+    double ms;
+} bu_ref_entry;
+
+struct bu_ref {
+    bu_ref_entry *e;
+    int count;
+    char device[128];
+};
+
+/* The text after "key": in a one-line JSON object. */
+static const char *json_field(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char *p = strstr(line, pat);
+    if (!p) return NULL;
+    p += strlen(pat);
+    while (*p == ' ' || *p == ':') ++p;
+    return p;
+}
+
+static void json_strval(const char *p, char *out, size_t cap)
+{
+    size_t k = 0;
+    if (p && *p == '"')
+        for (++p; *p && *p != '"' && k + 1 < cap; ++p) out[k++] = *p;
+    out[k] = '\0';
+}
+
+bu_ref *bu_ref_load(const char *path)
+{
+    if (!path) return NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot read reference timings %s\n", path);
+        return NULL;
+    }
+    bu_ref *r = calloc(1, sizeof *r);
+    char *line = NULL;
+    size_t cap = 0;
+    while (r && getline(&line, &cap, f) > 0) {
+        const char *dev = json_field(line, "device");
+        if (dev && !r->device[0]) json_strval(dev, r->device, sizeof r->device);
+        const char *ms = json_field(line, "median_ms"), *n = json_field(line, "n");
+        const char *b = json_field(line, "batch"), *k = json_field(line, "kind");
+        const char *d = json_field(line, "dtype");
+        if (!ms || !n || !b || !k || !d) continue;
+        bu_ref_entry *ne = realloc(r->e, (size_t)(r->count + 1) * sizeof *ne);
+        if (!ne) break;
+        r->e = ne;
+        bu_ref_entry *e = &r->e[r->count++];
+        json_strval(k, e->kind, sizeof e->kind);
+        json_strval(d, e->dtype, sizeof e->dtype);
+        e->n = atoi(n);
+        e->batch = atol(b);
+        e->ms = atof(ms);
+    }
+    free(line);
+    fclose(f);
+    return r;
+}
+
+double bu_ref_find(const bu_ref *r, const char *kind, int n, long batch, const char *dtype)
+{
+    for (int i = 0; r && i < r->count; ++i) {
+        const bu_ref_entry *e = &r->e[i];
+        if (e->n == n && e->batch == batch && !strcmp(e->kind, kind) && !strcmp(e->dtype, dtype))
+            return e->ms;
+    }
+    return -1;
+}
+
+const char *bu_ref_device(const bu_ref *r) { return r ? r->device : ""; }
+
+void bu_ref_free(bu_ref *r)
+{
+    if (!r) return;
+    free(r->e);
+    free(r);
+}

@@ -54,4 +54,15 @@ void bu_progress(const char *label, int i, int n);
 /** Fill a host array with N(0,1) values from a seeded generator. */
 void bu_randn(double *v, size_t n, unsigned long long seed);
 
+/** Reference timings written by a bench/ref_<family>.py script: one JSON object per line;
+ *  lines with "kind", "n", "batch", "dtype" and "median_ms" are entries, a "device" member
+ *  anywhere names the reference device. */
+typedef struct bu_ref bu_ref;
+bu_ref *bu_ref_load(const char *path); /**< NULL when path is NULL or unreadable (says so) */
+/** Median milliseconds of the entry with these fields, or a negative value when absent. */
+double bu_ref_find(const bu_ref *r, const char *kind, int n, long batch, const char *dtype);
+/** The reference's device name ("" when unknown or r is NULL). */
+const char *bu_ref_device(const bu_ref *r);
+void bu_ref_free(bu_ref *r);
+
 #endif

@@ -14,6 +14,11 @@ static const gala_host_family families[] = {
     {"vec", gala_host_vec},
     {"gemv", gala_host_gemv},
     {"qp", gala_host_qp},
+    {"potrf", gala_host_potrf},
+    {"potrs", gala_host_potrs},
+    {"potri", gala_host_potri},
+    {"lagemm", gala_host_lagemm},
+    {"trtri", gala_host_trtri},
 };
 
 static gala_status h_list(gala_device_desc *d, int cap, int *count)
@@ -185,5 +190,5 @@ const gala_device_ops gala_host_ops = {
     .timer_record = h_timer,
     .timer_elapsed = h_elapsed,
     .timer_free = h_timer_free,
-    .blas3 = NULL,
+    .blas3 = &gala_host_blas3,
 };

@@ -1,0 +1,554 @@
+/*
+ * trtri: batched triangular inverse X = L⁻¹ (Stan's diag_inv / doubling scheme, for many
+ * matrices at once). docs/trtri.md explains the algorithm; the figures below show what each
+ * kernel reads and writes.
+ *
+ * Logical view. Every kernel works on a lower-triangular matrix L. An upper-triangular input
+ * U is read as L = Uᵀ by index mapping (logical (i, j) is stored at (j, i)); its inverse is
+ * written back the same way, so U⁻¹ = (L⁻¹)ᵀ lands in U's triangle. Global memory is always
+ * read and written in storage order (consecutive work-items on consecutive rows of a
+ * column), and the transposition happens in local memory or in the thread mapping.
+ *
+ * Batches. A launch covers `ntask` tasks; a task is (matrix m, start row/column). Tasks are
+ * implicit (m = m0 + t / per, start = (t % per)·step: uniform batches and size bins) or read
+ * as int pairs from ib[task_off + 2t] (variable batches). A matrix is implicit (n, A +
+ * a_off + m·a_stride, lda, ...: uniform batches; info slot m) or read from the record
+ * ib[meta_off + TR_MW·m] = {n, lda, ldb, a_off lo, hi, b_off lo, hi, info slot, first check
+ * task} (variable batches). ib[0 .. batch) is the per-matrix info, ib[flag_idx] becomes 1
+ * when any matrix fails (several work-items may store the same 1 there).
+ *
+ * Kernels (each group is compiled only when its -D parameters are given, so a program key
+ * carries only what its kernels need):
+ *   NB, CPT, MPG, UNR   diag_inv                     invert diagonal blocks of order <= NB,
+ *                                                    or whole matrices (fused path)
+ *   TS, TK, WPT, UNR    inv_lower_tri_multiply       T  = C2·A3   (one doubling round)
+ *                       neg_rect_lower_tri_multiply  B3 = −T·C1
+ *   CWG                 trtri_check, trtri_info      per-matrix info before the blocked path
+ *
+ * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 TS=64 TK=16 WPT=4 CWG=256
+ * -D parameters: NB (block order, a power of two <= 64), CPT (columns of X per work-item, 1
+ * or 2; the host uses 2 only for NB <= 32), MPG (blocks per work-group), TS (output tile of
+ * the products, a power of two), TK (depth of a product step, divides TS), WPT (outputs per
+ * work-item per dimension, TS/WPT
+ * work-items per dimension), CWG (work-group size of trtri_check, a power of two), UNR (1:
+ * unroll the register loops fully, as GPUs need to keep x and acc in registers; 0: keep
+ * them as loops, which CPU compilers such as PoCL's build many times faster).
+ */
+
+#define TR_MW 9
+#define TR_BIG 0x7fffffff
+
+DEVFN int tr_min(int a, int b) { return a < b ? a : b; }
+
+/* Whether v is NaN or ±Inf (v − v is NaN exactly then; no fast-math is used). */
+DEVFN int tr_bad(REAL v) { return !(v - v == (REAL)0); }
+
+/* A task: matrix index m and the first row/column `start` of the block or block pair. */
+typedef struct tr_task {
+    gidx m;
+    int start;
+} tr_task;
+
+DEVFN tr_task tr_get_task(GLOBAL const int *ib, gidx task_off, int m0, int per, int step, gidx t)
+{
+    tr_task r;
+    if (task_off >= 0) {
+        r.m = ib[task_off + 2 * t];
+        r.start = ib[task_off + 2 * t + 1];
+    } else {
+        const gidx q = t / per;
+        r.m = m0 + q;
+        r.start = (int)(t - q * per) * step;
+    }
+    return r;
+}
+
+/* A matrix of the batch: order, offsets and leading dimensions of A and B, info slot. */
+typedef struct tr_mat {
+    int n, lda, ldb, id;
+    gidx ao, bo;
+} tr_mat;
+
+DEVFN gidx tr_join(int lo, int hi) { return (gidx)(unsigned int)lo | ((gidx)hi << 32); }
+
+DEVFN tr_mat tr_get_mat(GLOBAL const int *ib, gidx meta_off, gidx m, int n, gidx a_off, int lda,
+                        gidx a_stride, gidx b_off, int ldb, gidx b_stride)
+{
+    tr_mat M;
+    if (meta_off >= 0) {
+        GLOBAL const int *r = ib + meta_off + TR_MW * m;
+        M.n = r[0];
+        M.lda = r[1];
+        M.ldb = r[2];
+        M.ao = tr_join(r[3], r[4]);
+        M.bo = tr_join(r[5], r[6]);
+        M.id = r[7];
+    } else {
+        M.n = n;
+        M.lda = lda;
+        M.ldb = ldb;
+        M.ao = a_off + m * a_stride;
+        M.bo = b_off + m * b_stride;
+        M.id = (int)m;
+    }
+    return M;
+}
+
+/* Offset of logical element (r, c) of a matrix stored at off with leading dimension ld. */
+DEVFN gidx tr_at(gidx off, int ld, int upper, int r, int c)
+{
+    return upper ? off + c + (gidx)r * ld : off + r + (gidx)c * ld;
+}
+
+#ifdef NB
+/*
+ * diag_inv: inverts one block of order nb <= NB per task, MPG tasks per work-group, TPM =
+ * NB/CPT work-items per block; work-item c owns columns c (and c + TPM) of X = L⁻¹.
+ *
+ *   task (m, start):   A_m                                  B_m
+ *                      [ .               ]                  [ .               ]
+ *                      [ . ■             ]    inverse of    [ . □             ]
+ *                      [ . . ■■          ]    ■ written     [ . . □□          ]
+ *                      [ . . ■■■  <- nb  ]    to □          [ . . □□□         ]
+ *                      [ . . . . .       ]                  [ . . . . .       ]
+ *   the diagonal block at (start, start), nb = min(NB, n − start); nothing else is touched.
+ *
+ *   1. load: the nb×nb triangle is read column by column (coalesced) into local memory,
+ *      logical L(i, k) at ls[k·(NB+1) + i] (upper input: transposed on the way), zero
+ *      elsewhere; rd[k] = 1 / L(k, k) (1 for a unit diagonal).
+ *   2. fused = 1 (the block is the whole matrix): NaN/Inf and zero diagonals found while
+ *      loading are reduced per block into info; a failing matrix is not written.
+ *      fused = 0 (blocked path): the info computed by trtri_check is read instead.
+ *   3. solve L·x = e_c in registers, right-looking (x_k ·= rd[k]; x_i −= L(i, k)·x_k for
+ *      i > k), every L(i, k) a broadcast read of local memory; loops fully unrolled so x
+ *      stays in registers (NB·CPT of them).
+ *   4. X goes through local memory (reusing ls) and is written back in storage order.
+ */
+#define TPM (NB / CPT)
+#define LDL (NB + 1)
+#define SLOT (NB * LDL)
+
+KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL int *ib,
+                     const gidx flag_idx, const gidx meta_off, const gidx task_off, const int m0,
+                     const int per, const int step, const int ntask, const int n,
+                     GLOBAL const REAL *A, const gidx a_off, const int lda, const gidx a_stride,
+                     GLOBAL REAL *B, const gidx b_off, const int ldb, const gidx b_stride)
+{
+    LOCAL_ARRAY REAL ls[MPG * SLOT];
+    LOCAL_ARRAY REAL rd[MPG * NB];
+    LOCAL_ARRAY int red[MPG * TPM];
+    const int lid = (int)LID(0), slot = lid / TPM, c = lid - slot * TPM;
+    const gidx t = GRP(0) * MPG + slot;
+    int nb = 0, skip = 1, la = 1, lb = 1, id = 0;
+    gidx ao = 0, bo = 0;
+    if (t < ntask) {
+        const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+        const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, a_off, lda, a_stride, b_off, ldb,
+                                    b_stride);
+        nb = tr_min(NB, M.n - tk.start);
+        la = M.lda;
+        lb = M.ldb;
+        ao = M.ao + (gidx)tk.start * (1 + (gidx)la);
+        bo = M.bo + (gidx)tk.start * (1 + (gidx)lb);
+        id = M.id;
+        skip = fused ? 0 : ib[id] != 0;
+    }
+    LOCAL REAL *L = ls + slot * SLOT;
+    LOCAL REAL *r = rd + slot * NB;
+
+    /* 1. load (storage element (p, q) is logical (i, k)) and look for NaN / zero pivots */
+    int code = TR_BIG;
+#if UNR
+#pragma unroll
+#endif
+    for (int q = 0; q < NB; ++q) {
+        for (int h = 0; h < CPT; ++h) {
+            const int p = c + h * TPM;
+            REAL v = 0;
+            if (p < nb && q < nb && (upper ? p <= q : p >= q)) {
+                if (p == q && unit) {
+                    v = 1;
+                } else {
+                    v = A[ao + p + (gidx)q * la];
+                    if (tr_bad(v)) code = tr_min(code, q + 1);
+                    else if (p == q && v == (REAL)0) code = tr_min(code, NB + 1 + q);
+                }
+            }
+            L[(upper ? p : q) * LDL + (upper ? q : p)] = v;
+        }
+    }
+    red[lid] = code;
+    LOCAL_BARRIER();
+    for (int h = 0; h < CPT; ++h) {
+        const int p = c + h * TPM;
+        r[p] = p < nb ? (REAL)1 / L[p * LDL + p] : (REAL)1;
+    }
+    /* 2. per-block minimum of the codes: NaN at column q -> q+1, zero pivot -> NB+1+q */
+    if (fused) {
+        for (int s = TPM / 2; s > 0; s >>= 1) {
+            if (c < s) red[lid] = tr_min(red[lid], red[lid + s]);
+            LOCAL_BARRIER();
+        }
+        const int mc = red[slot * TPM];
+        const int info = mc == TR_BIG ? 0 : (mc <= NB ? -mc : mc - NB);
+        if (t < ntask) {
+            if (c == 0) {
+                ib[id] = info;
+                if (info != 0) ib[flag_idx] = 1;
+            }
+            skip = info != 0;
+        }
+    } else {
+        LOCAL_BARRIER();
+    }
+
+    /* 3. columns c (and c + TPM) of X in registers */
+    REAL x0[NB];
+#if CPT == 2
+    REAL x1[NB];
+#endif
+#if UNR
+#pragma unroll
+#endif
+    for (int i = 0; i < NB; ++i) {
+        x0[i] = i == c ? (REAL)1 : (REAL)0;
+#if CPT == 2
+        x1[i] = i == c + TPM ? (REAL)1 : (REAL)0;
+#endif
+    }
+    /* Right-looking solve: x_k ·= 1/L(k,k); x_i −= L(i,k)·x_k for i > k. Steps k < c change
+     * nothing (x is zero there) and are skipped. Every loop has a constant trip count, and
+     * for NB > 32 the k loop is written twice (halves), so that each unrolled nest stays
+     * under the size limits of LLVM-based compilers and x keeps constant register indices. */
+#if NB > 32
+#define TR_KH (NB / 2)
+#else
+#define TR_KH NB
+#endif
+#if UNR
+#pragma unroll
+#endif
+    for (int k = 0; k < TR_KH; ++k) {
+        if (k >= c && k < nb) {
+            const REAL rk = r[k];
+            const REAL a0 = x0[k] * rk;
+            x0[k] = a0;
+#if CPT == 2
+            const REAL a1 = x1[k] * rk;
+            x1[k] = a1;
+#endif
+#if UNR
+#pragma unroll
+#endif
+            for (int i = 1; i < NB; ++i) {
+                if (i > k) {
+                    const REAL l = L[k * LDL + i];
+                    x0[i] -= l * a0;
+#if CPT == 2
+                    x1[i] -= l * a1;
+#endif
+                }
+            }
+        }
+    }
+#if NB > 32
+#if UNR
+#pragma unroll
+#endif
+    for (int k = TR_KH; k < NB; ++k) {
+        if (k >= c && k < nb) {
+            const REAL rk = r[k];
+            const REAL a0 = x0[k] * rk;
+            x0[k] = a0;
+#if CPT == 2
+            const REAL a1 = x1[k] * rk;
+            x1[k] = a1;
+#endif
+#if UNR
+#pragma unroll
+#endif
+            for (int i = 1; i < NB; ++i) {
+                if (i > k) {
+                    const REAL l = L[k * LDL + i];
+                    x0[i] -= l * a0;
+#if CPT == 2
+                    x1[i] -= l * a1;
+#endif
+                }
+            }
+        }
+    }
+#endif
+
+    /* 4. X(i, c) to ls[c·LDL + i], then out in storage order */
+    LOCAL_BARRIER();
+#if UNR
+#pragma unroll
+#endif
+    for (int i = 0; i < NB; ++i) {
+        L[c * LDL + i] = x0[i];
+#if CPT == 2
+        L[(c + TPM) * LDL + i] = x1[i];
+#endif
+    }
+    LOCAL_BARRIER();
+    if (!skip) {
+        for (int q = 0; q < nb; ++q) {
+            for (int h = 0; h < CPT; ++h) {
+                const int p = c + h * TPM;
+                if (p < nb && (upper ? p <= q : p >= q) && !(unit && p == q))
+                    B[bo + p + (gidx)q * lb] = L[(upper ? p : q) * LDL + (upper ? q : p)];
+            }
+        }
+    }
+}
+#endif /* NB */
+
+#ifdef TS
+/*
+ * One doubling round for every block pair of every matrix. With the diagonal blocks of order
+ * s already inverted (C1, C2 in B), the pair starting at `start` gets its off-diagonal block:
+ *
+ *        start      start+s                             logical L (lower)
+ *          [ C1       |          ]  <- s rows
+ *          [----------+------    ]
+ *          [ A3 (s2×s)| C2       ]  <- s2 = min(s, n − start − s) rows
+ *
+ *   inv_lower_tri_multiply:       T  = C2·A3       (C2 from B, A3 from A; T in workspace)
+ *   neg_rect_lower_tri_multiply:  B3 = −T·C1       (C1 from B; written over A3's place in B)
+ *
+ * A work-group computes one TS×TS tile (I, J) of the s2×s result of one task, with
+ * (TS/WPT)² work-items each holding WPT×WPT results in registers; operand tiles of depth
+ * TK pass through local memory. Triangular operands are masked (their other triangle in B
+ * is the caller's data) and only their nonzero range is visited: k ≤ (I+1)·TS for C2,
+ * k ≥ J·TS for C1. Matrices whose info is nonzero are skipped. T of task t is the s2×s
+ * block at T + t·ldt·s with leading dimension ldt.
+ */
+#define TT (TS / WPT)
+#define NT (TT * TT)
+#define LDT (TS + 1)
+
+/* Load the R×C logical tile at (r0, c0) of the matrix whose logical (0, 0) is at src[off]
+ * into dst[(r − r0)·dr + (c − c0)·dc]. Out of range (r >= rmax or c >= cmax) gives 0; with
+ * tri, entries above the diagonal give 0 and a unit diagonal gives 1. Consecutive
+ * work-items read consecutive storage elements. */
+DEVFN void tr_load(LOCAL REAL *dst, const int dr, const int dc, GLOBAL const REAL *src,
+                   const gidx off, const int ld, const int upper, const int R, const int C,
+                   const int r0, const int c0, const int rmax, const int cmax, const int tri,
+                   const int unit, const int lid)
+{
+    for (int e = lid; e < R * C; e += NT) {
+        int rr, cc;
+        if (upper) {
+            cc = e % C;
+            rr = e / C;
+        } else {
+            rr = e % R;
+            cc = e / R;
+        }
+        const int row = r0 + rr, col = c0 + cc;
+        REAL v = 0;
+        if (row < rmax && col < cmax && (!tri || col <= row)) {
+            if (tri && unit && col == row) v = 1;
+            else v = src[tr_at(off, ld, upper, row, col)];
+        }
+        dst[rr * dr + cc * dc] = v;
+    }
+}
+
+KERNEL void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
+                                   const gidx meta_off, const gidx task_off, const int m0,
+                                   const int per, const int step, const int ntask, const int s,
+                                   const int ldt, const int tiles_r, const int tiles_c,
+                                   const int n, GLOBAL const REAL *A, const gidx a_off,
+                                   const int lda, const gidx a_stride, GLOBAL const REAL *B,
+                                   const gidx b_off, const int ldb, const gidx b_stride,
+                                   GLOBAL REAL *T)
+{
+    LOCAL_ARRAY REAL As[TK * LDT];
+    LOCAL_ARRAY REAL Bs[TK * LDT];
+    const int tiles = tiles_r * tiles_c;
+    const gidx t = GRP(0) / tiles;
+    const int tile = (int)(GRP(0) - t * tiles);
+    if (t >= ntask) return;
+    const int I = tile % tiles_r, J = tile / tiles_r;
+    const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+    const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, a_off, lda, a_stride, b_off, ldb, b_stride);
+    if (ib[M.id] != 0) return;
+    const int s2 = tr_min(s, M.n - tk.start - s);
+    if (I * TS >= s2) return;
+    const gidx c2 = tr_at(M.bo, M.ldb, upper, tk.start + s, tk.start + s);
+    const gidx a3 = tr_at(M.ao, M.lda, upper, tk.start + s, tk.start);
+    const int lid = (int)LID(0), tx = lid % TT, ty = lid / TT;
+    REAL acc[WPT][WPT];
+#pragma unroll
+    for (int wi = 0; wi < WPT; ++wi)
+#pragma unroll
+        for (int wj = 0; wj < WPT; ++wj) acc[wi][wj] = 0;
+    const int kend = tr_min((I + 1) * TS, s2);
+    for (int k0 = 0; k0 < kend; k0 += TK) {
+        tr_load(As, 1, LDT, B, c2, M.ldb, upper, TS, TK, I * TS, k0, s2, s2, 1, unit, lid);
+        tr_load(Bs, LDT, 1, A, a3, M.lda, upper, TK, TS, k0, J * TS, s2, s, 0, 0, lid);
+        LOCAL_BARRIER();
+#if UNR
+#pragma unroll
+#endif
+        for (int kk = 0; kk < TK; ++kk) {
+            REAL a[WPT], b[WPT];
+#pragma unroll
+            for (int w = 0; w < WPT; ++w) {
+                a[w] = As[kk * LDT + tx + w * TT];
+                b[w] = Bs[kk * LDT + ty + w * TT];
+            }
+#pragma unroll
+            for (int wi = 0; wi < WPT; ++wi)
+#pragma unroll
+                for (int wj = 0; wj < WPT; ++wj) acc[wi][wj] += a[wi] * b[wj];
+        }
+        LOCAL_BARRIER();
+    }
+    GLOBAL REAL *Tt = T + t * (gidx)ldt * s;
+#pragma unroll
+    for (int wi = 0; wi < WPT; ++wi) {
+        const int i = I * TS + tx + wi * TT;
+        if (i < s2) {
+#pragma unroll
+            for (int wj = 0; wj < WPT; ++wj)
+                Tt[i + (gidx)(J * TS + ty + wj * TT) * ldt] = acc[wi][wj];
+        }
+    }
+}
+
+KERNEL void neg_rect_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
+                                        const gidx meta_off, const gidx task_off, const int m0,
+                                        const int per, const int step, const int ntask,
+                                        const int s, const int ldt, const int tiles_r,
+                                        const int tiles_c, const int n, GLOBAL REAL *B,
+                                        const gidx b_off, const int ldb, const gidx b_stride,
+                                        GLOBAL const REAL *T)
+{
+    LOCAL_ARRAY REAL As[TK * LDT];
+    LOCAL_ARRAY REAL Bs[TK * LDT];
+    const int tiles = tiles_r * tiles_c;
+    const gidx t = GRP(0) / tiles;
+    const int tile = (int)(GRP(0) - t * tiles);
+    if (t >= ntask) return;
+    const int I = tile % tiles_r, J = tile / tiles_r;
+    const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+    const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, 0, 1, 0, b_off, ldb, b_stride);
+    if (ib[M.id] != 0) return;
+    const int s2 = tr_min(s, M.n - tk.start - s);
+    if (I * TS >= s2) return;
+    const gidx c1 = tr_at(M.bo, M.ldb, upper, tk.start, tk.start);
+    const gidx b3 = tr_at(M.bo, M.ldb, upper, tk.start + s, tk.start);
+    const gidx to = t * (gidx)ldt * s;
+    /* upper: transposed thread mapping, so that the stores below stay coalesced */
+    const int lid = (int)LID(0), ri = upper ? lid / TT : lid % TT, ci = upper ? lid % TT : lid / TT;
+    REAL acc[WPT][WPT];
+#pragma unroll
+    for (int wi = 0; wi < WPT; ++wi)
+#pragma unroll
+        for (int wj = 0; wj < WPT; ++wj) acc[wi][wj] = 0;
+    for (int k0 = J * TS; k0 < s; k0 += TK) {
+        tr_load(As, 1, LDT, T, to, ldt, 0, TS, TK, I * TS, k0, s2, s, 0, 0, lid);
+        tr_load(Bs, LDT, 1, B, c1, M.ldb, upper, TK, TS, k0, J * TS, s, s, 1, unit, lid);
+        LOCAL_BARRIER();
+#if UNR
+#pragma unroll
+#endif
+        for (int kk = 0; kk < TK; ++kk) {
+            REAL a[WPT], b[WPT];
+#pragma unroll
+            for (int w = 0; w < WPT; ++w) {
+                a[w] = As[kk * LDT + ri + w * TT];
+                b[w] = Bs[kk * LDT + ci + w * TT];
+            }
+#pragma unroll
+            for (int wi = 0; wi < WPT; ++wi)
+#pragma unroll
+                for (int wj = 0; wj < WPT; ++wj) acc[wi][wj] += a[wi] * b[wj];
+        }
+        LOCAL_BARRIER();
+    }
+#pragma unroll
+    for (int wi = 0; wi < WPT; ++wi) {
+        const int i = I * TS + ri + wi * TT;
+        if (i < s2) {
+#pragma unroll
+            for (int wj = 0; wj < WPT; ++wj)
+                B[tr_at(b3, M.ldb, upper, i, J * TS + ci + wj * TT)] = -acc[wi][wj];
+        }
+    }
+}
+#endif /* TS */
+
+#ifdef CWG
+/*
+ * trtri_check: task (m, start) scans storage columns [start, start + step) of A_m's
+ * triangle (CWG work-items down each column, coalesced) and stores the smallest code
+ *   q + 1          NaN/Inf in column q (0-based),       or
+ *   n + 1 + q      zero diagonal entry A(q, q) (non-unit only),   TR_BIG when clean
+ * in ib[part_off + t]. The tasks of one matrix are consecutive.
+ *
+ *   columns:     start    start+step
+ *   A_m:  [ \      |::::::|         ]   ::: read (the referenced triangle only)
+ */
+KERNEL void trtri_check(const int upper, const int unit, GLOBAL int *ib, const gidx part_off,
+                        const gidx meta_off, const gidx task_off, const int m0, const int per,
+                        const int step, const int ntask, const int n, GLOBAL const REAL *A,
+                        const gidx a_off, const int lda, const gidx a_stride)
+{
+    LOCAL_ARRAY int red[CWG];
+    const gidx t = GRP(0);
+    if (t >= ntask) return;
+    const int lid = (int)LID(0);
+    const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+    const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, a_off, lda, a_stride, 0, 1, 0);
+    const int qend = tr_min(tk.start + step, M.n);
+    int code = TR_BIG;
+    for (int q = tk.start; q < qend; ++q) {
+        const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : M.n;
+        GLOBAL const REAL *col = A + M.ao + (gidx)q * M.lda;
+        for (int p = p0 + lid; p < p1; p += CWG) {
+            if (p == q && unit) continue;
+            const REAL v = col[p];
+            if (tr_bad(v)) code = tr_min(code, q + 1);
+            else if (p == q && v == (REAL)0) code = tr_min(code, M.n + 1 + q);
+        }
+    }
+    red[lid] = code;
+    for (int h = CWG / 2; h > 0; h >>= 1) {
+        LOCAL_BARRIER();
+        if (lid < h) red[lid] = tr_min(red[lid], red[lid + h]);
+    }
+    if (lid == 0) ib[part_off + t] = red[0];
+}
+
+/*
+ * trtri_info: one work-item per matrix m0 .. m0 + count − 1 combines the codes of its
+ * check tasks (per of them from m·per, or ceil(n / cols) from its record) into info:
+ * −(q+1) for NaN/Inf (first such column), q+1 for a zero pivot, 0 otherwise; NaN wins.
+ */
+KERNEL void trtri_info(GLOBAL int *ib, const gidx part_off, const gidx flag_idx,
+                       const gidx meta_off, const int m0, const int count, const int per,
+                       const int cols, const int n)
+{
+    const gidx j = GID(0);
+    if (j >= count) return;
+    const gidx m = m0 + j;
+    int nm = n, id = (int)m;
+    gidx first = m * per, np = per;
+    if (meta_off >= 0) {
+        GLOBAL const int *r = ib + meta_off + TR_MW * m;
+        nm = r[0];
+        id = r[7];
+        first = r[8];
+        np = (nm + cols - 1) / cols;
+    }
+    int code = TR_BIG;
+    for (gidx k = 0; k < np; ++k) code = tr_min(code, ib[part_off + first + k]);
+    const int info = code == TR_BIG ? 0 : (code <= nm ? -code : code - nm);
+    ib[id] = info;
+    if (info != 0) ib[flag_idx] = 1;
+}
+#endif /* CWG */

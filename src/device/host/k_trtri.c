@@ -1,0 +1,315 @@
+/* Host versions of cl/trtri.cl (same names, same arguments, same contracts; see the comments
+ * there). Each launch runs all of its tasks with plain loops, in the program's precision. */
+#ifndef REAL
+#include <math.h>
+#include <stdlib.h>
+
+#include "host_kernels.h"
+
+#define TR_MW 9
+#define TR_BIG 0x7fffffff
+
+typedef struct tr_task {
+    ptrdiff_t m;
+    int start;
+} tr_task;
+
+typedef struct tr_mat {
+    int n, lda, ldb, id;
+    ptrdiff_t ao, bo;
+} tr_mat;
+
+static int tr_min(int a, int b) { return a < b ? a : b; }
+
+static tr_task tr_get_task(const int *ib, ptrdiff_t task_off, int m0, int per, int step,
+                           ptrdiff_t t)
+{
+    tr_task r;
+    if (task_off >= 0) {
+        r.m = ib[task_off + 2 * t];
+        r.start = ib[task_off + 2 * t + 1];
+    } else {
+        r.m = m0 + t / per;
+        r.start = (int)(t % per) * step;
+    }
+    return r;
+}
+
+static ptrdiff_t tr_join(int lo, int hi)
+{
+    return (ptrdiff_t)(((uint64_t)(uint32_t)lo) | ((uint64_t)(uint32_t)hi << 32));
+}
+
+static tr_mat tr_get_mat(const int *ib, ptrdiff_t meta_off, ptrdiff_t m, int n, ptrdiff_t a_off,
+                         int lda, ptrdiff_t a_stride, ptrdiff_t b_off, int ldb, ptrdiff_t b_stride)
+{
+    tr_mat M;
+    if (meta_off >= 0) {
+        const int *r = ib + meta_off + TR_MW * m;
+        M.n = r[0];
+        M.lda = r[1];
+        M.ldb = r[2];
+        M.ao = tr_join(r[3], r[4]);
+        M.bo = tr_join(r[5], r[6]);
+        M.id = r[7];
+    } else {
+        M.n = n;
+        M.lda = lda;
+        M.ldb = ldb;
+        M.ao = a_off + m * a_stride;
+        M.bo = b_off + m * b_stride;
+        M.id = (int)m;
+    }
+    return M;
+}
+
+/* Offset of logical element (r, c) (upper: stored at (c, r)). */
+static ptrdiff_t tr_at(ptrdiff_t off, int ld, int upper, ptrdiff_t r, ptrdiff_t c)
+{
+    return upper ? off + c + r * ld : off + r + c * ld;
+}
+
+#define REAL float
+#define SUF(x) x##_f
+#include "k_trtri.c"
+#undef REAL
+#undef SUF
+#define REAL double
+#define SUF(x) x##_d
+#include "k_trtri.c"
+#undef REAL
+#undef SUF
+
+#define K(name, sig) {#name, sig, name##_f, name##_d}
+const gala_host_kernel gala_host_trtri[] = {
+    K(diag_inv, "iiibllliiiiiblilblil"),
+    K(inv_lower_tri_multiply, "iiblliiiiiiiiiblilblilb"),
+    K(neg_rect_lower_tri_multiply, "iiblliiiiiiiiiblilb"),
+    K(trtri_check, "iibllliiiiiblil"),
+    K(trtri_info, "bllliiiii"),
+    {NULL, NULL, NULL, NULL},
+};
+#undef K
+
+#else /* template body, compiled once per REAL */
+
+static int SUF(tr_bad)(REAL v) { return !(v - v == (REAL)0); }
+
+static gala_status SUF(diag_inv)(const gala_host_launch *L)
+{
+    const int upper = HINT(0), unit = HINT(1), fused = HINT(2);
+    int *ib = HBUF(int, 3);
+    const ptrdiff_t flag_idx = HLONG(4), meta_off = HLONG(5), task_off = HLONG(6);
+    const int m0 = HINT(7), per = HINT(8), step = HINT(9), ntask = HINT(10), n = HINT(11);
+    const REAL *A = HBUF(REAL, 12);
+    REAL *B = HBUF(REAL, 16);
+    const int NBv = (int)HDEF("NB", 0);
+    if (NBv < 1 || NBv > 64)
+        return gala_error(L->ctx, GALA_ERR_INTERNAL, "diag_inv: NB = %d is not in [1, 64]", NBv);
+    REAL X[64 * 64];
+    for (ptrdiff_t t = 0; t < ntask; ++t) {
+        const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+        const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(13), HINT(14), HLONG(15),
+                                    HLONG(17), HINT(18), HLONG(19));
+        const int nb = tr_min(NBv, M.n - tk.start);
+        const ptrdiff_t ao = M.ao + (ptrdiff_t)tk.start * (1 + (ptrdiff_t)M.lda);
+        const ptrdiff_t bo = M.bo + (ptrdiff_t)tk.start * (1 + (ptrdiff_t)M.ldb);
+        if (fused) {
+            /* first bad storage column: NaN/Inf wins over a zero diagonal */
+            int nan_q = TR_BIG, zero_q = TR_BIG;
+            for (int q = 0; q < nb; ++q) {
+                const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : nb;
+                for (int p = p0; p < p1; ++p) {
+                    if (p == q && unit) continue;
+                    const REAL v = A[ao + p + (ptrdiff_t)q * M.lda];
+                    if (SUF(tr_bad)(v)) nan_q = tr_min(nan_q, q);
+                    else if (p == q && v == 0) zero_q = tr_min(zero_q, q);
+                }
+            }
+            const int info = nan_q != TR_BIG ? -(nan_q + 1) : zero_q != TR_BIG ? zero_q + 1 : 0;
+            ib[M.id] = info;
+            if (info != 0) {
+                ib[flag_idx] = 1;
+                continue;
+            }
+        } else if (ib[M.id] != 0) {
+            continue;
+        }
+        /* X = L⁻¹ column by column (right-looking forward substitution), X(i, j) at
+         * X[j·nb + i], L(i, k) read through the logical mapping */
+        for (int j = 0; j < nb; ++j) {
+            REAL *x = X + (ptrdiff_t)j * nb;
+            for (int i = 0; i < nb; ++i) x[i] = i == j;
+            for (int k = j; k < nb; ++k) {
+                const REAL d = unit ? (REAL)1 : A[tr_at(ao, M.lda, upper, k, k)];
+                const REAL xk = x[k] * ((REAL)1 / d);
+                x[k] = xk;
+                for (int i = k + 1; i < nb; ++i) x[i] -= A[tr_at(ao, M.lda, upper, i, k)] * xk;
+            }
+        }
+        for (int j = 0; j < nb; ++j)
+            for (int i = unit ? j + 1 : j; i < nb; ++i)
+                B[tr_at(bo, M.ldb, upper, i, j)] = X[(ptrdiff_t)j * nb + i];
+    }
+    return GALA_OK;
+}
+
+/* C(i, k) of a diagonal block of B: masked above the diagonal, 1 on it when unit. */
+static REAL SUF(tr_tri)(const REAL *B, ptrdiff_t off, int ld, int upper, int unit, int i, int k)
+{
+    if (k > i) return 0;
+    if (k == i && unit) return 1;
+    return B[tr_at(off, ld, upper, i, k)];
+}
+
+static gala_status SUF(inv_lower_tri_multiply)(const gala_host_launch *L)
+{
+    const int upper = HINT(0), unit = HINT(1);
+    const int *ib = HBUF(int, 2);
+    const ptrdiff_t meta_off = HLONG(3), task_off = HLONG(4);
+    const int m0 = HINT(5), per = HINT(6), step = HINT(7), ntask = HINT(8), s = HINT(9);
+    const int ldt = HINT(10), n = HINT(13);
+    const REAL *A = HBUF(REAL, 14), *B = HBUF(REAL, 18);
+    REAL *T = HBUF(REAL, 22);
+    /* C2 is copied into a dense lower triangle so that the inner loop runs down columns */
+    REAL *C = gala_malloc((size_t)s * (size_t)s * sizeof *C);
+    if (!C) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "inv_lower_tri_multiply: no "
+                              "memory for %d×%d elements", s, s);
+    for (ptrdiff_t t = 0; t < ntask; ++t) {
+        const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+        const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(15), HINT(16), HLONG(17),
+                                    HLONG(19), HINT(20), HLONG(21));
+        if (ib[M.id] != 0) continue;
+        const int s2 = tr_min(s, M.n - tk.start - s);
+        if (s2 <= 0) continue;
+        const ptrdiff_t c2 = tr_at(M.bo, M.ldb, upper, tk.start + s, tk.start + s);
+        const ptrdiff_t a3 = tr_at(M.ao, M.lda, upper, tk.start + s, tk.start);
+        REAL *Tt = T + t * (ptrdiff_t)ldt * s;
+        for (int k = 0; k < s2; ++k)
+            for (int i = k; i < s2; ++i)
+                C[(ptrdiff_t)k * s2 + i] = SUF(tr_tri)(B, c2, M.ldb, upper, unit, i, k);
+        /* four columns of T at a time (s is a multiple of the block order, >= 8) */
+        for (int j = 0; j < s; j += 4) {
+            REAL *t0 = Tt + (ptrdiff_t)j * ldt, *t1 = t0 + ldt, *t2 = t1 + ldt, *t3 = t2 + ldt;
+            for (int i = 0; i < s2; ++i) t0[i] = t1[i] = t2[i] = t3[i] = 0;
+            for (int k = 0; k < s2; ++k) {
+                const REAL a0 = A[tr_at(a3, M.lda, upper, k, j)];
+                const REAL a1 = A[tr_at(a3, M.lda, upper, k, j + 1)];
+                const REAL a2 = A[tr_at(a3, M.lda, upper, k, j + 2)];
+                const REAL a3v = A[tr_at(a3, M.lda, upper, k, j + 3)];
+                const REAL *ck = C + (ptrdiff_t)k * s2;
+                for (int i = k; i < s2; ++i) {
+                    const REAL cv = ck[i];
+                    t0[i] += cv * a0;
+                    t1[i] += cv * a1;
+                    t2[i] += cv * a2;
+                    t3[i] += cv * a3v;
+                }
+            }
+        }
+    }
+    gala_free(C);
+    return GALA_OK;
+}
+
+static gala_status SUF(neg_rect_lower_tri_multiply)(const gala_host_launch *L)
+{
+    const int upper = HINT(0), unit = HINT(1);
+    const int *ib = HBUF(int, 2);
+    const ptrdiff_t meta_off = HLONG(3), task_off = HLONG(4);
+    const int m0 = HINT(5), per = HINT(6), step = HINT(7), ntask = HINT(8), s = HINT(9);
+    const int ldt = HINT(10), n = HINT(13);
+    REAL *B = HBUF(REAL, 14);
+    const REAL *T = HBUF(REAL, 18);
+    REAL *acc = gala_malloc(4 * (size_t)s * sizeof *acc);
+    if (!acc) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "neg_rect_lower_tri_multiply: "
+                                "no memory for %d elements", s);
+    for (ptrdiff_t t = 0; t < ntask; ++t) {
+        const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+        const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, 0, 1, 0, HLONG(15), HINT(16),
+                                    HLONG(17));
+        if (ib[M.id] != 0) continue;
+        const int s2 = tr_min(s, M.n - tk.start - s);
+        if (s2 <= 0) continue;
+        const ptrdiff_t c1 = tr_at(M.bo, M.ldb, upper, tk.start, tk.start);
+        const ptrdiff_t b3 = tr_at(M.bo, M.ldb, upper, tk.start + s, tk.start);
+        const REAL *Tt = T + t * (ptrdiff_t)ldt * s;
+        /* four columns of B3 at a time; C1(k, j..j+3) is zero above the diagonal */
+        for (int j = 0; j < s; j += 4) {
+            REAL *u0 = acc, *u1 = acc + s, *u2 = acc + 2 * s, *u3 = acc + 3 * s;
+            for (int i = 0; i < s2; ++i) u0[i] = u1[i] = u2[i] = u3[i] = 0;
+            for (int k = j; k < s; ++k) {
+                const REAL c0 = SUF(tr_tri)(B, c1, M.ldb, upper, unit, k, j);
+                const REAL c1v = SUF(tr_tri)(B, c1, M.ldb, upper, unit, k, j + 1);
+                const REAL c2 = SUF(tr_tri)(B, c1, M.ldb, upper, unit, k, j + 2);
+                const REAL c3 = SUF(tr_tri)(B, c1, M.ldb, upper, unit, k, j + 3);
+                const REAL *tc = Tt + (ptrdiff_t)k * ldt;
+                for (int i = 0; i < s2; ++i) {
+                    const REAL tv = tc[i];
+                    u0[i] += tv * c0;
+                    u1[i] += tv * c1v;
+                    u2[i] += tv * c2;
+                    u3[i] += tv * c3;
+                }
+            }
+            for (int jj = 0; jj < 4; ++jj)
+                for (int i = 0; i < s2; ++i) B[tr_at(b3, M.ldb, upper, i, j + jj)] = -acc[jj * s + i];
+        }
+    }
+    gala_free(acc);
+    return GALA_OK;
+}
+
+static gala_status SUF(trtri_check)(const gala_host_launch *L)
+{
+    const int upper = HINT(0), unit = HINT(1);
+    int *ib = HBUF(int, 2);
+    const ptrdiff_t part_off = HLONG(3), meta_off = HLONG(4), task_off = HLONG(5);
+    const int m0 = HINT(6), per = HINT(7), step = HINT(8), ntask = HINT(9), n = HINT(10);
+    const REAL *A = HBUF(REAL, 11);
+    for (ptrdiff_t t = 0; t < ntask; ++t) {
+        const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+        const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(12), HINT(13), HLONG(14), 0,
+                                    1, 0);
+        const int qend = tr_min(tk.start + step, M.n);
+        int code = TR_BIG;
+        for (int q = tk.start; q < qend; ++q) {
+            const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : M.n;
+            const REAL *col = A + M.ao + (ptrdiff_t)q * M.lda;
+            for (int p = p0; p < p1; ++p) {
+                if (p == q && unit) continue;
+                if (SUF(tr_bad)(col[p])) code = tr_min(code, q + 1);
+                else if (p == q && col[p] == 0) code = tr_min(code, M.n + 1 + q);
+            }
+        }
+        ib[part_off + t] = code;
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(trtri_info)(const gala_host_launch *L)
+{
+    int *ib = HBUF(int, 0);
+    const ptrdiff_t part_off = HLONG(1), flag_idx = HLONG(2), meta_off = HLONG(3);
+    const int m0 = HINT(4), count = HINT(5), per = HINT(6), cols = HINT(7), n = HINT(8);
+    for (ptrdiff_t j = 0; j < count; ++j) {
+        const ptrdiff_t m = m0 + j;
+        int nm = n, id = (int)m;
+        ptrdiff_t first = m * per, np = per;
+        if (meta_off >= 0) {
+            const int *r = ib + meta_off + TR_MW * m;
+            nm = r[0];
+            id = r[7];
+            first = r[8];
+            np = (nm + cols - 1) / cols;
+        }
+        int code = TR_BIG;
+        for (ptrdiff_t k = 0; k < np; ++k) code = tr_min(code, ib[part_off + first + k]);
+        const int info = code == TR_BIG ? 0 : (code <= nm ? -code : code - nm);
+        ib[id] = info;
+        if (info != 0) ib[flag_idx] = 1;
+    }
+    return GALA_OK;
+}
+
+#endif
