@@ -326,6 +326,25 @@ KERNEL void qp_chol_inv(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL co
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* qp_mirror: for job g with flag[g] != 0: copy the lower triangle of the n×n matrix at    */
+/* K[jko[g]·KALIGN] to its upper triangle (after gala_potri, which writes one triangle);    */
+/* with ok[g] != 0 only; clears flag[g]. One work-group per job, no barrier.               */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_mirror(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
+                      GLOBAL int *flag, const int njobs, GLOBAL REAL *K)
+{
+    const gidx g = GRP(0);
+    if (g >= njobs || !flag[g]) return;
+    const int n = meta[(gidx)jqp[g] * NMETA + M_N];
+    GLOBAL REAL *A = K + (gidx)jko[g] * KALIGN;
+    const gidx nn = (gidx)n * n;
+    for (gidx idx = LID(0); idx < nn; idx += WG) {
+        const gidx j = idx / n, i = idx - j * n;
+        if (i < j) A[idx] = A[i * n + j];
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* qp_ax: z = A x for every listed QP (warm start).                                        */
 /* ------------------------------------------------------------------------------------ */
 KERNEL void qp_ax(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,

@@ -522,6 +522,64 @@ START_TEST(updates_and_warm_start_api)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ factorization paths */
+
+/* K⁻¹ through gala_potrf + gala_potri (GALA_TUNE qp.factor=1) and through the fused sweep
+ * kernel give the same solutions, statuses (non-convex included) and shared-mode ladders. */
+START_TEST(library_factorization_path)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_qp_settings s = settings_for(_i);
+    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
+    s.max_iter = 20000;
+    enum { B = 6 };
+    gala_qp_problem pb[B];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 21, &pb[0]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 7, 22, &pb[1]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_EQUALITY, 8, 23, &pb[2]));
+    double Pn[] = {-1, 0, 0, 1}, qz[] = {0, 0}, An[] = {1, 0, 0, 1}, ln[] = {-1, -1}, un[] = {1, 1};
+    pb[3] = make_qp(2, 2, Pn, qz, An, ln, un); /* non-convex */
+    TU_OK(NULL, gala_qp_double_integrator(6, 0.5, -0.2, &pb[4]));
+    TU_OK(NULL, gala_qp_double_integrator(6, -0.3, 0.4, &pb[5]));
+    const char *old = getenv("GALA_TUNE");
+    char *keep = old ? strdup(old) : NULL;
+    gala_qp_solver *sv[2], *sh[2];
+    for (int f = 0; f < 2; ++f) {
+        setenv("GALA_TUNE", f ? "qp.factor=1" : "qp.factor=0", 1);
+        TU_OK(ctx, gala_qp_setup(ctx, pb, 4, &s, &sv[f]));
+        TU_OK(ctx, gala_qp_solve(sv[f]));
+        TU_OK(ctx, gala_qp_setup(ctx, pb + 4, 2, &s, &sh[f]));
+        TU_ASSERT(gala_qp_linsys_used(sh[f]) == GALA_QP_LINSYS_DENSE_SHARED, _i, "shared");
+        TU_OK(ctx, gala_qp_solve(sh[f]));
+    }
+    if (keep) setenv("GALA_TUNE", keep, 1);
+    else unsetenv("GALA_TUNE");
+    free(keep);
+    double tol = dt == GALA_FLOAT ? 1e-2 : 1e-4;
+    for (int k = 0; k < 6; ++k) {
+        gala_qp_info a, b;
+        gala_qp_solver *x0 = k < 4 ? sv[0] : sh[0], *x1 = k < 4 ? sv[1] : sh[1];
+        int kk = k < 4 ? k : k - 4;
+        TU_OK(ctx, gala_qp_get_info(x0, kk, &a));
+        TU_OK(ctx, gala_qp_get_info(x1, kk, &b));
+        int want = k == 3 ? GALA_QP_NON_CVX : GALA_QP_SOLVED;
+        TU_ASSERT(a.status == want && b.status == want, _i, "QP %d: sweep %d, potrf %d", k,
+                  a.status, b.status);
+        if (want == GALA_QP_SOLVED) {
+            assert_kkt(x1, kk, &pb[k], tol, _i, "potrf path");
+            TU_ASSERT(fabs(a.obj_val - b.obj_val) <= tol * (1 + fabs(a.obj_val)), _i,
+                      "QP %d: objective %.9g (sweep) vs %.9g (potrf)", k, a.obj_val, b.obj_val);
+        }
+    }
+    for (int f = 0; f < 2; ++f) {
+        gala_qp_destroy(sv[f]);
+        gala_qp_destroy(sh[f]);
+    }
+    for (int k = 0; k < 6; ++k) free_qp(&pb[k]);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ float: no NaN */
 
 START_TEST(larger_batch_no_nan)
@@ -563,6 +621,7 @@ int main(void)
     tcase_add_loop_test(tc, warm_start_mpc_sequence, 0, nt);
     tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);
     tcase_add_loop_test(tc, larger_batch_no_nan, 0, nt);
+    tcase_add_loop_test(tc, library_factorization_path, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);
     tu_release();

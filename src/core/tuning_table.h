@@ -14,6 +14,10 @@
 {"qp.wg", 0, NULL, NULL, 0, 256},
 {"qp.tb", 0, NULL, NULL, 0, 16},
 {"qp.local_bytes", 0, NULL, NULL, 0, 40960},
+/* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the
+ * solver's fused sweep kernel (qp_chol_inv). Not measured on a GPU yet: the sweep is the
+ * default everywhere; try GALA_TUNE=qp.factor=1. */
+{"qp.factor", 0, NULL, NULL, 0, 0},
 
 /* Dense factorizations (src/la: potrf, potrs, potri; cl/potrf.cl, potrs.cl, potri.cl,
  * lagemm.cl). la.unroll: unroll the register loops (GPUs); CPU OpenCL compiles the rolled

@@ -139,10 +139,106 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
                        ga_int(set_status));
 }
 
+/* The library path: K formed by qp_form_k, factored by gala_potrf_vbatched (lower),
+ * inverted by gala_potri_vbatched, mirrored by qp_mirror. The flags are read back (the
+ * vbatched calls take host arrays): fail[j] receives the job's potrf info (> 0: K not
+ * positive definite). jqp_h / jko_h: host copies of the job arrays. */
+static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *jko,
+                             gala_buffer *jrho, int jrs, int jro, gala_buffer *flag, int njobs,
+                             const int *jqp_h, const int *jko_h, int *fail)
+{
+    int *fl = gala_malloc(sizeof(int) * (size_t)njobs * 4);
+    size_t *off = gala_malloc(sizeof(size_t) * (size_t)njobs);
+    if (!fl || !off) {
+        gala_free(fl);
+        gala_free(off);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    }
+    int *nn = fl + njobs, *info = fl + 2 * njobs, *idx = fl + 3 * njobs;
+    gala_status st = gala_buffer_read(flag, 0, (size_t)njobs, fl);
+    int cnt = 0;
+    for (int g = 0; st == GALA_OK && g < njobs; ++g) {
+        fail[g] = 0;
+        if (!fl[g]) continue;
+        idx[cnt] = g;
+        nn[cnt] = s->meta[(size_t)jqp_h[g] * QP_NMETA + QP_M_N];
+        off[cnt] = (size_t)jko_h[g] * QP_KALIGN;
+        ++cnt;
+    }
+    gala_kernel *kf, *km;
+    if (st == GALA_OK) st = gala_qp_kernel(s, "qp_form_k", &kf);
+    if (st == GALA_OK) st = gala_qp_kernel(s, "qp_mirror", &km);
+    gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
+    if (st == GALA_OK && cnt)
+        st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
+                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rp),
+                         ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype), ga_buf(s->b_K),
+                         ga_real(s->set.sigma));
+    if (st == GALA_OK && cnt) {
+        gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, nn, cnt, info);
+        if (f != GALA_OK && f != GALA_ERR_NOT_POSITIVE_DEFINITE && f != GALA_ERR_NOT_FINITE) st = f;
+        /* invert only the factored ones: failed ones become order 0 (skipped) */
+        for (int c = 0; c < cnt; ++c)
+            if (info[c] != 0) {
+                fail[idx[c]] = info[c] > 0 ? info[c] : -info[c];
+                nn[c] = 0;
+            }
+        if (st == GALA_OK) {
+            int *lda = gala_malloc(sizeof(int) * (size_t)cnt);
+            if (!lda) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+            for (int c = 0; st == GALA_OK && c < cnt; ++c) lda[c] = nn[c] > 0 ? nn[c] : 1;
+            if (st == GALA_OK) {
+                f = gala_potri_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, lda, cnt, info);
+                if (f != GALA_OK && f != GALA_ERR_SINGULAR && f != GALA_ERR_NOT_FINITE) st = f;
+                for (int c = 0; st == GALA_OK && c < cnt; ++c)
+                    if (nn[c] > 0 && info[c] != 0) fail[idx[c]] = nn[c];
+            }
+            gala_free(lda);
+        }
+        if (st == GALA_OK) gala_error_clear(s->ctx);
+        /* mirror the good ones and clear every flag */
+        for (int g = 0; st == GALA_OK && g < njobs; ++g)
+            if (fl[g] && fail[g]) {
+                int z = 0;
+                st = gala_buffer_write(flag, (size_t)g, 1, &z);
+            }
+        if (st == GALA_OK)
+            st = GALA_LAUNCH(s->ctx, km, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
+                             ga_buf(flag), ga_int(njobs), ga_buf(s->b_K));
+        if (st == GALA_OK) st = gala_buffer_fill(flag, 0, (size_t)njobs, 0);
+    }
+    gala_free(fl);
+    gala_free(off);
+    return st;
+}
+
+/* Which factorization: 1 = gala_potrf + gala_potri (src/la), 0 = the fused sweep kernel.
+ * Tuning key qp.factor (docs/qp.md). */
+static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 0) != 0; }
+
 static gala_status dense_refactor(gala_qp_solver *s)
 {
-    return form_and_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO, s->b_refac,
-                           s->nvalid, s->b_jinfo, 1);
+    if (!use_la(s))
+        return form_and_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
+                               s->b_refac, s->nvalid, s->b_jinfo, 1);
+    int nv = s->nvalid;
+    int *ident = gala_malloc(sizeof(int) * (size_t)nv * 3);
+    if (!ident) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    int *kofs = ident + nv, *fail = ident + 2 * nv;
+    for (int i = 0; i < nv; ++i) {
+        ident[i] = i;
+        kofs[i] = s->meta[(size_t)i * QP_NMETA + QP_M_KO];
+    }
+    gala_status st = la_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
+                               s->b_refac, nv, ident, kofs, fail);
+    /* K not positive definite: that QP is non-convex (as qp_chol_inv with set_status) */
+    for (int i = 0; st == GALA_OK && i < nv; ++i)
+        if (fail[i]) {
+            int v = GALA_QP_NON_CVX;
+            st = gala_buffer_write(s->b_state, (size_t)i * QP_NSTATE + QP_S_STATUS, 1, &v);
+        }
+    gala_free(ident);
+    return st;
 }
 
 static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
@@ -242,9 +338,20 @@ static gala_status shared_refactor(gala_qp_solver *s)
 {
     int nr = s->nrungs;
     GALA_TRY(gala_buffer_fill(s->b_rflag, 0, (size_t)nr, 1));
-    GALA_TRY(form_and_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr, s->b_jinfo, 0));
     int info[130];
-    GALA_TRY(gala_buffer_read(s->b_jinfo, 0, (size_t)nr, info));
+    if (use_la(s)) {
+        int zeros[130], kofs[130];
+        for (int k = 0; k < nr; ++k) {
+            zeros[k] = 0;
+            kofs[k] = k * s->lad_ks;
+        }
+        GALA_TRY(la_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr, zeros, kofs,
+                           info));
+    } else {
+        GALA_TRY(form_and_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr,
+                                 s->b_jinfo, 0));
+        GALA_TRY(gala_buffer_read(s->b_jinfo, 0, (size_t)nr, info));
+    }
     for (int k = 0; k < nr; ++k) s->rungok[k] = info[k] == 0;
     GALA_TRY(gala_buffer_write(s->b_rungok, 0, (size_t)nr, s->rungok));
     GALA_TRY(gala_buffer_fill(s->b_refac, 0, (size_t)s->nvalid, 0));

@@ -30,6 +30,7 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_scale_apply, "bbibbbblblbbi"),
     K(qp_form_k, "bbbbiibibbbbbr"),
     K(qp_chol_inv, "bbbbibbbi"),
+    K(qp_mirror, "bbbbib"),
     K(qp_ax, "bbibbbblbl"),
     K(qp_count, "bibbb"),
     K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
@@ -255,6 +256,22 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
         if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
     }
     free(v);
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_mirror)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
+    const int *flag = HBUF(int, 3);
+    const int njobs = HINT(4);
+    REAL *K = HBUF(REAL, 5);
+    for (int g = 0; g < njobs; ++g) {
+        if (!flag[g]) continue;
+        const ptrdiff_t n = meta[(ptrdiff_t)jqp[g] * QP_NMETA + QP_M_N];
+        REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
+        for (ptrdiff_t j = 0; j < n; ++j)
+            for (ptrdiff_t i = 0; i < j; ++i) A[j * n + i] = A[i * n + j];
+    }
     return GALA_OK;
 }
 
