@@ -214,7 +214,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
 
 /* Which factorization: 1 = gala_potrf + gala_potri (src/la), 0 = the fused sweep kernel.
  * Tuning key qp.factor (docs/qp.md). */
-static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 0) != 0; }
+static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) != 0; }
 
 static gala_status dense_refactor(gala_qp_solver *s)
 {
