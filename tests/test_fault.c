@@ -144,24 +144,24 @@ static long sweep_op(int t, int kind, const tu_op *op)
         tu_fault_set(-1, 0);
         TU_ASSERT(windows > 0, t, "%s opened no fault window", op->name);
         if (left > 0) { /* the calls never reached the k-th operation: done */
-            TU_ASSERT(st == GALA_OK, t, "%s (%s fault %ld not reached) failed: %s: %s", op->name,
+            TU_ASSERT(st == GALA_OK, t, "%.40s (%s fault %ld not reached) failed: %.60s: %.300s", op->name,
                       kind_name[kind], k, gala_status_string(st), msg);
             if (fresh) gala_context_destroy(ctx);
             break;
         }
         points++;
-        TU_ASSERT(st == expected_status(kind, op), t, "%s with %s fault %ld returned %s: %s",
+        TU_ASSERT(st == expected_status(kind, op), t, "%.40s with %s fault %ld returned %.60s: %.300s",
                   op->name, kind_name[kind], k, gala_status_string(st), msg);
         /* a simulated failure of host malloc (TU_OP_NO_CTX) is an ordinary out-of-memory */
         TU_ASSERT(strstr(msg, (op->flags & TU_OP_NO_CTX) ? ": " : "injected") != NULL, t,
-                  "%s with %s fault %ld: the message does not name the fault: %s", op->name,
+                  "%.40s with %s fault %ld: the message does not name the fault: %.300s", op->name,
                   kind_name[kind], k, msg);
         TU_ASSERT(live_buffers(ctx) == live0, t, "%s with %s fault %ld: %ld buffers leaked",
                   op->name, kind_name[kind], k, live_buffers(ctx) - live0);
         /* the context (and the library) is still usable: the same work succeeds */
         msg[0] = '\0';
         st = op->run(ctx, tg->dtype, seed + 1, msg, sizeof msg);
-        TU_ASSERT(st == GALA_OK, t, "%s after %s fault %ld: %s: %s", op->name, kind_name[kind], k,
+        TU_ASSERT(st == GALA_OK, t, "%.40s after %s fault %ld: %.60s: %.300s", op->name, kind_name[kind], k,
                   gala_status_string(st), msg);
         TU_ASSERT(live_buffers(ctx) == live0, t, "%s after %s fault %ld: buffers leaked",
                   op->name, kind_name[kind], k);
@@ -199,7 +199,7 @@ START_TEST(catalogue_runs_clean)
         const long live0 = live_buffers(ctx);
         char msg[1024] = "";
         gala_status st = op->run(ctx, tu_target_get(_i)->dtype, tu_seed() + 7, msg, sizeof msg);
-        TU_ASSERT(st == GALA_OK, _i, "%s: %s: %s", op->name, gala_status_string(st), msg);
+        TU_ASSERT(st == GALA_OK, _i, "%.40s: %.60s: %.300s", op->name, gala_status_string(st), msg);
         TU_ASSERT(live_buffers(ctx) == live0, _i, "%s leaked buffers", op->name);
     }
 }
