@@ -185,7 +185,7 @@ static void run_catalogue(int target, int shared)
     }
     for (int i = 0; i < THREADS; ++i) {
         pthread_join(t[i], NULL);
-        TU_ASSERT(jobs[i].failures == 0, target, "%s context, thread %d: %d failures, last: %s",
+        TU_ASSERT(jobs[i].failures == 0, target, "%s context, thread %d: %d failures, last: %.400s",
                   shared ? "shared" : "own", i, jobs[i].failures, jobs[i].msg);
     }
     if (ctx) {
