@@ -455,8 +455,11 @@ START_TEST(qps_files)
     BAD0(t, NULL, GALA_ERR_IO, NULL, gala_qp_write_qps("/nonexistent/dir/out.qps", &b.p));
     b.l[2] = NAN;
     BAD0(t, NULL, GALA_ERR_INVALID_ARG, NULL, gala_qp_write_qps_stream(null, &b.p));
-    b.l[2] = 3; /* l > u */
-    BAD0(t, NULL, GALA_ERR_INVALID_ARG, NULL, gala_qp_write_qps_stream(null, &b.p));
+    b.l[2] = 3; /* l > u on a bound row (an identity row written as BOUNDS): expressible */
+    TU_OK(NULL, gala_qp_write_qps_stream(null, &b.p));
+    b.Ax[2] = 2; /* now rows 0..2 are constraint rows: l > u there is rejected */
+    BAD0(t, NULL, GALA_ERR_INVALID_ARG, "l = 3 > u = 1", gala_qp_write_qps_stream(null, &b.p));
+    b.Ax[2] = 1;
     b.l[2] = -1;
     b.p.A.m = 5;
     BAD0(t, NULL, GALA_ERR_INVALID_ARG, NULL, gala_qp_write_qps_stream(null, &b.p));

@@ -10,7 +10,9 @@
  * the programs it built and its workspaces).
  * The GALA_FAULT environment variable is tested in child processes. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -231,6 +233,8 @@ static int child(const char *name)
     return 16 * (-a) + (-b);
 }
 
+static char out_path[256];
+
 static int spawn_child(const char *fault, const char *op)
 {
     char env_fault[128];
@@ -245,7 +249,14 @@ static int spawn_child(const char *fault, const char *op)
     env[m++] = env_fault;
     char *argv[] = {self_path, "--child", (char *)op, NULL};
     pid_t pid;
-    ck_assert_int_eq(posix_spawn(&pid, self_path, NULL, NULL, argv, env), 0);
+    /* the child's stdout and stderr go to a file that must stay empty: the library never
+     * prints, on error paths neither */
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    ck_assert_int_eq(posix_spawn(&pid, self_path, &fa, NULL, argv, env), 0);
+    posix_spawn_file_actions_destroy(&fa);
     free(env);
     int ws = 0;
     ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
@@ -266,6 +277,8 @@ START_TEST(environment_variable_arms_faults)
         {"alloc_over:100000", "buffer_create", GALA_OK},
         {"", "potrf", GALA_OK},
     };
+    snprintf(out_path, sizeof out_path, "/tmp/gala-fault-output-%ld", (long)getpid());
+    unlink(out_path);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         int code = spawn_child(cases[i].fault, cases[i].op);
         /* the second run succeeds unless the limit is permanent (alloc_over) */
@@ -274,6 +287,11 @@ START_TEST(environment_variable_arms_faults)
                       "GALA_FAULT=%s on %s: child exit %d, expected %d", cases[i].fault,
                       cases[i].op, code, 16 * -cases[i].first + second);
     }
+    struct stat sb;
+    ck_assert_int_eq(stat(out_path, &sb), 0);
+    ck_assert_msg(sb.st_size == 0, "the children printed %lld bytes (see %s)", (long long)sb.st_size,
+                  out_path);
+    unlink(out_path);
 }
 END_TEST
 

@@ -75,9 +75,6 @@ static gala_status validate(const gala_qp_problem *pb)
         if (isnan(l) || isnan(u) || l == INFINITY || u == -INFINITY)
             return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: row %d has bounds [%g, %g], "
                               "which MPS cannot express", fn, i, pb->l[i], pb->u[i]);
-        if (l > u) /* documented; RANGES or BOUNDS would not give the same row back */
-            return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: row %d has l = %g > u = %g", fn,
-                              i, pb->l[i], pb->u[i]);
     }
     return GALA_OK;
 }
