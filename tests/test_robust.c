@@ -238,7 +238,7 @@ START_TEST(qp_float_maros_meszaros_no_nan)
         snprintf(path, sizeof path, "%s/maros_meszaros/%s", GALA_TEST_DATA_DIR, e->d_name);
         TU_ASSERT(gala_qp_read_qps(path, &pb[count]) == GALA_OK, t, "%s: %.200s", e->d_name,
                   gala_last_error(NULL));
-        snprintf(names[count], sizeof names[count], "%s", e->d_name);
+        snprintf(names[count], sizeof names[count], "%.60s", e->d_name);
         count++;
     }
     closedir(d);
