@@ -175,6 +175,32 @@ START_TEST(known_solutions)
                   in.obj_val, want_obj[k]);
     }
     gala_qp_destroy(sv);
+    /* polishing: the active sets are found, the solutions become exact (double) */
+    s.polishing = 1;
+    s.eps_abs = s.eps_rel = 1e-3;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 3, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < 3; ++k) {
+        gala_qp_info in;
+        const double *x, *y;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+        TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "polish QP %d: status %d", k, in.status);
+        TU_ASSERT(in.status_polish == (k == 2 ? 2 : 1), _i, "QP %d: status_polish %d", k,
+                  in.status_polish);
+        double ptol = tu_target_get(_i)->dtype == GALA_FLOAT ? 1e-4 : 1e-9;
+        if (k < 2) {
+            for (int j = 0; j < 2; ++j)
+                TU_ASSERT(fabs(x[j] - want_x[k][j]) <= ptol, _i, "polished QP %d: x[%d] = %.12g",
+                          k, j, x[j]);
+            for (int i = 0; i < pb[k].m; ++i)
+                TU_ASSERT(fabs(y[i] - want_y[k][i]) <= 10 * ptol, _i,
+                          "polished QP %d: y[%d] = %.12g", k, i, y[i]);
+            TU_ASSERT(in.prim_res <= ptol && in.dual_res <= ptol, _i, "polished QP %d: residuals "
+                      "%g %g", k, in.prim_res, in.dual_res);
+        }
+    }
+    gala_qp_destroy(sv);
     for (int k = 0; k < 3; ++k) free_qp(&pb[k]);
 }
 END_TEST
