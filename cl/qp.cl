@@ -28,7 +28,7 @@
  * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
  * only, and writes the QP's status. Finished QPs are skipped by later launches.
  *
- * gala-defines: WG=128 TB=1 NCAP=256 MCAP=512 VLOCAL=1 REFINE=0
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1
  * -D parameters: WG (work-group size, power of two), TB (QPs per work-group, power of two
  * <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors in
  * local memory), REFINE (1: one step of iterative refinement per solve, for float). The
