@@ -271,7 +271,8 @@ START_TEST(potrf_bad_matrices_in_a_batch)
             la_put_tri(&Lay, b, up, G[b]);
         }
         /* the bad ones */
-        Lay.v[la_at(&Lay.m[1], up, 4, 2)] = NAN;           /* column 3 (1-based) */
+        /* column 3 (1-based) of L: for upper storage that is row 3 of U, stored column 5 */
+        Lay.v[la_at(&Lay.m[1], up, 4, 2)] = NAN;
         Lay.v[la_at(&Lay.m[3], up, 3, 3)] = -50;           /* minor of order 4 */
         Lay.v[la_at(&Lay.m[4], up, 1, 1)] = INFINITY;      /* column 2 */
         gala_buffer *bA = la_upload(ctx, dt, &Lay);
