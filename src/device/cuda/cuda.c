@@ -434,25 +434,31 @@ static gala_status cu_launch(gala_context *ctx, void *kernel, const gala_program
     if (nargs < 0 || nargs > GALA_CUDA_MAX_PARAMS)
         return gala_error(ctx, GALA_ERR_INTERNAL, "kernel %s: %d arguments", k->name, nargs);
     if (k->nparams < 0 && CU()->cuFuncGetParamInfo) {
-        /* First launch: the sizes of parameters 0 .. nargs-1 as the driver sees them. Only
-         * indices that must exist are asked for (probing past the end would be an API
-         * error under compute-sanitizer); a kernel with more parameters than the call
-         * passes is caught at build time by test_nvrtc's signature check. */
+        /* First launch: the sizes of parameters 0 .. nargs-1 as the driver sees them, and
+         * that there is no parameter nargs (that one probe is answered with an error by
+         * design, once per kernel; gpu-check runs compute-sanitizer without reporting API
+         * errors for this reason). Any other answer leaves the checks off. */
         gala_cu_kernel *mk = (gala_cu_kernel *)k;
         size_t off, sz;
         int i = 0;
         CUresult pr = CUDA_SUCCESS;
         GALA_TRY(gala_cu_enter(ctx));
-        for (; i < nargs; ++i) {
+        for (; i <= nargs && i < GALA_CUDA_MAX_PARAMS; ++i) {
             if ((pr = CU()->cuFuncGetParamInfo(k->fn, (size_t)i, &off, &sz)) != CUDA_SUCCESS) break;
             mk->psize[i] = (unsigned char)(sz < 255 ? sz : 255);
         }
         gala_cu_leave(ctx);
-        if (pr == CUDA_ERROR_INVALID_VALUE)
+        if (pr == CUDA_SUCCESS)
+            return gala_error(ctx, GALA_ERR_INTERNAL, "kernel %s (%s) takes more than %d arguments",
+                              k->name, key->family, nargs);
+        if (pr == CUDA_ERROR_INVALID_VALUE && i < nargs)
             return gala_error(ctx, GALA_ERR_INTERNAL, "kernel %s (%s) takes %d arguments, got %d",
                               k->name, key->family, i, nargs);
-        if (pr == CUDA_SUCCESS) mk->nparams = nargs; /* other answers leave the checks off */
+        if (pr == CUDA_ERROR_INVALID_VALUE) mk->nparams = nargs;
     }
+    if (k->nparams >= 0 && k->nparams != nargs)
+        return gala_error(ctx, GALA_ERR_INTERNAL, "kernel %s (%s) takes %d arguments, got %d",
+                          k->name, key->family, k->nparams, nargs);
     for (int i = 0; i < nargs; ++i) {
         const gala_arg *a = &args[i];
         size_t sz = 0;
