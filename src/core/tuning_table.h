@@ -9,6 +9,49 @@
 {"vec.max_groups", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 64},
 {"gemv.wg", 0, NULL, NULL, 0, 256},
 {"gemv.n_local", 0, NULL, NULL, 0, 128},
+/* qp.cl: work-group size of the ADMM kernel, QPs per work-group in shared-matrix mode, and
+ * the local-memory budget (bytes) above which a QP's vectors stay in global memory. */
+{"qp.wg", 0, NULL, NULL, 0, 256},
+{"qp.tb", 0, NULL, NULL, 0, 16},
+{"qp.local_bytes", 0, NULL, NULL, 0, 40960},
+/* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the
+ * solver's fused sweep kernel (qp_chol_inv). PoCL, control nx = 10, batch 100: 70 QPs/s
+ * with 1 against 16-26 with 0; the host backend's C sweep beats its potrf/potri loops
+ * (399 against 244 QPs/s). Not measured on a GPU yet. */
+{"qp.factor", 0, NULL, NULL, 0, 1},
+{"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 0},
+
+/* Dense factorizations (src/la: potrf, potrs, potri; cl/potrf.cl, potrs.cl, potri.cl,
+ * lagemm.cl). la.unroll: unroll the register loops (GPUs); CPU OpenCL compiles the rolled
+ * loops many times faster. la.min_bucket: smallest register-row length N of the fused
+ * kernels (n <= fused_max runs with N = the power of two >= max(n, min_bucket)); on CPU
+ * OpenCL a larger minimum means fewer programs to compile. potrf.fused_max: largest n factored by one fused launch;
+ * potrf.nb: panel width of the blocked path; potrf.wg / potrf.panel_wg: work-groups of the
+ * fused and chunked panel launches; potrf.blas3_min: one matrix of at least this order
+ * uses the backend's BLAS-3 with steps of potrf.blas3_nb, left-looking when potrf.left.
+ * potrs.*: the same for the solves (rc right-hand sides per pass, chunks passes per
+ * work-group); lagemm.*: tile, depth and work-items per side of the update kernel. */
+{"la.unroll", 0, NULL, NULL, 0, 1},
+{"la.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
+{"potrf.fused_max", 0, NULL, NULL, 0, 64},
+{"la.min_bucket", 0, NULL, NULL, 0, 8},
+{"la.min_bucket", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 32},
+{"potrf.nb", 0, NULL, NULL, 0, 64},
+{"potrf.wg", 0, NULL, NULL, 0, 128},
+{"potrf.panel_wg", 0, NULL, NULL, 0, 128},
+{"potrf.blas3_min", 0, NULL, NULL, 0, 1024},
+{"potrf.blas3_nb", 0, NULL, NULL, 0, 256},
+{"potrf.left", 0, NULL, NULL, 0, 1},
+{"potrs.fused_max", 0, NULL, NULL, 0, 64},
+{"potrs.nb", 0, NULL, NULL, 0, 64},
+{"potrs.wg", 0, NULL, NULL, 0, 128},
+{"potrs.rc", 0, NULL, NULL, 0, 4},
+{"potrs.chunks", 0, NULL, NULL, 0, 8},
+{"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
+{"potri.nb", 0, NULL, NULL, 0, 64},
+{"lagemm.tile", 0, NULL, NULL, 0, 64},
+{"lagemm.tk", 0, NULL, NULL, 0, 16},
+{"lagemm.td", 0, NULL, NULL, 0, 16},
 /* trtri.cl (docs/trtri.md): fused path up to fused_max, diagonal blocks of order nb, columns
  * per work-item cpt (NB >= 32), diag_inv work-group size wg, product tiles ts/tk/wpt,
  * check work-group check_wg, unroll (0 keeps the register loops rolled: PoCL builds the

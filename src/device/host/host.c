@@ -13,6 +13,11 @@
 static const gala_host_family families[] = {
     {"vec", gala_host_vec},
     {"gemv", gala_host_gemv},
+    {"qp", gala_host_qp},
+    {"potrf", gala_host_potrf},
+    {"potrs", gala_host_potrs},
+    {"potri", gala_host_potri},
+    {"lagemm", gala_host_lagemm},
     {"trtri", gala_host_trtri},
     {"ldlt", gala_host_ldlt},
     {"sldlt", gala_host_sldlt},
@@ -187,5 +192,5 @@ const gala_device_ops gala_host_ops = {
     .timer_record = h_timer,
     .timer_elapsed = h_elapsed,
     .timer_free = h_timer_free,
-    .blas3 = NULL,
+    .blas3 = &gala_host_blas3,
 };

@@ -481,6 +481,13 @@ static void ocl_timer_free(gala_context *ctx, void *t)
     clReleaseEvent((cl_event)t);
 }
 
+#ifdef GALA_HAVE_CLBLAST
+extern const gala_blas3_ops gala_clblast_blas3; /* clblast.c */
+#define GALA_OPENCL_BLAS3 (&gala_clblast_blas3)
+#else
+#define GALA_OPENCL_BLAS3 NULL
+#endif
+
 static const gala_device_ops ops = {
     .backend = GALA_BACKEND_OPENCL,
     .name = "opencl",
@@ -502,7 +509,7 @@ static const gala_device_ops ops = {
     .timer_record = ocl_timer,
     .timer_elapsed = ocl_elapsed,
     .timer_free = ocl_timer_free,
-    .blas3 = NULL,
+    .blas3 = GALA_OPENCL_BLAS3,
 };
 
 const gala_device_ops *gala_opencl_ops(void) { return &ops; }

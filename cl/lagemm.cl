@@ -1,0 +1,166 @@
+/*
+ * lagemm: the batched, tiled matrix-product update of the blocked factorizations and solves
+ * (src/la/potrf.c, potrs.c, potri.c):
+ *
+ *     C(i, j) += alpha · Σ_p A(i, p) · B(j, p)      i < m_b, j < n_b, p < k_b
+ *
+ * for every matrix b of a strided or descriptor batch. The three operands are views of two
+ * matrices per batch item: M0 (the factor: logical L coordinates, stored lower or, when
+ * up = 1, as U = Lᵀ) and M1 (plain column-major, e.g. the right-hand sides). Operand X is
+ * the view X(i, p) = Msrc(r0 + i, c0 + p), or Msrc(r0 + p, c0 + i) when tr = 1, so
+ * transposes and both triangles cost nothing. Sizes depend on the matrix (variable batches):
+ * m_b = min(mcap, n_b − mx), n_b' = min(ncap, (nsrc ? nrhs_b : n_b) − nx),
+ * k_b = min(kcap, n_b − kx). With mask = 1 only entries on or below the diagonal of C's
+ * logical coordinates (r0 + i >= c0 + j) are written: the SYRK of the Cholesky update
+ * never touches the other triangle. With skipdead = 1, matrices whose info is > 0 (failed
+ * factorization) are skipped.
+ *
+ * One work-group computes a TM×TN tile of C for one matrix (group = matrix·tiles + tile,
+ * all in dimension 0). Per step of TK, the A and B slices are staged in local memory with
+ * the load order chosen so that neighbouring work-items read neighbouring addresses of
+ * whichever index is contiguous in memory; each of the TDM×TDN work-items accumulates a
+ * (TM/TDM)×(TN/TDN) block in registers (rows tx + TDM·a, columns ty + TDN·b).
+ *
+ *            p →  (TK at a time)               j →
+ *        i [ A tile  TM×TK ]   ·   [ B tile TN×TK ]ᵀ   →  C tile TM×TN (read, += , write)
+ *
+ * Tiles wholly above the diagonal under mask = 1 exit at once.
+ *
+ * gala-defines: TM=64 TN=64 TK=16 TDM=16 TDN=16 UNROLL=1
+ * -D parameters: TM, TN (tile), TK (depth of a local-memory step), TDM, TDN (work-items
+ *                along rows and columns; TM % TDM == 0, TN % TDN == 0), UNROLL (0 or 1).
+ */
+
+/* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
+ * registers); UNROLL = 0: keep them rolled (CPU OpenCL compiles much faster, and private
+ * arrays live on the stack there anyway). */
+#if UNROLL
+#define UNROLL_LOOP _Pragma("unroll")
+#else
+#define UNROLL_LOOP _Pragma("unroll 1")
+#endif
+
+
+#define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
+#define WPTM (TM / TDM)
+#define WPTN (TN / TDN)
+#define NTH (TDM * TDN)
+
+DEVFN gidx lg_desc_off(GLOBAL const int *d, int k)
+{
+    return (gidx)(unsigned int)d[k] | ((gidx)d[k + 1] << 32);
+}
+
+/* Address of logical element (r, c) of matrix src: M0 in L coordinates, M1 plain. */
+DEVFN gidx lg_addr(int src, int r, int c, int up, int l0, int l1)
+{
+    if (src) return (gidx)r + (gidx)c * l1;
+    return up ? (gidx)c + (gidx)r * l0 : (gidx)r + (gidx)c * l0;
+}
+
+KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, const int mx,
+                     const int mcap, const int nx, const int ncap, const int nsrc, const int kx,
+                     const int kcap, const REAL alpha, const int mask, const int asrc,
+                     const int ar0, const int ac0, const int atr, const int bsrc, const int br0,
+                     const int bc0, const int btr, const int csrc, const int cr0, const int cc0,
+                     GLOBAL REAL *M0, const gidx m0o, const int ld0, const gidx m0s,
+                     const int up, GLOBAL REAL *M1, const gidx m1o, const int ld1,
+                     const gidx m1s, const int n, const int nrhs, GLOBAL const int *desc,
+                     const gidx dofs, const int vb, GLOBAL const int *info, const gidx io,
+                     const int skipdead)
+{
+    LOCAL_ARRAY REAL As[TK * (TM + 1)];
+    LOCAL_ARRAY REAL Bs[TK * (TN + 1)];
+    const int t = (int)LID(0);
+    const int tx = t % TDM, ty = t / TDM;
+    const int tiles = tiles_m * tiles_n;
+    const gidx s = GRP(0) / tiles;
+    const int tt = (int)(GRP(0) - s * tiles);
+    const int ti = tt % tiles_m, tj = tt / tiles_m;
+    if (s >= count) return;
+
+    int nb = n, nr = nrhs, l0 = ld0, l1 = ld1, idx = (int)s;
+    gidx b0 = m0o + s * m0s, b1 = m1o + s * m1s;
+    if (vb) {
+        GLOBAL const int *d = desc + (dofs + s) * DSZ;
+        nb = d[0];
+        l0 = d[1];
+        b0 = lg_desc_off(d, 2);
+        idx = d[4];
+        nr = d[5];
+        l1 = d[6];
+        b1 = lg_desc_off(d, 7);
+    }
+    const int M = min(mcap, nb - mx);
+    const int NN = min(ncap, (nsrc ? nr : nb) - nx);
+    const int K = min(kcap, nb - kx);
+    const int i0 = ti * TM, jq0 = tj * TN;
+    if (M <= 0 || NN <= 0 || K <= 0 || i0 >= M || jq0 >= NN) return;
+    if (mask && cr0 + i0 + TM - 1 < cc0 + jq0) return;
+    if (skipdead && info[io + idx] > 0) return;
+
+    GLOBAL REAL *MA = asrc ? M1 + b1 : M0 + b0;
+    GLOBAL REAL *MB = bsrc ? M1 + b1 : M0 + b0;
+    GLOBAL REAL *MC = csrc ? M1 + b1 : M0 + b0;
+    /* whether consecutive p are consecutive in memory */
+    const int aflip = atr ^ (asrc == 0 && up);
+    const int bflip = btr ^ (bsrc == 0 && up);
+
+    REAL acc[WPTM][WPTN];
+    UNROLL_LOOP
+    for (int a = 0; a < WPTM; ++a)
+        UNROLL_LOOP
+        for (int b = 0; b < WPTN; ++b) acc[a][b] = 0;
+
+    for (int p0 = 0; p0 < K; p0 += TK) {
+        for (int e = t; e < TM * TK; e += NTH) {
+            int ii, pp;
+            if (aflip) { pp = e % TK; ii = e / TK; } else { ii = e % TM; pp = e / TM; }
+            REAL v = 0;
+            if (i0 + ii < M && p0 + pp < K) {
+                const int rr = atr ? ar0 + p0 + pp : ar0 + i0 + ii;
+                const int cc = atr ? ac0 + i0 + ii : ac0 + p0 + pp;
+                v = MA[lg_addr(asrc, rr, cc, up, l0, l1)];
+            }
+            As[pp * (TM + 1) + ii] = v;
+        }
+        for (int e = t; e < TN * TK; e += NTH) {
+            int jj, pp;
+            if (bflip) { pp = e % TK; jj = e / TK; } else { jj = e % TN; pp = e / TN; }
+            REAL v = 0;
+            if (jq0 + jj < NN && p0 + pp < K) {
+                const int rr = btr ? br0 + p0 + pp : br0 + jq0 + jj;
+                const int cc = btr ? bc0 + jq0 + jj : bc0 + p0 + pp;
+                v = MB[lg_addr(bsrc, rr, cc, up, l0, l1)];
+            }
+            Bs[pp * (TN + 1) + jj] = v;
+        }
+        LOCAL_BARRIER();
+        UNROLL_LOOP
+        for (int pp = 0; pp < TK; ++pp) {
+            REAL av[WPTM], bv[WPTN];
+            UNROLL_LOOP
+            for (int a = 0; a < WPTM; ++a) av[a] = As[pp * (TM + 1) + tx + TDM * a];
+            UNROLL_LOOP
+            for (int b = 0; b < WPTN; ++b) bv[b] = Bs[pp * (TN + 1) + ty + TDN * b];
+            UNROLL_LOOP
+            for (int a = 0; a < WPTM; ++a)
+                UNROLL_LOOP
+                for (int b = 0; b < WPTN; ++b) acc[a][b] += av[a] * bv[b];
+        }
+        LOCAL_BARRIER();
+    }
+
+    UNROLL_LOOP
+    for (int a = 0; a < WPTM; ++a) {
+        const int i = i0 + tx + TDM * a;
+        UNROLL_LOOP
+        for (int b = 0; b < WPTN; ++b) {
+            const int j = jq0 + ty + TDN * b;
+            if (i < M && j < NN && (!mask || cr0 + i >= cc0 + j)) {
+                GLOBAL REAL *cp = MC + lg_addr(csrc, cr0 + i, cc0 + j, up, l0, l1);
+                *cp += alpha * acc[a][b];
+            }
+        }
+    }
+}

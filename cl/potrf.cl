@@ -1,0 +1,248 @@
+/*
+ * potrf: Cholesky factorization of strided or variable-size batches (src/la/potrf.c).
+ *
+ * Coordinates. Every kernel works on the factor L in "L coordinates": for uplo = lower,
+ * L(i,j) is stored at A[base + i + j·ld]; for uplo = upper the stored U = Lᵀ, so L(i,j) is
+ * at A[base + j + i·ld]. One code path therefore serves both triangles; `up` selects the
+ * mapping at run time.
+ *
+ * Matrices of a launch. vb = 0: matrix s of the launch is at A[ao + s·as] with order n and
+ * leading dimension lda; its info slot is s. vb = 1: descriptor s (DSZ ints, see
+ * src/la/la_common.h) gives order, leading dimension, 64-bit offset and the caller's index
+ * of the matrix (its info slot).
+ *
+ * potrf_panel factors the column panel P = L[j0 : n, j0 : j0+nc) of every matrix, where
+ * nc = min(N, min(wlim, n) - j0): right-looking inside the panel, one work-item per row of
+ * P holding that row in registers (REAL r[N], loops fully unrolled so that r stays in
+ * registers), one work-group barrier per column.
+ *
+ *      column j of the step:            j0      j0+nc
+ *                                   j0  [d . . .]          d: diagonal, sqrt by everyone
+ *    each row i > j owns r[·]          [x d . .]          x: r[j] /= sqrt(d)
+ *    and reads the column of the       [x x d .]          then r[k] -= r[j]·col[k] / d
+ *    diagonal block from local         [x x x d]             for k > j (col[] in local)
+ *    memory (col[], written by the     [x x x x]  rows below the diagonal block:
+ *    rows < nc before the barrier)     [x x x x]  same update, they only read col[]
+ *
+ * Two geometries (nchunks):
+ *   nchunks = 0  "fused": the whole matrix is one panel (n <= N, j0 = 0): N work-items per
+ *                matrix, WG/N matrices per work-group. Each matrix is read once and written
+ *                once; info is written for every matrix of the launch (mode = 1).
+ *   nchunks > 0  "chunked": one matrix per work-group; work-items 0..N-1 own the panel rows
+ *                0..N-1 (the diagonal block, recomputed identically by every work-group of
+ *                the matrix) and work-items N..WG-1 own rows N + c·(WG-N) + t of chunk
+ *                c = group % nchunks. Info is read first (a matrix with info > 0 from an
+ *                earlier panel is skipped, info = -c limits events to columns < c, see
+ *                potrf_scan) and updated on a new event. With one chunk the work-group
+ *                writes all its rows. With several, every work-group reads rows 0..N-1, so
+ *                they are written by a second launch: mode 2 (TAIL) writes rows >= N only
+ *                and no info, then mode 4 (HEAD, nchunks = 1) factors and writes rows < N
+ *                and info.
+ *
+ * Events (la.h info). At column j (global, 1-based j+1): if a row < N of the work-group has
+ * a non-finite value in column j, or the pivot d is not finite: -(j+1); else if d <= 0:
+ * j+1. The first event of a matrix is kept; columns at and after it are not written back
+ * (they keep their previous contents). The event flags of a column are exchanged in local
+ * memory before the barrier that publishes the column, so all work-items of a matrix agree.
+ * Any event also stores `epoch` into flag[fo] (the host's cheap "anything failed?" test).
+ *
+ * potrf_scan / potrf_scan_finish (used before the chunked path): find for every matrix the
+ * first column of L holding a NaN or Inf in the referenced triangle, and initialize info to
+ * -(that column) or 0. potrf_scan: one work-group per (matrix, block of SCB stored
+ * columns), coalesced reads down the stored columns; the block's minimum goes to tmp.
+ * potrf_scan_finish: one work-item per matrix takes the minimum over its blocks.
+ *
+ * gala-defines: N=32 WG=128 UNROLL=1
+ * -D parameters: N (panel width and register row length, a power of two <= 64),
+ *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1).
+ */
+
+/* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
+ * registers); UNROLL = 0: keep them rolled (CPU OpenCL compiles much faster, and private
+ * arrays live on the stack there anyway). */
+#if UNROLL
+#define UNROLL_LOOP _Pragma("unroll")
+#else
+#define UNROLL_LOOP _Pragma("unroll 1")
+#endif
+
+
+#define SCB 64 /* stored columns per work-group in potrf_scan */
+#define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
+#define BIGCOL 0x7fffffff
+
+DEVFN int gala_finite(REAL x) { return fabs(x) < REAL_INF; }
+
+DEVFN gidx gala_desc_off(GLOBAL const int *d, int k)
+{
+    return (gidx)(unsigned int)d[k] | ((gidx)d[k + 1] << 32);
+}
+
+/* Address of L(i, j) relative to a matrix base. */
+DEVFN gidx gala_lidx(int i, int j, int ld, int up)
+{
+    return up ? (gidx)j + (gidx)i * ld : (gidx)i + (gidx)j * ld;
+}
+
+KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int count,
+                        const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
+                        const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
+                        const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
+                        const gidx fo, const int epoch, const int mode)
+{
+    LOCAL_ARRAY REAL col[2 * WG];
+    LOCAL_ARRAY int nf[WG];
+    const int t = (int)LID(0);
+    const int chunked = nchunks > 0;
+    const int slot = chunked ? 0 : t / N;
+    const int lt = chunked ? t : t % N;
+    const gidx s = chunked ? GRP(0) / nchunks : GRP(0) * (WG / N) + slot;
+    const int chunk = chunked ? (int)(GRP(0) - s * nchunks) : 0;
+    const int row = lt < N ? lt : N + chunk * (WG - N) + (lt - N);
+
+    int nb = 0, ld = lda, idx = 0;
+    gidx base = 0;
+    if (s < count) {
+        if (vb) {
+            GLOBAL const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            ld = d[1];
+            base = gala_desc_off(d, 2);
+            idx = d[4];
+        } else {
+            nb = n;
+            base = ao + s * as;
+            idx = (int)s;
+        }
+    }
+    const int wl = min(wlim, nb);
+    const int ncols = min(N, wl - j0);      /* columns of this panel (<= 0: nothing to do) */
+    const int mrows = nb - j0;               /* rows of this panel */
+    int lim = BIGCOL;                        /* events only at columns < lim */
+    int dead = ncols <= 0;
+    if (!dead && (mode & 1) == 0) {
+        const int inf0 = info[io + idx];
+        /* an event of an earlier panel ends the matrix; one at a column >= j0 was written by
+         * a sibling work-group of this launch and is found again identically here */
+        if (inf0 > 0 && inf0 <= j0) dead = 1;
+        else if (inf0 < 0) lim = -inf0 - 1;
+    }
+    /* chunked work-groups hold one matrix: leave early when there is nothing to do */
+    if (chunked && (dead || (chunk > 0 && N + chunk * (WG - N) >= mrows))) return;
+
+    const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
+    const int active = !dead && row < mrows && !(head && row >= N);
+    GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
+
+    REAL r[N];
+    UNROLL_LOOP
+    for (int k = 0; k < N; ++k) {
+        REAL v = (REAL)(k == row ? 1 : 0);
+        if (active && k < ncols && k <= row) v = P[gala_lidx(row, k, ld, up)];
+        r[k] = v;
+    }
+    nf[t] = 0;
+    LOCAL_BARRIER();
+
+    int ev = 0;
+    LOCAL REAL *cb = col + slot * N;
+    LOCAL int *fl = nf + slot * N;
+    UNROLL_LOOP
+    for (int j = 0; j < N; ++j) {
+        LOCAL REAL *c = cb + (j & 1) * WG;
+        if (active && row >= j) {
+            if (row < ncols) c[row] = r[j];
+            if (row < N && !gala_finite(r[j])) fl[j] = 1;
+        }
+        LOCAL_BARRIER();
+        if (j < ncols && !dead) {
+            const REAL d = c[j];
+            if (ev == 0 && j0 + j < lim) {
+                if (fl[j] || !gala_finite(d)) ev = -(j0 + j + 1);
+                else if (d <= (REAL)0) ev = j0 + j + 1;
+            }
+            const REAL sd = sqrt(d);
+            if (row == j) {
+                r[j] = sd;
+            } else if (row > j) {
+                const REAL l = r[j] / sd;
+                const REAL li = l / sd;
+                r[j] = l;
+                UNROLL_LOOP
+                for (int k = j + 1; k < N; ++k) r[k] -= li * c[k];
+            }
+        }
+    }
+
+    if (dead) return;
+    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : N; /* first column not written */
+    const int write_rows = row >= N ? !head : (!tail && (!chunked || chunk == 0));
+    if (active && write_rows) {
+        UNROLL_LOOP
+        for (int k = 0; k < N; ++k)
+            if (k < ncols && k < stop && k <= row) P[gala_lidx(row, k, ld, up)] = r[k];
+    }
+    if (lt == 0 && !tail && (!chunked || chunk == 0)) {
+        if (mode & 1) info[io + idx] = ev;
+        else if (ev != 0) info[io + idx] = ev;
+        if (ev != 0) flag[fo] = epoch;
+    }
+}
+
+/* Smallest L-column holding a non-finite value, per (matrix, block of SCB stored columns).
+ * Lower storage: stored column c holds L(c.., c): candidate c. Upper storage: stored column
+ * c holds U(0..c, c) = L(c, 0..c): candidate = the stored row. */
+KERNEL void potrf_scan(const int n, const int count, const int nblk, GLOBAL const REAL *A,
+                       const gidx ao, const int lda, const gidx as, const int up,
+                       GLOBAL const int *desc, const gidx dofs, const int vb, GLOBAL int *tmp,
+                       const gidx to)
+{
+    LOCAL_ARRAY int red[WG];
+    const int t = (int)LID(0);
+    const gidx s = GRP(0) / nblk;
+    const int blk = (int)(GRP(0) - s * nblk);
+    int nb = n, ld = lda;
+    gidx base = ao + s * as;
+    if (vb) {
+        GLOBAL const int *d = desc + (dofs + s) * DSZ;
+        nb = d[0];
+        ld = d[1];
+        base = gala_desc_off(d, 2);
+    }
+    int best = BIGCOL;
+    const int c0 = blk * SCB, c1 = min(nb, c0 + SCB);
+    for (int c = c0; c < c1; ++c) {
+        GLOBAL const REAL *colp = A + base + (gidx)c * ld;
+        const int lo = up ? 0 : c, hi = up ? c + 1 : nb;
+        for (int i = lo + t; i < hi; i += WG) {
+            const int cand = up ? i : c;
+            if (cand < best && !gala_finite(colp[i])) best = cand;
+        }
+    }
+    red[t] = best;
+    for (int h = WG / 2; h > 0; h >>= 1) {
+        LOCAL_BARRIER();
+        if (t < h && red[t + h] < red[t]) red[t] = red[t + h];
+    }
+    if (t == 0) tmp[to + s * nblk + blk] = red[0];
+}
+
+KERNEL void potrf_scan_finish(const int count, const int nblk, GLOBAL const int *desc,
+                              const gidx dofs, const int vb, GLOBAL const int *tmp, const gidx to,
+                              GLOBAL int *info, const gidx io, GLOBAL int *flag, const gidx fo,
+                              const int epoch)
+{
+    const gidx s = GID(0);
+    if (s >= count) return;
+    int nb = nblk * SCB, idx = (int)s;
+    if (vb) {
+        GLOBAL const int *d = desc + (dofs + s) * DSZ;
+        nb = d[0];
+        idx = d[4];
+    }
+    const int mine = (nb + SCB - 1) / SCB;
+    int best = BIGCOL;
+    for (int b = 0; b < mine && b < nblk; ++b) best = min(best, tmp[to + s * nblk + b]);
+    info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
+    if (best != BIGCOL) flag[fo] = epoch;
+}

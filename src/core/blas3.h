@@ -1,0 +1,46 @@
+/*
+ * Internal BLAS-3 (column-major, offsets and leading dimensions in elements), checked and
+ * dispatched to the backend's table (gala_blas3_ops in src/device/device.h): CLBlast on
+ * OpenCL, cuBLAS on CUDA, cache-blocked C loops on the host backend.
+ *
+ * When the backend has no BLAS-3 (OpenCL built without CLBlast, a backend that leaves
+ * ops->blas3 NULL), every call returns GALA_ERR_NOT_SUPPORTED; algorithms ask
+ * gala_blas3_available() first and fall back to gala's own kernels.
+ *
+ * Checks: ctx, enums, sizes >= 0, leading dimensions, buffers of ctx with one floating
+ * type and the accessed ranges inside them, and that the output does not overlap an input
+ * (two sub-matrices of one buffer with the same leading dimension are compared as
+ * rectangles, so disjoint blocks of one matrix are fine). Zero-sized outputs return at
+ * once. Calls are asynchronous, ordered on the context's queue.
+ */
+#ifndef GALA_CORE_BLAS3_H
+#define GALA_CORE_BLAS3_H
+
+#include "internal.h"
+
+/** Whether the context's backend provides BLAS-3. */
+GALA_INTERNAL int gala_blas3_available(const struct gala_context *ctx);
+
+/** C = alpha·op(A)·op(B) + beta·C; C is m×n, op(A) m×k, op(B) k×n. With k = 0 or alpha = 0
+ *  and beta = 1 nothing is done. */
+GALA_INTERNAL gala_status gala_gemm(struct gala_context *ctx, gala_trans ta, gala_trans tb, int m,
+                                    int n, int k, double alpha, const struct gala_buffer *A,
+                                    size_t a_off, int lda, const struct gala_buffer *B,
+                                    size_t b_off, int ldb, double beta, struct gala_buffer *C,
+                                    size_t c_off, int ldc);
+
+/** The uplo triangle of C (n×n) = alpha·op(A)·op(A)ᵀ + beta·C; op(A) = A (n×k) for
+ *  GALA_NO_TRANS, Aᵀ (A k×n) for GALA_TRANS. The other triangle is not touched. */
+GALA_INTERNAL gala_status gala_syrk(struct gala_context *ctx, gala_uplo uplo, gala_trans t, int n,
+                                    int k, double alpha, const struct gala_buffer *A,
+                                    size_t a_off, int lda, double beta, struct gala_buffer *C,
+                                    size_t c_off, int ldc);
+
+/** Solve op(A)·X = alpha·B (side left, A m×m) or X·op(A) = alpha·B (right, A n×n) for X,
+ *  which overwrites B (m×n); A triangular (uplo, diag). */
+GALA_INTERNAL gala_status gala_trsm(struct gala_context *ctx, gala_side side, gala_uplo uplo,
+                                    gala_trans t, gala_diag diag, int m, int n, double alpha,
+                                    const struct gala_buffer *A, size_t a_off, int lda,
+                                    struct gala_buffer *B, size_t b_off, int ldb);
+
+#endif

@@ -1,0 +1,399 @@
+/*
+ * Host versions of cl/potrf.cl, cl/potrs.cl, cl/potri.cl and cl/lagemm.cl: same names, same
+ * arguments, same contracts (see the comments of the .cl files), computed with plain loops
+ * over the matrices of the launch. The launch geometry is ignored: every contract is stated
+ * independently of it (e.g. potrf_panel's non-finite checks cover the rows < N of a panel in
+ * both geometries).
+ */
+#ifndef REAL
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_kernels.h"
+
+#define BIGCOL 0x7fffffff
+#define DSZ 10
+
+static ptrdiff_t desc_off(const int *d, int k)
+{
+    return (ptrdiff_t)((unsigned long long)(unsigned int)d[k] |
+                       ((unsigned long long)(unsigned int)d[k + 1] << 32));
+}
+
+/* offset of logical L(i, j) */
+static ptrdiff_t lidx(ptrdiff_t i, ptrdiff_t j, ptrdiff_t ld, int up)
+{
+    return up ? j + i * ld : i + j * ld;
+}
+
+static int imin(int a, int b) { return a < b ? a : b; }
+
+#define REAL float
+#define SUF(x) x##_f
+#include "k_potrf.c"
+#undef REAL
+#undef SUF
+#define REAL double
+#define SUF(x) x##_d
+#include "k_potrf.c"
+#undef REAL
+#undef SUF
+
+#define K(name, sig) {#name, sig, name##_f, name##_d}
+const gala_host_kernel gala_host_potrf[] = {
+    K(potrf_panel, "iiiiibliliblibl" "blii"),
+    K(potrf_scan, "iiibliliblibl"),
+    K(potrf_scan_finish, "iibliblbl" "bli"),
+    {NULL, NULL, NULL, NULL},
+};
+const gala_host_kernel gala_host_lagemm[] = {
+    K(gemm_upd, "iiiiiiiiii" "ri" "iiii" "iiii" "iii" "blili" "blil" "ii" "bli" "bli"),
+    {NULL, NULL, NULL, NULL},
+};
+const gala_host_kernel gala_host_potrs[] = {
+    K(potrs_fused, "iiiiiii" "blili" "blil" "bli"),
+    {NULL, NULL, NULL, NULL},
+};
+const gala_host_kernel gala_host_potri[] = {
+    K(lauum_fused, "iii" "blili" "bli"),
+    K(trmm_lt, "iiii" "blili" "bli"),
+    {NULL, NULL, NULL, NULL},
+};
+#undef K
+
+#else /* template body, compiled once per REAL */
+
+static int SUF(finite)(REAL x) { return fabs((double)x) < (double)INFINITY; }
+
+static gala_status SUF(potrf_panel)(const gala_host_launch *L)
+{
+    const int n = HINT(0), j0 = HINT(1), wlim = HINT(2), count = HINT(3);
+    REAL *A = HBUF(REAL, 5);
+    const ptrdiff_t ao = HLONG(6), as = HLONG(8);
+    const int lda = HINT(7), up = HINT(9);
+    const int *desc = HBUF(int, 10);
+    const ptrdiff_t dofs = HLONG(11);
+    const int vb = HINT(12);
+    int *info = HBUF(int, 13);
+    const ptrdiff_t io = HLONG(14);
+    int *flag = HBUF(int, 15);
+    const ptrdiff_t fo = HLONG(16);
+    const int epoch = HINT(17), mode = HINT(18);
+    const int N = (int)HDEF("N", 32);
+    REAL *W = NULL, colj[64];
+    size_t cap = 0;
+    for (int s = 0; s < count; ++s) {
+        int nb = n, ld = lda, idx = s;
+        ptrdiff_t base = ao + (ptrdiff_t)s * as;
+        if (vb) {
+            const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            ld = d[1];
+            base = desc_off(d, 2);
+            idx = d[4];
+        }
+        const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
+        const int ncols = imin(N, imin(wlim, nb) - j0);
+        const int mrows = head ? imin(N, nb - j0) : nb - j0; /* HEAD: rows < N only */
+        if (ncols <= 0) continue;
+        int lim = BIGCOL;
+        if ((mode & 1) == 0) {
+            const int inf0 = info[io + idx];
+            if (inf0 > 0 && inf0 <= j0) continue;
+            if (inf0 < 0) lim = -inf0 - 1;
+        }
+        if ((size_t)mrows * (size_t)ncols > cap) {
+            free(W);
+            cap = (size_t)mrows * (size_t)ncols;
+            W = malloc(cap * sizeof *W);
+            if (!W) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "potrf_panel: no memory");
+        }
+        REAL *P = A + base + lidx(j0, j0, ld, up);
+        for (int k = 0; k < ncols; ++k)
+            for (int i = 0; i < mrows; ++i)
+                W[i + (size_t)k * mrows] = i >= k ? P[lidx(i, k, ld, up)] : (REAL)0;
+        int ev = 0;
+        for (int j = 0; j < ncols; ++j) {
+            REAL *cj = W + (size_t)j * mrows;
+            int nonfinite = 0;
+            for (int i = j; i < imin(mrows, N); ++i)
+                if (!SUF(finite)(cj[i])) nonfinite = 1;
+            const REAL d = cj[j];
+            if (ev == 0 && j0 + j < lim) {
+                if (nonfinite || !SUF(finite)(d)) ev = -(j0 + j + 1);
+                else if (d <= 0) ev = j0 + j + 1;
+            }
+            const REAL sd = (REAL)sqrt((double)d);
+            for (int k = j + 1; k < ncols; ++k) colj[k] = cj[k];
+            cj[j] = sd;
+            for (int i = j + 1; i < mrows; ++i) {
+                const REAL l = cj[i] / sd, li = l / sd;
+                cj[i] = l;
+                const int kend = imin(i, ncols - 1);
+                for (int k = j + 1; k <= kend; ++k) W[i + (size_t)k * mrows] -= li * colj[k];
+            }
+        }
+        const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : ncols;
+        /* TAIL writes rows >= N only, HEAD rows < N only */
+        const int i_lo = tail ? N : 0;
+        for (int k = 0; k < imin(ncols, stop); ++k)
+            for (int i = k > i_lo ? k : i_lo; i < mrows; ++i)
+                P[lidx(i, k, ld, up)] = W[i + (size_t)k * mrows];
+        if (tail) continue;
+        if ((mode & 1) || ev != 0) info[io + idx] = ev;
+        if (ev != 0) flag[fo] = epoch;
+    }
+    free(W);
+    return GALA_OK;
+}
+
+static gala_status SUF(potrf_scan)(const gala_host_launch *L)
+{
+    const int n = HINT(0), count = HINT(1), nblk = HINT(2);
+    const REAL *A = HBUF(REAL, 3);
+    const ptrdiff_t ao = HLONG(4), as = HLONG(6);
+    const int lda = HINT(5), up = HINT(7);
+    const int *desc = HBUF(int, 8);
+    const ptrdiff_t dofs = HLONG(9);
+    const int vb = HINT(10);
+    int *tmp = HBUF(int, 11);
+    const ptrdiff_t to = HLONG(12);
+    for (int s = 0; s < count; ++s) {
+        int nb = n, ld = lda;
+        ptrdiff_t base = ao + (ptrdiff_t)s * as;
+        if (vb) {
+            const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            ld = d[1];
+            base = desc_off(d, 2);
+        }
+        for (int blk = 0; blk < nblk; ++blk) {
+            int best = BIGCOL;
+            for (int c = blk * 64; c < imin(nb, blk * 64 + 64); ++c) {
+                const REAL *col = A + base + (ptrdiff_t)c * ld;
+                const int lo = up ? 0 : c, hi = up ? c + 1 : nb;
+                for (int i = lo; i < hi; ++i) {
+                    const int cand = up ? i : c;
+                    if (cand < best && !SUF(finite)(col[i])) best = cand;
+                }
+            }
+            tmp[to + (ptrdiff_t)s * nblk + blk] = best;
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(potrf_scan_finish)(const gala_host_launch *L)
+{
+    const int count = HINT(0), nblk = HINT(1);
+    const int *desc = HBUF(int, 2);
+    const ptrdiff_t dofs = HLONG(3);
+    const int vb = HINT(4);
+    const int *tmp = HBUF(int, 5);
+    const ptrdiff_t to = HLONG(6);
+    int *info = HBUF(int, 7);
+    const ptrdiff_t io = HLONG(8);
+    int *flag = HBUF(int, 9);
+    const ptrdiff_t fo = HLONG(10);
+    const int epoch = HINT(11);
+    for (int s = 0; s < count; ++s) {
+        int nb = nblk * 64, idx = s;
+        if (vb) {
+            const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            idx = d[4];
+        }
+        const int mine = (nb + 63) / 64;
+        int best = BIGCOL;
+        for (int b = 0; b < mine && b < nblk; ++b) best = imin(best, tmp[to + (ptrdiff_t)s * nblk + b]);
+        info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
+        if (best != BIGCOL) flag[fo] = epoch;
+    }
+    return GALA_OK;
+}
+
+/* strides of an operand view X(i, p): address = base + i·si + p·sp */
+static void SUF(op_strides)(int src, int tr, int up, ptrdiff_t l0, ptrdiff_t l1, ptrdiff_t *si,
+                            ptrdiff_t *sp)
+{
+    /* logical (r, c) of M0: up ? c + r·l0 : r + c·l0; of M1: r + c·l1 */
+    ptrdiff_t sr, sc;
+    if (src) { sr = 1; sc = l1; }
+    else if (up) { sr = l0; sc = 1; }
+    else { sr = 1; sc = l0; }
+    *si = tr ? sc : sr;
+    *sp = tr ? sr : sc;
+}
+
+static gala_status SUF(gemm_upd)(const gala_host_launch *L)
+{
+    const int count = HINT(0), mx = HINT(3), mcap = HINT(4), nx = HINT(5), ncap = HINT(6);
+    const int nsrc = HINT(7), kx = HINT(8), kcap = HINT(9);
+    const REAL alpha = HREAL(10);
+    const int mask = HINT(11);
+    const int asrc = HINT(12), ar0 = HINT(13), ac0 = HINT(14), atr = HINT(15);
+    const int bsrc = HINT(16), br0 = HINT(17), bc0 = HINT(18), btr = HINT(19);
+    const int csrc = HINT(20), cr0 = HINT(21), cc0 = HINT(22);
+    REAL *M0 = HBUF(REAL, 23);
+    const ptrdiff_t m0o = HLONG(24), m0s = HLONG(26);
+    const int ld0 = HINT(25), up = HINT(27);
+    REAL *M1 = HBUF(REAL, 28);
+    const ptrdiff_t m1o = HLONG(29), m1s = HLONG(31);
+    const int ld1 = HINT(30), n = HINT(32), nrhs = HINT(33);
+    const int *desc = HBUF(int, 34);
+    const ptrdiff_t dofs = HLONG(35);
+    const int vb = HINT(36);
+    const int *info = HBUF(int, 37);
+    const ptrdiff_t io = HLONG(38);
+    const int skipdead = HINT(39);
+    for (int s = 0; s < count; ++s) {
+        int nb = n, nr = nrhs, l0 = ld0, l1 = ld1, idx = s;
+        ptrdiff_t b0 = m0o + (ptrdiff_t)s * m0s, b1 = m1o + (ptrdiff_t)s * m1s;
+        if (vb) {
+            const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            l0 = d[1];
+            b0 = desc_off(d, 2);
+            idx = d[4];
+            nr = d[5];
+            l1 = d[6];
+            b1 = desc_off(d, 7);
+        }
+        const int M = imin(mcap, nb - mx), NN = imin(ncap, (nsrc ? nr : nb) - nx);
+        const int K = imin(kcap, nb - kx);
+        if (M <= 0 || NN <= 0 || K <= 0) continue;
+        if (skipdead && info[io + idx] > 0) continue;
+        ptrdiff_t ai, ap, bj, bp, ci, cj;
+        SUF(op_strides)(asrc, atr, up, l0, l1, &ai, &ap);
+        SUF(op_strides)(bsrc, btr, up, l0, l1, &bj, &bp);
+        SUF(op_strides)(csrc, 0, up, l0, l1, &ci, &cj);
+        const REAL *Ab = (asrc ? M1 + b1 : M0 + b0) + ar0 * (atr ? ap : ai) + ac0 * (atr ? ai : ap);
+        const REAL *Bb = (bsrc ? M1 + b1 : M0 + b0) + br0 * (btr ? bp : bj) + bc0 * (btr ? bj : bp);
+        REAL *Cb = (csrc ? M1 + b1 : M0 + b0) + cr0 * ci + cc0 * cj;
+        for (int j = 0; j < NN; ++j) {
+            int i0 = mask ? cc0 + j - cr0 : 0; /* mask: logical row >= logical column */
+            if (i0 < 0) i0 = 0;
+            for (int p = 0; p < K; ++p) {
+                const REAL b = alpha * Bb[j * bj + p * bp];
+                const REAL *a = Ab + p * ap;
+                REAL *c = Cb + j * cj;
+                for (int i = i0; i < M; ++i) c[i * ci] += a[i * ai] * b;
+            }
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(potrs_fused)(const gala_host_launch *L)
+{
+    const int n = HINT(0), nrhs = HINT(1), j0 = HINT(2), count = HINT(3), mode = HINT(6);
+    const REAL *A = HBUF(REAL, 7);
+    const ptrdiff_t ao = HLONG(8), as = HLONG(10);
+    const int lda = HINT(9), up = HINT(11);
+    REAL *B = HBUF(REAL, 12);
+    const ptrdiff_t bo = HLONG(13), bs = HLONG(15);
+    const int ldb = HINT(14);
+    const int *desc = HBUF(int, 16);
+    const ptrdiff_t dofs = HLONG(17);
+    const int vb = HINT(18);
+    const int N = (int)HDEF("N", 32);
+    for (int s = 0; s < count; ++s) {
+        int nb = n, nr = nrhs, la = lda, lb = ldb;
+        ptrdiff_t abase = ao + (ptrdiff_t)s * as, bbase = bo + (ptrdiff_t)s * bs;
+        if (vb) {
+            const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            la = d[1];
+            abase = desc_off(d, 2);
+            nr = d[5];
+            lb = d[6];
+            bbase = desc_off(d, 7);
+        }
+        const int nbk = imin(N, nb - j0);
+        if (nbk <= 0) continue;
+        const REAL *D = A + abase + lidx(j0, j0, la, up);
+        for (int c = 0; c < nr; ++c) {
+            REAL *x = B + bbase + j0 + (ptrdiff_t)c * lb;
+            if (mode & 1)
+                for (int j = 0; j < nbk; ++j) {
+                    x[j] /= D[lidx(j, j, la, up)];
+                    for (int i = j + 1; i < nbk; ++i) x[i] -= D[lidx(i, j, la, up)] * x[j];
+                }
+            if (mode & 2)
+                for (int j = nbk - 1; j >= 0; --j) {
+                    x[j] /= D[lidx(j, j, la, up)];
+                    for (int i = 0; i < j; ++i) x[i] -= D[lidx(j, i, la, up)] * x[j];
+                }
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(lauum_fused)(const gala_host_launch *L)
+{
+    const int n = HINT(0), j0 = HINT(1), count = HINT(2);
+    REAL *A = HBUF(REAL, 3);
+    const ptrdiff_t ao = HLONG(4), as = HLONG(6);
+    const int lda = HINT(5), up = HINT(7);
+    const int *desc = HBUF(int, 8);
+    const ptrdiff_t dofs = HLONG(9);
+    const int vb = HINT(10);
+    const int N = (int)HDEF("N", 32);
+    for (int s = 0; s < count; ++s) {
+        int nb = n, ld = lda;
+        ptrdiff_t base = ao + (ptrdiff_t)s * as;
+        if (vb) {
+            const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            ld = d[1];
+            base = desc_off(d, 2);
+        }
+        const int nbk = imin(N, nb - j0);
+        if (nbk <= 0) continue;
+        REAL *T = A + base + lidx(j0, j0, ld, up);
+        /* out(i, j) for i >= j uses rows >= i only: go row by row, top down */
+        for (int i = 0; i < nbk; ++i)
+            for (int j = 0; j <= i; ++j) {
+                REAL acc = 0;
+                for (int k = i; k < nbk; ++k) acc += T[lidx(k, i, ld, up)] * T[lidx(k, j, ld, up)];
+                T[lidx(i, j, ld, up)] = acc;
+            }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(trmm_lt)(const gala_host_launch *L)
+{
+    const int n = HINT(0), I = HINT(1), count = HINT(2);
+    REAL *A = HBUF(REAL, 4);
+    const ptrdiff_t ao = HLONG(5), as = HLONG(7);
+    const int lda = HINT(6), up = HINT(8);
+    const int *desc = HBUF(int, 9);
+    const ptrdiff_t dofs = HLONG(10);
+    const int vb = HINT(11);
+    const int N = (int)HDEF("N", 32);
+    for (int s = 0; s < count; ++s) {
+        int nb = n, ld = lda;
+        ptrdiff_t base = ao + (ptrdiff_t)s * as;
+        if (vb) {
+            const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            ld = d[1];
+            base = desc_off(d, 2);
+        }
+        const int nbk = imin(N, nb - I);
+        if (nbk <= 0) continue;
+        REAL *W = A + base;
+        for (int c = 0; c < I; ++c)
+            for (int r = 0; r < nbk; ++r) {
+                REAL acc = 0;
+                for (int k = r; k < nbk; ++k)
+                    acc += W[lidx(I + k, I + r, ld, up)] * W[lidx(I + k, c, ld, up)];
+                W[lidx(I + r, c, ld, up)] = acc;
+            }
+    }
+    return GALA_OK;
+}
+
+#endif

@@ -1,0 +1,387 @@
+/* Shared machinery of the dense factorizations (see la_common.h). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_common.h"
+
+gala_status la_check_uplo(gala_context *ctx, const char *fn, gala_uplo uplo)
+{
+    if (uplo != GALA_LOWER && uplo != GALA_UPPER)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "%s: uplo = %d is neither GALA_LOWER nor GALA_UPPER", fn, (int)uplo);
+    return GALA_OK;
+}
+
+gala_status la_check_strided(gala_context *ctx, const char *fn, const char *name,
+                             const gala_buffer *buf, gala_dtype dtype, size_t off, int rows,
+                             int cols, int ld, size_t stride, int batch, int output)
+{
+    if (ld < (rows > 1 ? rows : 1))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "%s: leading dimension of %s is %d, less than max(1, %d)", fn, name, ld,
+                          rows);
+    int ovf = 0;
+    size_t item = gala_mat_extent((size_t)rows, (size_t)cols, (size_t)ld, &ovf);
+    size_t ext = gala_span(item, stride, (size_t)batch, &ovf);
+    if (ovf) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: the size of %s overflows", fn, name);
+    GALA_TRY(gala_check_buf(ctx, fn, name, buf, dtype, off, ext));
+    if (output && batch > 1 && item > 0 && stride < item) {
+        /* allowed only when the matrices are stacked inside one stripe of ld rows */
+        size_t r0 = off % (size_t)ld;
+        if (stride < (size_t)rows || r0 + (size_t)(batch - 1) * stride + (size_t)rows > (size_t)ld)
+            return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                              "%s: the matrices of %s overlap (stride %zu, each spans %zu elements)",
+                              fn, name, stride, item);
+    }
+    return GALA_OK;
+}
+
+typedef struct span_ref {
+    size_t lo, hi;
+    int idx;
+} span_ref;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span_ref *x = a, *y = b;
+    return x->lo < y->lo ? -1 : (x->lo > y->lo ? 1 : (x->idx < y->idx ? -1 : x->idx > y->idx));
+}
+
+gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *name,
+                              const gala_buffer *buf, gala_dtype dtype, const int *rows,
+                              const int *cols, const size_t *off, const int *ld, int batch,
+                              int output)
+{
+    if (batch == 0) return GALA_OK;
+    if (!rows || !off || !ld)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: a size, offset or leading-dimension "
+                          "array of %s is NULL", fn, name);
+    if (!buf) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: buffer %s is NULL", fn, name);
+    span_ref *sp = output ? gala_malloc((size_t)batch * sizeof *sp) : NULL;
+    if (output && !sp) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    int ns = 0;
+    gala_status st = GALA_OK;
+    for (int b = 0; b < batch && st == GALA_OK; ++b) {
+        int r = rows[b], c = cols ? cols[b] : rows[b];
+        if (r < 0 || c < 0) {
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s has a negative size "
+                            "(%d×%d)", fn, b, name, r, c);
+            break;
+        }
+        if (ld[b] < (r > 1 ? r : 1)) {
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s: leading dimension %d "
+                            "is less than max(1, %d)", fn, b, name, ld[b], r);
+            break;
+        }
+        int ovf = 0;
+        size_t ext = gala_mat_extent((size_t)r, (size_t)c, (size_t)ld[b], &ovf);
+        if (ovf) {
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s: size overflows", fn,
+                            b, name);
+            break;
+        }
+        if (ext == 0) continue;
+        if (off[b] > buf->count || ext > buf->count - off[b]) {
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s needs elements [%zu, "
+                            "%zu) but the buffer has %zu", fn, b, name, off[b], off[b] + ext,
+                            buf->count);
+            break;
+        }
+        if (sp) {
+            sp[ns].lo = off[b];
+            sp[ns].hi = off[b] + ext;
+            sp[ns].idx = b;
+            ns++;
+        }
+    }
+    if (st == GALA_OK) st = gala_check_buf(ctx, fn, name, buf, dtype, 0, 0);
+    if (st == GALA_OK && sp && ns > 1) {
+        qsort(sp, (size_t)ns, sizeof *sp, span_cmp);
+        for (int i = 1; i < ns; ++i) {
+            if (sp[i].lo < sp[i - 1].hi) {
+                st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrices %d and %d of %s overlap",
+                                fn, sp[i - 1].idx, sp[i].idx, name);
+                break;
+            }
+        }
+    }
+    gala_free(sp);
+    return st;
+}
+
+static atomic_int la_epoch_counter;
+
+gala_status la_info_begin(gala_context *ctx, int batch, size_t tmp, gala_buffer *user_info,
+                          size_t user_off, la_info *li)
+{
+    const size_t nin = user_info ? 0 : (size_t)batch;
+    memset(li, 0, sizeof *li);
+    GALA_TRY(gala_scratch(ctx, LA_SCRATCH_INFO, GALA_INT, 1 + nin + tmp, &li->flag));
+    li->fo = 0;
+    li->info = user_info ? user_info : li->flag;
+    li->io = user_info ? user_off : 1;
+    li->tmp = li->flag;
+    li->to = 1 + nin;
+    /* a fresh nonzero epoch; stale flags from earlier calls (or other users of the slot)
+     * only cost a read of the info array, which is authoritative */
+    int e = atomic_fetch_add(&la_epoch_counter, 1) & 0x3fffffff;
+    li->epoch = e + 1;
+    return GALA_OK;
+}
+
+gala_status la_info_end(gala_context *ctx, const char *fn, const la_info *li, int batch, int *info,
+                        const int *nvb, gala_status numerical, const char *what_pre,
+                        const char *what_post)
+{
+    int flag = 0;
+    GALA_TRY(gala_buffer_read(li->flag, li->fo, 1, &flag));
+    if (flag != li->epoch) {
+        if (info) memset(info, 0, (size_t)batch * sizeof *info);
+        return GALA_OK;
+    }
+    int *v = info ? info : gala_malloc((size_t)batch * sizeof *v);
+    if (!v) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory for info", fn);
+    gala_status st = gala_buffer_read(li->info, li->io, (size_t)batch, v);
+    if (st == GALA_OK) {
+        int first = -1, nfail = 0, nonfinite = 0;
+        for (int b = 0; b < batch; ++b) {
+            if (nvb && nvb[b] == 0) v[b] = 0;
+            if (v[b] == 0) continue;
+            if (first < 0) first = b;
+            nfail++;
+            if (v[b] < 0) nonfinite = 1;
+        }
+        if (first >= 0) {
+            int k = v[first];
+            st = nonfinite ? GALA_ERR_NOT_FINITE : numerical;
+            if (k > 0)
+                gala_error(ctx, st, "%s: %d of %d matrices failed; the first, matrix %d: %s%d%s",
+                           fn, nfail, batch, first, what_pre, k, what_post);
+            else
+                gala_error(ctx, st, "%s: %d of %d matrices failed; the first, matrix %d: NaN or "
+                           "Inf at column %d", fn, nfail, batch, first, -k);
+        }
+    }
+    if (v != info) gala_free(v);
+    return st;
+}
+
+void la_desc_put(int *d, int n, int lda, size_t aoff, int idx, int nrhs, int ldb, size_t boff)
+{
+    d[LA_D_N] = n;
+    d[LA_D_LDA] = lda;
+    d[LA_D_AOFF] = (int)(unsigned int)(aoff & 0xffffffffu);
+    d[LA_D_AOFF + 1] = (int)(unsigned int)((unsigned long long)aoff >> 32);
+    d[LA_D_IDX] = idx;
+    d[LA_D_NRHS] = nrhs;
+    d[LA_D_LDB] = ldb;
+    d[LA_D_BOFF] = (int)(unsigned int)(boff & 0xffffffffu);
+    d[LA_D_BOFF + 1] = (int)(unsigned int)((unsigned long long)boff >> 32);
+    d[9] = 0;
+}
+
+int la_pow2(int n, int lo)
+{
+    int p = lo > 0 ? lo : 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+typedef struct n_idx {
+    int n, idx;
+} n_idx;
+
+static int by_n_desc(const void *a, const void *b)
+{
+    const n_idx *x = a, *y = b;
+    if (x->n != y->n) return x->n > y->n ? -1 : 1;
+    return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
+gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, const size_t *a_off,
+                          const int *lda, const size_t *b_off, const int *ldb, int batch,
+                          int small, int min_bucket, gala_buffer **desc, int **nlist,
+                          la_run *runs, int *nruns)
+{
+    *desc = NULL;
+    *nlist = NULL;
+    *nruns = 0;
+    int *order = gala_malloc((size_t)batch * sizeof *order);
+    int *bucket = gala_malloc((size_t)batch * sizeof *bucket);
+    if (!order || !bucket) {
+        gala_free(order);
+        gala_free(bucket);
+        return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no host memory for matrix descriptors");
+    }
+    /* bucket of each matrix: 0 skipped, > 0 small bucket order, -1 large */
+    int nb_small[8] = {0}, n_large = 0, total = 0;
+    for (int b = 0; b < batch; ++b) {
+        int empty = n[b] == 0 || (nrhs && nrhs[b] == 0);
+        if (empty) bucket[b] = 0;
+        else if (n[b] <= small) bucket[b] = la_pow2(n[b], min_bucket);
+        else bucket[b] = -1;
+        if (bucket[b] > 0) {
+            int lg = 0;
+            while ((min_bucket << lg) < bucket[b]) ++lg;
+            nb_small[lg < 7 ? lg : 7]++;
+        } else if (bucket[b] < 0) {
+            n_large++;
+        }
+        if (bucket[b] != 0) total++;
+    }
+    /* order: small buckets ascending (caller's order inside), then large runs by n desc */
+    int pos = 0;
+    for (int lg = 0; lg < 8; ++lg) {
+        if (!nb_small[lg]) continue;
+        int bk = min_bucket << lg;
+        runs[*nruns].first = (size_t)pos;
+        runs[*nruns].count = 0;
+        runs[*nruns].bucket = bk;
+        runs[*nruns].nmax = 0;
+        runs[*nruns].rhsmax = 0;
+        for (int b = 0; b < batch; ++b)
+            if (bucket[b] == bk) order[pos++] = b;
+        runs[*nruns].count = pos - (int)runs[*nruns].first;
+        (*nruns)++;
+    }
+    if (n_large) {
+        int first = pos;
+        n_idx *ni = gala_malloc((size_t)n_large * sizeof *ni);
+        if (!ni) {
+            gala_free(order);
+            gala_free(bucket);
+            return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no host memory for descriptors");
+        }
+        for (int b = 0, i = 0; b < batch; ++b)
+            if (bucket[b] < 0) { ni[i].n = n[b]; ni[i].idx = b; ++i; }
+        qsort(ni, (size_t)n_large, sizeof *ni, by_n_desc);
+        for (int i = 0; i < n_large; ++i) order[pos++] = ni[i].idx;
+        gala_free(ni);
+        runs[*nruns].first = (size_t)first;
+        runs[*nruns].count = n_large;
+        runs[*nruns].bucket = 0;
+        (*nruns)++;
+    }
+    gala_free(bucket);
+    gala_status st = GALA_OK;
+    if (total > 0) {
+        int *d = gala_malloc((size_t)total * LA_DSZ * sizeof *d);
+        int *nl = gala_malloc((size_t)total * sizeof *nl);
+        if (!d || !nl) {
+            gala_free(d);
+            gala_free(nl);
+            gala_free(order);
+            return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no host memory for descriptors");
+        }
+        for (int i = 0; i < total; ++i) {
+            int b = order[i];
+            la_desc_put(d + (size_t)i * LA_DSZ, n[b], lda[b], a_off[b], b, nrhs ? nrhs[b] : 0,
+                        ldb ? ldb[b] : 1, b_off ? b_off[b] : 0);
+            nl[i] = n[b];
+        }
+        for (int r = 0; r < *nruns; ++r) {
+            for (int i = 0; i < runs[r].count; ++i) {
+                int b = order[runs[r].first + (size_t)i];
+                if (n[b] > runs[r].nmax) runs[r].nmax = n[b];
+                if (nrhs && nrhs[b] > runs[r].rhsmax) runs[r].rhsmax = nrhs[b];
+            }
+        }
+        st = gala_scratch(ctx, LA_SCRATCH_DESC, GALA_INT, (size_t)total * LA_DSZ, desc);
+        if (st == GALA_OK) st = gala_buffer_write(*desc, 0, (size_t)total * LA_DSZ, d);
+        gala_free(d);
+        if (st == GALA_OK) *nlist = nl;
+        else gala_free(nl);
+    }
+    gala_free(order);
+    return st;
+}
+
+int la_active(const la_set *s, int j)
+{
+    if (!s->vb) return s->n > j ? s->count : 0;
+    int lo = 0, hi = s->count; /* nlist descending: first index with nlist <= j */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (s->nlist[mid] > j) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int la_wg(const gala_context *ctx, long want, int lo)
+{
+    long mx = (long)ctx->info.max_work_group_size;
+    if (mx <= 0) mx = 256;
+    if (want > mx) want = mx;
+    int p = 1;
+    while ((long)p * 2 <= want) p <<= 1;
+    return p < lo ? lo : p;
+}
+
+/* The part of a set starting at its matrix `start`. */
+static la_set la_sub(const la_set *s, int start)
+{
+    la_set r = *s;
+    r.count = s->count - start;
+    if (s->vb) {
+        r.dofs = s->dofs + (size_t)start;
+        r.nlist = s->nlist + start;
+    } else {
+        r.a_off = s->a_off + (size_t)start * s->a_stride;
+        r.b_off = s->b_off + (size_t)start * s->b_stride;
+        r.info_base = s->info_base + (size_t)start;
+    }
+    return r;
+}
+
+gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
+                        la_dim m, la_dim n, la_dim k, int mmax, int nmax, double alpha, int mask,
+                        la_op a, la_op b, la_op c, const la_info *li, int skipdead)
+{
+    if (count <= 0 || mmax <= 0 || nmax <= 0) return GALA_OK;
+    int tile = (int)gala_tune(ctx, "lagemm.tile", dt, 64);
+    int tk = (int)gala_tune(ctx, "lagemm.tk", dt, 16);
+    int td = (int)gala_tune(ctx, "lagemm.td", dt, 16);
+    if (td < 1) td = 1;
+    while ((size_t)(td * td) > ctx->info.max_work_group_size && td > 1) td /= 2;
+    if (tile < td) tile = td;
+    tile = tile / td * td;
+    if (tk < 1) tk = 1;
+    gala_program_key key;
+    gala_kernel *kern;
+    gala_key_init(&key, "lagemm", dt);
+    gala_key_def(&key, "TM", tile);
+    gala_key_def(&key, "TN", tile);
+    gala_key_def(&key, "TK", tk);
+    gala_key_def(&key, "TDM", td);
+    gala_key_def(&key, "TDN", td);
+    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    GALA_TRY(gala_kernel_get(ctx, &key, "gemm_upd", &kern));
+    const int tm = (mmax + tile - 1) / tile, tn = (nmax + tile - 1) / tile;
+    const long long tiles = (long long)tm * tn;
+    int per = (int)((1LL << 30) / tiles);
+    if (per < 1) per = 1;
+    const gala_buffer *M1 = s->B ? s->B : s->A;
+    const gala_buffer *dsc = s->desc ? s->desc : s->A;
+    const gala_buffer *inf = li ? li->info : dsc;
+    for (int start = 0; start < count; start += per) {
+        int cnt = count - start < per ? count - start : per;
+        la_set t = la_sub(s, start);
+        gala_dims d = gala_dims_1d((size_t)cnt * (size_t)tiles * (size_t)(td * td),
+                                   (size_t)(td * td));
+        GALA_TRY(GALA_LAUNCH(ctx, kern, &d, ga_int(cnt), ga_int(tm), ga_int(tn), ga_int(m.x),
+                             ga_int(m.cap), ga_int(n.x), ga_int(n.cap), ga_int(n.src), ga_int(k.x),
+                             ga_int(k.cap), ga_real(alpha), ga_int(mask), ga_int(a.src),
+                             ga_int(a.r0), ga_int(a.c0), ga_int(a.tr), ga_int(b.src), ga_int(b.r0),
+                             ga_int(b.c0), ga_int(b.tr), ga_int(c.src), ga_int(c.r0), ga_int(c.c0),
+                             ga_buf(t.A), ga_long((long long)t.a_off), ga_int(t.lda),
+                             ga_long((long long)t.a_stride), ga_int(up), ga_buf(M1),
+                             ga_long((long long)t.b_off), ga_int(t.ldb),
+                             ga_long((long long)t.b_stride), ga_int(t.n), ga_int(t.nrhs),
+                             ga_buf(dsc), ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(inf),
+                             ga_long(li ? (long long)(li->io + t.info_base) : 0),
+                             ga_int(skipdead)));
+    }
+    return GALA_OK;
+}

@@ -1,0 +1,384 @@
+/*
+ * Cholesky factorization: gala_potrf, gala_potrf_batched, gala_potrf_vbatched.
+ *
+ * Algorithms (docs/cholesky.md):
+ *   n <= potrf.fused_max   one fused launch of potrf_panel: each matrix read once, factored
+ *                          in registers, written once (N = smallest power of two >= n).
+ *   batches, larger n      potrf_scan (NaN/Inf) then right-looking blocked steps of width
+ *                          potrf.nb: potrf_panel on the column panel (chunked over rows),
+ *                          gemm_upd for the trailing lower triangle.
+ *   one matrix, n >= potrf.blas3_min, backend with BLAS-3
+ *                          steps of width potrf.blas3_nb: the BLAS-3 update (left-looking:
+ *                          SYRK + GEMM of the panel from the columns left of it; or right-
+ *                          looking: SYRK of the trailing matrix), the tall panel factored by
+ *                          gala's own kernels as above.
+ * Variable batches: matrices <= fused_max go to power-of-two buckets (one fused launch per
+ * bucket), the others are sorted by n (largest first) and run the blocked steps together;
+ * at step j only the prefix of matrices with n > j is launched.
+ */
+#include <string.h>
+
+#include "../core/blas3.h"
+#include "la_common.h"
+
+typedef struct pf_cfg {
+    int fused_max; /* n <= fused_max: one fused launch */
+    int min_bucket; /* smallest N of fused launches */
+    int nb;        /* panel width N of the blocked path (power of two, <= 64) */
+    int wg_fused;  /* work-group of fused launches (several matrices per group) */
+    int wg_panel;  /* work-group of chunked panel launches: N diagonal rows + the rest */
+    int blas3_min; /* one matrix of n >= blas3_min uses BLAS-3 when the backend has it */
+    int blas3_nb;  /* step of the BLAS-3 path (multiple of nb) */
+    int left;      /* BLAS-3 path: 1 left-looking, 0 right-looking */
+} pf_cfg;
+
+static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
+
+static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
+{
+    c->nb = la_pow2(clampi(gala_tune(ctx, "potrf.nb", dt, 64), 8, 64), 8);
+    c->fused_max = clampi(gala_tune(ctx, "potrf.fused_max", dt, 64), 0, 64);
+    c->min_bucket = la_pow2(clampi(gala_tune(ctx, "la.min_bucket", dt, 8), 1, 64), 1);
+    c->wg_fused = la_wg(ctx, gala_tune(ctx, "potrf.wg", dt, 128), 8);
+    c->wg_panel = la_wg(ctx, gala_tune(ctx, "potrf.panel_wg", dt, 128), 2 * c->nb);
+    c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
+    int b3 = clampi(gala_tune(ctx, "potrf.blas3_nb", dt, 256), c->nb, 1 << 20);
+    c->blas3_nb = (b3 + c->nb - 1) / c->nb * c->nb;
+    c->left = gala_tune(ctx, "potrf.left", dt, 1) != 0;
+}
+
+static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, const char *name,
+                             gala_kernel **k)
+{
+    gala_program_key key;
+    gala_key_init(&key, "potrf", dt);
+    gala_key_def(&key, "N", N);
+    gala_key_def(&key, "WG", wg);
+    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    return gala_kernel_get(ctx, &key, name, k);
+}
+
+/* Offset of logical L(i, j) in a matrix stored lower (up = 0) or upper. */
+static size_t loff(int up, int i, int j, int ld)
+{
+    return up ? (size_t)j + (size_t)i * (size_t)ld : (size_t)i + (size_t)j * (size_t)ld;
+}
+
+static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_stride, int n,
+                         int count)
+{
+    la_set s;
+    memset(&s, 0, sizeof s);
+    s.count = count;
+    s.n = n;
+    s.A = A;
+    s.a_off = a_off;
+    s.lda = lda;
+    s.a_stride = a_stride;
+    s.desc = A;
+    return s;
+}
+
+/* Matrices start .. start+cnt of a set, as a set. */
+static la_set sub(const la_set *s, int start, int cnt)
+{
+    la_set r = *s;
+    r.count = cnt;
+    if (s->vb) {
+        r.dofs = s->dofs + (size_t)start;
+        r.nlist = s->nlist ? s->nlist + start : NULL;
+    } else {
+        r.a_off = s->a_off + (size_t)start * s->a_stride;
+        r.info_base = s->info_base + (size_t)start;
+    }
+    return r;
+}
+
+static int set_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
+
+/* One fused launch: every matrix of s (n <= N) factored by potrf_panel, info written. */
+static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int N,
+                            int wg, const la_info *li)
+{
+    gala_kernel *k;
+    if (wg < N) wg = N;
+    GALA_TRY(pf_kernel(ctx, dt, N, wg, "potrf_panel", &k));
+    const int mpg = wg / N;
+    const size_t groups = ((size_t)s->count + (size_t)mpg - 1) / (size_t)mpg;
+    gala_dims d = gala_dims_1d(groups * (size_t)wg, (size_t)wg);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(0), ga_int(LA_BIG), ga_int(s->count),
+                       ga_int(0), ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda),
+                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
+                       ga_long((long long)s->dofs), ga_int(s->vb), ga_buf(li->info),
+                       ga_long((long long)(li->io + s->info_base)), ga_buf(li->flag),
+                       ga_long((long long)li->fo), ga_int(li->epoch), ga_int(1));
+}
+
+/* Chunked panel launch on the first `count` matrices of s: columns [j0, j0 + N) limited by
+ * wlim, rows j0 .. n_b − 1. */
+static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
+                            const pf_cfg *c, int j0, int wlim, const la_info *li)
+{
+    const int N = c->nb, wg = c->wg_panel, R = wg - N;
+    const int mrows = set_nmax(s) - j0;
+    if (count <= 0 || mrows <= 0) return GALA_OK;
+    gala_kernel *k;
+    GALA_TRY(pf_kernel(ctx, dt, N, wg, "potrf_panel", &k));
+    const int nchunks = mrows > N ? (mrows - N + R - 1) / R : 1;
+    int per = (int)((1LL << 30) / nchunks);
+    if (per < 1) per = 1;
+    for (int start = 0; start < count; start += per) {
+        const int cnt = count - start < per ? count - start : per;
+        la_set t = sub(s, start, cnt);
+        /* several chunks: the rows every work-group reads (< N) are written by a second
+         * launch (see potrf.cl) */
+        for (int pass = 0; pass < (nchunks > 1 ? 2 : 1); ++pass) {
+            const int nch = pass ? 1 : nchunks, mode = nchunks > 1 ? (pass ? 4 : 2) : 0;
+            gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nch * (size_t)wg, (size_t)wg);
+            GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(t.n), ga_int(j0), ga_int(wlim), ga_int(cnt),
+                                 ga_int(nch), ga_buf(t.A), ga_long((long long)t.a_off),
+                                 ga_int(t.lda), ga_long((long long)t.a_stride), ga_int(up),
+                                 ga_buf(t.desc), ga_long((long long)t.dofs), ga_int(t.vb),
+                                 ga_buf(li->info), ga_long((long long)(li->io + t.info_base)),
+                                 ga_buf(li->flag), ga_long((long long)li->fo), ga_int(li->epoch),
+                                 ga_int(mode)));
+        }
+    }
+    return GALA_OK;
+}
+
+static size_t pf_scan_tmp(const la_set *s)
+{
+    return (size_t)s->count * (size_t)((set_nmax(s) + 63) / 64);
+}
+
+/* potrf_scan + potrf_scan_finish: info = −(first column with a NaN/Inf) or 0. */
+static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                           const pf_cfg *c, const la_info *li)
+{
+    if (s->count <= 0) return GALA_OK;
+    gala_kernel *ks, *kf;
+    GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan", &ks));
+    GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan_finish", &kf));
+    const int nblk = (set_nmax(s) + 63) / 64;
+    const int wg = c->wg_panel;
+    int per = (int)((1LL << 30) / nblk);
+    if (per < 1) per = 1;
+    for (int start = 0; start < s->count; start += per) {
+        const int cnt = s->count - start < per ? s->count - start : per;
+        la_set t = sub(s, start, cnt);
+        const size_t to = li->to + (size_t)start * (size_t)nblk;
+        gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nblk * (size_t)wg, (size_t)wg);
+        GALA_TRY(GALA_LAUNCH(ctx, ks, &d, ga_int(t.n), ga_int(cnt), ga_int(nblk), ga_buf(t.A),
+                             ga_long((long long)t.a_off), ga_int(t.lda),
+                             ga_long((long long)t.a_stride), ga_int(up), ga_buf(t.desc),
+                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
+                             ga_long((long long)to)));
+        gala_dims f = gala_dims_1d((size_t)cnt, 64);
+        GALA_TRY(GALA_LAUNCH(ctx, kf, &f, ga_int(cnt), ga_int(nblk), ga_buf(t.desc),
+                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
+                             ga_long((long long)to), ga_buf(li->info),
+                             ga_long((long long)(li->io + t.info_base)), ga_buf(li->flag),
+                             ga_long((long long)li->fo), ga_int(li->epoch)));
+    }
+    return GALA_OK;
+}
+
+/* Blocked steps with gala's kernels on columns [jb, wend) of every matrix (rows to n_b):
+ * panel, then the masked update of the part of the trailing matrix left of wend. */
+static gala_status pf_blocked(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                              const pf_cfg *c, const la_info *li, int jb, int wend)
+{
+    const int N = c->nb, nmax = set_nmax(s);
+    const int jend = wend < nmax ? wend : nmax;
+    for (int j0 = jb; j0 < jend; j0 += N) {
+        GALA_TRY(pf_panel(ctx, dt, up, s, la_active(s, j0), c, j0, wend, li));
+        const int j1 = j0 + N;
+        if (j1 >= jend) break;
+        la_dim m = {j1, LA_BIG, 0}, nn = {j1, wend - j1, 0}, kk = {j0, N, 0};
+        la_op A = {0, j1, j0, 0}, B = {0, j1, j0, 0}, C = {0, j1, j1, 0};
+        GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, j1), m, nn, kk, nmax - j1, jend - j1,
+                             -1.0, 1, A, B, C, li, 1));
+    }
+    return GALA_OK;
+}
+
+/* One large matrix: BLAS-3 updates, tall panels by gala's kernels. */
+static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                            const pf_cfg *c, const la_info *li)
+{
+    gala_buffer *A = (gala_buffer *)s->A;
+    const size_t o = s->a_off;
+    const int n = s->n, lda = s->lda, NB = c->blas3_nb;
+    const gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
+    const gala_trans tr = up ? GALA_TRANS : GALA_NO_TRANS;
+    GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
+    for (int k = 0; k < n; k += NB) {
+        const int kb = n - k < NB ? n - k : NB, m = n - k - kb;
+        if (c->left && k > 0) {
+            /* A_kk −= L_k,0:k · L_k,0:kᵀ ; A_below,k −= L_below,0:k · L_k,0:kᵀ */
+            GALA_TRY(gala_syrk(ctx, ul, tr, kb, k, -1.0, A, o + loff(up, k, 0, lda), lda, 1.0, A,
+                               o + loff(up, k, k, lda), lda));
+            if (m > 0) {
+                if (up)
+                    GALA_TRY(gala_gemm(ctx, GALA_TRANS, GALA_NO_TRANS, kb, m, k, -1.0, A,
+                                       o + loff(up, k, 0, lda), lda, A,
+                                       o + loff(up, k + kb, 0, lda), lda, 1.0, A,
+                                       o + loff(up, k + kb, k, lda), lda));
+                else
+                    GALA_TRY(gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, m, kb, k, -1.0, A,
+                                       o + loff(up, k + kb, 0, lda), lda, A,
+                                       o + loff(up, k, 0, lda), lda, 1.0, A,
+                                       o + loff(up, k + kb, k, lda), lda));
+            }
+        }
+        GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + kb));
+        if (!c->left && m > 0)
+            GALA_TRY(gala_syrk(ctx, ul, tr, m, kb, -1.0, A, o + loff(up, k + kb, k, lda), lda, 1.0,
+                               A, o + loff(up, k + kb, k + kb, lda), lda));
+    }
+    return GALA_OK;
+}
+
+/* A strided batch (count >= 1, n >= 1), info slots li->io + 0 .. */
+static gala_status pf_strided(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                              const pf_cfg *c, const la_info *li)
+{
+    if (s->n <= c->fused_max) {
+        const int N = la_pow2(s->n, c->min_bucket);
+        return pf_fused(ctx, dt, up, s, N, c->wg_fused > N ? c->wg_fused : N, li);
+    }
+    if (s->count == 1 && s->n >= c->blas3_min && gala_blas3_available(ctx))
+        return pf_blas3(ctx, dt, up, s, c, li);
+    GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
+    return pf_blocked(ctx, dt, up, s, c, li, 0, LA_BIG);
+}
+
+#define PD_WHAT "the leading minor of order ", " is not positive definite"
+
+gala_status gala_potrf_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A,
+                               size_t a_off, int lda, size_t a_stride, int batch, int *info)
+{
+    static const char fn[] = "gala_potrf_batched";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (n < 0 || batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
+                          n, batch);
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    if (n == 0 || batch == 0) {
+        if (info) memset(info, 0, (size_t)batch * sizeof *info);
+        return GALA_OK;
+    }
+    pf_cfg c;
+    pf_config(ctx, dt, &c);
+    la_set s = la_strided(A, a_off, lda, a_stride, n, batch);
+    la_info li;
+    GALA_TRY(la_info_begin(ctx, batch, n > c.fused_max ? pf_scan_tmp(&s) : 0, NULL, 0, &li));
+    GALA_TRY(pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li));
+    return la_info_end(ctx, fn, &li, batch, info, NULL, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
+}
+
+gala_status gala_potrf_batched_async(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A,
+                                     size_t a_off, int lda, size_t a_stride, int batch,
+                                     gala_buffer *info, size_t info_off)
+{
+    static const char fn[] = "gala_potrf_batched_async";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (n < 0 || batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
+                          n, batch);
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    GALA_TRY(gala_check_buf(ctx, fn, "info", info, GALA_INT, info_off, (size_t)batch));
+    if (batch == 0) return GALA_OK;
+    if (n == 0) return gala_buffer_fill(info, info_off, (size_t)batch, 0);
+    pf_cfg c;
+    pf_config(ctx, dt, &c);
+    la_set s = la_strided(A, a_off, lda, a_stride, n, batch);
+    la_info li;
+    GALA_TRY(la_info_begin(ctx, batch, n > c.fused_max ? pf_scan_tmp(&s) : 0, info, info_off, &li));
+    return pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li);
+}
+
+gala_status gala_potrf(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A, size_t a_off,
+                       int lda, int *info)
+{
+    static const char fn[] = "gala_potrf";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (n < 0) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: n = %d is negative", fn, n);
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, 0, 1, 1));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    if (info) *info = 0;
+    if (n == 0) return GALA_OK;
+    pf_cfg c;
+    pf_config(ctx, dt, &c);
+    la_set s = la_strided(A, a_off, lda, 0, n, 1);
+    la_info li;
+    GALA_TRY(la_info_begin(ctx, 1, n > c.fused_max ? pf_scan_tmp(&s) : 0, NULL, 0, &li));
+    GALA_TRY(pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li));
+    gala_status st = la_info_end(ctx, fn, &li, 1, info, NULL, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
+    return st;
+}
+
+gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, gala_buffer *A,
+                                const size_t *a_off, const int *lda, int batch, int *info)
+{
+    static const char fn[] = "gala_potrf_vbatched";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch = %d is negative", fn, batch);
+    if (batch == 0) return GALA_OK;
+    GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 1));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    pf_cfg c;
+    pf_config(ctx, dt, &c);
+    const int up = uplo == GALA_UPPER;
+    gala_buffer *desc;
+    int *nlist, nruns;
+    la_run runs[8];
+    GALA_TRY(la_desc_build(ctx, n, NULL, a_off, lda, NULL, NULL, batch, c.fused_max,
+                           c.min_bucket, &desc, &nlist, runs, &nruns));
+    if (!desc) { /* every matrix is empty */
+        if (info) memset(info, 0, (size_t)batch * sizeof *info);
+        return GALA_OK;
+    }
+    size_t tmp = 0;
+    la_set sets[8];
+    for (int r = 0; r < nruns; ++r) {
+        la_set *s = &sets[r];
+        memset(s, 0, sizeof *s);
+        s->vb = 1;
+        s->count = runs[r].count;
+        s->n = runs[r].nmax;
+        s->A = A;
+        s->desc = desc;
+        s->dofs = runs[r].first;
+        s->nlist = nlist + runs[r].first;
+        if (!runs[r].bucket) tmp = pf_scan_tmp(s);
+    }
+    la_info li;
+    gala_status st = la_info_begin(ctx, batch, tmp, NULL, 0, &li);
+    for (int r = 0; r < nruns && st == GALA_OK; ++r) {
+        const la_set *s = &sets[r];
+        if (runs[r].bucket) {
+            const int N = runs[r].bucket;
+            st = pf_fused(ctx, dt, up, s, N, c.wg_fused > N ? c.wg_fused : N, &li);
+        } else {
+            st = pf_scan(ctx, dt, up, s, &c, &li);
+            if (st == GALA_OK) st = pf_blocked(ctx, dt, up, s, &c, &li, 0, LA_BIG);
+        }
+    }
+    if (st == GALA_OK)
+        st = la_info_end(ctx, fn, &li, batch, info, n, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
+    gala_free(nlist);
+    return st;
+}

@@ -1,0 +1,257 @@
+/*
+ * Inverse of SPD matrices from their Cholesky factors: gala_potri, gala_potri_batched,
+ * gala_potri_vbatched. A = L·Lᵀ ⇒ A⁻¹ = L⁻ᵀ·L⁻¹ = Wᵀ·W with W = L⁻¹:
+ *   1. W = L⁻¹ in place by gala_trtri (batched / vbatched as the call);
+ *   2. lower(Wᵀ·W) in place (LAPACK's lauum), on the matrices trtri inverted:
+ *      n <= potri.nb: one launch of lauum_fused per size bucket;
+ *      larger: blocked in LAPACK's order, for each block row I of width N:
+ *        W[I, 0:I] ← W[I,I]ᵀ·W[I, 0:I]                 (trmm_lt)
+ *        W[I, I]   ← lower(W[I,I]ᵀ·W[I,I])              (lauum_fused)
+ *        W[I, 0:I] += W[I+N:, I]ᵀ·W[I+N:, 0:I]          (gemm_upd)
+ *        W[I, I]   += lower(W[I+N:, I]ᵀ·W[I+N:, I])     (gemm_upd, masked)
+ *      Block row I reads only rows below it, which are still W.
+ * Matrices that trtri reports (zero diagonal, NaN/Inf) are left as trtri left them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_common.h"
+
+typedef struct pi_cfg {
+    int nb, min_bucket, wg;
+} pi_cfg;
+
+static void pi_config(const gala_context *ctx, gala_dtype dt, pi_cfg *c)
+{
+    long nb = gala_tune(ctx, "potri.nb", dt, 64);
+    c->nb = la_pow2(nb < 8 ? 8 : nb > 64 ? 64 : (int)nb, 8);
+    long mb = gala_tune(ctx, "la.min_bucket", dt, 8);
+    c->min_bucket = la_pow2(mb < 1 ? 1 : mb > 64 ? 64 : (int)mb, 1);
+    c->wg = la_wg(ctx, gala_tune(ctx, "potri.wg", dt, 128), 8);
+}
+
+static gala_status pi_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, const char *name,
+                             gala_kernel **k)
+{
+    gala_program_key key;
+    gala_key_init(&key, "potri", dt);
+    gala_key_def(&key, "N", N);
+    gala_key_def(&key, "WG", wg);
+    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    return gala_kernel_get(ctx, &key, name, k);
+}
+
+static int set_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
+
+static gala_status pi_lauum_diag(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                                 int count, const pi_cfg *c, int N, int j0)
+{
+    if (count <= 0) return GALA_OK;
+    gala_kernel *k;
+    GALA_TRY(pi_kernel(ctx, dt, N, c->wg, "lauum_fused", &k));
+    const int lmpg = N >= 32 ? 1 : 32 / N, local = lmpg * N;
+    const size_t groups = ((size_t)count + (size_t)lmpg - 1) / (size_t)lmpg;
+    gala_dims d = gala_dims_1d(groups * (size_t)local, (size_t)local);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(j0), ga_int(count), ga_buf(s->A),
+                       ga_long((long long)s->a_off), ga_int(s->lda),
+                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
+                       ga_long((long long)s->dofs), ga_int(s->vb));
+}
+
+static gala_status pi_trmm(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
+                           const pi_cfg *c, int I)
+{
+    if (count <= 0 || I <= 0) return GALA_OK;
+    gala_kernel *k;
+    GALA_TRY(pi_kernel(ctx, dt, c->nb, c->wg, "trmm_lt", &k));
+    const int ncg = (I + c->wg - 1) / c->wg;
+    gala_dims d = gala_dims_1d((size_t)count * (size_t)ncg * (size_t)c->wg, (size_t)c->wg);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(I), ga_int(count), ga_int(ncg),
+                       ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda),
+                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
+                       ga_long((long long)s->dofs), ga_int(s->vb));
+}
+
+/* lower(Wᵀ·W) in place for every matrix of s. */
+static gala_status pi_lauum(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                            const pi_cfg *c)
+{
+    const int nmax = set_nmax(s), N = c->nb;
+    if (nmax <= N) return pi_lauum_diag(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0);
+    for (int I = 0; I < nmax; I += N) {
+        const int cnt = la_active(s, I);
+        GALA_TRY(pi_trmm(ctx, dt, up, s, cnt, c, I));
+        GALA_TRY(pi_lauum_diag(ctx, dt, up, s, cnt, c, N, I));
+        const int J = I + N, cnt2 = la_active(s, J);
+        if (cnt2 <= 0) continue;
+        la_dim m = {I, N, 0}, kk = {J, LA_BIG, 0};
+        la_op A = {0, J, I, 1};
+        if (I > 0) {
+            la_dim nn = {0, I, 0};
+            la_op B = {0, J, 0, 1}, C = {0, I, 0, 0};
+            GALA_TRY(la_gemm_upd(ctx, dt, up, s, cnt2, m, nn, kk, N, I, 1.0, 0, A, B, C, NULL, 0));
+        }
+        la_dim nn = {I, N, 0};
+        la_op B = {0, J, I, 1}, C = {0, I, I, 0};
+        GALA_TRY(la_gemm_upd(ctx, dt, up, s, cnt2, m, nn, kk, N, N, 1.0, 1, A, B, C, NULL, 0));
+    }
+    return GALA_OK;
+}
+
+/* lauum on the matrices with good[b] != 0 of a variable batch (sizes n[b], host arrays). */
+static gala_status pi_lauum_v(gala_context *ctx, gala_dtype dt, int up, gala_buffer *A,
+                              const int *n, const size_t *a_off, const int *lda, int batch,
+                              const int *good, const pi_cfg *c)
+{
+    int *ng = gala_malloc((size_t)batch * sizeof *ng);
+    if (!ng) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "potri: no host memory");
+    for (int b = 0; b < batch; ++b) ng[b] = good[b] ? n[b] : 0;
+    gala_buffer *desc;
+    int *nlist, nruns;
+    la_run runs[8];
+    gala_status st = la_desc_build(ctx, ng, NULL, a_off, lda, NULL, NULL, batch, c->nb,
+                                   c->min_bucket, &desc, &nlist, runs, &nruns);
+    gala_free(ng);
+    for (int r = 0; r < nruns && st == GALA_OK; ++r) {
+        la_set s;
+        memset(&s, 0, sizeof s);
+        s.vb = 1;
+        s.count = runs[r].count;
+        s.n = runs[r].nmax;
+        s.A = A;
+        s.desc = desc;
+        s.dofs = runs[r].first;
+        s.nlist = nlist + runs[r].first;
+        st = runs[r].bucket ? pi_lauum_diag(ctx, dt, up, &s, s.count, c, runs[r].bucket, 0)
+                            : pi_lauum(ctx, dt, up, &s, c);
+    }
+    gala_free(nlist);
+    return st;
+}
+
+/* After trtri: the status to return and its message, restated for potri. */
+static gala_status pi_report(gala_context *ctx, const char *fn, gala_status st, const int *info,
+                             int batch)
+{
+    if (st == GALA_OK) return GALA_OK;
+    int first = -1, nfail = 0;
+    for (int b = 0; b < batch; ++b)
+        if (info[b] != 0) {
+            if (first < 0) first = b;
+            nfail++;
+        }
+    if (first < 0) return gala_error(ctx, st, "%s: trtri failed without an info entry", fn);
+    if (info[first] > 0)
+        return gala_error(ctx, st, "%s: %d of %d matrices failed; the first, matrix %d: diagonal "
+                          "entry %d of the factor is zero", fn, nfail, batch, first, info[first]);
+    return gala_error(ctx, st, "%s: %d of %d matrices failed; the first, matrix %d: NaN or Inf "
+                      "at column %d", fn, nfail, batch, first, -info[first]);
+}
+
+static int numerical(gala_status s) { return s == GALA_ERR_SINGULAR || s == GALA_ERR_NOT_FINITE; }
+
+static gala_status pi_batched(const char *fn, gala_context *ctx, gala_uplo uplo, int n,
+                              gala_buffer *A, size_t a_off, int lda, size_t a_stride, int batch,
+                              int *info)
+{
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (n < 0 || batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
+                          n, batch);
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    if (n == 0 || batch == 0) {
+        if (info) memset(info, 0, (size_t)batch * sizeof *info);
+        return GALA_OK;
+    }
+    int *inf = info ? info : gala_malloc((size_t)batch * sizeof *inf);
+    if (!inf) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    gala_status st = gala_trtri_batched(ctx, uplo, GALA_NON_UNIT, n, A, a_off, lda, a_stride, A,
+                                        a_off, lda, a_stride, batch, inf);
+    if (st == GALA_OK || numerical(st)) {
+        pi_cfg c;
+        pi_config(ctx, dt, &c);
+        const int up = uplo == GALA_UPPER;
+        gala_status s2;
+        if (st == GALA_OK) {
+            la_set s;
+            memset(&s, 0, sizeof s);
+            s.count = batch;
+            s.n = n;
+            s.A = A;
+            s.a_off = a_off;
+            s.lda = lda;
+            s.a_stride = a_stride;
+            s.desc = A;
+            s2 = pi_lauum(ctx, dt, up, &s, &c);
+        } else {
+            /* only the inverted matrices: as a variable batch of the good ones */
+            int *nn = gala_malloc((size_t)batch * sizeof *nn), *ld = gala_malloc((size_t)batch * sizeof *ld);
+            int *good = gala_malloc((size_t)batch * sizeof *good);
+            size_t *off = gala_malloc((size_t)batch * sizeof *off);
+            if (!nn || !ld || !good || !off) {
+                s2 = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+            } else {
+                for (int b = 0; b < batch; ++b) {
+                    nn[b] = n;
+                    ld[b] = lda;
+                    off[b] = a_off + (size_t)b * a_stride;
+                    good[b] = inf[b] == 0;
+                }
+                s2 = pi_lauum_v(ctx, dt, up, A, nn, off, ld, batch, good, &c);
+            }
+            gala_free(nn);
+            gala_free(ld);
+            gala_free(good);
+            gala_free(off);
+        }
+        st = s2 != GALA_OK ? s2 : pi_report(ctx, fn, st, inf, batch);
+    }
+    if (inf != info) gala_free(inf);
+    return st;
+}
+
+gala_status gala_potri_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A,
+                               size_t a_off, int lda, size_t a_stride, int batch, int *info)
+{
+    return pi_batched("gala_potri_batched", ctx, uplo, n, A, a_off, lda, a_stride, batch, info);
+}
+
+gala_status gala_potri(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A, size_t a_off,
+                       int lda, int *info)
+{
+    return pi_batched("gala_potri", ctx, uplo, n, A, a_off, lda, 0, 1, info);
+}
+
+gala_status gala_potri_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, gala_buffer *A,
+                                const size_t *a_off, const int *lda, int batch, int *info)
+{
+    static const char fn[] = "gala_potri_vbatched";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch = %d is negative", fn, batch);
+    if (batch == 0) return GALA_OK;
+    GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 1));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    int *inf = info ? info : gala_malloc((size_t)batch * sizeof *inf);
+    int *good = gala_malloc((size_t)batch * sizeof *good);
+    gala_status st = GALA_OK;
+    if (!inf || !good) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    if (st == GALA_OK)
+        st = gala_trtri_vbatched(ctx, uplo, GALA_NON_UNIT, n, A, a_off, lda, A, a_off, lda, batch,
+                                 inf);
+    if (st == GALA_OK || numerical(st)) {
+        pi_cfg c;
+        pi_config(ctx, dt, &c);
+        for (int b = 0; b < batch; ++b) good[b] = inf[b] == 0;
+        gala_status s2 = pi_lauum_v(ctx, dt, uplo == GALA_UPPER, A, n, a_off, lda, batch, good, &c);
+        st = s2 != GALA_OK ? s2 : pi_report(ctx, fn, st, inf, batch);
+    }
+    if (inf != info) gala_free(inf);
+    gala_free(good);
+    return st;
+}

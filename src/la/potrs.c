@@ -1,0 +1,258 @@
+/*
+ * Solves with a Cholesky factor: gala_potrs, gala_potrs_batched, gala_potrs_vbatched.
+ * A·X = B with A = L·Lᵀ (or Uᵀ·U): forward solve with L, then backward with Lᵀ.
+ *
+ *   n <= potrs.fused_max   one launch of potrs_fused (both passes; any nrhs, RC columns per
+ *                          pass, column groups spread over work-groups).
+ *   larger n               blocked: for each diagonal block of width potrs.nb, the block
+ *                          solve (potrs_fused, one pass) and a gemm_upd of the rows below
+ *                          (forward) or of the block from the rows below (backward).
+ *   one matrix, n >= potrf.blas3_min and nrhs >= potrs.blas3_nrhs, backend with BLAS-3:
+ *                          two TRSM calls.
+ * Variable batches: buckets / sorted run as in potrf.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/blas3.h"
+#include "la_common.h"
+
+typedef struct ps_cfg {
+    int fused_max, min_bucket, nb, wg, rc, rpg, blas3_min, blas3_nrhs;
+} ps_cfg;
+
+static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
+
+static void ps_config(const gala_context *ctx, gala_dtype dt, ps_cfg *c)
+{
+    c->nb = la_pow2(clampi(gala_tune(ctx, "potrs.nb", dt, 64), 8, 64), 8);
+    c->fused_max = clampi(gala_tune(ctx, "potrs.fused_max", dt, 64), 0, 64);
+    c->min_bucket = la_pow2(clampi(gala_tune(ctx, "la.min_bucket", dt, 8), 1, 64), 1);
+    c->wg = la_wg(ctx, gala_tune(ctx, "potrs.wg", dt, 128), 8);
+    c->rc = clampi(gala_tune(ctx, "potrs.rc", dt, 4), 1, 16);
+    c->rpg = c->rc * clampi(gala_tune(ctx, "potrs.chunks", dt, 8), 1, 1 << 20);
+    c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
+    c->blas3_nrhs = clampi(gala_tune(ctx, "potrs.blas3_nrhs", dt, 32), 1, 1 << 30);
+}
+
+/* potrs_fused on the first `count` matrices of s: block j0 of order <= N, `mode` passes. */
+static gala_status ps_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
+                            const ps_cfg *c, int N, int j0, int mode)
+{
+    if (count <= 0 || s->nrhs <= 0) return GALA_OK;
+    const int wg = c->wg > N ? c->wg : N;
+    gala_program_key key;
+    gala_kernel *k;
+    gala_key_init(&key, "potrs", dt);
+    gala_key_def(&key, "N", N);
+    gala_key_def(&key, "WG", wg);
+    gala_key_def(&key, "RC", c->rc);
+    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    GALA_TRY(gala_kernel_get(ctx, &key, "potrs_fused", &k));
+    const int mpg = wg / N;
+    const long long mgroups = ((long long)count + mpg - 1) / mpg;
+    const long long rgroups = ((long long)s->nrhs + c->rpg - 1) / c->rpg;
+    if (mgroups * rgroups > (1LL << 31) - 1)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "potrs: %lld work-groups are too many for one "
+                          "launch (batch × right-hand sides too large)", mgroups * rgroups);
+    gala_dims d = gala_dims_1d((size_t)(mgroups * rgroups) * (size_t)wg, (size_t)wg);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(s->nrhs), ga_int(j0), ga_int(count),
+                       ga_int(s->nrhs), ga_int(c->rpg), ga_int(mode), ga_buf(s->A),
+                       ga_long((long long)s->a_off), ga_int(s->lda),
+                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->B),
+                       ga_long((long long)s->b_off), ga_int(s->ldb),
+                       ga_long((long long)s->b_stride), ga_buf(s->desc),
+                       ga_long((long long)s->dofs), ga_int(s->vb));
+}
+
+static int set_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
+
+static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                              const ps_cfg *c)
+{
+    const int N = c->nb, nmax = set_nmax(s);
+    for (int j0 = 0; j0 < nmax; j0 += N) {
+        GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, 1));
+        const int j1 = j0 + N;
+        if (j1 >= nmax) break;
+        /* B[j1:n, :] −= L[j1:n, j0:j1] · Y[j0:j1, :] */
+        la_dim m = {j1, LA_BIG, 0}, nn = {0, LA_BIG, 1}, kk = {j0, N, 0};
+        la_op A = {0, j1, j0, 0}, B = {1, j0, 0, 1}, C = {1, j1, 0, 0};
+        GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, j1), m, nn, kk, nmax - j1, s->nrhs,
+                             -1.0, 0, A, B, C, NULL, 0));
+    }
+    for (int j0 = (nmax - 1) / N * N; j0 >= 0; j0 -= N) {
+        const int j1 = j0 + N;
+        if (j1 < nmax) {
+            /* X[j0:j1, :] −= L[j1:n, j0:j1]ᵀ · X[j1:n, :] */
+            la_dim m = {j0, N, 0}, nn = {0, LA_BIG, 1}, kk = {j1, LA_BIG, 0};
+            la_op A = {0, j1, j0, 1}, B = {1, j1, 0, 1}, C = {1, j0, 0, 0};
+            GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, j1), m, nn, kk, N, s->nrhs, -1.0, 0,
+                                 A, B, C, NULL, 0));
+        }
+        GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, 2));
+    }
+    return GALA_OK;
+}
+
+static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                          const ps_cfg *c)
+{
+    const int nmax = set_nmax(s);
+    if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
+    if (!s->vb && s->count == 1 && nmax >= c->blas3_min && s->nrhs >= c->blas3_nrhs &&
+        gala_blas3_available(ctx)) {
+        gala_buffer *B = (gala_buffer *)s->B;
+        const gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
+        const gala_trans t1 = up ? GALA_TRANS : GALA_NO_TRANS;
+        const gala_trans t2 = up ? GALA_NO_TRANS : GALA_TRANS;
+        GALA_TRY(gala_trsm(ctx, GALA_LEFT, ul, t1, GALA_NON_UNIT, nmax, s->nrhs, 1.0, s->A,
+                           s->a_off, s->lda, B, s->b_off, s->ldb));
+        return gala_trsm(ctx, GALA_LEFT, ul, t2, GALA_NON_UNIT, nmax, s->nrhs, 1.0, s->A, s->a_off,
+                         s->lda, B, s->b_off, s->ldb);
+    }
+    return ps_blocked(ctx, dt, up, s, c);
+}
+
+static gala_status ps_batched(const char *fn, gala_context *ctx, gala_uplo uplo, int n, int nrhs,
+                              const gala_buffer *A, size_t a_off, int lda, size_t a_stride,
+                              gala_buffer *B, size_t b_off, int ldb, size_t b_stride, int batch)
+{
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (n < 0 || nrhs < 0 || batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, nrhs = %d, "
+                          "batch = %d)", fn, n, nrhs, batch);
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 0));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    GALA_TRY(la_check_strided(ctx, fn, "B", B, dt, b_off, n, nrhs, ldb, b_stride, batch, 1));
+    if (A == B && batch > 0 && n > 0 && nrhs > 0) {
+        int ovf = 0;
+        size_t ea = gala_span(gala_mat_extent((size_t)n, (size_t)n, (size_t)lda, &ovf), a_stride,
+                              (size_t)batch, &ovf);
+        size_t eb = gala_span(gala_mat_extent((size_t)n, (size_t)nrhs, (size_t)ldb, &ovf),
+                              b_stride, (size_t)batch, &ovf);
+        if (gala_ranges_overlap(A, a_off, ea, B, b_off, eb))
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: B overlaps A", fn);
+    }
+    if (n == 0 || nrhs == 0 || batch == 0) return GALA_OK;
+    ps_cfg c;
+    ps_config(ctx, dt, &c);
+    la_set s;
+    memset(&s, 0, sizeof s);
+    s.count = batch;
+    s.n = n;
+    s.nrhs = nrhs;
+    s.A = A;
+    s.a_off = a_off;
+    s.lda = lda;
+    s.a_stride = a_stride;
+    s.B = B;
+    s.b_off = b_off;
+    s.ldb = ldb;
+    s.b_stride = b_stride;
+    s.desc = A;
+    return ps_run(ctx, dt, uplo == GALA_UPPER, &s, &c);
+}
+
+gala_status gala_potrs_batched(gala_context *ctx, gala_uplo uplo, int n, int nrhs,
+                               const gala_buffer *A, size_t a_off, int lda, size_t a_stride,
+                               gala_buffer *B, size_t b_off, int ldb, size_t b_stride, int batch)
+{
+    return ps_batched("gala_potrs_batched", ctx, uplo, n, nrhs, A, a_off, lda, a_stride, B, b_off,
+                      ldb, b_stride, batch);
+}
+
+gala_status gala_potrs(gala_context *ctx, gala_uplo uplo, int n, int nrhs, const gala_buffer *A,
+                       size_t a_off, int lda, gala_buffer *B, size_t b_off, int ldb)
+{
+    return ps_batched("gala_potrs", ctx, uplo, n, nrhs, A, a_off, lda, 0, B, b_off, ldb, 0, 1);
+}
+
+typedef struct span2 {
+    size_t lo, hi;
+    int idx, is_b;
+} span2;
+
+static int span2_cmp(const void *a, const void *b)
+{
+    const span2 *x = a, *y = b;
+    return x->lo < y->lo ? -1 : (x->lo > y->lo);
+}
+
+/* With A and B in one buffer: no B_b may share an element with any A_c. */
+static gala_status ps_check_ab(gala_context *ctx, const char *fn, const int *n, const int *nrhs,
+                               const size_t *a_off, const int *lda, const size_t *b_off,
+                               const int *ldb, int batch)
+{
+    span2 *sp = gala_malloc(2 * (size_t)batch * sizeof *sp);
+    if (!sp) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    int ns = 0;
+    for (int b = 0; b < batch; ++b) {
+        int ovf = 0;
+        size_t ea = gala_mat_extent((size_t)n[b], (size_t)n[b], (size_t)lda[b], &ovf);
+        size_t eb = gala_mat_extent((size_t)n[b], (size_t)nrhs[b], (size_t)ldb[b], &ovf);
+        if (ea) sp[ns++] = (span2){a_off[b], a_off[b] + ea, b, 0};
+        if (eb) sp[ns++] = (span2){b_off[b], b_off[b] + eb, b, 1};
+    }
+    qsort(sp, (size_t)ns, sizeof *sp, span2_cmp);
+    gala_status st = GALA_OK;
+    int far = -1; /* the span reaching furthest so far */
+    for (int i = 0; i < ns; ++i) {
+        if (far >= 0 && sp[i].lo < sp[far].hi && (sp[i].is_b || sp[far].is_b)) {
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %s of matrix %d overlaps %s of matrix "
+                            "%d", fn, sp[i].is_b ? "B" : "A", sp[i].idx, sp[far].is_b ? "B" : "A",
+                            sp[far].idx);
+            break;
+        }
+        if (far < 0 || sp[i].hi > sp[far].hi) far = i;
+    }
+    gala_free(sp);
+    return st;
+}
+
+gala_status gala_potrs_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, const int *nrhs,
+                                const gala_buffer *A, const size_t *a_off, const int *lda,
+                                gala_buffer *B, const size_t *b_off, const int *ldb, int batch)
+{
+    static const char fn[] = "gala_potrs_vbatched";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch = %d is negative", fn, batch);
+    if (batch == 0) return GALA_OK;
+    if (!nrhs) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: nrhs is NULL", fn);
+    GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 0));
+    const gala_dtype dt = A->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+    GALA_TRY(la_check_vbatched(ctx, fn, "B", B, dt, n, nrhs, b_off, ldb, batch, 1));
+    if (A == B) GALA_TRY(ps_check_ab(ctx, fn, n, nrhs, a_off, lda, b_off, ldb, batch));
+    ps_cfg c;
+    ps_config(ctx, dt, &c);
+    gala_buffer *desc;
+    int *nlist, nruns;
+    la_run runs[8];
+    GALA_TRY(la_desc_build(ctx, n, nrhs, a_off, lda, b_off, ldb, batch, c.fused_max,
+                           c.min_bucket, &desc, &nlist, runs, &nruns));
+    gala_status st = GALA_OK;
+    for (int r = 0; r < nruns && st == GALA_OK; ++r) {
+        la_set s;
+        memset(&s, 0, sizeof s);
+        s.vb = 1;
+        s.count = runs[r].count;
+        s.n = runs[r].nmax;
+        s.nrhs = runs[r].rhsmax;
+        s.A = A;
+        s.B = B;
+        s.desc = desc;
+        s.dofs = runs[r].first;
+        s.nlist = nlist + runs[r].first;
+        if (runs[r].bucket)
+            st = ps_fused(ctx, dt, uplo == GALA_UPPER, &s, s.count, &c, runs[r].bucket, 0, 3);
+        else
+            st = ps_blocked(ctx, dt, uplo == GALA_UPPER, &s, &c);
+    }
+    gala_free(nlist);
+    return st;
+}

@@ -1,0 +1,268 @@
+/*
+ * The internal BLAS-3 (src/core/blas3.h) on every target that has one (host loops,
+ * CLBlast on OpenCL): GEMM in the four transpose combinations, SYRK for both triangles and
+ * transposes, TRSM in all 16 side/uplo/transpose/diag combinations, against double
+ * references; beta = 0 must not read C (poisoned with NaN); elements outside the outputs
+ * (and the other triangle of SYRK) stay untouched; argument checks, including disjoint
+ * blocks of one matrix (accepted) and overlapping ones (rejected).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/blas3.h"
+#include "testutil.h"
+
+typedef struct view {
+    size_t off;
+    int rows, cols, ld;
+} view;
+
+static double *rand_buf(tu_rng *r, size_t len, gala_dtype dt)
+{
+    double *v = malloc(len * sizeof *v);
+    for (size_t i = 0; i < len; ++i) v[i] = tu_normal(r);
+    tu_round(dt, v, len);
+    return v;
+}
+
+static double at(const double *v, const view *x, int i, int j)
+{
+    return v[x->off + (size_t)i + (size_t)j * x->ld];
+}
+
+static view mkview(tu_rng *r, size_t *pos, int rows, int cols)
+{
+    view x;
+    x.rows = rows;
+    x.cols = cols;
+    x.ld = (rows > 1 ? rows : 1) + tu_int(r, 0, 3);
+    x.off = *pos + (size_t)tu_int(r, 0, 2);
+    *pos = x.off + (size_t)x.ld * (size_t)cols;
+    return x;
+}
+
+/* check C against ref inside the view (where mask allows), untouched elsewhere */
+static void check_out(int ti, const char *what, const double *got, const double *before,
+                      const double *ref, size_t len, const view *c, int mask, double tol)
+{
+    for (size_t e = 0; e < len; ++e) {
+        int inside = 0;
+        if (e >= c->off) {
+            size_t rel = e - c->off, i = rel % (size_t)c->ld, j = rel / (size_t)c->ld;
+            inside = (int)i < c->rows && (int)j < c->cols &&
+                     (mask == 0 || (mask == 1 && i >= j) || (mask == 2 && i <= j));
+        }
+        if (inside) {
+            TU_ASSERT(fabs(got[e] - ref[e]) <= tol * (1 + fabs(ref[e])), ti,
+                      "%s: element %zu: got %.10g, want %.10g", what, e, got[e], ref[e]);
+        } else {
+            TU_ASSERT((isnan(got[e]) && isnan(before[e])) || got[e] == before[e], ti,
+                      "%s: element %zu outside the output changed (%g -> %g)", what, e,
+                      before[e], got[e]);
+        }
+    }
+}
+
+START_TEST(blas3_gemm_syrk)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    if (!gala_blas3_available(ctx)) {
+        gala_buffer *b = tu_poisoned(ctx, dt, 16);
+        ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 2, 2, 2, 1, b, 0, 2, b, 4, 2,
+                                   0, b, 8, 2), GALA_ERR_NOT_SUPPORTED);
+        gala_buffer_free(b);
+        return;
+    }
+    const double tol = 64 * tu_eps(dt);
+    const int m = 37, n = 29, k = 23;
+    for (int t = 0; t < 8; ++t) {
+        gala_trans ta = (t & 1) ? GALA_TRANS : GALA_NO_TRANS, tb = (t & 2) ? GALA_TRANS : GALA_NO_TRANS;
+        const double alpha = 1.5, beta = (t & 4) ? -0.5 : 0.0;
+        size_t pos = 1;
+        view a = mkview(&r, &pos, ta == GALA_NO_TRANS ? m : k, ta == GALA_NO_TRANS ? k : m);
+        view b = mkview(&r, &pos, tb == GALA_NO_TRANS ? k : n, tb == GALA_NO_TRANS ? n : k);
+        view c = mkview(&r, &pos, m, n);
+        const size_t len = pos + 2;
+        double *v = rand_buf(&r, len, dt);
+        if (beta == 0) /* beta = 0: C must not be read */
+            for (int j = 0; j < n; ++j)
+                for (int i = 0; i < m; ++i) v[c.off + (size_t)i + (size_t)j * c.ld] = NAN;
+        double *ref = malloc(len * sizeof *ref), *got = malloc(len * sizeof *got);
+        memcpy(ref, v, len * sizeof *ref);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) {
+                double s = 0;
+                for (int p = 0; p < k; ++p)
+                    s += (ta == GALA_NO_TRANS ? at(v, &a, i, p) : at(v, &a, p, i)) *
+                         (tb == GALA_NO_TRANS ? at(v, &b, p, j) : at(v, &b, j, p));
+                double *cr = &ref[c.off + (size_t)i + (size_t)j * c.ld];
+                *cr = alpha * s + (beta == 0 ? 0 : beta * *cr);
+            }
+        gala_buffer *buf = tu_upload(ctx, dt, v, len);
+        TU_OK(ctx, gala_gemm(ctx, ta, tb, m, n, k, alpha, buf, a.off, a.ld, buf, b.off, b.ld, beta,
+                             buf, c.off, c.ld));
+        tu_download(buf, 0, got, len);
+        check_out(_i, "gemm", got, v, ref, len, &c, 0, tol * k);
+        gala_buffer_free(buf);
+        free(v);
+        free(ref);
+        free(got);
+    }
+    for (int t = 0; t < 8; ++t) {
+        gala_uplo ul = (t & 1) ? GALA_UPPER : GALA_LOWER;
+        gala_trans tr = (t & 2) ? GALA_TRANS : GALA_NO_TRANS;
+        const double alpha = -0.75, beta = (t & 4) ? 0.0 : 1.0;
+        size_t pos = 0;
+        view a = mkview(&r, &pos, tr == GALA_NO_TRANS ? n : k, tr == GALA_NO_TRANS ? k : n);
+        view c = mkview(&r, &pos, n, n);
+        const size_t len = pos + 1;
+        double *v = rand_buf(&r, len, dt);
+        for (int j = 0; j < n; ++j) /* the other triangle: NaN, must stay */
+            for (int i = 0; i < n; ++i)
+                if ((ul == GALA_LOWER && i < j) || (ul == GALA_UPPER && i > j) || beta == 0)
+                    v[c.off + (size_t)i + (size_t)j * c.ld] = NAN;
+        double *ref = malloc(len * sizeof *ref), *got = malloc(len * sizeof *got);
+        memcpy(ref, v, len * sizeof *ref);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+                if ((ul == GALA_LOWER && i < j) || (ul == GALA_UPPER && i > j)) continue;
+                double s = 0;
+                for (int p = 0; p < k; ++p)
+                    s += (tr == GALA_NO_TRANS ? at(v, &a, i, p) * at(v, &a, j, p)
+                                              : at(v, &a, p, i) * at(v, &a, p, j));
+                double *cr = &ref[c.off + (size_t)i + (size_t)j * c.ld];
+                *cr = alpha * s + (beta == 0 ? 0 : beta * *cr);
+            }
+        gala_buffer *buf = tu_upload(ctx, dt, v, len);
+        TU_OK(ctx, gala_syrk(ctx, ul, tr, n, k, alpha, buf, a.off, a.ld, beta, buf, c.off, c.ld));
+        tu_download(buf, 0, got, len);
+        check_out(_i, "syrk", got, v, ref, len, &c, ul == GALA_LOWER ? 1 : 2, tol * k);
+        gala_buffer_free(buf);
+        free(v);
+        free(ref);
+        free(got);
+    }
+}
+END_TEST
+
+START_TEST(blas3_trsm)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    if (!gala_blas3_available(ctx)) return;
+    /* CLBlast's double TRSM takes long to compile on CPU OpenCL: float only there */
+    if (tu_target_get(_i)->backend != GALA_BACKEND_HOST && dt == GALA_DOUBLE) return;
+    const double tol = 256 * tu_eps(dt);
+    const int m = 23, n = 17;
+    for (int t = 0; t < 16; ++t) {
+        gala_side side = (t & 1) ? GALA_RIGHT : GALA_LEFT;
+        gala_uplo ul = (t & 2) ? GALA_UPPER : GALA_LOWER;
+        gala_trans tr = (t & 4) ? GALA_TRANS : GALA_NO_TRANS;
+        gala_diag dg = (t & 8) ? GALA_UNIT : GALA_NON_UNIT;
+        const int ka = side == GALA_LEFT ? m : n;
+        size_t pos = 0;
+        view a = mkview(&r, &pos, ka, ka), b = mkview(&r, &pos, m, n);
+        const size_t len = pos + 1;
+        double *v = rand_buf(&r, len, dt);
+        /* a well-conditioned triangle; the other triangle NaN (never read), and the
+         * diagonal NaN too when it is unit */
+        for (int j = 0; j < ka; ++j)
+            for (int i = 0; i < ka; ++i) {
+                double *x = &v[a.off + (size_t)i + (size_t)j * a.ld];
+                if ((ul == GALA_LOWER && i < j) || (ul == GALA_UPPER && i > j)) *x = NAN;
+                else if (i == j) *x = dg == GALA_UNIT ? NAN : 2 + tu_uniform(&r);
+                else *x = 0.3 * tu_normal(&r) / ka;
+            }
+        tu_round(dt, v, len);
+        double *got = malloc(len * sizeof *got), *ref = malloc(len * sizeof *ref);
+        const double alpha = 2.0;
+        gala_buffer *buf = tu_upload(ctx, dt, v, len);
+        TU_OK(ctx, gala_trsm(ctx, side, ul, tr, dg, m, n, alpha, buf, a.off, a.ld, buf, b.off, b.ld));
+        tu_download(buf, 0, got, len);
+        /* check op(A)·X = alpha·B (left) or X·op(A) = alpha·B (right) with X = got */
+        memcpy(ref, v, len * sizeof *ref);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) {
+                double s = 0;
+                for (int p = 0; p < ka; ++p) {
+                    int ar = side == GALA_LEFT ? i : p, ac = side == GALA_LEFT ? p : j;
+                    if (tr == GALA_TRANS) { int q = ar; ar = ac; ac = q; }
+                    double av;
+                    if (ar == ac) av = dg == GALA_UNIT ? 1 : at(v, &a, ar, ac);
+                    else if ((ul == GALA_LOWER && ar < ac) || (ul == GALA_UPPER && ar > ac)) av = 0;
+                    else av = at(v, &a, ar, ac);
+                    s += av * (side == GALA_LEFT ? at(got, &b, p, j) : at(got, &b, i, p));
+                }
+                TU_ASSERT(fabs(s - alpha * at(v, &b, i, j)) <= tol * (1 + fabs(s)), _i,
+                          "trsm case %d: residual at (%d,%d): %g vs %g", t, i, j, s,
+                          alpha * at(v, &b, i, j));
+                ref[b.off + (size_t)i + (size_t)j * b.ld] = got[b.off + (size_t)i + (size_t)j * b.ld];
+            }
+        check_out(_i, "trsm", got, v, ref, len, &b, 0, 0);
+        gala_buffer_free(buf);
+        free(v);
+        free(got);
+        free(ref);
+    }
+}
+END_TEST
+
+START_TEST(blas3_arguments)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_buffer *A = tu_poisoned(ctx, dt, 400), *I32;
+    TU_OK(ctx, gala_buffer_create(ctx, GALA_INT, 400, &I32));
+    ck_assert_int_eq(gala_gemm(NULL, GALA_NO_TRANS, GALA_NO_TRANS, 2, 2, 2, 1, A, 0, 2, A, 4, 2, 0,
+                               A, 8, 2), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_gemm(ctx, (gala_trans)0, GALA_NO_TRANS, 2, 2, 2, 1, A, 0, 2, A, 4, 2, 0,
+                               A, 8, 2), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, -2, 2, 2, 1, A, 0, 2, A, 4, 2, 0,
+                               A, 8, 2), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 3, 2, 2, 1, A, 0, 2, A, 4, 2, 0,
+                               A, 8, 3), GALA_ERR_INVALID_ARG); /* lda < m */
+    ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 2, 2, 2, 1, A, 0, 2, A, 4, 2, 0,
+                               A, 399, 2), GALA_ERR_INVALID_ARG); /* C past the end */
+    ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 2, 2, 2, 1, A, 0, 2, A, 4, 2, 0,
+                               A, 2, 2), GALA_ERR_INVALID_ARG); /* C overlaps A */
+    ck_assert_msg(strstr(gala_last_error(ctx), "overlaps") != NULL, "%s", gala_last_error(ctx));
+    ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 2, 2, 2, 1, I32, 0, 2, A, 4, 2, 0,
+                               A, 8, 2), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_syrk(ctx, (gala_uplo)3, GALA_NO_TRANS, 2, 2, 1, A, 0, 2, 0, A, 8, 2),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_trsm(ctx, GALA_LEFT, GALA_LOWER, GALA_NO_TRANS, (gala_diag)1, 2, 2, 1,
+                               A, 0, 2, A, 8, 2), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_trsm(ctx, (gala_side)1, GALA_LOWER, GALA_NO_TRANS, GALA_UNIT, 2, 2, 1,
+                               A, 0, 2, A, 8, 2), GALA_ERR_INVALID_ARG);
+    /* disjoint blocks of one 20×20 matrix (ld 20): upper-Cholesky update pattern
+     * U[4:8, 4:8] -= U[0:4, 4:8]ᵀ·U[0:4, 4:8] interleaves columns but shares no element */
+    const int expect = gala_blas3_available(ctx) ? GALA_OK : GALA_ERR_NOT_SUPPORTED;
+    TU_OK(ctx, gala_buffer_fill(A, 0, 400, 0.5));
+    ck_assert_int_eq(gala_syrk(ctx, GALA_UPPER, GALA_TRANS, 4, 4, -1, A, 4 * 20, 20, 1, A,
+                               4 + 4 * 20, 20), expect);
+    ck_assert_int_eq(gala_syrk(ctx, GALA_UPPER, GALA_TRANS, 4, 5, -1, A, 4 * 20, 20, 1, A,
+                               4 + 4 * 20, 20), GALA_ERR_INVALID_ARG); /* row 4 shared */
+    ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, 12, 4, 4, -1, A, 8, 20, A, 4, 20, 1,
+                               A, 8 + 4 * 20, 20), expect);
+    /* zero sizes succeed without touching anything */
+    TU_OK(ctx, gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 0, 2, 2, 1, A, 0, 1, A, 4, 2, 0, A, 8, 1));
+    TU_OK(ctx, gala_syrk(ctx, GALA_LOWER, GALA_NO_TRANS, 3, 0, 1, A, 0, 3, 1, A, 8, 3));
+    gala_buffer_free(A);
+    gala_buffer_free(I32);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("blas3");
+    TCase *tc = tcase_create("blas3");
+    int nt = tu_target_count();
+    tcase_add_loop_test(tc, blas3_gemm_syrk, 0, nt);
+    tcase_add_loop_test(tc, blas3_trsm, 0, nt);
+    tcase_add_loop_test(tc, blas3_arguments, 0, nt);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}

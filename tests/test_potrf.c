@@ -1,0 +1,564 @@
+/*
+ * Cholesky factorization (potrf.h) on every target: residuals ‖L·Lᵀ − A‖/‖A‖ and agreement
+ * with LAPACKE s/dpotrf, the other triangle and the gaps between matrices untouched (NaN
+ * poison), single / batched / variable batches, every algorithm (fused, blocked, BLAS-3
+ * left- and right-looking: small thresholds through GALA_TUNE), failures (info), bad
+ * arguments.
+ *
+ * Sizes: n = 1 … 1000 on every target; n = 3000 once (host, double) and n = 4096 once
+ * (float, the OpenCL target when there is one, else the host); under sanitizers the two
+ * large cases are skipped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+
+static int is_up(int k) { return k & 1; }
+
+/* Factor `count` SPD matrices of orders n[] laid out in one buffer, through the single,
+ * batched (uniform n, when all equal and the layout is strided) or variable-batch API, and
+ * check everything. api: 0 single (count 1), 1 batched, 2 vbatched. */
+static void run_case(int ti, tu_rng *r, int count, const int *n, int up, int api, const char *what)
+{
+    gala_context *ctx = tu_ctx(ti);
+    gala_dtype dt = tu_target_get(ti)->dtype;
+    const double eps = tu_eps(dt);
+    la_layout L;
+    if (api == 1) {
+        /* uniform stride: ld and gap equal for all */
+        L = la_layout_make(r, 1, n, NULL, 3);
+        const int ld = L.m[0].ld;
+        const size_t stride = (size_t)ld * (size_t)n[0] + (size_t)tu_int(r, 0, 2);
+        free(L.m);
+        free(L.v);
+        L.count = count;
+        L.m = calloc((size_t)count, sizeof *L.m);
+        for (int b = 0; b < count; ++b) {
+            L.m[b].n = L.m[b].cols = n[0];
+            L.m[b].ld = ld;
+            L.m[b].off = 2 + (size_t)b * stride;
+        }
+        L.len = 2 + (size_t)count * stride + 1;
+        L.v = malloc(L.len * sizeof *L.v);
+        for (size_t i = 0; i < L.len; ++i) L.v[i] = NAN;
+    } else {
+        L = la_layout_make(r, count, n, NULL, 3);
+    }
+    double **G = calloc((size_t)count, sizeof *G);
+    int nmax = 0;
+    for (int b = 0; b < count; ++b) {
+        if (n[b] > nmax) nmax = n[b];
+        G[b] = malloc(((size_t)n[b] * n[b] + 1) * sizeof(double));
+        la_spd(r, n[b], 0.5 + tu_uniform(r), dt, G[b]);
+        la_put_tri(&L, b, up, G[b]);
+    }
+    gala_buffer *buf = la_upload(ctx, dt, &L);
+    int *info = malloc(((size_t)count + 1) * sizeof *info);
+    for (int b = 0; b <= count; ++b) info[b] = -12345;
+    gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
+    if (api == 0) {
+        TU_OK(ctx, gala_potrf(ctx, ul, n[0], buf, L.m[0].off, L.m[0].ld, info));
+    } else if (api == 1) {
+        TU_OK(ctx, gala_potrf_batched(ctx, ul, n[0], buf, L.m[0].off, L.m[0].ld,
+                                      count > 1 ? L.m[1].off - L.m[0].off : 0, count, info));
+    } else {
+        const size_t cnt = count > 0 ? (size_t)count : 1;
+        int *nn = malloc(cnt * sizeof *nn), *ld = malloc(cnt * sizeof *ld);
+        size_t *off = malloc(cnt * sizeof *off);
+        for (int b = 0; b < count; ++b) {
+            nn[b] = L.m[b].n;
+            ld[b] = L.m[b].ld;
+            off[b] = L.m[b].off;
+        }
+        TU_OK(ctx, gala_potrf_vbatched(ctx, ul, nn, buf, off, ld, count, info));
+        free(nn);
+        free(ld);
+        free(off);
+    }
+    TU_ASSERT(info[count] == -12345, ti, "%s: info written past the batch", what);
+    double *out = malloc(L.len * sizeof *out);
+    tu_download(buf, 0, out, L.len);
+    for (int b = 0; b < count; ++b) {
+        const int nb = n[b];
+        TU_ASSERT(info[b] == 0, ti, "%s: matrix %d (n = %d): info %d", what, b, nb, info[b]);
+        if (nb == 0) continue;
+        double res = la_chol_residual(&L, b, up, out, G[b]);
+        double tol = 4.0 * (nb + 2) * eps;
+        TU_ASSERT(res <= tol, ti, "%s: matrix %d (n = %d, %s): ‖LLᵀ−A‖/‖A‖ = %.3g > %.3g", what,
+                  b, nb, up ? "upper" : "lower", res, tol);
+        /* against LAPACK on the first and last matrices (all of them for small batches) */
+        if (b == 0 || b == count - 1 || count <= 8) {
+            double *R = malloc(((size_t)nb * nb + 1) * sizeof *R);
+            memcpy(R, G[b], (size_t)nb * nb * sizeof *R);
+            TU_ASSERT(la_ref_potrf(nb, dt, R) == 0, ti, "reference potrf failed");
+            double num = 0, den = 0;
+            for (int j = 0; j < nb; ++j)
+                for (int i = j; i < nb; ++i) {
+                    double d = out[la_at(&L.m[b], up, i, j)] - R[i + (size_t)j * nb];
+                    num += d * d;
+                    den += R[i + (size_t)j * nb] * R[i + (size_t)j * nb];
+                }
+            double rel = sqrt(num / den), rtol = 16.0 * (nb + 2) * eps;
+            TU_ASSERT(rel <= rtol, ti, "%s: matrix %d (n = %d): ‖L − L_lapack‖/‖L‖ = %.3g > %.3g",
+                      what, b, nb, rel, rtol);
+            free(R);
+        }
+    }
+    unsigned char *mask = la_mask(&L, up, 1);
+    long bad = la_untouched(&L, mask, out);
+    TU_ASSERT(bad < 0, ti, "%s: element %ld outside the referenced triangles changed (%g -> %g)",
+              what, bad, bad >= 0 ? L.v[bad] : 0.0, bad >= 0 ? out[bad] : 0.0);
+    free(mask);
+    free(out);
+    free(info);
+    gala_buffer_free(buf);
+    for (int b = 0; b < count; ++b) free(G[b]);
+    free(G);
+    la_layout_free(&L);
+}
+
+static const int sizes[] = {1, 2, 3, 16, 31, 32, 33, 64, 65, 127, 128, 129, 500};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
+START_TEST(potrf_sizes)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    for (int s = 0; s < NSIZES; ++s) {
+        int n = sizes[s], n3[3] = {n, n, n};
+        char what[64];
+        snprintf(what, sizeof what, "single n=%d", n);
+        run_case(_i, &r, 1, &n, is_up(s), 0, what);
+        snprintf(what, sizeof what, "batched n=%d", n);
+        run_case(_i, &r, 3, n3, !is_up(s), 1, what);
+    }
+}
+END_TEST
+
+START_TEST(potrf_n1000)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    int n = 1000;
+    run_case(_i, &r, 1, &n, 0, 0, "single n=1000");
+}
+END_TEST
+
+/* The BLAS-3 path (single large matrices) and the blocked path with other panel widths,
+ * at small n through lowered thresholds. */
+START_TEST(potrf_blas3_paths)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    /* on OpenCL the BLAS-3 is CLBlast, whose kernels take long to compile on CPU devices:
+     * its paths run in float there (double through CLBlast is covered by test_blas3) */
+    const int skip_b3 = tu_target_get(_i)->backend != GALA_BACKEND_HOST &&
+                        tu_target_get(_i)->dtype == GALA_DOUBLE;
+    static const char *tunes[] = {
+        "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1",
+        "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0",
+        "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16",
+    };
+    static const int ns[] = {150, 257, 70};
+    for (int t = skip_b3 ? 2 : 0; t < 3; ++t) {
+        la_tune(tunes[t]);
+        for (int k = 0; k < 3; ++k) {
+            char what[160];
+            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
+            int n = ns[k], n2[2] = {n, n};
+            run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
+            if (t == 2) run_case(_i, &r, 2, n2, (t + k + 1) & 1, 1, what);
+        }
+        la_tune(NULL);
+    }
+}
+END_TEST
+
+/* One target each: n = 3000 (host, double) and n >= 4096 (float on OpenCL if present). */
+static int big_target(int want_opencl_float)
+{
+    int host_double = -1, ocl_float = -1, host_float = -1;
+    for (int i = 0; i < tu_target_count(); ++i) {
+        const tu_target *t = tu_target_get(i);
+        if (t->backend == GALA_BACKEND_HOST && t->dtype == GALA_DOUBLE && host_double < 0) host_double = i;
+        if (t->backend == GALA_BACKEND_HOST && t->dtype == GALA_FLOAT && host_float < 0) host_float = i;
+        if (t->backend != GALA_BACKEND_HOST && t->dtype == GALA_FLOAT && ocl_float < 0) ocl_float = i;
+    }
+    if (want_opencl_float) return ocl_float >= 0 ? ocl_float : host_float;
+    return host_double;
+}
+
+START_TEST(potrf_large)
+{
+    if (LA_SANITIZED) return;
+    tu_rng r = tu_rng_for(__func__, _i);
+    if (_i == big_target(0)) {
+        int n = 3000;
+        run_case(_i, &r, 1, &n, 0, 0, "single n=3000");
+    }
+    if (_i == big_target(1)) {
+        int n = 4096;
+        run_case(_i, &r, 1, &n, 1, 0, "single n=4096");
+    }
+}
+END_TEST
+
+START_TEST(potrf_batches)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const struct { int n, batch; } cases[] = {
+        {16, 1000}, {33, 1000}, {8, 50000}, {5, 1}, {100, 60}, {3, 1000}};
+    for (int c = 0; c < 6; ++c) {
+        int *n = malloc((size_t)cases[c].batch * sizeof *n);
+        for (int b = 0; b < cases[c].batch; ++b) n[b] = cases[c].n;
+        char what[64];
+        snprintf(what, sizeof what, "batch %d of n=%d", cases[c].batch, cases[c].n);
+        run_case(_i, &r, cases[c].batch, n, c & 1, 1, what);
+        free(n);
+    }
+}
+END_TEST
+
+START_TEST(potrf_vbatched)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    for (int rep = 0; rep < 2; ++rep) {
+        const int count = rep ? 40 : 300;
+        int *n = malloc((size_t)count * sizeof *n);
+        for (int b = 0; b < count; ++b) {
+            double u = tu_uniform(&r);
+            n[b] = u < 0.05 ? 0 : u < 0.4 ? tu_int(&r, 1, 8) : u < 0.8 ? tu_int(&r, 9, 70)
+                                                             : tu_int(&r, 71, rep ? 300 : 160);
+        }
+        run_case(_i, &r, count, n, rep, 2, rep ? "vbatched, large" : "vbatched");
+        free(n);
+    }
+    /* all empty, and an empty batch */
+    gala_context *ctx = tu_ctx(_i);
+    gala_buffer *buf = tu_poisoned(ctx, tu_target_get(_i)->dtype, 4);
+    int zeros[3] = {0, 0, 0}, lds[3] = {1, 1, 1}, info[3] = {7, 7, 7};
+    size_t offs[3] = {0, 1, 2};
+    TU_OK(ctx, gala_potrf_vbatched(ctx, GALA_LOWER, zeros, buf, offs, lds, 3, info));
+    TU_ASSERT(info[0] == 0 && info[1] == 0 && info[2] == 0, _i, "info of empty matrices");
+    TU_OK(ctx, gala_potrf_vbatched(ctx, GALA_LOWER, NULL, buf, NULL, NULL, 0, NULL));
+    gala_buffer_free(buf);
+}
+END_TEST
+
+/* Failing matrices: info, status, message, and the good ones still factored. */
+enum { F_GOOD, F_PD, F_NAN, F_ZERO, F_INF, F_PD_BEFORE_NAN, F_NAN_BEFORE_PD };
+
+/* Make matrix kind `kind` (full symmetric G, n×n); returns the info expected. */
+static int make_failing(tu_rng *r, int n, int kind, gala_dtype dt, double *G)
+{
+    la_spd(r, n, 1.0, dt, G);
+    if (kind == F_GOOD) return 0;
+    if (kind == F_ZERO) {
+        memset(G, 0, (size_t)n * n * sizeof *G);
+        return 1;
+    }
+    const int k = tu_int(r, 2, n - 1); /* 1-based failing column, 2 <= k < n */
+    int pd = kind == F_PD || kind == F_PD_BEFORE_NAN || kind == F_NAN_BEFORE_PD;
+    int pd_col = kind == F_NAN_BEFORE_PD ? n : k;
+    if (pd) {
+        /* leading minor of order pd_col: d = −G(p,p)/2 < 0 at column p = pd_col − 1 */
+        double *R = malloc((size_t)n * n * sizeof *R);
+        memcpy(R, G, (size_t)n * n * sizeof *R);
+        la_ref_potrf(n, GALA_DOUBLE, R);
+        const int p = pd_col - 1;
+        double s = 0;
+        for (int j = 0; j < p; ++j) s += R[p + (size_t)j * n] * R[p + (size_t)j * n];
+        G[p + (size_t)p * n] = s - 0.5 * G[p + (size_t)p * n];
+        tu_round(dt, &G[p + (size_t)p * n], 1);
+        free(R);
+    }
+    if (kind == F_PD) return k;
+    if (kind == F_NAN || kind == F_INF) {
+        /* a NaN below the diagonal in column k, or an Inf on it */
+        const int c = k - 1, i = kind == F_NAN ? tu_int(r, c + 1, n - 1) : c;
+        G[i + (size_t)c * n] = G[c + (size_t)i * n] = kind == F_NAN ? NAN : INFINITY;
+        return -k;
+    }
+    if (kind == F_PD_BEFORE_NAN) {
+        const int c = tu_int(r, k, n - 1), i = tu_int(r, c, n - 1); /* column after k */
+        G[i + (size_t)c * n] = G[c + (size_t)i * n] = NAN;
+        return k;
+    }
+    /* F_NAN_BEFORE_PD: NaN in column c < n, the minor of order n fails */
+    const int c = tu_int(r, 0, n - 2), i = tu_int(r, c, n - 1);
+    G[i + (size_t)c * n] = G[c + (size_t)i * n] = NAN;
+    return -(c + 1);
+}
+
+static void run_failures(int ti, tu_rng *r, int n, int api, const char *what)
+{
+    gala_context *ctx = tu_ctx(ti);
+    gala_dtype dt = tu_target_get(ti)->dtype;
+    const double eps = tu_eps(dt);
+    static const int kinds[] = {F_GOOD, F_PD, F_NAN, F_GOOD, F_ZERO, F_INF, F_PD_BEFORE_NAN,
+                                F_NAN_BEFORE_PD, F_PD};
+    const int count = (int)(sizeof kinds / sizeof kinds[0]);
+    for (int up = 0; up < 2; ++up) {
+        for (int pdonly = 0; pdonly < 2; ++pdonly) {
+            int nn[16];
+            for (int b = 0; b < count; ++b) nn[b] = n;
+            la_layout L = la_layout_make(r, count, nn, NULL, 2);
+            double *G[16];
+            int expect[16], got[16];
+            for (int b = 0; b < count; ++b) {
+                int kind = kinds[b];
+                if (pdonly && kind != F_GOOD && kind != F_ZERO) kind = F_PD;
+                G[b] = malloc((size_t)n * n * sizeof(double));
+                expect[b] = make_failing(r, n, kind, dt, G[b]);
+                la_put_tri(&L, b, up, G[b]);
+            }
+            gala_buffer *buf = la_upload(ctx, dt, &L);
+            gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
+            gala_status st = GALA_OK;
+            if (api == 0) {
+                /* one call per matrix */
+                for (int b = 0; b < count; ++b) {
+                    gala_status s1 = gala_potrf(ctx, ul, n, buf, L.m[b].off, L.m[b].ld, &got[b]);
+                    gala_status want = expect[b] == 0 ? GALA_OK
+                                       : expect[b] < 0 ? GALA_ERR_NOT_FINITE
+                                                       : GALA_ERR_NOT_POSITIVE_DEFINITE;
+                    TU_ASSERT(s1 == want, ti, "%s: matrix %d: status %s, expected %s (%s)", what, b,
+                              gala_status_string(s1), gala_status_string(want), gala_last_error(ctx));
+                }
+            } else {
+                int ld[16];
+                size_t off[16];
+                for (int b = 0; b < count; ++b) {
+                    ld[b] = L.m[b].ld;
+                    off[b] = L.m[b].off;
+                }
+                st = gala_potrf_vbatched(ctx, ul, nn, buf, off, ld, count, got);
+                gala_status want = pdonly ? GALA_ERR_NOT_POSITIVE_DEFINITE : GALA_ERR_NOT_FINITE;
+                TU_ASSERT(st == want, ti, "%s: status %s, expected %s", what,
+                          gala_status_string(st), gala_status_string(want));
+                TU_ASSERT(strstr(gala_last_error(ctx), "matrix 1") != NULL, ti,
+                          "%s: message does not name matrix 1: %s", what, gala_last_error(ctx));
+            }
+            double *out = malloc(L.len * sizeof *out);
+            tu_download(buf, 0, out, L.len);
+            for (int b = 0; b < count; ++b) {
+                TU_ASSERT(got[b] == expect[b], ti, "%s (%s, %s): matrix %d: info %d, expected %d",
+                          what, up ? "upper" : "lower", pdonly ? "PD failures" : "mixed", b,
+                          got[b], expect[b]);
+                if (expect[b] == 0) {
+                    double res = la_chol_residual(&L, b, up, out, G[b]);
+                    TU_ASSERT(res <= 4.0 * (n + 2) * eps, ti, "%s: good matrix %d: residual %.3g",
+                              what, b, res);
+                } else if (expect[b] > 1) {
+                    /* columns before the failing one hold the factor of the leading minor */
+                    const int k = expect[b] - 1;
+                    double *R = malloc((size_t)k * k * sizeof *R);
+                    for (int j = 0; j < k; ++j)
+                        for (int i = 0; i < k; ++i) R[i + (size_t)j * k] = G[b][i + (size_t)j * n];
+                    TU_ASSERT(la_ref_potrf(k, dt, R) == 0, ti, "reference of the minor failed");
+                    for (int j = 0; j < k; ++j)
+                        for (int i = j; i < k; ++i) {
+                            double x = out[la_at(&L.m[b], up, i, j)], y = R[i + (size_t)j * k];
+                            TU_ASSERT(fabs(x - y) <= 64.0 * (n + 2) * eps * (1 + fabs(y)), ti,
+                                      "%s: failed matrix %d: L(%d,%d) = %g, expected %g", what, b,
+                                      i, j, x, y);
+                        }
+                    free(R);
+                }
+            }
+            unsigned char *mask = la_mask(&L, up, 1);
+            TU_ASSERT(la_untouched(&L, mask, out) < 0, ti, "%s: wrote outside the triangles", what);
+            free(mask);
+            free(out);
+            gala_buffer_free(buf);
+            for (int b = 0; b < count; ++b) free(G[b]);
+            la_layout_free(&L);
+        }
+    }
+}
+
+START_TEST(potrf_failures)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    run_failures(_i, &r, 20, 1, "fused, vbatched n=20");
+    run_failures(_i, &r, 20, 0, "fused, single n=20");
+    run_failures(_i, &r, 150, 1, "blocked, vbatched n=150");
+    if (tu_target_get(_i)->backend == GALA_BACKEND_HOST || tu_target_get(_i)->dtype == GALA_FLOAT) {
+        la_tune("potrf.blas3_min=100,potrf.blas3_nb=64");
+        run_failures(_i, &r, 150, 0, "BLAS-3 path, single n=150");
+        la_tune(NULL);
+    }
+    /* batched API with failures, and info = NULL */
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    double z[2 * 9] = {0};
+    for (int i = 0; i < 9; i += 4) z[i] = 1; /* identity, then zeros */
+    gala_buffer *buf = tu_upload(ctx, dt, z, 18);
+    int info[2] = {5, 5};
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, buf, 0, 3, 9, 2, info),
+                     GALA_ERR_NOT_POSITIVE_DEFINITE);
+    TU_ASSERT(info[0] == 0 && info[1] == 1, _i, "info %d %d, expected 0 1", info[0], info[1]);
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, buf, 0, 3, 9, 2, NULL),
+                     GALA_ERR_NOT_POSITIVE_DEFINITE);
+    TU_OK(ctx, gala_potrf_batched(ctx, GALA_LOWER, 3, buf, 0, 3, 9, 1, NULL));
+    gala_buffer_free(buf);
+}
+END_TEST
+
+/* gala_potrf_batched_async: info on the device, same values as the synchronous call. */
+START_TEST(potrf_async)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const int ns[] = {20, 100};
+    static const int kinds[] = {F_GOOD, F_PD, F_GOOD, F_NAN, F_GOOD};
+    for (int t = 0; t < 2; ++t) {
+        const int n = ns[t], count = 5;
+        const size_t stride = (size_t)n * n + 3;
+        double *v = malloc((stride * count + 1) * sizeof *v), *G = malloc((size_t)n * n * sizeof *G);
+        int expect[5];
+        for (size_t e = 0; e < stride * count + 1; ++e) v[e] = NAN;
+        for (int b = 0; b < count; ++b) {
+            expect[b] = make_failing(&r, n, kinds[b], dt, G);
+            for (int j = 0; j < n; ++j)
+                for (int i = j; i < n; ++i) v[(size_t)b * stride + i + (size_t)j * n] = G[i + (size_t)j * n];
+        }
+        gala_buffer *A = tu_upload(ctx, dt, v, stride * count + 1), *Ib;
+        TU_OK(ctx, gala_buffer_create(ctx, GALA_INT, 7, &Ib));
+        TU_OK(ctx, gala_buffer_fill(Ib, 0, 7, -777));
+        TU_OK(ctx, gala_potrf_batched_async(ctx, GALA_LOWER, n, A, 0, n, stride, count, Ib, 1));
+        TU_OK(ctx, gala_finish(ctx));
+        double got[7];
+        tu_download(Ib, 0, got, 7);
+        TU_ASSERT(got[0] == -777 && got[6] == -777, _i, "async info written outside its range");
+        for (int b = 0; b < count; ++b)
+            TU_ASSERT(got[1 + b] == expect[b], _i, "async n=%d: info[%d] = %g, expected %d", n, b,
+                      got[1 + b], expect[b]);
+        /* argument errors are still returned */
+        ck_assert_int_eq(gala_potrf_batched_async(ctx, GALA_LOWER, n, A, 0, n, stride, count, A, 0),
+                         GALA_ERR_INVALID_ARG);
+        ck_assert_int_eq(gala_potrf_batched_async(ctx, GALA_LOWER, n, A, 0, n, stride, count, Ib, 3),
+                         GALA_ERR_INVALID_ARG);
+        TU_OK(ctx, gala_potrf_batched_async(ctx, GALA_LOWER, 0, A, 0, 1, 1, 4, Ib, 0));
+        tu_download(Ib, 0, got, 4);
+        TU_ASSERT(got[0] == 0 && got[3] == 0, _i, "n = 0 must give info 0");
+        gala_buffer_free(A);
+        gala_buffer_free(Ib);
+        free(v);
+        free(G);
+    }
+}
+END_TEST
+
+/* The configuration GPUs run (loops unrolled) exercised on this device at small orders. */
+START_TEST(potrf_unrolled)
+{
+    if (tu_target_get(_i)->backend == GALA_BACKEND_HOST) return;
+    tu_rng r = tu_rng_for(__func__, _i);
+    /* N = 8 only: CPU OpenCL compiles unrolled barrier loops slowly */
+    la_tune("la.unroll=1,la.min_bucket=8,potrf.fused_max=8,potrf.nb=8,potrf.wg=16,potrf.panel_wg=16,"
+            "lagemm.tile=16,lagemm.td=4,lagemm.tk=8");
+    static const int ns[] = {5, 8, 30};
+    for (int k = 0; k < 3; ++k) {
+        int n = ns[k], n3[3] = {n, n, n};
+        run_case(_i, &r, 3, n3, k & 1, 1, "unrolled kernels");
+    }
+    la_tune(NULL);
+}
+END_TEST
+
+START_TEST(potrf_bad_arguments)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_buffer *A = tu_poisoned(ctx, dt, 100), *I32;
+    TU_OK(ctx, gala_buffer_create(ctx, GALA_INT, 100, &I32));
+    int info[4];
+    ck_assert_int_eq(gala_potrf(NULL, GALA_LOWER, 3, A, 0, 3, info), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf(ctx, (gala_uplo)7, 3, A, 0, 3, info), GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(ctx), "uplo") != NULL, "%s", gala_last_error(ctx));
+    ck_assert_int_eq(gala_potrf(ctx, GALA_LOWER, -1, A, 0, 3, info), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf(ctx, GALA_LOWER, 4, A, 0, 3, info), GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(ctx), "leading dimension") != NULL, "%s",
+                  gala_last_error(ctx));
+    ck_assert_int_eq(gala_potrf(ctx, GALA_LOWER, 10, A, 1, 10, info), GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(ctx), "too small") != NULL, "%s", gala_last_error(ctx));
+    ck_assert_int_eq(gala_potrf(ctx, GALA_LOWER, 3, NULL, 0, 3, info), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf(ctx, GALA_LOWER, 3, I32, 0, 3, info), GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, A, 0, 3, 9, -1, info),
+                     GALA_ERR_INVALID_ARG);
+    /* matrices of a batch overlapping, or past the end */
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, A, 0, 3, 4, 3, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(ctx), "overlap") != NULL, "%s", gala_last_error(ctx));
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, A, 0, 3, 0, 2, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, A, 0, 3, 9, 12, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, A, 0, 3, SIZE_MAX / 2, 3, info),
+                     GALA_ERR_INVALID_ARG);
+    /* vertically stacked matrices (stride 3 inside ld 9) are fine: three identity blocks */
+    double eye[81];
+    for (int i = 0; i < 81; ++i) eye[i] = (i % 9) % 3 == (i / 9) && i / 9 < 3 ? 1 : 0;
+    gala_buffer *S = tu_upload(ctx, dt, eye, 81);
+    TU_OK(ctx, gala_potrf_batched(ctx, GALA_LOWER, 3, S, 0, 9, 3, 3, info));
+    ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, S, 1, 9, 3, 3, info),
+                     GALA_ERR_INVALID_ARG);
+    gala_buffer_free(S);
+    /* variable batches */
+    int n2[2] = {3, 3}, ld2[2] = {3, 3}, nneg[2] = {3, -1}, ldbad[2] = {3, 2};
+    size_t off2[2] = {0, 9}, offov[2] = {0, 5}, offout[2] = {0, 95};
+    ck_assert_int_eq(gala_potrf_vbatched(ctx, GALA_LOWER, NULL, A, off2, ld2, 2, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf_vbatched(ctx, GALA_LOWER, nneg, A, off2, ld2, 2, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(ctx), "matrix 1") != NULL, "%s", gala_last_error(ctx));
+    ck_assert_int_eq(gala_potrf_vbatched(ctx, GALA_LOWER, n2, A, off2, ldbad, 2, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf_vbatched(ctx, GALA_LOWER, n2, A, offov, ld2, 2, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(gala_last_error(ctx), "overlap") != NULL, "%s", gala_last_error(ctx));
+    ck_assert_int_eq(gala_potrf_vbatched(ctx, GALA_LOWER, n2, A, offout, ld2, 2, info),
+                     GALA_ERR_INVALID_ARG);
+    ck_assert_int_eq(gala_potrf_vbatched(ctx, GALA_LOWER, n2, A, off2, ld2, -3, info),
+                     GALA_ERR_INVALID_ARG);
+    /* a buffer of another context */
+    gala_context *other;
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = GALA_BACKEND_HOST;
+    TU_OK(NULL, gala_context_create(&o, &other));
+    gala_buffer *X = tu_poisoned(other, dt, 100);
+    ck_assert_int_eq(gala_potrf(ctx, GALA_LOWER, 3, X, 0, 3, info), GALA_ERR_INVALID_ARG);
+    gala_context_destroy(other);
+    /* n = 0 and batch = 0 do nothing and succeed */
+    info[0] = 9;
+    TU_OK(ctx, gala_potrf(ctx, GALA_LOWER, 0, A, 0, 1, info));
+    ck_assert_int_eq(info[0], 0);
+    TU_OK(ctx, gala_potrf_batched(ctx, GALA_UPPER, 5, A, 0, 5, 25, 0, NULL));
+    double v[100];
+    tu_download(A, 0, v, 100);
+    for (int i = 0; i < 100; ++i) ck_assert(isnan(v[i]));
+    gala_buffer_free(A);
+    gala_buffer_free(I32);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("potrf");
+    TCase *tc = tcase_create("potrf");
+    int nt = tu_target_count();
+    tcase_add_loop_test(tc, potrf_sizes, 0, nt);
+    tcase_add_loop_test(tc, potrf_n1000, 0, nt);
+    tcase_add_loop_test(tc, potrf_blas3_paths, 0, nt);
+    tcase_add_loop_test(tc, potrf_large, 0, nt);
+    tcase_add_loop_test(tc, potrf_batches, 0, nt);
+    tcase_add_loop_test(tc, potrf_vbatched, 0, nt);
+    tcase_add_loop_test(tc, potrf_failures, 0, nt);
+    tcase_add_loop_test(tc, potrf_async, 0, nt);
+    tcase_add_loop_test(tc, potrf_unrolled, 0, nt);
+    tcase_add_loop_test(tc, potrf_bad_arguments, 0, nt);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
