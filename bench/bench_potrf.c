@@ -300,70 +300,84 @@ int main(int argc, char **argv)
            "dtype", "median ms", "p10 ms", "p90 ms", "GFLOP/s", "GB/s", "%copy", "torch ms",
            "speedup");
     double *ms = malloc((size_t)(o.reps > 0 ? o.reps : 1) * sizeof(double));
-    int failed = 0;
+    int failed = 0, done = 0, total = 0;
     static const struct { const char *name; int op, nrhs; } opv[] = {
         {"potrf", OP_POTRF, 0}, {"potrf_async", OP_POTRF_ASYNC, 0}, {"potrs1", OP_POTRS, 1},
         {"potrs17", OP_POTRS, 17}, {"potri", OP_POTRI, 0}};
-    for (int d = 0; d < 2 && ms; ++d) {
-        const gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
-        if (!(dtypes & (1 << d))) continue;
-        if (dt == GALA_DOUBLE && !info.fp64) continue;
-        for (int v = 0; v < 5; ++v) {
-            const char *family = opv[v].op == OP_POTRI ? "potri" : opv[v].op == OP_POTRS ? "potrs"
-                                                                                         : "potrf";
-            if (strcmp(ops, "all") && strcmp(ops, family)) continue;
-            const bcase *cases = opv[v].op == OP_POTRI ? (o.quick ? potri_quick : potri_full)
-                                                       : (o.quick ? potrf_quick : potrf_full);
-            const int ncases =
-                opv[v].op == OP_POTRI
-                    ? (o.quick ? (int)(sizeof potri_quick / sizeof potri_quick[0])
-                               : (int)(sizeof potri_full / sizeof potri_full[0]))
-                    : (o.quick ? (int)(sizeof potrf_quick / sizeof potrf_quick[0])
-                               : (int)(sizeof potrf_full / sizeof potrf_full[0]));
-            for (int k = 0; k < ncases; ++k) {
-                if (only && strcmp(only, cases[k].kind)) continue;
-                if (opv[v].op == OP_POTRF_ASYNC && !strcmp(cases[k].kind, "vbatched")) continue;
-                run_arg r;
-                memset(&r, 0, sizeof r);
-                r.ctx = ctx;
-                r.c = &cases[k];
-                r.op = opv[v].op;
-                r.nrhs = opv[v].nrhs;
-                char kind[64];
-                snprintf(kind, sizeof kind, "%s_%s", opv[v].name, cases[k].kind);
-                double flops, bytes;
-                if (!setup(&r, dt, &flops, &bytes)) {
+    /* the number of cases, for the progress line: the same filters as the loops below */
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int d = 0; d < 2 && ms; ++d) {
+            const gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
+            if (!(dtypes & (1 << d))) continue;
+            if (dt == GALA_DOUBLE && !info.fp64) continue;
+            for (int v = 0; v < 5; ++v) {
+                const char *family = opv[v].op == OP_POTRI   ? "potri"
+                                     : opv[v].op == OP_POTRS ? "potrs"
+                                                             : "potrf";
+                if (strcmp(ops, "all") && strcmp(ops, family)) continue;
+                const bcase *cases = opv[v].op == OP_POTRI ? (o.quick ? potri_quick : potri_full)
+                                                           : (o.quick ? potrf_quick : potrf_full);
+                const int ncases =
+                    opv[v].op == OP_POTRI
+                        ? (o.quick ? (int)(sizeof potri_quick / sizeof potri_quick[0])
+                                   : (int)(sizeof potri_full / sizeof potri_full[0]))
+                        : (o.quick ? (int)(sizeof potrf_quick / sizeof potrf_quick[0])
+                                   : (int)(sizeof potrf_full / sizeof potrf_full[0]));
+                for (int k = 0; k < ncases; ++k) {
+                    if (only && strcmp(only, cases[k].kind)) continue;
+                    if (opv[v].op == OP_POTRF_ASYNC && !strcmp(cases[k].kind, "vbatched")) continue;
+                    if (pass == 0) {
+                        ++total;
+                        continue;
+                    }
+                    run_arg r;
+                    memset(&r, 0, sizeof r);
+                    r.ctx = ctx;
+                    r.c = &cases[k];
+                    r.op = opv[v].op;
+                    r.nrhs = opv[v].nrhs;
+                    char kind[64];
+                    snprintf(kind, sizeof kind, "%s_%s", opv[v].name, cases[k].kind);
+                    char label[128];
+                    snprintf(label, sizeof label, "%s n=%d batch=%d %s", kind, cases[k].n,
+                             cases[k].batch, gala_dtype_name(dt));
+                    bu_progress(label, done++, total);
+                    double flops, bytes;
+                    if (!setup(&r, dt, &flops, &bytes)) {
+                        teardown(&r);
+                        failed = 1;
+                        continue;
+                    }
+                    gala_status s = bu_time(ctx, run_once, &r, o.warmup, o.reps, ms);
                     teardown(&r);
-                    failed = 1;
-                    continue;
+                    bu_progress_clear();
+                    if (s != GALA_OK) {
+                        fprintf(stderr, "%s n=%d batch=%d %s: %s\n", kind, cases[k].n, cases[k].batch,
+                                gala_dtype_name(dt), gala_last_error(ctx));
+                        failed = 1;
+                        continue;
+                    }
+                    const double med = bu_median(ms, o.reps), p10 = bu_pct(ms, o.reps, 0.1),
+                                 p90 = bu_pct(ms, o.reps, 0.9);
+                    const double gf = flops / (med * 1e6), gbs = bytes / (med * 1e6);
+                    const double pct = copy > 0 ? 100.0 * gbs / copy : NAN;
+                    const double tref = bu_ref_find(ref, kind, cases[k].n, cases[k].batch,
+                                                    gala_dtype_name(dt));
+                    printf("%-22s %6d %7d %-6s %10.4f %10.4f %10.4f %9.1f %8.1f %6.1f", kind,
+                           cases[k].n, cases[k].batch, gala_dtype_name(dt), med, p10, p90, gf, gbs, pct);
+                    if (tref > 0) printf(" %10.4f %7.2fx\n", tref, tref / med);
+                    else printf(" %10s %8s\n", "-", "-");
+                    fflush(stdout);
+                    bu_json_row(js, "siisdddddddddd", "kind", kind, "n", cases[k].n, "batch",
+                                cases[k].batch, "dtype", gala_dtype_name(dt), "median_ms", med,
+                                "p10_ms", p10, "p90_ms", p90, "gflops", gf, "gbs", gbs, "pct_copy",
+                                pct, "copy_gbs", copy, "torch_ms", tref > 0 ? tref : NAN, "speedup",
+                                tref > 0 ? tref / med : NAN, "nrhs", (double)opv[v].nrhs);
                 }
-                gala_status s = bu_time(ctx, run_once, &r, o.warmup, o.reps, ms);
-                teardown(&r);
-                if (s != GALA_OK) {
-                    fprintf(stderr, "%s n=%d batch=%d %s: %s\n", kind, cases[k].n, cases[k].batch,
-                            gala_dtype_name(dt), gala_last_error(ctx));
-                    failed = 1;
-                    continue;
-                }
-                const double med = bu_median(ms, o.reps), p10 = bu_pct(ms, o.reps, 0.1),
-                             p90 = bu_pct(ms, o.reps, 0.9);
-                const double gf = flops / (med * 1e6), gbs = bytes / (med * 1e6);
-                const double pct = copy > 0 ? 100.0 * gbs / copy : NAN;
-                const double tref = bu_ref_find(ref, kind, cases[k].n, cases[k].batch,
-                                                gala_dtype_name(dt));
-                printf("%-22s %6d %7d %-6s %10.4f %10.4f %10.4f %9.1f %8.1f %6.1f", kind,
-                       cases[k].n, cases[k].batch, gala_dtype_name(dt), med, p10, p90, gf, gbs, pct);
-                if (tref > 0) printf(" %10.4f %7.2fx\n", tref, tref / med);
-                else printf(" %10s %8s\n", "-", "-");
-                fflush(stdout);
-                bu_json_row(js, "siisdddddddddd", "kind", kind, "n", cases[k].n, "batch",
-                            cases[k].batch, "dtype", gala_dtype_name(dt), "median_ms", med,
-                            "p10_ms", p10, "p90_ms", p90, "gflops", gf, "gbs", gbs, "pct_copy",
-                            pct, "copy_gbs", copy, "torch_ms", tref > 0 ? tref : NAN, "speedup",
-                            tref > 0 ? tref / med : NAN, "nrhs", (double)opv[v].nrhs);
             }
         }
     }
+    bu_progress("potrf", total, total);
     bu_json_close(js);
     free(ms);
     bu_ref_free(ref);
