@@ -199,6 +199,7 @@ void bu_json_row(bu_json *j, const char *types, ...)
         }
     }
     fputc('}', j->f);
+    fflush(j->f); /* a run stopped by a time limit keeps the rows it has written */
     va_end(ap);
 }
 
