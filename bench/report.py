@@ -334,6 +334,9 @@ def evaluate_targets(ctx):
     for t in TARGETS:
         m, v = t["metric"], t["value"]
         text = METRIC_TEXT[m].format(v=v)
+        refname = next((x.name for x in ctx.refs.get(t["family"], [])), None)
+        if refname:
+            text = text.replace("the reference's", refname + "'s")
         case = ""
         if "n" in t:
             case = f"{t['kind']} n={t['n']} b={t['batch']}"

@@ -178,6 +178,15 @@ fi
 } >"$W/env.txt" 2>&1
 record PASS environment 0 0 - env.txt
 note "        commit $GALA_GIT_COMMIT; wheels $WHEELS"
+# what later steps will need, said once here so a failure below is self-explanatory
+[ -f .device/setup.sh ] ||
+    note "WARNING no .device/setup.sh: carry .device (../shared/device/README.md), else no OpenCL ICD loader and no CLBlast"
+grep -q "NVIDIA" <(clinfo -l 2>/dev/null) ||
+    note "WARNING clinfo lists no NVIDIA OpenCL platform: the OpenCL steps will fail"
+python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null ||
+    note "WARNING python3 has no torch with CUDA: the torch references will fail"
+python3 -c 'import osqp' 2>/dev/null ||
+    note "WARNING osqp not importable: carry its wheel in .whl/ (docs/performance.md); OSQP is skipped"
 
 # ------------------------------------------------------------------ the steps
 # Each s_* function takes the mode (full|quick) and runs one step; exit status 3 means
@@ -234,7 +243,10 @@ s_qp() { # TAG BACKEND-ARGS... MODE
     "$BIN/bench_qp" "${@:2:$#-2}" --batches "$batches" --max-seconds 40 \
         --json "$W/gala_qp_$tag.json"
 }
-s_qp_ocl() { s_qp ocl --backend opencl --platform nvidia --dump "$W/qpdump" --dump-count 2000 "$1"; }
+s_qp_ocl() {
+    mkdir -p "$W/qpdump" # bench_qp --dump writes DIR/<family>.gqp into an existing folder
+    s_qp ocl --backend opencl --platform nvidia --dump "$W/qpdump" --dump-count 2000 "$1"
+}
 s_qp_cuda() { s_qp cuda --backend cuda "$1"; }
 s_qp_hetero() {
     need "$BIN/bench_qp"
