@@ -112,6 +112,7 @@ class Run:
         self.commit = head.get("commit", "")
         self.copy_gbs = head.get("copy_gbs") or None
         self.rows = rows
+        self.truncated = bool(head.get("truncated"))
         self.label = backend_label(self.backend, self.platform)
         self.gpu = self.label in ("ocl", "cuda")
 
@@ -618,7 +619,7 @@ def family_section(ctx, family):
                          fmt(rr["median_ms"] / ms, 3) if rr else "–", ttxt or "–", mtxt or "–"))
         refname = next((r.name for r in ctx.refs.get(family, [])), "reference")
         out.append(f"### {LABEL_TEXT.get(run.label, run.label)}: {run.device}"
-                   f"{' (cut off by the time limit)' if run.path and 'truncated' in run.__dict__ else ''}\n\n")
+                   f"{' (cut off by the time limit)' if run.truncated else ''}\n\n")
         if rows:
             out.append(table(["kind", "n", "batch", "dtype", "median ms", "GFLOP/s", "GB/s",
                               "% copy", "% GEMM", f"{refname} ms", f"{refname}/gala",

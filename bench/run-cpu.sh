@@ -103,7 +103,7 @@ for be in host pocl; do
     step "ldlt $be" "gala_ldlt_$be.txt" "$B/bench_ldlt" "${args[@]}" "${C[@]}" --dense \
         --host-max-batch $hm ${QD[@]+"${QD[@]}"} --json "$W/gala_ldlt_$be.json"
     dump=()
-    [ $be = host ] && dump=(--dump "$W/qpdump" --dump-count 200)
+    [ $be = host ] && mkdir -p "$W/qpdump" && dump=(--dump "$W/qpdump" --dump-count 200)
     step "qp $be" "gala_qp_$be.txt" "$B/bench_qp" "${args[@]}" --quick ${dump[@]+"${dump[@]}"} \
         --json "$W/gala_qp_$be.json"
 done
@@ -117,13 +117,15 @@ else
     record SKIP lapacke 0 - - "(ref_lapack not built: liblapacke-dev / libopenblas-dev missing)"
 fi
 
-if $PY -c 'import osqp, scipy' 2>/dev/null && [ -s "$W/qpdump/control.gqp" ]; then
+if ! $PY -c 'import osqp, scipy' 2>/dev/null; then
+    record SKIP osqp 0 - - "(osqp or scipy not importable: pip install osqp)"
+elif [ ! -s "$W/qpdump/control.gqp" ]; then
+    record SKIP osqp 0 - - "(no QP instances: the qp host step did not write them)"
+else
     for fam in control di; do
         step "osqp $fam" "osqp_$fam.log" bash -c "$PY '$SRC/bench/ref_osqp.py' '$W/qpdump/$fam.gqp' \
             --family $fam --procs $JOBS --count 200 --compare '$W/gala_qp_host.json' >'$W/osqp_$fam.json'"
     done
-else
-    record SKIP osqp 0 - - "(osqp not importable: pip install osqp)"
 fi
 rm -rf "$W/qpdump"
 
