@@ -147,17 +147,25 @@ if [ -z "${GALA_GIT_COMMIT:-}" ]; then
     GALA_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 fi
 export GALA_GIT_COMMIT GALA_CACHE_DIR="$BUILD/kcache" PYTHONUNBUFFERED=1
-# carried wheels (osqp; optional matplotlib and its dependencies): a failure is reported,
-# not fatal (the steps that need them say so)
+# carried wheels: osqp alone first (what the QP comparison needs), then the rest together
+# (optional: matplotlib and its dependencies for the plots). A failure is reported, not fatal:
+# the steps that need a package say so.
 WHEELS="none carried"
 if compgen -G ".whl/*.whl" >/dev/null; then
-    if python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl >"$W/wheels.log" 2>&1; then
-        WHEELS="installed:"
-        for f in .whl/*.whl; do WHEELS="$WHEELS ${f#.whl/}"; done
-    else
-        WHEELS="install FAILED (see wheels.log)"
-    fi
+    WHEELS=""
+    pipi() { python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site "$@" >>"$W/wheels.log" 2>&1; }
+    first=() rest=()
+    for f in .whl/*.whl; do
+        case ${f#.whl/} in osqp-*) first+=("$f") ;; *) rest+=("$f") ;; esac
+    done
+    for group in first rest; do
+        declare -n g=$group
+        [ ${#g[@]} -eq 0 ] && continue
+        if pipi "${g[@]}"; then WHEELS="$WHEELS installed:"; else WHEELS="$WHEELS FAILED (wheels.log):"; fi
+        for f in "${g[@]}"; do WHEELS="$WHEELS ${f#.whl/}"; done
+        unset -n g
+    done
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 {
