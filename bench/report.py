@@ -584,11 +584,53 @@ FAMILY_TITLES = {"trtri": "trtri: batched triangular inverse (docs/trtri.md)",
                  "vec": "Vector kernels of the QP solver (bench_vec)"}
 
 
+def side_by_side(ctx, family):
+    """One row per case: the median ms of every backend and of the reference, and the
+    reference/gala ratio of each backend."""
+    runs = [r for r in ctx.runs_of(family)]
+    labels = []
+    for r in runs:
+        if r.label not in labels:
+            labels.append(r.label)
+    cases, times = [], {}
+    for run in runs:
+        for r in run.rows:
+            if family == "ldlt" and not (r.get("kind") == "dense" and r.get("on") == "device"):
+                continue
+            ms = median_ms(family, r)
+            if ms is None or "op" in r:
+                continue
+            k = row_key(r)
+            if k not in times:
+                cases.append(k)
+                times[k] = {}
+            times[k].setdefault(run.label, ms)
+    refname = next((x.name for x in ctx.refs.get(family, [])), None)
+    if not cases or (len(labels) < 2 and not refname):
+        return ""
+    rows = []
+    for k in cases:
+        _, rr = ctx.ref_for(family, k)
+        row = [k[0], k[1], k[2], k[3]] + [fmt(times[k].get(l)) for l in labels]
+        if refname:
+            row.append(fmt(rr["median_ms"]) if rr else "–")
+            row += [fmt(rr["median_ms"] / times[k][l], 3) if rr and l in times[k] else "–"
+                    for l in labels]
+        rows.append(row)
+    head = ["kind", "n", "batch", "dtype"] + [f"{LABEL_TEXT.get(l, l)} ms" for l in labels]
+    if refname:
+        head += [f"{refname} ms"] + [f"{refname}/{LABEL_TEXT.get(l, l)}" for l in labels]
+    return ("### Side by side (median ms; ratio above 1: gala is faster)\n\n" +
+            table(head, rows) + "\n")
+
+
 def family_section(ctx, family):
     runs = ctx.runs_of(family)
     if not runs:
         return ""
     out = [f"## {FAMILY_TITLES.get(family, family)}\n\n"]
+    if family != "vec":
+        out.append(side_by_side(ctx, family))
     for run in runs:
         rows = []
         for r in run.rows:
@@ -658,8 +700,8 @@ def sparse_section(ctx):
         for c in cols:
             r = v.get(c)
             row.append(f"{fmt(r['factor_ms_per_matrix'])} / {fmt(r['solve_ms_per_matrix'])}" if r else "–")
-        dev = [v[c]["total_ms_per_matrix"] for c in cols if c in v and c.startswith(("OpenCL", "CUDA"))
-               and "[" not in c]
+        dev = [v[c]["total_ms_per_matrix"] for c in cols
+               if c in v and c.startswith(("OpenCL", "CUDA")) and "[" not in c]
         best = min(dev) if dev else None
         host = v.get("host (1 core)")
         qd = v.get("QDLDL (1 core)")
@@ -667,7 +709,8 @@ def sparse_section(ctx):
         row.append(fmt(qd["total_ms_per_matrix"] / best, 3) if qd and best else "–")
         rows.append(row)
     return ("### Sparse LDLᵀ: MPC KKT matrices sharing a pattern (ms per matrix, factor / solve)\n\n" +
-            table(["n+m", "batch", "dtype"] + cols + ["host / best GPU", "QDLDL / best GPU"], rows) +
+            table(["n+m", "batch", "dtype"] + cols + ["host / best device", "QDLDL / best device"],
+                  rows) +
             "\nRefactor (numeric factorization) and one solve per matrix, median per matrix; the "
             "host backend and QDLDL run on one core of the same machine (issue 5).\n\n")
 

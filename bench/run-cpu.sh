@@ -97,11 +97,12 @@ for be in host pocl; do
         --json "$W/gala_trtri_$be.json"
     step "potrf $be" "gala_potrf_$be.txt" "$B/bench_potrf" "${args[@]}" "${C[@]}" \
         --json "$W/gala_potrf_$be.json"
-    # the host backend's sparse rows come with the PoCL run (the second context)
-    hm=0
-    [ $be = pocl ] && hm=1000
-    step "ldlt $be" "gala_ldlt_$be.txt" "$B/bench_ldlt" "${args[@]}" "${C[@]}" --dense \
-        --host-max-batch $hm ${QD[@]+"${QD[@]}"} --json "$W/gala_ldlt_$be.json"
+    # the host backend's sparse rows (and QDLDL's) come with the PoCL run, whose second
+    # context is the host backend; the host run does the dense part only
+    ld=(--dense --no-sparse)
+    [ $be = pocl ] && ld=(--dense --host-max-batch 1000 ${QD[@]+"${QD[@]}"})
+    step "ldlt $be" "gala_ldlt_$be.txt" "$B/bench_ldlt" "${args[@]}" "${C[@]}" "${ld[@]}" \
+        --json "$W/gala_ldlt_$be.json"
     dump=()
     [ $be = host ] && mkdir -p "$W/qpdump" && dump=(--dump "$W/qpdump" --dump-count 200)
     step "qp $be" "gala_qp_$be.txt" "$B/bench_qp" "${args[@]}" --quick ${dump[@]+"${dump[@]}"} \
