@@ -80,7 +80,10 @@ TARGETS = [
     dict(issue="10", family="qp", kind="control", batch=10000, metric="qp_osqpall", value=5),
     dict(issue="10", family="qp", kind="di", batch=10000, metric="qp_osqp1", value=500),
     dict(issue="10", family="qp", kind="hetero", batch=1000, metric="qp_hetero", value=2),
-    dict(issue="10", family="qp", kind="control", batch=1, metric="qp_host1", value=1),
+    # "one QP on the host backend no slower than OSQP on one core": per-QP rate of the host
+    # backend over the first 100 instances (one thread, one QP after another inside the call)
+    # against OSQP's over the same generator's instances; batch 1 alone is QP 0 only
+    dict(issue="10", family="qp", kind="control", batch=100, metric="qp_host1", value=1),
 ]
 # issue 5 (LDLᵀ) states no number: its tables compare with the host backend on one core and
 # QDLDL on one core. Targets with no "backends" apply to both GPU backends (issue 6: "the
@@ -93,7 +96,7 @@ METRIC_TEXT = {
     "qp_osqp1": "≥ {v:g}× OSQP on one core",
     "qp_osqpall": "≥ {v:g}× OSQP on all cores",
     "qp_hetero": "hetero time ≤ {v:g}× uniform (same work)",
-    "qp_host1": "host backend ≥ {v:g}× OSQP on one core (one QP)",
+    "qp_host1": "host backend (one thread) ≥ {v:g}× OSQP on one core, per QP",
 }
 
 

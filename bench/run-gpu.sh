@@ -79,7 +79,7 @@ potrf-cuda    potrf     45  20
 qp-ocl        qp        50  20
 qp-cuda       qp        40  20
 qp-hetero     qp        20  10
-qp-host       qp        10   5
+qp-host       qp        10   8
 qp-osqp       qp        30  15
 ldlt-ocl      ldlt      40  20
 ldlt-cuda     ldlt      30  15
@@ -263,7 +263,7 @@ s_qp_hetero() {
 }
 s_qp_host() {
     need "$BIN/bench_qp"
-    "$BIN/bench_qp" --backend host --family control --batches 1 --dtypes double \
+    "$BIN/bench_qp" --backend host --family control --batches 1,100 --dtypes double \
         --json "$W/gala_qp_host.json"
 }
 s_qp_osqp() {
