@@ -28,12 +28,19 @@
  * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
  * only, and writes the QP's status. Finished QPs are skipped by later launches.
  *
- * gala-defines: WG=128 TB=1 NCAP=256 MCAP=512 VLOCAL=1 REFINE=0
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1
  * -D parameters: WG (work-group size, power of two), TB (QPs per work-group, power of two
  * <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors in
  * local memory), REFINE (1: one step of iterative refinement per solve, for float). The
  * other kernels use WG only.
  */
+
+/* QPs whose K⁻¹ products one work-item computes together (register blocking) */
+#if TB >= 4
+#define QB 4
+#else
+#define QB TB
+#endif
 
 #define NMETA 8
 #define M_N 0
@@ -546,17 +553,35 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
                 if (last) GXP(t, j) = VX(t, j);
             }
             GLOBAL_BARRIER();
-            /* x̃ = K⁻¹ r ; x = αx̃ + (1 − α)x */
-            for (int idx = lid; idx < TB * n; idx += WG) {
-                const int t = idx / n, i = idx - t * n;
-                if (!cact[t]) continue;
-                GLOBAL const REAL *Kt = K + cko[t] + i;
-                REAL s = 0;
-                for (int j = 0; j < n; ++j) s += Kt[(gidx)j * n] * VR(t, j);
-                VXT(t, i) = s;
+            /* x̃ = K⁻¹ r ; x = αx̃ + (1 − α)x. A work-item computes row i for QB = min(TB, 4)
+             * QPs of the tile: one load of K⁻¹(i, j) serves the QB products when they share
+             * the matrix (shared mode, same rung), else each QP reads its own. */
+            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
+                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
+                int same = 1;
+                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
+                REAL s[QB];
+                for (int c = 0; c < QB; ++c) s[c] = 0;
+                if (same) {
+                    GLOBAL const REAL *Kt = K + cko[t0] + i;
+                    for (int j = 0; j < n; ++j) {
+                        const REAL kv = Kt[(gidx)j * n];
+                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
+                    }
+                } else {
+                    for (int c = 0; c < QB; ++c) {
+                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
+                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
+                    }
+                }
+                for (int c = 0; c < QB; ++c) {
+                    const int t = t0 + c;
+                    if (!cact[t]) continue;
+                    VXT(t, i) = s[c];
 #if !REFINE
-                VX(t, i) = alpha * s + ((REAL)1 - alpha) * VX(t, i);
+                    VX(t, i) = alpha * s[c] + ((REAL)1 - alpha) * VX(t, i);
 #endif
+                }
             }
             GLOBAL_BARRIER();
 #if REFINE
@@ -580,14 +605,26 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
                 VR(t, j) -= kx;
             }
             GLOBAL_BARRIER();
-            for (int idx = lid; idx < TB * n; idx += WG) {
-                const int t = idx / n, i = idx - t * n;
-                if (!cact[t]) continue;
-                GLOBAL const REAL *Kt = K + cko[t] + i;
-                REAL s = 0;
-                for (int j = 0; j < n; ++j) s += Kt[(gidx)j * n] * VR(t, j);
-                s += VXT(t, i);
-                VW2(t, i) = s;
+            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
+                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
+                int same = 1;
+                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
+                REAL s[QB];
+                for (int c = 0; c < QB; ++c) s[c] = 0;
+                if (same) {
+                    GLOBAL const REAL *Kt = K + cko[t0] + i;
+                    for (int j = 0; j < n; ++j) {
+                        const REAL kv = Kt[(gidx)j * n];
+                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
+                    }
+                } else {
+                    for (int c = 0; c < QB; ++c) {
+                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
+                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
+                    }
+                }
+                for (int c = 0; c < QB; ++c)
+                    if (cact[t0 + c]) VW2(t0 + c, i) = s[c] + VXT(t0 + c, i);
             }
             GLOBAL_BARRIER();
             for (int idx = lid; idx < TB * n; idx += WG) {

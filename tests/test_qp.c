@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -173,6 +174,32 @@ START_TEST(known_solutions)
                       k, i, y[i], want_y[k][i]);
         TU_ASSERT(fabs(in.obj_val - want_obj[k]) <= 10 * tol, _i, "QP %d: obj %.9g, want %.9g", k,
                   in.obj_val, want_obj[k]);
+    }
+    gala_qp_destroy(sv);
+    /* polishing: the active sets are found, the solutions become exact (double) */
+    s.polishing = 1;
+    s.eps_abs = s.eps_rel = 1e-3;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 3, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < 3; ++k) {
+        gala_qp_info in;
+        const double *x, *y;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+        TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "polish QP %d: status %d", k, in.status);
+        TU_ASSERT(in.status_polish == (k == 2 ? 2 : 1), _i, "QP %d: status_polish %d", k,
+                  in.status_polish);
+        double ptol = tu_target_get(_i)->dtype == GALA_FLOAT ? 1e-4 : 1e-9;
+        if (k < 2) {
+            for (int j = 0; j < 2; ++j)
+                TU_ASSERT(fabs(x[j] - want_x[k][j]) <= ptol, _i, "polished QP %d: x[%d] = %.12g",
+                          k, j, x[j]);
+            for (int i = 0; i < pb[k].m; ++i)
+                TU_ASSERT(fabs(y[i] - want_y[k][i]) <= 10 * ptol, _i,
+                          "polished QP %d: y[%d] = %.12g", k, i, y[i]);
+            TU_ASSERT(in.prim_res <= ptol && in.dual_res <= ptol, _i, "polished QP %d: residuals "
+                      "%g %g", k, in.prim_res, in.dual_res);
+        }
     }
     gala_qp_destroy(sv);
     for (int k = 0; k < 3; ++k) free_qp(&pb[k]);
@@ -580,6 +607,59 @@ START_TEST(library_factorization_path)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ failures */
+
+/* Every device allocation, launch and transfer of a setup + solve + update made to fail in
+ * turn: each call returns an error status (or succeeds), nothing crashes, and the sanitizer
+ * run finds no leak. Host backend only (the fault hooks are the same on every backend). */
+START_TEST(device_failures_are_clean)
+{
+    if (tu_target_get(_i)->backend != GALA_BACKEND_HOST || tu_target_get(_i)->dtype != GALA_DOUBLE)
+        return;
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_problem pb[3];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 2, 1, &pb[0]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 5, 2, &pb[1]));
+    TU_OK(NULL, gala_qp_double_integrator(4, 0.1, 0.2, &pb[2]));
+    gala_qp_settings s = settings_for(_i);
+    const gala_fault_kind kinds[] = {GALA_FAULT_ALLOC, GALA_FAULT_LAUNCH, GALA_FAULT_TRANSFER};
+    int failures = 0;
+    for (int kk = 0; kk < 3; ++kk) {
+        for (int n = 1; n < 400; ++n) {
+            gala_fault_arm(kinds[kk], n);
+            gala_qp_solver *sv = NULL;
+            gala_status st = gala_qp_setup(ctx, pb, 2, &s, &sv);
+            if (st == GALA_OK) st = gala_qp_solve(sv);
+            if (st == GALA_OK) st = gala_qp_update_vectors(sv, 0, pb[0].q, NULL, NULL);
+            if (st == GALA_OK) st = gala_qp_warm_start(sv, 1, pb[1].q, NULL);
+            if (st == GALA_OK) st = gala_qp_solve(sv);
+            gala_qp_destroy(sv);
+            gala_qp_solver *sh = NULL;
+            if (st == GALA_OK) {
+                gala_qp_problem two[2] = {pb[2], pb[2]};
+                st = gala_qp_setup(ctx, two, 2, &s, &sh);
+                if (st == GALA_OK) st = gala_qp_solve(sh);
+                gala_qp_destroy(sh);
+            }
+            gala_fault_arm(kinds[kk], 0);
+            if (st == GALA_OK) break; /* the n-th operation is beyond this sequence */
+            TU_ASSERT(st < 0, _i, "fault %d at %d: status %d", kk, n, (int)st);
+            ++failures;
+        }
+    }
+    TU_ASSERT(failures > 20, _i, "only %d injected failures were met", failures);
+    /* the context still works */
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 3, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "after the faults: status %d", in.status);
+    gala_qp_destroy(sv);
+    for (int k = 0; k < 3; ++k) gala_qp_problem_free(&pb[k]);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ float: no NaN */
 
 START_TEST(larger_batch_no_nan)
@@ -622,6 +702,7 @@ int main(void)
     tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);
     tcase_add_loop_test(tc, larger_batch_no_nan, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
+    tcase_add_loop_test(tc, device_failures_are_clean, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);
     tu_release();

@@ -1,6 +1,7 @@
 /* Maros–Meszaros validation: the subset in tests/data/maros_meszaros (read with the QPS
  * reader) solved in one heterogeneous batch, objectives against the OPT values of
- * 00README.QP (BPMPD), KKT residuals checked independently in double. */
+ * 00README.QP (BPMPD), primal residuals checked independently in double; and a batch in
+ * which every QP ends with its own status. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,11 +94,106 @@ START_TEST(maros_meszaros_subset)
 }
 END_TEST
 
+/* A small QP from dense data (P upper triangle used). */
+static gala_qp_problem small_qp(int n, int m, const double *P, const double *q, const double *A,
+                                const double *l, const double *u)
+{
+    gala_qp_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.m = m;
+    p.P.m = p.P.n = n;
+    p.A.m = m;
+    p.A.n = n;
+    p.P.p = calloc((size_t)n + 1, sizeof(int));
+    p.A.p = calloc((size_t)n + 1, sizeof(int));
+    p.P.i = malloc(sizeof(int) * (size_t)(n * n));
+    p.P.x = malloc(sizeof(double) * (size_t)(n * n));
+    p.A.i = malloc(sizeof(int) * (size_t)(m * n + 1));
+    p.A.x = malloc(sizeof(double) * (size_t)(m * n + 1));
+    int np = 0, na = 0;
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i <= j; ++i)
+            if (P[i * n + j] != 0) { p.P.i[np] = i; p.P.x[np++] = P[i * n + j]; }
+        for (int i = 0; i < m; ++i)
+            if (A[i * n + j] != 0) { p.A.i[na] = i; p.A.x[na++] = A[i * n + j]; }
+        p.P.p[j + 1] = np;
+        p.A.p[j + 1] = na;
+    }
+    p.q = malloc(sizeof(double) * (size_t)n);
+    p.l = malloc(sizeof(double) * (size_t)m);
+    p.u = malloc(sizeof(double) * (size_t)m);
+    memcpy(p.q, q, sizeof(double) * (size_t)n);
+    memcpy(p.l, l, sizeof(double) * (size_t)m);
+    memcpy(p.u, u, sizeof(double) * (size_t)m);
+    p.owned = 1; /* malloc'd arrays: gala_qp_problem_free releases them with free() */
+    return p;
+}
+
+/* Every status in one heterogeneous batch, each QP with its own: solved, solved inaccurate,
+ * primal infeasible, dual infeasible, non-convex, max iterations, invalid data; then solved
+ * next to time limit reached. */
+START_TEST(mixed_statuses_one_batch)
+{
+    if (tu_target_get(_i)->dtype != GALA_DOUBLE) return;
+    gala_context *ctx = tu_ctx(_i);
+    double I2[] = {1, 0, 0, 1}, q1[] = {-1, -1}, A1[] = {1, 1}, l1[] = {-INFINITY}, u1[] = {1};
+    double Ap[] = {1, 0, 1, 0}, lp[] = {1, -INFINITY}, up[] = {INFINITY, 0}, qz[] = {0, 0};
+    double P0[] = {0, 0, 0, 0}, Ad[] = {1, 0, 0, 1}, ld[] = {0, 0}, ud[] = {INFINITY, INFINITY};
+    double Pn[] = {-1, 0, 0, 1}, ln[] = {-1, -1}, un[] = {1, 1}, lb[] = {2}, ub[] = {1};
+    gala_qp_problem pb[8];
+    pb[0] = small_qp(2, 1, I2, q1, A1, l1, u1);   /* solved */
+    pb[1] = small_qp(2, 2, I2, qz, Ap, lp, up);   /* primal infeasible */
+    pb[2] = small_qp(2, 2, P0, q1, Ad, ld, ud);   /* dual infeasible */
+    pb[3] = small_qp(2, 2, Pn, qz, Ad, ln, un);   /* non-convex */
+    pb[4] = small_qp(2, 1, I2, q1, A1, lb, ub);   /* invalid: l > u */
+    char path[512];
+    snprintf(path, sizeof path, "%s/maros_meszaros/QADLITTL.QPS", GALA_TEST_DATA_DIR);
+    TU_OK(NULL, gala_qp_read_qps(path, &pb[5])); /* max iterations at 400 */
+    snprintf(path, sizeof path, "%s/maros_meszaros/QBANDM.QPS", GALA_TEST_DATA_DIR);
+    TU_OK(NULL, gala_qp_read_qps(path, &pb[6])); /* solved inaccurate at 400 */
+    snprintf(path, sizeof path, "%s/maros_meszaros/CVXQP1_S.QPS", GALA_TEST_DATA_DIR);
+    TU_OK(NULL, gala_qp_read_qps(path, &pb[7])); /* solved */
+    gala_qp_settings s;
+    gala_qp_settings_default(&s);
+    s.max_iter = 400;
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 8, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    const int want[8] = {GALA_QP_SOLVED, GALA_QP_PRIMAL_INFEASIBLE, GALA_QP_DUAL_INFEASIBLE,
+                         GALA_QP_NON_CVX, GALA_QP_INVALID_DATA, GALA_QP_MAX_ITER_REACHED,
+                         GALA_QP_SOLVED_INACCURATE, GALA_QP_SOLVED};
+    for (int k = 0; k < 8; ++k) {
+        gala_qp_info in;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(in.status == want[k], _i, "QP %d: status %s (%d), want %s; iter %d", k,
+                  gala_qp_status_string(in.status), in.status, gala_qp_status_string(want[k]),
+                  in.iter);
+    }
+    gala_qp_destroy(sv);
+    /* time limit: the small QP is solved at the first check, QADLITTL is still running */
+    s.max_iter = 100000;
+    s.time_limit = 1e-9;
+    gala_qp_problem two[2] = {pb[0], pb[5]};
+    TU_OK(ctx, gala_qp_setup(ctx, two, 2, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    gala_qp_info a, b;
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &a));
+    TU_OK(ctx, gala_qp_get_info(sv, 1, &b));
+    TU_ASSERT(a.status == GALA_QP_SOLVED && b.status == GALA_QP_TIME_LIMIT_REACHED &&
+              b.iter < 100000, _i, "time limit: %d (iter %d), %d (iter %d)", a.status, a.iter,
+              b.status, b.iter);
+    gala_qp_destroy(sv);
+    for (int k = 0; k < 8; ++k) gala_qp_problem_free(&pb[k]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qp_mm");
     TCase *tc = tcase_create("qp_mm");
     tcase_add_loop_test(tc, maros_meszaros_subset, 0, tu_target_count());
+    tcase_add_loop_test(tc, mixed_statuses_one_batch, 0, tu_target_count());
     suite_add_tcase(s, tc);
     int rc = tu_run(s);
     tu_release();

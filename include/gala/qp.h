@@ -97,7 +97,8 @@ typedef struct gala_qp_settings {
     int linsys_solver;             /**< gala_qp_linsys; default AUTO */
     int warm_starting;             /**< 1: a solve starts from the last iterates; default 1 */
     int scaling;                   /**< Ruiz iterations (0: none); default 10 */
-    int polishing;                 /**< 1: polish solved QPs (on the host); default 0 */
+    int polishing;                 /**< 1: polish solved QPs (on the host, in double, one
+                                        dense reduced KKT solve per QP); default 0 */
     double rho;                    /**< ADMM step ρ; default 0.1 */
     int rho_is_vec;                /**< 1: ρ per row (1e3·ρ equalities, 1e-6 free rows); 1 */
     double sigma;                  /**< σ; default 1e-6 */
@@ -139,7 +140,8 @@ typedef struct gala_qp_info {
     int status;            /**< gala_qp_status */
     int iter;              /**< ADMM iterations run */
     int rho_updates;       /**< ρ changes during the solve */
-    int status_polish;     /**< OSQP's values: 0 not run, 1 success, -1 failed */
+    int status_polish;     /**< OSQP's values: 0 not run, 1 success, -1 not better (kept
+                                the ADMM solution), 2 no active constraint, -2 failure */
     double obj_val;        /**< ½xᵀPx + qᵀx + c0 (±1e30 for infeasible, NaN for non-convex) */
     double dual_obj_val;   /**< −½xᵀPx − S_C(y) + c0 */
     double prim_res;       /**< ‖Ax − z‖∞ (unscaled unless scaled_termination) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "qp_internal.h"
+#include "qp_polish.h"
 
 /* ------------------------------------------------------------------ settings, names */
 
@@ -815,6 +816,7 @@ static gala_status collect(gala_qp_solver *s, const double *sync_t, const int *s
         in->dual_obj_val = f[QP_I_DOBJ] + p->c0;
         in->duality_gap = f[QP_I_GAP];
         in->status_polish = 0;
+        in->polish_time = 0;
         in->solve_time = nsync ? sync_t[nsync - 1] : 0;
         for (int q = 0; q < nsync; ++q)
             if (sync_it[q] >= in->iter) { in->solve_time = sync_t[q]; break; }
@@ -827,6 +829,26 @@ static gala_status collect(gala_qp_solver *s, const double *sync_t, const int *s
         if (has_solution(stv)) {
             for (int j = 0; j < p->n; ++j) x[j] = D[j] * xs[j];
             for (int i = 0; i < p->m; ++i) y[i] = E[i] * ys[i] / c;
+            if (s->set.polishing && stv == GALA_QP_SOLVED) {
+                /* OSQP polishes solved QPs only; here on the host, in double */
+                double tp = gala_now(), obj, pr, du;
+                double *px = gala_malloc(sizeof(double) * (size_t)(p->n + p->m + 1));
+                const double *zs = vm + zo;
+                int r = px ? gala_qp_polish_one(p, D, E, c, xs, zs, ys, ls, us, s->set.delta,
+                                                s->set.polish_refine_iter, in->prim_res,
+                                                in->dual_res, px, px + p->n, &obj, &pr, &du)
+                           : -2;
+                if (r == 1) {
+                    memcpy(x, px, sizeof(double) * (size_t)p->n);
+                    memcpy(y, px + p->n, sizeof(double) * (size_t)p->m);
+                    in->obj_val = obj;
+                    in->prim_res = pr;
+                    in->dual_res = du;
+                }
+                gala_free(px);
+                in->status_polish = r;
+                in->polish_time = gala_now() - tp;
+            }
         } else if (stv == GALA_QP_PRIMAL_INFEASIBLE || stv == GALA_QP_PRIMAL_INFEASIBLE_INACCURATE) {
             double nrm = 0;
             for (int i = 0; i < p->m; ++i) {
@@ -952,7 +974,8 @@ gala_status gala_qp_solve(gala_qp_solver *s)
 
 gala_status gala_qp_get_info(const gala_qp_solver *s, int k, gala_qp_info *info)
 {
-    if (!s || !info) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_info: NULL argument");
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_info: solver is NULL");
+    if (!info) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_info: info is NULL");
     if (k < 0 || k >= s->count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_info: k = %d outside 0..%d",
                           k, s->count - 1);

@@ -209,9 +209,9 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
         const ptrdiff_t n = meta[(ptrdiff_t)b * QP_NMETA + QP_M_N];
         REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
         if (n > vcap) {
-            REAL *nv = realloc(v, sizeof(REAL) * (size_t)n);
+            REAL *nv = gala_realloc(v, sizeof(REAL) * (size_t)n);
             if (!nv) {
-                free(v);
+                gala_free(v);
                 return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "qp_chol_inv: no host memory");
             }
             v = nv;
@@ -255,7 +255,7 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
         flag[g] = 0;
         if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
     }
-    free(v);
+    gala_free(v);
     return GALA_OK;
 }
 
