@@ -304,6 +304,7 @@ static void emit(bu_json *js, const opts *o, const char *where, const char *sche
                  int batch, double tf, double ts)
 {
     const char *dt = gala_dtype_name(o->dt);
+    bu_progress_clear();
     printf("%-7s %-6s %-24s %6d %6d %12.5f %12.5f %12.5f\n", "sparse", where, schedule, N, batch,
            tf, ts, tf + ts);
     fflush(stdout);
@@ -316,6 +317,8 @@ static void sparse_section(bu_json *js, const opts *o, gala_context *dev, gala_c
 {
     printf("%-7s %-6s %-24s %6s %6s %12s %12s %12s   (ms per matrix, median)\n", "kind", "on",
            "schedule", "n+m", "batch", "factor", "solve", "total");
+    const int total = o->nh * o->nb;
+    int step = 0;
     for (int h = 0; h < o->nh; ++h) {
         brng r = {0x1234567ULL + (uint64_t)h};
         kkt_rng g = {b_normal, b_uniform, &r};
@@ -339,12 +342,16 @@ static void sparse_section(bu_json *js, const opts *o, gala_context *dev, gala_c
         gala_sparse_ldlt_symbolic_perm(S, perm);
         for (int bi = 0; bi < o->nb; ++bi) {
             const int batch = o->batches[bi];
+            char label[96];
+            snprintf(label, sizeof label, "ldlt sparse horizon=%d batch=%d", o->horizons[h], batch);
+            bu_progress(label, step++, total);
             /* values: matrix q element e at x[e·batch + q] */
             double *x = malloc((size_t)nnz * batch * sizeof *x);
             for (int q = 0; q < batch; ++q) {
                 if (q) kkt_values(&K, nvar, &g);
                 for (int e = 0; e < nnz; ++e) x[(size_t)e * batch + q] = K.x[e];
             }
+            bu_progress_clear();
             printf("# pattern N=%d: n=%d m=%d nnz(A)=%lld nnz(L)=%lld multiply-adds=%.0f levels=%d "
                    "widest=%d instructions=%lld analyze=%.3f ms\n", o->horizons[h], nvar, m,
                    st.nnz_a, st.nnz_l, st.flops, st.levels, st.max_level_width, st.instructions,
@@ -392,6 +399,7 @@ static void sparse_section(bu_json *js, const opts *o, gala_context *dev, gala_c
         gala_sparse_ldlt_symbolic_destroy(S);
         kkt_free(&K);
     }
+    bu_progress("ldlt sparse", total, total);
 }
 
 /* ------------------------------------------------------------------ dense section */
@@ -454,6 +462,9 @@ static void dense_section(bu_json *js, const opts *o, gala_context *dev, gala_co
            "kind", "on", "n", "batch", "factor", "solve");
     for (int s = 0; s < ns; ++s) {
         const int n = sizes[s][0], batch = sizes[s][1];
+        char label[96];
+        snprintf(label, sizeof label, "ldlt dense n=%d batch=%d", n, batch);
+        bu_progress(label, s, ns);
         double *A = malloc((size_t)n * n * batch * sizeof *A);
         for (int b = 0; b < batch; ++b) { /* [H, Bᵀ; B, −G], diagonally dominant blocks */
             double *M = A + (size_t)b * n * n;
@@ -469,6 +480,7 @@ static void dense_section(bu_json *js, const opts *o, gala_context *dev, gala_co
         gala_context *cs[2] = {dev, host};
         for (int c = 0; c < 2; ++c) {
             if (!cs[c] || !time_dense(cs[c], o, n, batch, A, &tf, &ts)) continue;
+            bu_progress_clear();
             printf("%-7s %-6s %6d %8d %12.5f %12.5f\n", "dense", c ? "host" : "device", n, batch,
                    tf, ts);
             fflush(stdout);
@@ -478,6 +490,7 @@ static void dense_section(bu_json *js, const opts *o, gala_context *dev, gala_co
         }
         free(A);
     }
+    bu_progress("ldlt dense", ns, ns);
 }
 
 int main(int argc, char **argv)

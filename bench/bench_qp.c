@@ -177,6 +177,7 @@ static int run(gala_context *ctx, const run_spec *r, int nx, int horizon, uint64
     free(pb);
     if (!ok) return -1;
     double qps = (double)B / best_total;
+    bu_progress_clear();
     fprintf(stderr, "%-8s %-6s batch %7lld: %10.1f QPs/s (setup %.4f s, solve %.4f s), mean iter %.1f, "
             "solved %lld/%lld, linsys %d\n", r->family, gala_dtype_name(r->dt), B, qps, best_setup,
             best_solve, (double)iters / (double)B, counts[1] + counts[2], B, linsys);
@@ -263,7 +264,14 @@ int main(int argc, char **argv)
     double t_start = bu_now();
     char fbuf[256];
     snprintf(fbuf, sizeof fbuf, "%s%s", families, hetero ? ",hetero,uniform" : "");
-    int rc = 0;
+    int rc = 0, total = 0, step = 0;
+    {   /* the number of runs, for the progress line */
+        char cbuf[256];
+        snprintf(cbuf, sizeof cbuf, "%s", fbuf);
+        for (char *fam = strtok(cbuf, ","); fam; fam = strtok(NULL, ","))
+            for (int d = 0; d < 2; ++d)
+                if (strstr(dtypes, d ? "double" : "float") && (!d || info.fp64)) total += nb;
+    }
     for (char *fam = strtok(fbuf, ","); fam; fam = strtok(NULL, ",")) {
         for (int d = 0; d < 2; ++d) {
             gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
@@ -275,12 +283,18 @@ int main(int argc, char **argv)
                     goto done;
                 }
                 run_spec r = {fam, dt, batches[b]};
+                char label[96];
+                snprintf(label, sizeof label, "qp %s %s batch=%lld", fam, gala_dtype_name(dt),
+                         batches[b]);
+                bu_progress(label, step++, total);
                 if (!strcmp(fam, "hetero") || !strcmp(fam, "uniform")) r.batch = batches[b] < 1000 ? batches[b] : 1000;
                 if (run(ctx, &r, nx, horizon, seed, reps, js, device)) rc = 1;
+                bu_progress_clear();
             }
         }
     }
 done:
+    bu_progress("qp", total, total);
     bu_json_close(js);
     gala_context_destroy(ctx);
     return rc;

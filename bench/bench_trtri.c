@@ -172,13 +172,21 @@ int main(int argc, char **argv)
     const int ncases = o.quick ? (int)(sizeof quick_cases / sizeof quick_cases[0])
                                : (int)(sizeof full_cases / sizeof full_cases[0]);
     double *ms = malloc((size_t)o.reps * sizeof(double));
-    int failed = 0;
+    int failed = 0, done = 0, total = 0;
+    for (int d = 0; d < 2; ++d)
+        for (int k = 0; k < ncases; ++k)
+            total += (dtypes & (1 << d)) && (d == 0 || info.fp64) &&
+                     (!only || !strcmp(only, cases[k].kind));
     for (int d = 0; d < 2 && ms; ++d) {
         const gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
         if (!(dtypes & (1 << d))) continue;
         if (dt == GALA_DOUBLE && !info.fp64) continue;
         for (int k = 0; k < ncases; ++k) {
             if (only && strcmp(only, cases[k].kind)) continue;
+            char label[96];
+            snprintf(label, sizeof label, "trtri %s n=%d batch=%d %s", cases[k].kind, cases[k].n,
+                     cases[k].batch, gala_dtype_name(dt));
+            bu_progress(label, done++, total);
             run_arg r;
             memset(&r, 0, sizeof r);
             r.ctx = ctx;
@@ -191,6 +199,7 @@ int main(int argc, char **argv)
             }
             gala_status s = bu_time(ctx, run_once, &r, o.warmup, o.reps, ms);
             teardown(&r);
+            bu_progress_clear();
             if (s != GALA_OK) {
                 fprintf(stderr, "%s n=%d batch=%d %s: %s\n", cases[k].kind, cases[k].n,
                         cases[k].batch, gala_dtype_name(dt), gala_last_error(ctx));
@@ -213,6 +222,7 @@ int main(int argc, char **argv)
                         tref > 0 ? tref : NAN, "speedup", tref > 0 ? tref / med : NAN);
         }
     }
+    bu_progress("trtri", total, total);
     bu_json_close(js);
     free(ms);
     bu_ref_free(ref);

@@ -199,6 +199,7 @@ void bu_json_row(bu_json *j, const char *types, ...)
         }
     }
     fputc('}', j->f);
+    fflush(j->f); /* a run stopped by a time limit keeps the rows it has written */
     va_end(ap);
 }
 
@@ -210,12 +211,28 @@ void bu_json_close(bu_json *j)
     free(j);
 }
 
+/* Whether a progress line is on the terminal now, and when the first one was drawn. */
+static int progress_shown;
+static double progress_t0;
+
 void bu_progress(const char *label, int i, int n)
 {
     if (!isatty(2)) return;
-    fprintf(stderr, "\r%-40.40s %4d/%-4d", label, i, n);
-    if (i >= n) fputc('\n', stderr);
+    if (progress_t0 == 0) progress_t0 = wall();
+    const double el = wall() - progress_t0;
+    /* "\r" + erase to the end of the line, so a shorter label leaves nothing behind */
+    fprintf(stderr, "\r\033[K[%d/%d] %-.60s  (%.0f s)", i, n, label, el);
+    progress_shown = i < n;
+    if (!progress_shown) fputc('\n', stderr);
     fflush(stderr);
+}
+
+void bu_progress_clear(void)
+{
+    if (!progress_shown) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    progress_shown = 0;
 }
 
 void bu_randn(double *v, size_t n, unsigned long long seed)

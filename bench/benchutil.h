@@ -48,8 +48,12 @@ bu_json *bu_json_open(const char *path, const char *bench, gala_context *ctx);
 void bu_json_row(bu_json *j, const char *types, ...);
 void bu_json_close(bu_json *j);
 
-/** A progress line on stderr when it is a terminal ("label  i/n"); silent otherwise. */
+/** A progress line on stderr when it is a terminal ("[i/n] label  (elapsed s)"), redrawn in
+ *  place; silent otherwise (pipes, files, CI). Call it before each case of a long run; i = n
+ *  ends the line. bu_progress_clear erases it before a result row is printed on stdout, so
+ *  rows and the progress line do not mix on a terminal. */
 void bu_progress(const char *label, int i, int n);
+void bu_progress_clear(void);
 
 /** Fill a host array with N(0,1) values from a seeded generator. */
 void bu_randn(double *v, size_t n, unsigned long long seed);

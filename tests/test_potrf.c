@@ -156,7 +156,7 @@ START_TEST(potrf_blas3_paths)
     static const char *tunes[] = {
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1",
         "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0",
-        "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16",
+        "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128",
     };
     static const int ns[] = {150, 257, 70};
     for (int t = skip_b3 ? 2 : 0; t < 3; ++t) {
@@ -456,8 +456,8 @@ START_TEST(potrf_unrolled)
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST) return;
     tu_rng r = tu_rng_for(__func__, _i);
     /* N = 8 only: CPU OpenCL compiles unrolled barrier loops slowly */
-    la_tune("la.unroll=1,la.min_bucket=8,potrf.fused_max=8,potrf.nb=8,potrf.wg=16,potrf.panel_wg=16,"
-            "lagemm.tile=16,lagemm.td=4,lagemm.tk=8");
+    la_tune("la.unroll=1,la.min_bucket=8,potrf.fused_max=8,potrf.nb=8,potrf.wg=16,"
+            "potrf.panel_wg=16,lagemm.tile=16,lagemm.td=4,lagemm.tk=8");
     static const int ns[] = {5, 8, 30};
     for (int k = 0; k < 3; ++k) {
         int n = ns[k], n3[3] = {n, n, n};

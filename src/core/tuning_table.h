@@ -50,6 +50,9 @@
 {"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
 {"potri.nb", 0, NULL, NULL, 0, 64},
 {"lagemm.tile", 0, NULL, NULL, 0, 64},
+/* float on NVIDIA: 8x8 outputs per work-item halve the local-memory reads per FMA */
+{"lagemm.tile", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 128},
+{"lagemm.tile", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 128},
 {"lagemm.tk", 0, NULL, NULL, 0, 16},
 {"lagemm.td", 0, NULL, NULL, 0, 16},
 /* trtri.cl (docs/trtri.md): fused path up to fused_max, diagonal blocks of order nb, columns

@@ -261,6 +261,8 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
         runs[*nruns].first = (size_t)first;
         runs[*nruns].count = n_large;
         runs[*nruns].bucket = 0;
+        runs[*nruns].nmax = 0;
+        runs[*nruns].rhsmax = 0;
         (*nruns)++;
     }
     gala_free(bucket);

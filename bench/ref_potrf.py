@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Reference timings for bench_potrf: PyTorch (cuSOLVER / MAGMA) on the same cases.
+
+    potrf_*        torch.linalg.cholesky(A)           (checks info: waits, like gala_potrf*)
+    potrf_async_*  torch.linalg.cholesky_ex(A)        (no check: no wait, like ..._async)
+    potrs1_*, potrs17_*  torch.cholesky_solve(B, L)   (1 and 17 right-hand sides)
+    potri_*        torch.cholesky_inverse(L)
+
+Prints (and with --out writes) JSON: one header object, then one object per line with
+"kind", "n", "batch", "dtype", "median_ms", "min_ms", "max_ms" (CUDA events around each
+call, median over --reps calls after --warmup). bench_potrf --ref FILE reads it and prints
+the speedups.
+
+Matrices as in bench_potrf: A = I + E, E symmetric with |E_ij| <= 0.4/n. Variable batches
+("vbatched") have no torch equivalent: they are timed as one batched call per distinct size
+(sizes n_b = 1 + (x_b >> 8) mod nmax, x_b = (1103515245·b + 12345) mod 2^31, as
+bench_potrf), which favours torch (no size mixing).
+
+    python3 bench/ref_potrf.py [--quick] [--dtype float|double|both] [--op potrf|potrs|potri|all]
+                               [--out torch_potrf.json]
+"""
+import argparse
+import datetime
+import json
+import sys
+
+import torch
+
+POTRF_FULL = [("batched", 8, 100000), ("batched", 16, 100000), ("batched", 32, 50000),
+              ("batched", 64, 20000), ("batched", 128, 5000), ("batched", 256, 1000),
+              ("batched", 512, 200), ("single", 1024, 1), ("single", 2048, 1),
+              ("single", 4096, 1), ("single", 8192, 1), ("single", 16384, 1),
+              ("vbatched", 64, 50000), ("vbatched", 512, 500)]
+POTRF_QUICK = [("batched", 8, 5000), ("batched", 32, 2000), ("batched", 64, 500),
+               ("batched", 128, 100), ("batched", 512, 4), ("single", 1024, 1),
+               ("vbatched", 64, 2000), ("vbatched", 512, 20)]
+POTRI_FULL = [("batched", 32, 50000), ("batched", 64, 20000), ("batched", 128, 5000),
+              ("batched", 256, 1000), ("single", 4096, 1), ("vbatched", 64, 50000)]
+POTRI_QUICK = [("batched", 32, 2000), ("batched", 128, 100), ("single", 1024, 1),
+               ("vbatched", 64, 2000)]
+
+
+def var_sizes(batch, nmax):
+    return [1 + (((1103515245 * b + 12345) & 0x7FFFFFFF) >> 8) % nmax for b in range(batch)]
+
+
+def spd(batch, n, dtype, dev, gen):
+    """A = I + E, E symmetric, |E_ij| <= 0.4/n (strongly diagonally dominant)."""
+    e = (torch.rand(batch, n, n, generator=gen, device=dev, dtype=dtype) - 0.5) * (0.8 / n)
+    e = torch.tril(e, -1)
+    return e + e.transpose(-1, -2) + torch.eye(n, device=dev, dtype=dtype)
+
+
+def time_ms(fn, warmup, reps):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        out.append(a.elapsed_time(b))
+    out.sort()
+    k = len(out)
+    med = out[k // 2] if k % 2 else 0.5 * (out[k // 2 - 1] + out[k // 2])
+    return med, out[0], out[-1]
+
+
+def make_call(op, A, L, B):
+    if op == "potrf":
+        return lambda: torch.linalg.cholesky(A)
+    if op == "potrf_async":
+        return lambda: torch.linalg.cholesky_ex(A)
+    if op.startswith("potrs"):
+        return lambda: torch.cholesky_solve(B, L)
+    return lambda: torch.cholesky_inverse(L)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--dtype", default="both", choices=["float", "double", "both"])
+    ap.add_argument("--op", default="all", choices=["potrf", "potrs", "potri", "all"])
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("ref_potrf.py needs a CUDA device")
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(42)
+    header = {"bench": "potrf-reference",
+              "what": "torch.linalg.cholesky / cholesky_ex / cholesky_solve / cholesky_inverse",
+              "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
+              "cuda": torch.version.cuda,
+              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+              "warmup": a.warmup, "reps": a.reps}
+    lines = [json.dumps(header)]
+    print(lines[0], flush=True)
+    dtypes = {"float": [torch.float32], "double": [torch.float64],
+              "both": [torch.float32, torch.float64]}[a.dtype]
+    ops = [("potrf", 0), ("potrf_async", 0), ("potrs1", 1), ("potrs17", 17), ("potri", 0)]
+    for dt in dtypes:
+        name = "float" if dt == torch.float32 else "double"
+        for op, nrhs in ops:
+            family = "potri" if op == "potri" else ("potrs" if op.startswith("potrs") else "potrf")
+            if a.op not in ("all", family):
+                continue
+            cases = (POTRI_QUICK if a.quick else POTRI_FULL) if op == "potri" else \
+                    (POTRF_QUICK if a.quick else POTRF_FULL)
+            for kind, n, batch in cases:
+                if op == "potrf_async" and kind == "vbatched":
+                    continue
+                if kind == "vbatched":
+                    sizes = var_sizes(batch, n)
+                    calls = []
+                    for m in sorted(set(sizes)):
+                        A = spd(sizes.count(m), m, dt, dev, gen)
+                        L = torch.linalg.cholesky(A)
+                        B = torch.rand(A.shape[0], m, max(nrhs, 1), generator=gen, device=dev,
+                                       dtype=dt)
+                        calls.append(make_call(op, A, L, B))
+
+                    def fn(calls=calls):
+                        for c in calls:
+                            c()
+                else:
+                    A = spd(batch, n, dt, dev, gen)
+                    if kind == "single":
+                        A = A[0]
+                    L = torch.linalg.cholesky(A)
+                    shape = (n, max(nrhs, 1)) if kind == "single" else (batch, n, max(nrhs, 1))
+                    B = torch.rand(*shape, generator=gen, device=dev, dtype=dt)
+                    fn = make_call(op, A, L, B)
+                med, lo, hi = time_ms(fn, a.warmup, a.reps)
+                rec = {"kind": "%s_%s" % (op, kind), "n": n, "batch": batch, "dtype": name,
+                       "median_ms": round(med, 6), "min_ms": round(lo, 6), "max_ms": round(hi, 6)}
+                if nrhs:
+                    rec["nrhs"] = nrhs
+                lines.append(json.dumps(rec))
+                print(lines[-1], flush=True)
+                del fn
+                torch.cuda.empty_cache()
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
