@@ -65,12 +65,10 @@ static gala_status ps_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
                        ga_long((long long)s->dofs), ga_int(s->vb));
 }
 
-static int set_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
-
 static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                               const ps_cfg *c)
 {
-    const int N = c->nb, nmax = set_nmax(s);
+    const int N = c->nb, nmax = la_nmax(s);
     for (int j0 = 0; j0 < nmax; j0 += N) {
         GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, 1));
         const int j1 = j0 + N;
@@ -98,7 +96,7 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
 static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                           const ps_cfg *c)
 {
-    const int nmax = set_nmax(s);
+    const int nmax = la_nmax(s);
     if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
     if (!s->vb && s->count == 1 && nmax >= c->blas3_min && s->nrhs >= c->blas3_nrhs &&
         gala_blas3_available(ctx)) {
