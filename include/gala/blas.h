@@ -21,7 +21,7 @@
 #ifndef GALA_BLAS_H
 #define GALA_BLAS_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,7 +15,7 @@
 #ifndef GALA_DEVICE_H
 #define GALA_DEVICE_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -29,8 +29,9 @@
 #ifndef GALA_LA_H
 #define GALA_LA_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 #include "gala/trtri.h"
 #include "gala/potrf.h"
+#include "gala/ldlt.h"
 
 #endif /* GALA_LA_H */

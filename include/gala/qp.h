@@ -9,7 +9,7 @@
 #ifndef GALA_QP_H
 #define GALA_QP_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 #include "gala/sparse.h"
 
 #ifdef __cplusplus
@@ -38,6 +38,259 @@ typedef struct gala_qp_problem {
  * @return GALA_OK.
  */
 GALA_API gala_status gala_qp_problem_free(gala_qp_problem *problem);
+
+/* ==================================================================================== */
+/* Batched QP solver (OSQP's ADMM algorithm). See docs/qp.md.                          */
+/* ==================================================================================== */
+
+/** Status of one QP after gala_qp_solve(). Values 1..11 are OSQP's status values;
+ *  gala adds GALA_QP_INVALID_DATA for a QP whose data were rejected at setup or update. */
+typedef enum gala_qp_status {
+    GALA_QP_SOLVED = 1,
+    GALA_QP_SOLVED_INACCURATE = 2,
+    GALA_QP_PRIMAL_INFEASIBLE = 3,
+    GALA_QP_PRIMAL_INFEASIBLE_INACCURATE = 4,
+    GALA_QP_DUAL_INFEASIBLE = 5,
+    GALA_QP_DUAL_INFEASIBLE_INACCURATE = 6,
+    GALA_QP_MAX_ITER_REACHED = 7,
+    GALA_QP_TIME_LIMIT_REACHED = 8,
+    GALA_QP_NON_CVX = 9,
+    GALA_QP_INTERRUPTED = 10, /**< the progress callback asked to stop (OSQP's SIGINT) */
+    GALA_QP_UNSOLVED = 11,    /**< set up but not solved yet */
+    GALA_QP_INVALID_DATA = 12 /**< the QP's data are invalid (gala_qp_info.message says why) */
+} gala_qp_status;
+
+/** Linear-system strategy (docs/qp.md). AUTO picks DENSE_SHARED when every QP has the same
+ *  P and A (values and pattern) and the same kinds of rows, DENSE otherwise. */
+typedef enum gala_qp_linsys {
+    GALA_QP_LINSYS_AUTO = 0,
+    /** Per QP: dense K = P + σI + Aᵀdiag(ρ)A inverted on the device; each iteration applies
+     *  K⁻¹ as a matrix-vector product. A change of ρ refactors only that QP. */
+    GALA_QP_LINSYS_DENSE = 1,
+    /** Shared P and A: a ladder of K⁻¹ for ρ = rho·r^k, factored once; each iteration is a
+     *  matrix-matrix product over a tile of QPs. Adaptive ρ moves a QP along the ladder. */
+    GALA_QP_LINSYS_DENSE_SHARED = 2,
+    /** Sparse LDLᵀ of the KKT matrix: reserved; not available in this build. */
+    GALA_QP_LINSYS_SPARSE_LDLT = 3
+} gala_qp_linsys;
+
+/** Adaptive ρ modes (OSQP's values). */
+typedef enum gala_qp_adaptive_rho {
+    GALA_QP_ADAPTIVE_RHO_DISABLED = 0,
+    GALA_QP_ADAPTIVE_RHO_ITERATIONS = 1, /**< every adaptive_rho_interval iterations (default) */
+    GALA_QP_ADAPTIVE_RHO_TIME = 2        /**< interval fixed when the solve time first exceeds
+                                              adaptive_rho_fraction·setup time (OSQP 0.6 style) */
+} gala_qp_adaptive_rho;
+
+/** Progress callback: called by the host between device launches with the number of QPs
+ *  finished so far, the batch size, and the iteration the batch has reached. Return 0 to go
+ *  on, nonzero to stop: the QPs still running get GALA_QP_INTERRUPTED. */
+typedef int (*gala_qp_progress_fn)(void *user, int qps_done, int qps_total, int iteration);
+
+/**
+ * Settings. Fill with gala_qp_settings_default(); the OSQP fields have OSQP 1.0's names,
+ * meanings and defaults. Float (dtype = GALA_FLOAT) differs only in check_dualgap's default
+ * (-1 means: on for double, off for float, as OSQP's float builds).
+ */
+typedef struct gala_qp_settings {
+    /* ---- OSQP's settings ------------------------------------------------------------ */
+    int linsys_solver;             /**< gala_qp_linsys; default AUTO */
+    int warm_starting;             /**< 1: a solve starts from the last iterates; default 1 */
+    int scaling;                   /**< Ruiz iterations (0: none); default 10 */
+    int polishing;                 /**< 1: polish solved QPs (on the host, in double, one
+                                        dense reduced KKT solve per QP); default 0 */
+    double rho;                    /**< ADMM step ρ; default 0.1 */
+    int rho_is_vec;                /**< 1: ρ per row (1e3·ρ equalities, 1e-6 free rows); 1 */
+    double sigma;                  /**< σ; default 1e-6 */
+    double alpha;                  /**< relaxation α ∈ (0, 2); default 1.6 */
+    int adaptive_rho;              /**< gala_qp_adaptive_rho; default ITERATIONS */
+    int adaptive_rho_interval;     /**< iterations between ρ updates; default 50 */
+    double adaptive_rho_fraction;  /**< TIME mode: fraction of the setup time; default 0.4 */
+    double adaptive_rho_tolerance; /**< update ρ only if it changes by this factor; 5 */
+    int max_iter;                  /**< default 4000 */
+    double eps_abs;                /**< default 1e-3 */
+    double eps_rel;                /**< default 1e-3 */
+    double eps_prim_inf;           /**< default 1e-4 */
+    double eps_dual_inf;           /**< default 1e-4 */
+    int scaled_termination;        /**< 1: test residuals of the scaled problem; default 0 */
+    int check_termination;         /**< iterations between termination checks (0: only at
+                                        max_iter); default 25 */
+    int check_dualgap;             /**< duality-gap test: 1, 0, or -1 = 1 for double and 0 for
+                                        float (OSQP's defaults); default -1 */
+    double time_limit;             /**< seconds for the whole solve call (0: none); 1e10 */
+    double delta;                  /**< polishing regularization; default 1e-6 */
+    int polish_refine_iter;        /**< polishing refinement steps; default 3 */
+    /* ---- gala's settings ------------------------------------------------------------ */
+    gala_dtype dtype;              /**< GALA_DOUBLE (default) or GALA_FLOAT */
+    double rho_ladder_ratio;       /**< DENSE_SHARED: ratio between ladder rungs; default 5 */
+    int iters_per_launch;          /**< most ADMM iterations one device launch runs; 0 = up to
+                                        the next termination check (default) */
+    int refine;                    /**< iterative refinement of each linear solve (K applied
+                                        sparsely, twice the dense work): 1, 0, or -1 = 1 for
+                                        float and 0 for double (default) */
+    gala_qp_progress_fn progress;  /**< optional progress callback (NULL: none) */
+    void *progress_user;           /**< passed to progress */
+} gala_qp_settings;
+
+/** @brief Fill @p s with the defaults above. NULL is ignored. */
+GALA_API void gala_qp_settings_default(gala_qp_settings *s);
+
+/** Per-QP information after a solve (OSQP's OSQPInfo). */
+typedef struct gala_qp_info {
+    int status;            /**< gala_qp_status */
+    int iter;              /**< ADMM iterations run */
+    int rho_updates;       /**< ρ changes during the solve */
+    int status_polish;     /**< OSQP's values: 0 not run, 1 success, -1 not better (kept
+                                the ADMM solution), 2 no active constraint, -2 failure */
+    double obj_val;        /**< ½xᵀPx + qᵀx + c0 (±1e30 for infeasible, NaN for non-convex) */
+    double dual_obj_val;   /**< −½xᵀPx − S_C(y) + c0 */
+    double prim_res;       /**< ‖Ax − z‖∞ (unscaled unless scaled_termination) */
+    double dual_res;       /**< ‖Px + q + Aᵀy‖∞ */
+    double duality_gap;    /**< xᵀPx + qᵀx + S_C(y) */
+    double rho_estimate;   /**< last ρ estimate */
+    double rho;            /**< ρ in use at the end */
+    double setup_time;     /**< seconds of the batch setup (shared by the batch) */
+    double solve_time;     /**< seconds from the solve call until this QP was seen finished */
+    double update_time;    /**< seconds of the last update call */
+    double polish_time;    /**< seconds spent polishing this QP */
+    char message[96];      /**< why the data are invalid, or "" */
+} gala_qp_info;
+
+typedef struct gala_qp_solver gala_qp_solver;
+
+/**
+ * @brief Set up a batch of QPs on a context's device: validate, copy, scale (Ruiz, on the
+ * device) and factor them.
+ * @param ctx      the context whose device solves the batch.
+ * @param problems @p count problems, each with its own n, m and sparsity. They are copied:
+ *                 the caller may free them after the call.
+ * @param count    number of QPs (>= 1).
+ * @param settings settings, or NULL for the defaults. Copied.
+ * @param solver   receives the solver; NULL on failure.
+ * A QP with invalid data (sizes that do not match, l > u, NaN, Inf in q or P or A, P not
+ * square or with entries below the diagonal, malformed CSC) does not make the call fail:
+ * it gets status GALA_QP_INVALID_DATA and the others are solved. A QP whose P is found
+ * not convex (K = P + σI + AᵀρA not positive definite) gets GALA_QP_NON_CVX.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL arguments, count < 1, bad settings, or the
+ *         shared strategy forced on problems that do not share P and A); GALA_ERR_OUT_OF_MEMORY;
+ *         GALA_ERR_DEVICE_MEMORY; GALA_ERR_NOT_SUPPORTED (double on a device without fp64,
+ *         or the sparse strategy); GALA_ERR_KERNEL_BUILD; GALA_ERR_DEVICE.
+ */
+GALA_API gala_status gala_qp_setup(struct gala_context *ctx, const gala_qp_problem *problems,
+                                   int count, const gala_qp_settings *settings,
+                                   gala_qp_solver **solver);
+
+/**
+ * @brief Solve every QP of the batch. All QPs advance together on the device; each stops on
+ * its own (status, max_iter); the call returns when all have stopped, the time limit is
+ * reached, or the progress callback asked to stop. Results: gala_qp_get_info(),
+ * gala_qp_get_solution().
+ * @return GALA_OK (whatever the per-QP statuses); GALA_ERR_INVALID_ARG; GALA_ERR_DEVICE and
+ *         the other device errors.
+ */
+GALA_API gala_status gala_qp_solve(gala_qp_solver *solver);
+
+/** @brief Number of QPs of the batch (0 for NULL). */
+GALA_API int gala_qp_count(const gala_qp_solver *solver);
+
+/** @brief The strategy the solver uses (gala_qp_linsys), or -1 for NULL. */
+GALA_API int gala_qp_linsys_used(const gala_qp_solver *solver);
+
+/**
+ * @brief Information about QP @p k (0-based) after setup or solve.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, k out of range).
+ */
+GALA_API gala_status gala_qp_get_info(const gala_qp_solver *solver, int k, gala_qp_info *info);
+
+/**
+ * @brief Solution of QP @p k after a solve: pointers to arrays owned by the solver, valid
+ * until the next solve, update or gala_qp_destroy(). Any output pointer may be NULL.
+ * x (n), y (m): primal and dual solution (NaN when the status has no solution, as OSQP);
+ * prim_inf_cert (m) / dual_inf_cert (n): certificates of primal / dual infeasibility
+ * (normalized to ‖·‖∞ = 1; NaN when not infeasible).
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver, k out of range, or not solved yet).
+ */
+GALA_API gala_status gala_qp_get_solution(const gala_qp_solver *solver, int k, const double **x,
+                                          const double **y, const double **prim_inf_cert,
+                                          const double **dual_inf_cert);
+
+/**
+ * @brief Replace q, l, u of QP @p k (k = -1: of every QP, the arrays then hold all QPs'
+ * vectors one after another in batch order). NULL keeps a vector. The sparsity, n and m do
+ * not change. If a row changes kind (equality / inequality / free), ρ of that row changes
+ * and the QP is refactored (DENSE) — in DENSE_SHARED every QP must keep the same kinds.
+ * Invalid new data (NaN, l > u) make that QP GALA_QP_INVALID_DATA until valid data are
+ * given again. Iterates are kept (warm start).
+ * @return GALA_OK; GALA_ERR_INVALID_ARG; device errors.
+ */
+GALA_API gala_status gala_qp_update_vectors(gala_qp_solver *solver, int k, const double *q,
+                                            const double *l, const double *u);
+
+/**
+ * @brief Replace the values of P (upper triangle, in the CSC order given at setup) and/or A
+ * of QP @p k (k = -1: every QP, values concatenated in batch order), same sparsity. NULL
+ * keeps a matrix. The QP is scaled again and refactored, as OSQP does. In DENSE_SHARED mode
+ * only k = -1 is allowed and every QP must receive the same values.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG; device errors.
+ */
+GALA_API gala_status gala_qp_update_matrices(gala_qp_solver *solver, int k, const double *Px,
+                                             const double *Ax);
+
+/**
+ * @brief Warm start QP @p k (k = -1: every QP, vectors concatenated) from primal x and/or
+ * dual y (NULL keeps the current one); z is set to A·x as OSQP does.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG; device errors.
+ */
+GALA_API gala_status gala_qp_warm_start(gala_qp_solver *solver, int k, const double *x,
+                                        const double *y);
+
+/** @brief Set x, z, y of every QP to zero (OSQP's cold start). @return GALA_OK or an error. */
+GALA_API gala_status gala_qp_cold_start(gala_qp_solver *solver);
+
+/** @brief Release a solver and its device memory. NULL is accepted. @return GALA_OK. */
+GALA_API gala_status gala_qp_destroy(gala_qp_solver *solver);
+
+/** @brief OSQP-style name of a status ("solved", "primal infeasible", ...). */
+GALA_API const char *gala_qp_status_string(int status);
+
+/* ------------------------------------------------------------------------------------ */
+/* Problem generators (src/qp/generate.c): OSQP's benchmark families and the double     */
+/* integrator of Dyro's batch-QP writeup. Seeded and deterministic; statistically        */
+/* equivalent to the Python generators of osqp_benchmarks, not bit-identical.            */
+/* ------------------------------------------------------------------------------------ */
+
+/** Benchmark families. */
+typedef enum gala_qp_family {
+    GALA_QP_GEN_RANDOM = 1,     /**< random QP, n variables, m = 10n inequalities */
+    GALA_QP_GEN_EQUALITY = 2,   /**< equality-constrained QP, m = n/2 */
+    GALA_QP_GEN_CONTROL = 3,    /**< MPC, nx = n, nu = n/2, horizon 10: 16n vars, 27n rows */
+    GALA_QP_GEN_PORTFOLIO = 4,  /**< n factors, 100n assets */
+    GALA_QP_GEN_LASSO = 5,      /**< n features, 100n data points */
+    GALA_QP_GEN_HUBER = 6,      /**< n features, 100n data points */
+    GALA_QP_GEN_SVM = 7,        /**< n features, 100n data points */
+    GALA_QP_GEN_DOUBLE_INTEGRATOR = 8 /**< horizon n (37 in the writeup): 3n vars, 3n rows */
+} gala_qp_family;
+
+/**
+ * @brief Generate one QP of a family with size parameter @p n and @p seed. The problem is
+ * allocated by gala (owned = 1): release it with gala_qp_problem_free().
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (unknown family, n out of range, NULL);
+ *         GALA_ERR_OUT_OF_MEMORY.
+ */
+GALA_API gala_status gala_qp_generate(gala_qp_family family, int n, uint64_t seed,
+                                      gala_qp_problem *problem);
+
+/**
+ * @brief The double-integrator MPC of Dyro's writeup from a given initial state
+ * (position, velocity) and horizon (37 in the writeup): variables [x_1..x_T, u_0..u_{T-1}],
+ * P = I, q = 0, dynamics as equalities, |u| ≤ 1. Only the first two rows of l and u depend
+ * on the initial state, so a batch from many initial states shares P and A.
+ */
+GALA_API gala_status gala_qp_double_integrator(int horizon, double pos0, double vel0,
+                                               gala_qp_problem *problem);
+
+/** @brief Name of a family ("control", ...), or "unknown". */
+GALA_API const char *gala_qp_family_name(gala_qp_family family);
 
 #ifdef __cplusplus
 }

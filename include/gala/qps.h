@@ -34,7 +34,7 @@
 
 #include <stdio.h>
 
-#include "gala/gala.h"
+#include "gala/common.h"
 #include "gala/qp.h"
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 #ifndef GALA_SPARSE_H
 #define GALA_SPARSE_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 
 #ifdef __cplusplus
 extern "C" {

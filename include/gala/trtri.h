@@ -35,7 +35,7 @@
 #ifndef GALA_TRTRI_H
 #define GALA_TRTRI_H
 
-#include "gala/gala.h"
+#include "gala/common.h"
 
 #ifdef __cplusplus
 extern "C" {

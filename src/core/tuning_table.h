@@ -9,6 +9,17 @@
 {"vec.max_groups", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 64},
 {"gemv.wg", 0, NULL, NULL, 0, 256},
 {"gemv.n_local", 0, NULL, NULL, 0, 128},
+/* qp.cl: work-group size of the ADMM kernel, QPs per work-group in shared-matrix mode, and
+ * the local-memory budget (bytes) above which a QP's vectors stay in global memory. */
+{"qp.wg", 0, NULL, NULL, 0, 256},
+{"qp.tb", 0, NULL, NULL, 0, 16},
+{"qp.local_bytes", 0, NULL, NULL, 0, 40960},
+/* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the
+ * solver's fused sweep kernel (qp_chol_inv). PoCL, control nx = 10, batch 100: 70 QPs/s
+ * with 1 against 16-26 with 0; the host backend's C sweep beats its potrf/potri loops
+ * (399 against 244 QPs/s). Not measured on a GPU yet. */
+{"qp.factor", 0, NULL, NULL, 0, 1},
+{"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 0},
 
 /* Dense factorizations (src/la: potrf, potrs, potri; cl/potrf.cl, potrs.cl, potri.cl,
  * lagemm.cl). la.unroll: unroll the register loops (GPUs); CPU OpenCL compiles the rolled
@@ -62,3 +73,15 @@
 {"trtri.check_wg", 0, NULL, NULL, 0, 256},
 {"trtri.unroll", 0, NULL, NULL, 0, 1},
 {"trtri.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
+/* ldlt.cl (dense LDLᵀ): largest fused order (power of two; lowered when local memory is
+ * short), lanes of a fused work-group, panel width and work-group, update tile, solve
+ * work-group. sldlt.cl (sparse LDLᵀ): work-group size; sldlt.mb / sldlt.cw / sldlt.sync
+ * (matrices per work-group, column workers, barrier per task) have no rows: 0 or absent
+ * means the policy of src/la/sparse_ldlt.c; sldlt.baseline=1 selects the column kernel. */
+{"ldlt.nb_max", 0, NULL, NULL, 0, 64},
+{"ldlt.fused_wg", 0, NULL, NULL, 0, 64},
+{"ldlt.nbp", 0, NULL, NULL, 0, 32},
+{"ldlt.wgp", 0, NULL, NULL, 0, 64},
+{"ldlt.ts", 0, NULL, NULL, 0, 16},
+{"ldlt.wg", 0, NULL, NULL, 0, 64},
+{"sldlt.wg", 0, NULL, NULL, 0, 64},

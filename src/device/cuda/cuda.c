@@ -398,19 +398,7 @@ static gala_status cu_kernel(gala_context *ctx, void *prog, const char *name, vo
         cu->cuFuncGetAttribute(&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn) !=
             CUDA_SUCCESS)
         k->max_threads = 0;
-    k->nparams = -1;
-    if (r == CUDA_SUCCESS && cu->cuFuncGetParamInfo) {
-        /* sizes of parameters 0, 1, ... until the index is out of range; any other
-         * answer (e.g. not supported for this function) leaves the checks off */
-        int i = 0;
-        size_t off, sz;
-        CUresult pr = CUDA_SUCCESS;
-        for (; i < GALA_CUDA_MAX_PARAMS; ++i) {
-            if ((pr = cu->cuFuncGetParamInfo(k->fn, (size_t)i, &off, &sz)) != CUDA_SUCCESS) break;
-            k->psize[i] = (unsigned char)(sz < 255 ? sz : 255);
-        }
-        if (pr == CUDA_ERROR_INVALID_VALUE) k->nparams = i;
-    }
+    k->nparams = -1; /* learnt at the first launch (cu_launch) */
     gala_cu_leave(ctx);
     if (r != CUDA_SUCCESS) {
         gala_free(k);
@@ -445,9 +433,26 @@ static gala_status cu_launch(gala_context *ctx, void *kernel, const gala_program
     void *params[GALA_CUDA_MAX_PARAMS];
     if (nargs < 0 || nargs > GALA_CUDA_MAX_PARAMS)
         return gala_error(ctx, GALA_ERR_INTERNAL, "kernel %s: %d arguments", k->name, nargs);
-    if (k->nparams >= 0 && k->nparams != nargs)
-        return gala_error(ctx, GALA_ERR_INTERNAL, "kernel %s (%s) takes %d arguments, got %d",
-                          k->name, key->family, k->nparams, nargs);
+    if (k->nparams < 0 && CU()->cuFuncGetParamInfo) {
+        /* First launch: the sizes of parameters 0 .. nargs-1 as the driver sees them. Only
+         * indices that must exist are asked for (probing past the end would be an API
+         * error under compute-sanitizer); a kernel with more parameters than the call
+         * passes is caught at build time by test_nvrtc's signature check. */
+        gala_cu_kernel *mk = (gala_cu_kernel *)k;
+        size_t off, sz;
+        int i = 0;
+        CUresult pr = CUDA_SUCCESS;
+        GALA_TRY(gala_cu_enter(ctx));
+        for (; i < nargs; ++i) {
+            if ((pr = CU()->cuFuncGetParamInfo(k->fn, (size_t)i, &off, &sz)) != CUDA_SUCCESS) break;
+            mk->psize[i] = (unsigned char)(sz < 255 ? sz : 255);
+        }
+        gala_cu_leave(ctx);
+        if (pr == CUDA_ERROR_INVALID_VALUE)
+            return gala_error(ctx, GALA_ERR_INTERNAL, "kernel %s (%s) takes %d arguments, got %d",
+                              k->name, key->family, i, nargs);
+        if (pr == CUDA_SUCCESS) mk->nparams = nargs; /* other answers leave the checks off */
+    }
     for (int i = 0; i < nargs; ++i) {
         const gala_arg *a = &args[i];
         size_t sz = 0;

@@ -13,11 +13,14 @@
 static const gala_host_family families[] = {
     {"vec", gala_host_vec},
     {"gemv", gala_host_gemv},
+    {"qp", gala_host_qp},
     {"potrf", gala_host_potrf},
     {"potrs", gala_host_potrs},
     {"potri", gala_host_potri},
     {"lagemm", gala_host_lagemm},
     {"trtri", gala_host_trtri},
+    {"ldlt", gala_host_ldlt},
+    {"sldlt", gala_host_sldlt},
 };
 
 static gala_status h_list(gala_device_desc *d, int cap, int *count)

@@ -45,11 +45,14 @@ typedef struct gala_host_family {
 /* The family tables (one per k_<family>.c). */
 extern const gala_host_kernel gala_host_vec[];
 extern const gala_host_kernel gala_host_gemv[];
+extern const gala_host_kernel gala_host_qp[];
 extern const gala_host_kernel gala_host_potrf[];
 extern const gala_host_kernel gala_host_potrs[];
 extern const gala_host_kernel gala_host_potri[];
 extern const gala_host_kernel gala_host_lagemm[];
 extern const gala_host_kernel gala_host_trtri[];
+extern const gala_host_kernel gala_host_ldlt[];
+extern const gala_host_kernel gala_host_sldlt[];
 
 /* The host backend's BLAS-3 (blas3.c). */
 extern const gala_blas3_ops gala_host_blas3;

@@ -1,0 +1,937 @@
+/*
+ * qp: the batched ADMM QP solver (OSQP's algorithm) — every per-QP step runs here, for the
+ * whole batch: scaling, forming and inverting the reduced matrix, the ADMM iterations, the
+ * termination / infeasibility tests, ρ decisions, and counting the QPs still running.
+ *
+ * Data of QP b (all scaled in place by qp_scale):
+ *   meta[b·NMETA + ...]   n, m, offset of its n-vectors, of its m-vectors, of its row pointers
+ *                         of P (full symmetric, CSR), A (CSR) and Aᵀ (CSR), of K⁻¹ (/KALIGN)
+ *   vn[k·ntot + xo + j]   n-vectors, kind k: X, XPREV, XT, R, Q, D, W2 (refinement)
+ *   vm[k·mtot + zo + i]   m-vectors, kind k: Z, Y, YPREV, L, U, E, W (refinement)
+ *   ctype[zo + i]         row kind: 0 free (ρ_i = 1e-6), 1 inequality (ρ), 2 equality (1e3·ρ)
+ *   rp, ci, mv            row pointers (absolute), column indices and values of all matrices
+ *   K[ko·KALIGN ...]      n×n column-major K⁻¹ = (P + σI + Aᵀdiag(ρ)A)⁻¹
+ *   state[b·NSTATE + ...] status (0 running), iterations, ρ updates, ladder rung
+ *   info[b·NINFO + ...]   ρ, cost scale c, residuals, objective, gap, ρ estimate
+ *
+ * qp_admm — one work-group owns TB QPs (TB = 1: per-QP K⁻¹; TB > 1: QPs sharing P and A,
+ * with K⁻¹ from a ρ ladder) and runs `iters` ADMM iterations with x, z, y (and x̃, r) in
+ * local memory (VLOCAL = 1) or in global memory (VLOCAL = 0, large QPs):
+ *
+ *     r  = σx − q + Aᵀ(ρ∘z − y)          one work-item per (column j, QP t)  [Aᵀ rows]
+ *     x̃  = K⁻¹ r                          one work-item per (row i, QP t): Σ_j K[i + j·n]·r_j
+ *     x  = αx̃ + (1−α)x                    coalesced over i (column-major K)
+ *     z̃  = A x̃ ; ẑ = αz̃ + (1−α)z         one work-item per (row i, QP t)     [A rows]
+ *     z  = Π[l,u](ẑ + y/ρ) ; y += ρ(ẑ − z)
+ *
+ * then, when asked, the termination check of OSQP 1.0 (residuals, tolerances, duality gap,
+ * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
+ * only, and writes the QP's status. Finished QPs are skipped by later launches.
+ *
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1
+ * -D parameters: WG (work-group size, power of two), TB (QPs per work-group, power of two
+ * <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors in
+ * local memory), REFINE (1: one step of iterative refinement per solve, for float). The
+ * other kernels use WG only.
+ */
+
+/* QPs whose K⁻¹ products one work-item computes together (register blocking) */
+#if TB >= 4
+#define QB 4
+#else
+#define QB TB
+#endif
+
+#define NMETA 8
+#define M_N 0
+#define M_M 1
+#define M_XO 2
+#define M_ZO 3
+#define M_PP 4
+#define M_AP 5
+#define M_TP 6
+#define M_KO 7
+
+#define NSTATE 4
+#define S_STATUS 0
+#define S_ITER 1
+#define S_RHOUPD 2
+#define S_RUNG 3
+
+#define NINFO 8
+#define I_RHO 0
+#define I_C 1
+#define I_PRIM 2
+#define I_DUAL 3
+#define I_OBJ 4
+#define I_GAP 5
+#define I_RHOEST 6
+#define I_DOBJ 7
+
+#define V_X 0
+#define V_XPREV 1
+#define V_XT 2
+#define V_R 3
+#define V_Q 4
+#define V_D 5
+#define V_W2 6
+#define V_Z 0
+#define V_Y 1
+#define V_YPREV 2
+#define V_L 3
+#define V_U 4
+#define V_E 5
+#define V_W 6
+
+#define KALIGN 32
+
+#define QP_RHO_MIN ((REAL)1e-6)
+#define QP_RHO_MAX ((REAL)1e6)
+#define QP_RHO_EQ ((REAL)1e3)
+#define QP_INFTY ((REAL)1e30)
+#define QP_INFV ((REAL)1e26) /* OSQP_INFTY·MIN_SCALING: larger bounds count as infinite */
+#define QP_DIVTOL ((REAL)1e-30)
+#define QP_MIN_SCALING ((REAL)1e-4)
+#define QP_MAX_SCALING ((REAL)1e4)
+#ifdef GALA_DOUBLE
+#define QP_DEADZONE ((REAL)1e-15)
+#else
+#define QP_DEADZONE ((REAL)1e-10)
+#endif
+
+DEVFN REAL qp_rho_row(int ct, REAL rho)
+{
+    return ct == 0 ? QP_RHO_MIN : (ct == 2 ? QP_RHO_EQ * rho : rho);
+}
+
+/* max that propagates NaN */
+DEVFN REAL qp_max(REAL a, REAL b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
+DEVFN REAL qp_abs(REAL a) { return a < 0 ? -a : a; }
+DEVFN REAL qp_limit(REAL v) { return v < QP_MIN_SCALING ? (REAL)1 : (v > QP_MAX_SCALING ? QP_MAX_SCALING : v); }
+
+/* Projection of v onto the polar of the recession cone of [l, u]. */
+DEVFN REAL qp_polar(REAL v, REAL l, REAL u)
+{
+    if (u > QP_INFV) return l < -QP_INFV ? (REAL)0 : (v < 0 ? v : (REAL)0);
+    if (l < -QP_INFV) return v > 0 ? v : (REAL)0;
+    return v;
+}
+/* u·max(v, 0) + l·min(v, 0) */
+DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? l * v : (REAL)0); }
+
+/* ------------------------------------------------------------------------------------ */
+/* Reductions over the work-items of one QP column: item lid works for column lid % TB;  */
+/* reduce four values at once (op bit k: 1 = sum, 0 = max); the results of column t are  */
+/* left in part[k·WG + t]. Every work-item must call it.                                */
+/* ------------------------------------------------------------------------------------ */
+/* A macro, two levels: every work-item stores its partial values, then one work-item per
+ * column combines the WG/TB partials of its column serially. No barrier sits inside a loop
+ * or a branch of the macro (PoCL mishandles barriers in loops nested in other loops). */
+#define QP_RED4(part, lid, wg, tb, a, b, c, d, ops)                                          \
+    do {                                                                                    \
+        LOCAL_BARRIER();                                                                    \
+        part[lid] = (a);                                                                    \
+        part[(wg) + lid] = (b);                                                             \
+        part[2 * (wg) + lid] = (c);                                                         \
+        part[3 * (wg) + lid] = (d);                                                         \
+        LOCAL_BARRIER();                                                                    \
+        if (lid < (tb)) {                                                                   \
+            for (int k_ = 0; k_ < 4; ++k_) {                                                \
+                REAL acc_ = part[k_ * (wg) + lid];                                          \
+                for (int r_ = lid + (tb); r_ < (wg); r_ += (tb)) {                          \
+                    REAL q_ = part[k_ * (wg) + r_];                                         \
+                    acc_ = (((ops) >> k_) & 1) ? acc_ + q_ : qp_max(acc_, q_);              \
+                }                                                                           \
+                part[k_ * (wg) + lid] = acc_;                                               \
+            }                                                                               \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+    } while (0)
+
+/* ------------------------------------------------------------------------------------ */
+/* Ruiz equilibration and cost scaling as OSQP's scale_data, one round per launch of        */
+/* qp_scale_norms + qp_scale_update (the host loops `scaling` times), then qp_scale_apply.  */
+/* D, E (1 on entry) and c = info[I_C] (1 on entry) accumulate; the matrices are scaled     */
+/* once, at the end, so norms are computed on the fly: |c·D_i P_ij D_j|, |E_i A_ij D_j|.   */
+/* One work-group per QP; R and YPREV hold the round's factors.                             */
+/* (Separate kernels: PoCL mishandles several barrier regions inside a loop.)               */
+/* ------------------------------------------------------------------------------------ */
+#define QP_SCALE_PROLOGUE                                                                    \
+    const gidx g = GRP(0);                                                                  \
+    const int ok = g < nlist;                                                               \
+    const int b = ok ? list[g] : 0;                                                         \
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;                                          \
+    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;                                   \
+    const gidx xo = mt[M_XO], zo = mt[M_ZO];                                                \
+    GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];         \
+    GLOBAL REAL *Dv = vn + V_D * ntot + xo, *Dt = vn + V_R * ntot + xo;                     \
+    GLOBAL REAL *q = vn + V_Q * ntot + xo;                                                  \
+    GLOBAL REAL *Ev = vm + V_E * mtot + zo, *Et = vm + V_YPREV * mtot + zo;                 \
+    const REAL c = info[(gidx)b * NINFO + I_C];                                             \
+    const int lid = (int)LID(0)
+
+KERNEL void qp_scale_norms(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                           GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                           GLOBAL REAL *info)
+{
+    QP_SCALE_PROLOGUE;
+    (void)q;
+    for (int j = lid; j < n; j += WG) {
+        REAL nrm = 0, dj = Dv[j];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * Dv[ci[k]]));
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(Ev[ci[k]] * mv[k] * dj));
+        Dt[j] = (REAL)1 / sqrt(qp_limit(nrm));
+    }
+    for (int i = lid; i < m; i += WG) {
+        REAL nrm = 0, ei = Ev[i];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = qp_max(nrm, qp_abs(ei * mv[k] * Dv[ci[k]]));
+        Et[i] = (REAL)1 / sqrt(qp_limit(nrm));
+    }
+}
+
+KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                            GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                            GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                            GLOBAL REAL *info)
+{
+    LOCAL_ARRAY REAL part[4 * WG];
+    QP_SCALE_PROLOGUE;
+    for (int j = lid; j < n; j += WG) Dv[j] *= Dt[j];
+    for (int i = lid; i < m; i += WG) Ev[i] *= Et[i];
+    GLOBAL_BARRIER();
+    /* cost scaling: mean column norm of the scaled P and the norm of the scaled q */
+    REAL sum = 0, qn = 0;
+    for (int j = lid; j < n; j += WG) {
+        REAL nrm = 0, dj = Dv[j];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * Dv[ci[k]]));
+        sum += nrm;
+        qn = qp_max(qn, qp_abs(c * dj * q[j]));
+    }
+    QP_RED4(part, lid, WG, 1, sum, qn, 0, 0, 1);
+    if (ok && lid == 0) {
+        REAL ct = qp_max(part[0] / (REAL)(n > 0 ? n : 1), qp_limit(part[WG]));
+        info[(gidx)b * NINFO + I_C] = c / qp_limit(ct);
+    }
+}
+
+KERNEL void qp_scale_apply(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL REAL *mv,
+                           GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                           GLOBAL REAL *info, GLOBAL int *ctype, const int rho_is_vec)
+{
+    QP_SCALE_PROLOGUE;
+    (void)Dt;
+    (void)Et;
+    GLOBAL REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
+    for (int j = lid; j < n; j += WG) {
+        REAL dj = Dv[j];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) mv[k] *= c * dj * Dv[ci[k]];
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) mv[k] *= Ev[ci[k]] * dj;
+        q[j] *= c * dj;
+    }
+    for (int i = lid; i < m; i += WG) {
+        REAL ei = Ev[i];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) mv[k] *= ei * Dv[ci[k]];
+        REAL lv = l[i] * ei, uv = u[i] * ei;
+        l[i] = lv;
+        u[i] = uv;
+        int t = 1;
+        if (lv < -QP_INFV && uv > QP_INFV) t = 0;
+        else if (uv - lv < (REAL)1e-4) t = 2;
+        ctype[zo + i] = rho_is_vec ? t : 1;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_form_k: for job g with flag[g] != 0: K = P + σI + Aᵀdiag(ρ)A (dense, column-major)  */
+/* of QP jqp[g] with ρ = jrho[g·jrs + jro], at K[jko[g]·KALIGN]. Work-item j owns column   */
+/* j: K(:, j) = P(:, j) + σe_j + Σ_{r: A_rj ≠ 0} ρ_r A_rj A(r, :)ᵀ.                        */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_form_k(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
+                      GLOBAL const REAL *jrho, const int jrs, const int jro,
+                      GLOBAL const int *flag, const int njobs, GLOBAL const int *rp,
+                      GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL const int *ctype,
+                      GLOBAL REAL *K, const REAL sigma)
+{
+    const int lid = (int)LID(0);
+    for (gidx g = GRP(0); g < njobs; g += NGRP(0)) {
+        if (!flag[g]) continue;
+        const int b = jqp[g];
+        GLOBAL const int *mt = meta + (gidx)b * NMETA;
+        const int n = mt[M_N];
+        const gidx zo = mt[M_ZO];
+        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
+        const REAL rho = jrho[g * jrs + jro];
+        GLOBAL REAL *Kb = K + (gidx)jko[g] * KALIGN;
+        for (int j = lid; j < n; j += WG) {
+            GLOBAL REAL *col = Kb + (gidx)j * n;
+            for (int i = 0; i < n; ++i) col[i] = 0;
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) col[ci[k]] += mv[k];
+            col[j] += sigma;
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+                const int r = ci[k];
+                const REAL w = qp_rho_row(ctype[zo + r], rho) * mv[k];
+                for (int k2 = Ap[r]; k2 < Ap[r + 1]; ++k2) col[ci[k2]] += w * mv[k2];
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_chol_inv: in place K ← K⁻¹ by the symmetric sweep (Gauss–Jordan without pivoting,   */
+/* stable for SPD): for each k, with d = K(k,k) > 0:                                       */
+/*     K(i,j) −= K(i,k)K(k,j)/d (i,j ≠ k);  K(i,k), K(k,j) /= d;  K(k,k) = −1/d           */
+/* which leaves −K⁻¹; a pivot d ≤ 0 (or NaN) means K is not positive definite: jinfo[g] = */
+/* k + 1, and with set_status the QP's status becomes NON_CVX (9). flag[g] is cleared.     */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_chol_inv(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
+                        GLOBAL int *flag, const int njobs, GLOBAL REAL *K, GLOBAL int *jinfo,
+                        GLOBAL int *state, const int set_status)
+{
+    const int lid = (int)LID(0);
+    /* one work-group per job; no early exit (return, continue, break) around barriers:
+     * every work-item runs the same trip counts */
+    {
+        const gidx g = GRP(0) < njobs ? GRP(0) : 0;
+        const int active = GRP(0) < njobs && flag[g] != 0;
+        const int b = jqp[g];
+        const int n = active ? meta[(gidx)b * NMETA + M_N] : 0;
+        GLOBAL REAL *A = K + (gidx)jko[g] * KALIGN;
+        const gidx nn = (gidx)n * n;
+        int fail = 0;
+        GLOBAL_BARRIER();
+        for (int k = 0; k < n; ++k) {
+            const REAL d = A[(gidx)k * n + k];
+            if (!fail && !(d > 0)) fail = k + 1;
+            if (!fail) {
+                for (gidx idx = lid; idx < nn; idx += WG) {
+                    const gidx j = idx / n, i = idx - j * n;
+                    if (i != k && j != k) A[idx] -= A[(gidx)k * n + i] * A[j * n + k] / d;
+                }
+            }
+            GLOBAL_BARRIER();
+            if (!fail) {
+                for (int i = lid; i < n; i += WG) {
+                    if (i != k) {
+                        A[(gidx)k * n + i] /= d;
+                        A[(gidx)i * n + k] /= d;
+                    }
+                }
+                if (lid == 0) A[(gidx)k * n + k] = -(REAL)1 / d;
+            }
+            GLOBAL_BARRIER();
+        }
+        if (active && !fail)
+            for (gidx idx = lid; idx < nn; idx += WG) A[idx] = -A[idx];
+        if (active && lid == 0) {
+            jinfo[g] = fail;
+            flag[g] = 0;
+            if (fail && set_status) state[(gidx)b * NSTATE + S_STATUS] = 9;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_mirror: for job g with flag[g] != 0: copy the lower triangle of the n×n matrix at    */
+/* K[jko[g]·KALIGN] to its upper triangle (after gala_potri, which writes one triangle);    */
+/* with ok[g] != 0 only; clears flag[g]. One work-group per job, no barrier.               */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_mirror(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
+                      GLOBAL int *flag, const int njobs, GLOBAL REAL *K)
+{
+    const gidx g = GRP(0);
+    if (g >= njobs || !flag[g]) return;
+    const int n = meta[(gidx)jqp[g] * NMETA + M_N];
+    GLOBAL REAL *A = K + (gidx)jko[g] * KALIGN;
+    const gidx nn = (gidx)n * n;
+    for (gidx idx = LID(0); idx < nn; idx += WG) {
+        const gidx j = idx / n, i = idx - j * n;
+        if (i < j) A[idx] = A[i * n + j];
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_ax: z = A x for every listed QP (warm start).                                        */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_ax(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                  GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                  GLOBAL const REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot)
+{
+    const int lid = (int)LID(0);
+    for (gidx g = GRP(0); g < nlist; g += NGRP(0)) {
+        const int b = list[g];
+        GLOBAL const int *mt = meta + (gidx)b * NMETA;
+        const int m = mt[M_M];
+        GLOBAL const int *Ap = rp + mt[M_AP];
+        GLOBAL const REAL *x = vn + V_X * ntot + mt[M_XO];
+        GLOBAL REAL *z = vm + V_Z * mtot + mt[M_ZO];
+        for (int i = lid; i < m; i += WG) {
+            REAL s = 0;
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) s += mv[k] * x[ci[k]];
+            z[i] = s;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_count: out[0] = QPs still running, out[1] = QPs waiting for a refactorization.       */
+/* One work-group.                                                                         */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *state,
+                     GLOBAL const int *refac, GLOBAL int *out)
+{
+    LOCAL_ARRAY int c0[WG];
+    LOCAL_ARRAY int c1[WG];
+    const int lid = (int)LID(0);
+    int a = 0, r = 0;
+    for (int g = lid; g < nlist; g += WG) {
+        const int b = list[g];
+        a += state[(gidx)b * NSTATE + S_STATUS] == 0;
+        r += refac[b] != 0;
+    }
+    c0[lid] = a;
+    c1[lid] = r;
+    for (int s = WG >> 1; s > 0; s >>= 1) {
+        LOCAL_BARRIER();
+        if (lid < s) {
+            c0[lid] += c0[lid + s];
+            c1[lid] += c1[lid + s];
+        }
+    }
+    if (lid == 0) {
+        out[0] = c0[0];
+        out[1] = c1[0];
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_admm: see the header comment. Group g owns the QPs list[g·TB + t], t < TB (-1 for   */
+/* an empty slot); with TB > 1 they share n, m, the matrices and the ρ ladder (nrungs > 0). */
+/* One work-group per tile: launch ceil(nlist / TB) groups.                               */
+/* ------------------------------------------------------------------------------------ */
+#if VLOCAL
+#define VW(t, i) lw[(t) * MCAP + (i)]
+#define VW2(t, j) lw2[(t) * NCAP + (j)]
+#define VX(t, j) lx[(t) * NCAP + (j)]
+#define VR(t, j) lr[(t) * NCAP + (j)]
+#define VXT(t, j) lxt[(t) * NCAP + (j)]
+#define VZ(t, i) lz[(t) * MCAP + (i)]
+#define VY(t, i) ly[(t) * MCAP + (i)]
+#else
+#define VW(t, i) vm[V_W * mtot + czo[t] + (i)]
+#define VW2(t, j) vn[V_W2 * ntot + cxo[t] + (j)]
+#define VX(t, j) vn[V_X * ntot + cxo[t] + (j)]
+#define VR(t, j) vn[V_R * ntot + cxo[t] + (j)]
+#define VXT(t, j) vn[V_XT * ntot + cxo[t] + (j)]
+#define VZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
+#define VY(t, i) vm[V_Y * mtot + czo[t] + (i)]
+#endif
+#define GQ(t, j) vn[V_Q * ntot + cxo[t] + (j)]
+#define GD(t, j) vn[V_D * ntot + cxo[t] + (j)]
+#define GXP(t, j) vn[V_XPREV * ntot + cxo[t] + (j)]
+#define GL(t, i) vm[V_L * mtot + czo[t] + (i)]
+#define GU(t, i) vm[V_U * mtot + czo[t] + (i)]
+#define GE(t, i) vm[V_E * mtot + czo[t] + (i)]
+#define GYP(t, i) vm[V_YPREV * mtot + czo[t] + (i)]
+#define GCT(t, i) ctype[czo[t] + (i)]
+
+/* result slots per column */
+#define R_PRIM 0
+#define R_PRIMS 1
+#define R_PTOL 2
+#define R_PTOLS 3
+#define R_SUP 4
+#define R_NDY 5
+#define R_LHS 6
+#define R_DUAL 7
+#define R_DUALS 8
+#define R_DTOL 9
+#define R_DTOLS 10
+#define R_XPX 11
+#define R_QX 12
+#define R_NDX 13
+#define R_QDX 14
+#define R_ATDY 15
+#define R_PDX 16
+#define R_VIOL0 17
+#define R_VIOL1 18
+#define NRES 20
+
+KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                    GLOBAL int *state, GLOBAL REAL *info, GLOBAL int *refac,
+                    GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                    GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
+                    const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho,
+                    GLOBAL const int *rungok, const int nrungs, const int lad_ko,
+                    const int lad_ks, const int iters, const int check, const int adapt,
+                    const int final_status, const int scaled_term, const int dualgap,
+                    const REAL sigma, const REAL alpha, const REAL eps_abs, const REAL eps_rel,
+                    const REAL eps_pinf, const REAL eps_dinf, const REAL rho_tol)
+{
+#if VLOCAL
+    LOCAL_ARRAY REAL lx[TB * NCAP];
+    LOCAL_ARRAY REAL lr[TB * NCAP];
+    LOCAL_ARRAY REAL lxt[TB * NCAP];
+    LOCAL_ARRAY REAL lz[TB * MCAP];
+    LOCAL_ARRAY REAL ly[TB * MCAP];
+#if REFINE
+    LOCAL_ARRAY REAL lw[TB * MCAP];
+    LOCAL_ARRAY REAL lw2[TB * NCAP];
+#endif
+#endif
+    LOCAL_ARRAY REAL part[4 * WG];
+    LOCAL_ARRAY REAL res[TB * NRES];
+    LOCAL_ARRAY int cqp[TB];
+    LOCAL_ARRAY int cact[TB];
+    LOCAL_ARRAY gidx cxo[TB];
+    LOCAL_ARRAY gidx czo[TB];
+    LOCAL_ARRAY gidx cko[TB];
+    LOCAL_ARRAY REAL crho[TB];
+    const int lid = (int)LID(0);
+
+    {
+        const gidx g = GRP(0);
+        /* the QPs of this group; b0 is a valid one whose n, m and matrices all share */
+        int b0 = -1;
+        for (int t = 0; t < TB; ++t) {
+            gidx li = g * TB + t;
+            int b = li < nlist ? list[li] : -1;
+            if (b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0) { b0 = b; break; }
+        }
+        /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
+         * barriers, for PoCL) */
+        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
+        const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
+        const int iters_g = b0 < 0 ? 0 : iters;
+        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
+        if (lid < TB) {
+            const int t = lid;
+            gidx li = g * TB + t;
+            int b = li < nlist ? list[li] : -1;
+            int act = b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0;
+            cqp[t] = b;
+            cact[t] = act;
+            int bb = act ? b : (b0 < 0 ? 0 : b0);
+            cxo[t] = meta[(gidx)bb * NMETA + M_XO];
+            czo[t] = meta[(gidx)bb * NMETA + M_ZO];
+            if (nrungs > 0) {
+                int rung = state[(gidx)bb * NSTATE + S_RUNG];
+                cko[t] = ((gidx)lad_ko + (gidx)rung * lad_ks) * KALIGN;
+                crho[t] = lrho[rung];
+            } else {
+                cko[t] = (gidx)meta[(gidx)bb * NMETA + M_KO] * KALIGN;
+                crho[t] = info[(gidx)bb * NINFO + I_RHO];
+            }
+        }
+        LOCAL_BARRIER();
+#if VLOCAL
+        for (int idx = lid; idx < TB * n; idx += WG) {
+            const int t = idx / n, j = idx - t * n;
+            VX(t, j) = vn[V_X * ntot + cxo[t] + j];
+        }
+        for (int idx = lid; idx < TB * m; idx += WG) {
+            const int t = idx / m, i = idx - t * m;
+            VZ(t, i) = vm[V_Z * mtot + czo[t] + i];
+            VY(t, i) = vm[V_Y * mtot + czo[t] + i];
+        }
+        LOCAL_BARRIER();
+#endif
+        for (int it = 0; it < iters_g; ++it) {
+            const int last = it == iters_g - 1;
+            /* r = σx − q + Aᵀ(ρz − y) */
+            for (int idx = lid; idx < TB * n; idx += WG) {
+                const int t = idx / n, j = idx - t * n;
+                if (!cact[t]) continue;
+                const REAL rho = crho[t];
+                REAL s = sigma * VX(t, j) - GQ(t, j);
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+                    const int i = ci[k];
+                    s += mv[k] * (qp_rho_row(GCT(t, i), rho) * VZ(t, i) - VY(t, i));
+                }
+                VR(t, j) = s;
+                if (last) GXP(t, j) = VX(t, j);
+            }
+            GLOBAL_BARRIER();
+            /* x̃ = K⁻¹ r ; x = αx̃ + (1 − α)x. A work-item computes row i for QB = min(TB, 4)
+             * QPs of the tile: one load of K⁻¹(i, j) serves the QB products when they share
+             * the matrix (shared mode, same rung), else each QP reads its own. */
+            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
+                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
+                int same = 1;
+                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
+                REAL s[QB];
+                for (int c = 0; c < QB; ++c) s[c] = 0;
+                if (same) {
+                    GLOBAL const REAL *Kt = K + cko[t0] + i;
+                    for (int j = 0; j < n; ++j) {
+                        const REAL kv = Kt[(gidx)j * n];
+                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
+                    }
+                } else {
+                    for (int c = 0; c < QB; ++c) {
+                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
+                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
+                    }
+                }
+                for (int c = 0; c < QB; ++c) {
+                    const int t = t0 + c;
+                    if (!cact[t]) continue;
+                    VXT(t, i) = s[c];
+#if !REFINE
+                    VX(t, i) = alpha * s[c] + ((REAL)1 - alpha) * VX(t, i);
+#endif
+                }
+            }
+            GLOBAL_BARRIER();
+#if REFINE
+            /* one step of iterative refinement, K applied sparsely: w = ρ∘(A x̃);
+             * r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r (float: removes the bias of the
+             * explicit inverse). Compile-time, so that no barrier sits in a branch. */
+            for (int idx = lid; idx < TB * m; idx += WG) {
+                const int t = idx / m, i = idx - t * m;
+                if (!cact[t]) continue;
+                REAL a = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += mv[k] * VXT(t, ci[k]);
+                VW(t, i) = qp_rho_row(GCT(t, i), crho[t]) * a;
+            }
+            GLOBAL_BARRIER();
+            for (int idx = lid; idx < TB * n; idx += WG) {
+                const int t = idx / n, j = idx - t * n;
+                if (!cact[t]) continue;
+                REAL kx = sigma * VXT(t, j);
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += mv[k] * VXT(t, ci[k]);
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += mv[k] * VW(t, ci[k]);
+                VR(t, j) -= kx;
+            }
+            GLOBAL_BARRIER();
+            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
+                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
+                int same = 1;
+                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
+                REAL s[QB];
+                for (int c = 0; c < QB; ++c) s[c] = 0;
+                if (same) {
+                    GLOBAL const REAL *Kt = K + cko[t0] + i;
+                    for (int j = 0; j < n; ++j) {
+                        const REAL kv = Kt[(gidx)j * n];
+                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
+                    }
+                } else {
+                    for (int c = 0; c < QB; ++c) {
+                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
+                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
+                    }
+                }
+                for (int c = 0; c < QB; ++c)
+                    if (cact[t0 + c]) VW2(t0 + c, i) = s[c] + VXT(t0 + c, i);
+            }
+            GLOBAL_BARRIER();
+            for (int idx = lid; idx < TB * n; idx += WG) {
+                const int t = idx / n, i = idx - t * n;
+                if (!cact[t]) continue;
+                const REAL s = VW2(t, i);
+                VXT(t, i) = s;
+                VX(t, i) = alpha * s + ((REAL)1 - alpha) * VX(t, i);
+            }
+            GLOBAL_BARRIER();
+#endif
+            /* z̃ = A x̃ ; z, y updates */
+            for (int idx = lid; idx < TB * m; idx += WG) {
+                const int t = idx / m, i = idx - t * m;
+                if (!cact[t]) continue;
+                REAL zt = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += mv[k] * VXT(t, ci[k]);
+                const REAL rho = qp_rho_row(GCT(t, i), crho[t]);
+                const REAL zold = VZ(t, i), yold = VY(t, i);
+                const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
+                REAL zn = zh + yold / rho;
+                const REAL lv = GL(t, i), uv = GU(t, i);
+                zn = zn < lv ? lv : zn;
+                zn = zn > uv ? uv : zn;
+                if (last) GYP(t, i) = yold;
+                VY(t, i) = yold + rho * (zh - zn);
+                VZ(t, i) = zn;
+            }
+            GLOBAL_BARRIER();
+        }
+
+        LOCAL_BARRIER();
+        /* store the iterates, count the iterations */
+#if VLOCAL
+        for (int idx = lid; idx < TB * n; idx += WG) {
+            const int t = idx / n, j = idx - t * n;
+            if (cact[t]) vn[V_X * ntot + cxo[t] + j] = VX(t, j);
+        }
+        for (int idx = lid; idx < TB * m; idx += WG) {
+            const int t = idx / m, i = idx - t * m;
+            if (cact[t]) {
+                vm[V_Z * mtot + czo[t] + i] = VZ(t, i);
+                vm[V_Y * mtot + czo[t] + i] = VY(t, i);
+            }
+        }
+#endif
+        if (lid < TB && cact[lid]) state[(gidx)cqp[lid] * NSTATE + S_ITER] += iters_g;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_check: the termination check of OSQP 1.0 for the QPs of a tile, after qp_admm has    */
+/* stored the iterates: residuals, tolerances, duality gap, infeasibility, non-convexity,  */
+/* ρ estimate and decision; reductions in local memory only. A kernel of its own (not the */
+/* tail of qp_admm): PoCL mishandles barriers that follow barrier loops in one kernel.     */
+/* ------------------------------------------------------------------------------------ */
+#define GX(t, j) vn[V_X * ntot + cxo[t] + (j)]
+#define GZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
+#define GY(t, i) vm[V_Y * mtot + czo[t] + (i)]
+
+KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                    GLOBAL int *state, GLOBAL REAL *info, GLOBAL int *refac,
+                    GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                    GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
+                    const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho,
+                    GLOBAL const int *rungok, const int nrungs, const int lad_ko,
+                    const int lad_ks, const int iters, const int check, const int adapt,
+                    const int final_status, const int scaled_term, const int dualgap,
+                    const REAL sigma, const REAL alpha, const REAL eps_abs, const REAL eps_rel,
+                    const REAL eps_pinf, const REAL eps_dinf, const REAL rho_tol)
+{
+    LOCAL_ARRAY REAL part[4 * WG];
+    LOCAL_ARRAY REAL res[TB * NRES];
+    LOCAL_ARRAY int cqp[TB];
+    LOCAL_ARRAY int cact[TB];
+    LOCAL_ARRAY gidx cxo[TB];
+    LOCAL_ARRAY gidx czo[TB];
+    LOCAL_ARRAY gidx cko[TB];
+    LOCAL_ARRAY REAL crho[TB];
+    const int lid = (int)LID(0);
+
+    {
+        const gidx g = GRP(0);
+        /* the QPs of this group; b0 is a valid one whose n, m and matrices all share */
+        int b0 = -1;
+        for (int t = 0; t < TB; ++t) {
+            gidx li = g * TB + t;
+            int b = li < nlist ? list[li] : -1;
+            if (b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0) { b0 = b; break; }
+        }
+        /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
+         * barriers, for PoCL) */
+        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
+        const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
+        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
+        if (lid < TB) {
+            const int t = lid;
+            gidx li = g * TB + t;
+            int b = li < nlist ? list[li] : -1;
+            int act = b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0;
+            cqp[t] = b;
+            cact[t] = act;
+            int bb = act ? b : (b0 < 0 ? 0 : b0);
+            cxo[t] = meta[(gidx)bb * NMETA + M_XO];
+            czo[t] = meta[(gidx)bb * NMETA + M_ZO];
+            if (nrungs > 0) {
+                int rung = state[(gidx)bb * NSTATE + S_RUNG];
+                cko[t] = ((gidx)lad_ko + (gidx)rung * lad_ks) * KALIGN;
+                crho[t] = lrho[rung];
+            } else {
+                cko[t] = (gidx)meta[(gidx)bb * NMETA + M_KO] * KALIGN;
+                crho[t] = info[(gidx)bb * NINFO + I_RHO];
+            }
+        }
+        LOCAL_BARRIER();
+        const int U = !scaled_term;
+        const int t = lid % TB, rstep = WG / TB;
+        const int ok = cact[t];
+        /* pass 1: rows */
+        REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0s = 0, b1 = 0, b2 = 0;
+        if (ok) {
+            for (int i = lid / TB; i < m; i += rstep) {
+                REAL ax = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += mv[k] * GX(t, ci[k]);
+                const REAL zi = GZ(t, i), yi = GY(t, i), lv = GL(t, i), uv = GU(t, i);
+                const REAL ei = GE(t, i), sc = U ? (REAL)1 / ei : (REAL)1;
+                const REAL pr = qp_abs(ax - zi);
+                a0 = qp_max(a0, pr * sc);
+                a1 = qp_max(a1, pr);
+                a2 = qp_max(a2, qp_max(qp_abs(ax), qp_abs(zi)) * sc);
+                a3 = qp_max(a3, qp_max(qp_abs(ax), qp_abs(zi)));
+                REAL yp = qp_polar(yi, lv, uv);
+                if (qp_abs(yp) < QP_DEADZONE) yp = 0;
+                b0s += qp_support(yp, lv, uv);
+                const REAL dyp = qp_polar(yi - GYP(t, i), lv, uv);
+                b1 = qp_max(b1, qp_abs(dyp) * (U ? ei : (REAL)1));
+                b2 += qp_support(dyp, lv, uv);
+            }
+        }
+        QP_RED4(part, lid, WG, TB, a0, a1, a2, a3, 0);
+        if (lid < TB) {
+            res[lid * NRES + R_PRIM] = part[lid];
+            res[lid * NRES + R_PRIMS] = part[WG + lid];
+            res[lid * NRES + R_PTOL] = part[2 * WG + lid];
+            res[lid * NRES + R_PTOLS] = part[3 * WG + lid];
+        }
+        QP_RED4(part, lid, WG, TB, b0s, b1, b2, 0, 5);
+        if (lid < TB) {
+            res[lid * NRES + R_SUP] = part[lid];
+            res[lid * NRES + R_NDY] = part[WG + lid];
+            res[lid * NRES + R_LHS] = part[2 * WG + lid];
+        }
+        /* pass 2: columns */
+        REAL c0 = 0, c1 = 0, c2 = 0, c3 = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0, e0 = 0, e1 = 0;
+        if (ok) {
+            for (int j = lid / TB; j < n; j += rstep) {
+                REAL px = 0, aty = 0, atdy = 0, pdx = 0;
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
+                    const int c = ci[k];
+                    px += mv[k] * GX(t, c);
+                    pdx += mv[k] * (GX(t, c) - GXP(t, c));
+                }
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+                    const int i = ci[k];
+                    const REAL yi = GY(t, i);
+                    aty += mv[k] * yi;
+                    atdy += mv[k] * qp_polar(yi - GYP(t, i), GL(t, i), GU(t, i));
+                }
+                const REAL xj = GX(t, j), qj = GQ(t, j), dj = GD(t, j);
+                const REAL sc = U ? (REAL)1 / dj : (REAL)1;
+                const REAL dr = qp_abs(px + qj + aty);
+                const REAL tn = qp_max(qp_abs(qj), qp_max(qp_abs(aty), qp_abs(px)));
+                c0 = qp_max(c0, dr * sc);
+                c1 = qp_max(c1, dr);
+                c2 = qp_max(c2, tn * sc);
+                c3 = qp_max(c3, tn);
+                const REAL dx = xj - GXP(t, j);
+                d0 += xj * px;
+                d1 += qj * xj;
+                d2 = qp_max(d2, qp_abs(dx) * (U ? dj : (REAL)1));
+                d3 += qj * dx;
+                e0 = qp_max(e0, qp_abs(atdy) * sc);
+                e1 = qp_max(e1, qp_abs(pdx) * sc);
+            }
+        }
+        QP_RED4(part, lid, WG, TB, c0, c1, c2, c3, 0);
+        if (lid < TB) {
+            res[lid * NRES + R_DUAL] = part[lid];
+            res[lid * NRES + R_DUALS] = part[WG + lid];
+            res[lid * NRES + R_DTOL] = part[2 * WG + lid];
+            res[lid * NRES + R_DTOLS] = part[3 * WG + lid];
+        }
+        QP_RED4(part, lid, WG, TB, d0, d1, d2, d3, 1 | 2 | 8);
+        if (lid < TB) {
+            res[lid * NRES + R_XPX] = part[lid];
+            res[lid * NRES + R_QX] = part[WG + lid];
+            res[lid * NRES + R_NDX] = part[2 * WG + lid];
+            res[lid * NRES + R_QDX] = part[3 * WG + lid];
+        }
+        QP_RED4(part, lid, WG, TB, e0, e1, 0, 0, 0);
+        if (lid < TB) {
+            res[lid * NRES + R_ATDY] = part[lid];
+            res[lid * NRES + R_PDX] = part[WG + lid];
+        }
+        LOCAL_BARRIER();
+        /* pass 3: A·δx in the recession cone of [l, u], for the exact and the ×10 tolerance */
+        REAL v0 = 0, v1 = 0;
+        if (ok) {
+            const REAL ndx = res[t * NRES + R_NDX];
+            const REAL tol0 = eps_dinf * ndx, tol1 = 10 * eps_dinf * ndx;
+            for (int i = lid / TB; i < m; i += rstep) {
+                REAL adx = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
+                    const int c = ci[k];
+                    adx += mv[k] * (GX(t, c) - GXP(t, c));
+                }
+                if (U) adx /= GE(t, i);
+                const REAL lv = GL(t, i), uv = GU(t, i);
+                v0 += ((uv < QP_INFV && adx > tol0) || (lv > -QP_INFV && adx < -tol0)) ? 1 : 0;
+                v1 += ((uv < QP_INFV && adx > tol1) || (lv > -QP_INFV && adx < -tol1)) ? 1 : 0;
+            }
+        }
+        QP_RED4(part, lid, WG, TB, v0, v1, 0, 0, 3);
+        if (lid < TB) {
+            res[lid * NRES + R_VIOL0] = part[lid];
+            res[lid * NRES + R_VIOL1] = part[WG + lid];
+        }
+        LOCAL_BARRIER();
+
+        /* decisions, one work-item per QP */
+        if (lid < TB && cact[lid]) {
+            const int b = cqp[lid];
+            GLOBAL REAL *inf = info + (gidx)b * NINFO;
+            GLOBAL int *st = state + (gidx)b * NSTATE;
+            LOCAL REAL *R = res + lid * NRES;
+            const REAL c = inf[I_C], cinv = (REAL)1 / c;
+            const REAL prim = R[R_PRIM];
+            const REAL dual = (U ? cinv : (REAL)1) * R[R_DUAL];
+            const REAL xpx = R[R_XPX], qx = R[R_QX], sup = R[R_SUP];
+            inf[I_PRIM] = prim;
+            inf[I_DUAL] = dual;
+            inf[I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
+            inf[I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
+            inf[I_GAP] = cinv * (xpx + qx + sup);
+            int status = 0;
+            if (!(prim <= QP_INFTY) || !(dual <= QP_INFTY)) {
+                status = 9;
+            } else {
+                for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
+                    const REAL f = pass ? (REAL)10 : (REAL)1;
+                    const REAL ea = f * eps_abs, er = f * eps_rel;
+                    const REAL epi = f * eps_pinf, edi = f * eps_dinf;
+                    int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
+                    if (m > 0) {
+                        prim_ok = prim < ea + er * R[R_PTOL];
+                        const REAL ndy = R[R_NDY];
+                        if (!prim_ok && ndy > QP_DIVTOL && R[R_LHS] < 0)
+                            pinf = R[R_ATDY] < epi * ndy;
+                    }
+                    const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * R[R_DTOL];
+                    const REAL ndx = R[R_NDX];
+                    if (!dual_ok && ndx > QP_DIVTOL && R[R_QDX] < 0 &&
+                        R[R_PDX] < (U ? c : (REAL)1) * edi * ndx)
+                        dinf = R[pass ? R_VIOL1 : R_VIOL0] == 0;
+                    if (dualgap) {
+                        const REAL s = U ? cinv : (REAL)1;
+                        const REAL gtol = ea + er * s * qp_max(qp_abs(xpx), qp_max(qp_abs(qx), qp_abs(sup)));
+                        gap_ok = qp_abs(s * (xpx + qx + sup)) < gtol;
+                    }
+                    if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
+                    else if (pinf) status = pass ? 4 : 3;
+                    else if (dinf) status = pass ? 6 : 5;
+                }
+                if (!status && final_status) status = final_status;
+            }
+            st[S_STATUS] = status;
+            if (!status && adapt) {
+                const REAL rho = crho[lid];
+                const REAL pn = R[R_PRIMS] / (R[R_PTOLS] + QP_DIVTOL);
+                const REAL dn = R[R_DUALS] / (R[R_DTOLS] + QP_DIVTOL);
+                REAL rn = rho * sqrt(pn / dn);
+                rn = rn < QP_RHO_MIN ? QP_RHO_MIN : (rn > QP_RHO_MAX ? QP_RHO_MAX : rn);
+                if (rn == rn) {
+                    inf[I_RHOEST] = rn;
+                    if (rn > rho * rho_tol || rn < rho / rho_tol) {
+                        if (nrungs > 0) {
+                            int best = st[S_RUNG];
+                            REAL bd = QP_INFTY;
+                            for (int k = 0; k < nrungs; ++k) {
+                                if (!rungok[k]) continue;
+                                const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
+                                const REAL dist = r1 > r2 ? r1 : r2;
+                                if (dist < bd) { bd = dist; best = k; }
+                            }
+                            if (best != st[S_RUNG]) {
+                                st[S_RUNG] = best;
+                                inf[I_RHO] = lrho[best];
+                                st[S_RHOUPD] += 1;
+                            }
+                        } else {
+                            inf[I_RHO] = rn;
+                            refac[b] = 1;
+                            st[S_RHOUPD] += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,382 @@
+/*
+ * sldlt: sparse LDLᵀ (P·A·Pᵀ = L·D·Lᵀ) of batches of matrices that share a pattern, and of
+ * heterogeneous batches (several patterns, one launch): numeric factorization and solves.
+ * The host computed everything symbolic (src/la/sparse_ldlt_symbolic.c); the kernels walk
+ * its flat schedule. docs/ldlt.md has the figures.
+ *
+ * gala-defines: MB=32 CW=2 SYNC=0
+ * -D parameters:
+ *   MB  matrices (factor) or (matrix, right-hand side) pairs (solve) per work-group: lanes
+ *       m = 0..MB−1, consecutive matrices, so that their interleaved values are adjacent
+ *   CW  column workers per matrix: the tasks (columns) of one level of the elimination tree
+ *       are dealt to CW workers, with a barrier between levels; CW = 1 needs no barrier
+ *   SYNC 1: a barrier after every column task (only with CW = 1). For CPU OpenCL devices,
+ *       which run the work-items of a group one after the other between barriers: the
+ *       schedule is then walked task by task for all MB matrices (adjacent values stay in
+ *       cache) instead of matrix by matrix; GPUs use 0
+ *   work-group = MB·CW lanes, lane = w·MB + m.
+ *
+ * Data (all offsets in ints or elements; 32 ints of group descriptor per pattern, gd):
+ *   V   factor values of group g, element e of matrix b at V[vbase + e·ldv + b]:
+ *       e < nnzL: L below the diagonal (column by column), e = nnzL + j: D[j]
+ *   sc  the schedules of all groups (one int buffer), sections at the offsets of gd:
+ *       task[8j]              {j, ins0, ins1, l0, l1, a0, a1, cost}: column j of L
+ *       lord[lev[l]..lev[l+1]) the tasks of level l (elimination-tree level order)
+ *       ins[4i]               {len, src, dst, k}
+ *       amap[2a]              {entry of A (CSC order), position in V}
+ *       stask[8i]             {i, perm[i], r0, r1, l0, l1}: solve task of node i
+ *       frow[2f]              row i of L: {position in V, perm[column]}
+ *       bidx[p]               perm[row of entry p of L]
+ *       lp, li, aptr          plain CSC of L and amap ranges (column baseline kernel)
+ *   st  per matrix q (all groups): info, positive pivots, negative pivots
+ */
+
+#define G_BATCH 0
+#define G_Q0 1
+#define G_N 2
+#define G_NNZL 3
+#define G_NLEV 4
+#define G_LDV 5
+#define G_LEV 6
+#define G_TASK 7
+#define G_INS 8
+#define G_AMAP 9
+#define G_STASK 10
+#define G_FROW 11
+#define G_BIDX 12
+#define G_LP 13
+#define G_LI 14
+#define G_APTR 15
+#define G_VBASE 16
+#define G_WBASE 18
+#define G_LDW 20
+#define G_LORD 22
+#define GD 32
+
+DEVFN int sl_bad(REAL d) { return !(d - d == (REAL)0); } /* NaN or ±Inf */
+
+DEVFN gidx sl_off(GLOBAL const int *d)
+{
+    return (gidx)(unsigned)d[0] + (gidx)d[1] * (gidx)4294967296;
+}
+
+/* The group of work-group `chunk` (in/out: the chunk index within the group); a group of
+ * `batch` matrices with R lanes each spans ceil(batch·R / MB) work-groups. */
+DEVFN int sl_group(GLOBAL const int *gd, const int ngroups, const int R, gidx *chunk)
+{
+    gidx c = *chunk;
+    int g = 0;
+    for (; g < ngroups - 1; ++g) {
+        const gidx nch = ((gidx)gd[g * GD + G_BATCH] * R + MB - 1) / MB;
+        if (c < nch) break;
+        c -= nch;
+    }
+    *chunk = c;
+    return g;
+}
+
+/* Smallest pivot index wins (a failure at k can only spread to ancestors of k, which come
+ * later in elimination order). */
+DEVFN int sl_first(int a, int b)
+{
+    if (a == 0) return b;
+    if (b == 0) return a;
+    const int ua = a < 0 ? -a : a, ub = b < 0 ? -b : b;
+    return ub < ua ? b : a;
+}
+
+/*
+ * sldlt_factor: numeric factorization with the flat schedule, left-looking by columns. A
+ * task is one column j of L (task j):
+ *
+ *       V(col j) = A values (amap), D[j] = A(j,j)
+ *       for its instructions {len, src, dst, k}:
+ *           if k >= 0:  t = V[src−1]·D[k];  D[j] −= V[src−1]·t          (new cmod(j, k))
+ *           V[dst + r] −= V[src + r]·t,  r < len                       (one run of the tail)
+ *       V(col j) /= D[j]
+ *
+ *        column k (done earlier)           column j (this task)
+ *        +---+                             +---+
+ *        | j |  L(j,k) = V[src−1]          |   |
+ *        | a |  --- run, len 2 --------->  | a |  dst
+ *        | b |                             | b |  dst+1
+ *        |   |                             | c |
+ *        | d |  --- run, len 1 --------->  | d |
+ *        +---+                             +---+
+ *
+ * CW = 1: every lane walks all tasks in elimination order (0, 1, ..., n−1), the instruction
+ * array front to back. CW > 1: the tasks of each level of the elimination tree (they only
+ * read columns of lower levels) are dealt to the CW workers, a barrier between levels.
+ * Every lane m runs the same instruction stream for its own matrix: instruction loads are
+ * broadcasts, value loads V[e·ldv + b] are coalesced over m.
+ */
+/* One column task of the factorization for one matrix (see sldlt_factor). */
+DEVFN void sl_column(GLOBAL const int *T, GLOBAL const int *ins, GLOBAL const int *amap,
+                     GLOBAL REAL *v, const gidx ldv, GLOBAL const REAL *xa, const gidx x_es,
+                     const int nnzl, int *info, int *np, int *nn)
+{
+    const int j = T[0], l0 = T[3], l1 = T[4], dpos = nnzl + j;
+    for (int p = l0; p < l1; ++p) v[p * ldv] = (REAL)0;
+    REAL dj = 0;
+    for (int a = T[5]; a < T[6]; ++a) {
+        const int dst = amap[2 * a + 1];
+        const REAL val = xa[amap[2 * a] * x_es];
+        if (dst == dpos) dj = val;
+        else v[dst * ldv] = val;
+    }
+    REAL tk = 0;
+    for (int i = T[1]; i < T[2]; ++i) {
+        GLOBAL const int *I = ins + (gidx)i * 4;
+        const int len = I[0], src = I[1], dst = I[2], k = I[3];
+        if (k >= 0) {
+            const REAL lj = v[(src - 1) * ldv];
+            tk = lj * v[(nnzl + k) * ldv];
+            dj -= lj * tk;
+        }
+        for (int r = 0; r < len; ++r) v[(dst + r) * ldv] -= v[(src + r) * ldv] * tk;
+    }
+    v[dpos * ldv] = dj;
+    if (sl_bad(dj)) {
+        *info = sl_first(*info, -(j + 1));
+    } else if (dj == (REAL)0) {
+        *info = sl_first(*info, j + 1);
+    } else {
+        if (dj > (REAL)0) ++*np; else ++*nn;
+        for (int p = l0; p < l1; ++p) v[p * ldv] /= dj;
+    }
+}
+
+KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const int *sc,
+                         GLOBAL const REAL *x, const gidx x_off, const gidx x_ms,
+                         const gidx x_es, GLOBAL REAL *V, GLOBAL int *st)
+{
+#if CW > 1
+    LOCAL_ARRAY int red[3 * MB * CW];
+#endif
+    const int lid = (int)LID(0), m = lid % MB, w = lid / MB;
+    gidx chunk = GRP(0);
+    const int g = sl_group(gd, ngroups, 1, &chunk);
+    GLOBAL const int *G = gd + g * GD;
+    const int nnzl = G[G_NNZL];
+    const gidx ldv = G[G_LDV];
+    const gidx b = chunk * MB + m;
+    const int live = b < G[G_BATCH];
+    const gidx q = G[G_Q0] + b;
+    GLOBAL REAL *v = V + sl_off(G + G_VBASE) + b;
+    GLOBAL const REAL *xa = x + x_off + q * x_ms;
+    GLOBAL const int *task = sc + G[G_TASK];
+    GLOBAL const int *ins = sc + G[G_INS];
+    GLOBAL const int *amap = sc + G[G_AMAP];
+    int info = 0, np = 0, nn = 0;
+#if CW == 1
+    /* one worker: the tasks in elimination order (recent columns stay in cache) */
+    const int n = G[G_N];
+    for (int t = 0; t < n; ++t) {
+        if (live) sl_column(task + (gidx)t * 8, ins, amap, v, ldv, xa, x_es, nnzl, &info, &np, &nn);
+#if SYNC
+        LOCAL_BARRIER();
+#else
+        if (!live) break;
+#endif
+    }
+#else
+    /* CW workers deal the tasks of each level, a barrier between levels */
+    GLOBAL const int *lev = sc + G[G_LEV];
+    GLOBAL const int *lord = sc + G[G_LORD];
+    const int nlev = G[G_NLEV];
+    for (int l = 0; l < nlev; ++l) {
+        for (int t = lev[l] + w; live && t < lev[l + 1]; t += CW)
+            sl_column(task + (gidx)lord[t] * 8, ins, amap, v, ldv, xa, x_es, nnzl, &info, &np, &nn);
+        GLOBAL_BARRIER();
+    }
+    red[3 * lid] = info;
+    red[3 * lid + 1] = np;
+    red[3 * lid + 2] = nn;
+    LOCAL_BARRIER();
+    if (w == 0) {
+        for (int u = 1; u < CW; ++u) {
+            const int o = 3 * (u * MB + m);
+            info = sl_first(info, red[o]);
+            np += red[o + 1];
+            nn += red[o + 2];
+        }
+    }
+#endif
+    if (live && w == 0) {
+        st[3 * q] = info;
+        st[3 * q + 1] = np;
+        st[3 * q + 2] = nn;
+    }
+}
+
+/*
+ * sldlt_factor_cols: the straightforward kernel the flat schedule is measured against
+ * (selected with GALA_TUNE=sldlt.baseline=1). One lane per matrix, columns j = 0..n−1 in
+ * order, left-looking with linked lists (no precomputed schedule): the columns k that still
+ * have to update column j are chained from head[j]; after updating j, column k moves to the
+ * list of its next row. Per-lane workspace (interleaved like V): a dense column xw (n reals)
+ * and head, link, first (3n ints).
+ */
+KERNEL void sldlt_factor_cols(const int ngroups, GLOBAL const int *gd, GLOBAL const int *sc,
+                              GLOBAL const REAL *x, const gidx x_off, const gidx x_ms,
+                              const gidx x_es, GLOBAL REAL *V, GLOBAL REAL *W,
+                              GLOBAL int *IW, GLOBAL int *st)
+{
+    const int m = (int)LID(0);
+    gidx chunk = GRP(0);
+    const int g = sl_group(gd, ngroups, 1, &chunk);
+    GLOBAL const int *G = gd + g * GD;
+    const gidx b = chunk * MB + m;
+    if (b >= G[G_BATCH] || LSZ(0) != MB) return; /* no barriers in this kernel */
+    const int n = G[G_N], nnzl = G[G_NNZL];
+    const gidx ldv = G[G_LDV], ldw = G[G_LDW], q = G[G_Q0] + b;
+    GLOBAL REAL *v = V + sl_off(G + G_VBASE) + b;
+    GLOBAL REAL *xw = W + sl_off(G + G_WBASE) + b;
+    GLOBAL int *head = IW + 3 * sl_off(G + G_WBASE) + b;
+    GLOBAL int *link = head + n * ldw;
+    GLOBAL int *first = link + n * ldw;
+    GLOBAL const REAL *xa = x + x_off + q * x_ms;
+    GLOBAL const int *lp = sc + G[G_LP];
+    GLOBAL const int *li = sc + G[G_LI];
+    GLOBAL const int *aptr = sc + G[G_APTR];
+    GLOBAL const int *amap = sc + G[G_AMAP];
+    int info = 0, np = 0, nn = 0;
+    for (int e = 0; e < n; ++e) {
+        head[e * ldw] = -1;
+        xw[e * ldw] = (REAL)0;
+    }
+    for (int j = 0; j < n; ++j) {
+        for (int a = aptr[j]; a < aptr[j + 1]; ++a) {
+            const int dst = amap[2 * a + 1];
+            const int row = dst < nnzl ? li[dst] : j;
+            xw[row * ldw] = xa[amap[2 * a] * x_es];
+        }
+        int k = head[j * ldw];
+        while (k >= 0) {
+            const int nx = link[k * ldw], p = first[k * ldw], end = lp[k + 1];
+            const REAL lj = v[p * ldv], tk = lj * v[(nnzl + k) * ldv];
+            xw[j * ldw] -= lj * tk;
+            for (int r = p + 1; r < end; ++r) xw[li[r] * ldw] -= v[r * ldv] * tk;
+            if (p + 1 < end) {
+                const int row = li[p + 1];
+                first[k * ldw] = p + 1;
+                link[k * ldw] = head[row * ldw];
+                head[row * ldw] = k;
+            }
+            k = nx;
+        }
+        const REAL dj = xw[j * ldw];
+        xw[j * ldw] = (REAL)0;
+        v[(nnzl + j) * ldv] = dj;
+        const int bad = sl_bad(dj) || dj == (REAL)0;
+        if (sl_bad(dj)) info = sl_first(info, -(j + 1));
+        else if (dj == (REAL)0) info = sl_first(info, j + 1);
+        else if (dj > (REAL)0) ++np;
+        else ++nn;
+        for (int p = lp[j]; p < lp[j + 1]; ++p) {
+            const int row = li[p];
+            v[p * ldv] = bad ? xw[row * ldw] : xw[row * ldw] / dj;
+            xw[row * ldw] = (REAL)0;
+        }
+        if (lp[j] < lp[j + 1]) {
+            const int row = li[lp[j]];
+            first[j * ldw] = lp[j];
+            link[j * ldw] = head[row * ldw];
+            head[row * ldw] = j;
+        }
+    }
+    st[3 * q] = info;
+    st[3 * q + 1] = np;
+    st[3 * q + 2] = nn;
+}
+
+/*
+ * sldlt_solve: X = A⁻¹·B for every (matrix, right-hand side) pair, in place in X (after a
+ * copy of B unless X is B). Lanes m are pairs p = r·batch + b (matrices adjacent). With y
+ * kept at X[perm[i]] (no workspace, the permutation is folded into the indices):
+ *
+ *   forward, levels ascending:    y_i = y_i − Σ L(i,j)·y_j      (row i of L: frow)
+ *   backward, levels descending:  z_j = y_j / d_j − Σ L(i,j)·z_i (column j of L: bidx)
+ *
+ * Tasks of one level are independent (rows gather from lower levels, columns from higher
+ * ones), so CW workers share a level with a barrier between levels.
+ */
+/* Forward step of node i: y_i −= Σ L(i,j)·y_j (row i of L). */
+DEVFN void sl_fwd(GLOBAL const int *U, GLOBAL const int *frow, GLOBAL const REAL *v,
+                  const gidx ldv, GLOBAL REAL *xv, const gidx x_es)
+{
+    const gidx pi = U[1] * x_es;
+    REAL s = xv[pi];
+    for (int f = U[2]; f < U[3]; ++f) s -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+    xv[pi] = s;
+}
+
+/* Backward step of node j: z_j = y_j / d_j − Σ L(i,j)·z_i (column j of L). */
+DEVFN void sl_bwd(GLOBAL const int *U, GLOBAL const int *bidx, GLOBAL const REAL *v,
+                  const gidx ldv, GLOBAL REAL *xv, const gidx x_es, const int nnzl)
+{
+    const gidx pi = U[1] * x_es;
+    REAL s = xv[pi] / v[(nnzl + U[0]) * ldv];
+    for (int e = U[4]; e < U[5]; ++e) s -= v[e * ldv] * xv[bidx[e] * x_es];
+    xv[pi] = s;
+}
+
+KERNEL void sldlt_solve(const int ngroups, GLOBAL const int *gd, GLOBAL const int *sc,
+                        GLOBAL const REAL *V, const int nrhs, const int copy,
+                        GLOBAL const REAL *B, const gidx b_off, const gidx b_ms,
+                        const gidx b_rs, const gidx b_es, GLOBAL REAL *X, const gidx x_off,
+                        const gidx x_ms, const gidx x_rs, const gidx x_es)
+{
+    const int lid = (int)LID(0), m = lid % MB, w = lid / MB;
+    gidx chunk = GRP(0);
+    const int g = sl_group(gd, ngroups, nrhs, &chunk);
+    GLOBAL const int *G = gd + g * GD;
+    const int n = G[G_N], nnzl = G[G_NNZL], batch = G[G_BATCH];
+#if CW > 1
+    const int nlev = G[G_NLEV];
+#endif
+    const gidx ldv = G[G_LDV];
+    const gidx p = chunk * MB + m;
+    const int live = p < (gidx)batch * nrhs;
+    const gidx r = live ? p / batch : 0, b = live ? p - r * batch : 0;
+    const gidx q = G[G_Q0] + b;
+    GLOBAL const REAL *v = V + sl_off(G + G_VBASE) + b;
+    GLOBAL REAL *xv = X + x_off + q * x_ms + r * x_rs;
+    GLOBAL const REAL *bv = B + b_off + q * b_ms + r * b_rs;
+    GLOBAL const int *stask = sc + G[G_STASK];
+    GLOBAL const int *frow = sc + G[G_FROW];
+    GLOBAL const int *bidx = sc + G[G_BIDX];
+    if (live && copy)
+        for (int e = w; e < n; e += CW) xv[e * x_es] = bv[e * b_es];
+#if CW > 1
+    GLOBAL_BARRIER();
+#endif
+#if CW == 1
+    /* one worker: rows in elimination order, then columns in reverse */
+    for (int t = 0; t < n; ++t) {
+        if (live) sl_fwd(stask + (gidx)t * 8, frow, v, ldv, xv, x_es);
+#if SYNC
+        LOCAL_BARRIER();
+#endif
+    }
+    for (int t = n - 1; t >= 0; --t) {
+        if (live) sl_bwd(stask + (gidx)t * 8, bidx, v, ldv, xv, x_es, nnzl);
+#if SYNC
+        LOCAL_BARRIER();
+#endif
+    }
+#else
+    GLOBAL const int *lev = sc + G[G_LEV];
+    GLOBAL const int *lord = sc + G[G_LORD];
+    for (int l = 0; l < nlev; ++l) {
+        for (int t = lev[l] + w; live && t < lev[l + 1]; t += CW)
+            sl_fwd(stask + (gidx)lord[t] * 8, frow, v, ldv, xv, x_es);
+        GLOBAL_BARRIER();
+    }
+    for (int l = nlev - 1; l >= 0; --l) {
+        for (int t = lev[l] + w; live && t < lev[l + 1]; t += CW)
+            sl_bwd(stask + (gidx)lord[t] * 8, bidx, v, ldv, xv, x_es, nnzl);
+        GLOBAL_BARRIER();
+    }
+#endif
+}

@@ -1,0 +1,575 @@
+/* Host versions of cl/qp.cl (same names, same arguments, same results up to rounding
+ * order). The work-group structure is ignored: each kernel loops over its QPs. */
+#ifndef REAL
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_kernels.h"
+#include "../../qp/qp_layout.h"
+
+#define REAL float
+#define SUF(x) x##_f
+#define QP_DEADZONE_R 1e-10
+#include "k_qp.c"
+#undef REAL
+#undef SUF
+#undef QP_DEADZONE_R
+#define REAL double
+#define SUF(x) x##_d
+#define QP_DEADZONE_R 1e-15
+#include "k_qp.c"
+#undef REAL
+#undef SUF
+#undef QP_DEADZONE_R
+
+#define K(name, sig) {#name, sig, name##_f, name##_d}
+const gala_host_kernel gala_host_qp[] = {
+    K(qp_scale_norms, "bbibbbblblb"),
+    K(qp_scale_update, "bbibbbblblb"),
+    K(qp_scale_apply, "bbibbbblblbbi"),
+    K(qp_form_k, "bbbbiibibbbbbr"),
+    K(qp_chol_inv, "bbbbibbbi"),
+    K(qp_mirror, "bbbbib"),
+    K(qp_ax, "bbibbbblbl"),
+    K(qp_count, "bibbb"),
+    K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
+    K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
+    {NULL, NULL, NULL, NULL},
+};
+#undef K
+
+#else /* template body, compiled once per REAL */
+
+static REAL SUF(qmax)(REAL a, REAL b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
+static REAL SUF(qabs)(REAL a) { return a < 0 ? -a : a; }
+static REAL SUF(limit)(REAL v)
+{
+    return v < (REAL)QP_MIN_SCALING ? (REAL)1 : (v > (REAL)QP_MAX_SCALING ? (REAL)QP_MAX_SCALING : v);
+}
+static REAL SUF(rho_row)(int ct, REAL rho)
+{
+    return ct == 0 ? (REAL)QP_RHO_MIN : (ct == 2 ? (REAL)QP_RHO_EQ * rho : rho);
+}
+static REAL SUF(polar)(REAL v, REAL l, REAL u)
+{
+    if (u > (REAL)QP_INFV) return l < -(REAL)QP_INFV ? (REAL)0 : (v < 0 ? v : (REAL)0);
+    if (l < -(REAL)QP_INFV) return v > 0 ? v : (REAL)0;
+    return v;
+}
+static REAL SUF(support)(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? l * v : (REAL)0); }
+
+/* qp_scale_norms / qp_scale_update / qp_scale_apply: one Ruiz round per launch pair, then
+ * the in-place scaling (see cl/qp.cl). */
+#define HSCALE_PRO                                                                          \
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);                                   \
+    const int nlist = HINT(2);                                                              \
+    const int *rp = HBUF(int, 3), *ci = HBUF(int, 4);                                       \
+    REAL *mv = HBUF(REAL, 5), *vn = HBUF(REAL, 6), *vm = HBUF(REAL, 8);                     \
+    const ptrdiff_t ntot = HLONG(7), mtot = HLONG(9);                                       \
+    REAL *info = HBUF(REAL, 10)
+#define HSCALE_QP                                                                           \
+    const int b = list[g];                                                                  \
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;                                         \
+    const int n = mt[QP_M_N], m = mt[QP_M_M];                                               \
+    const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];                                     \
+    const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];       \
+    REAL *D = vn + QP_V_D * ntot + xo, *Dt = vn + QP_V_R * ntot + xo;                       \
+    REAL *q = vn + QP_V_Q * ntot + xo;                                                      \
+    REAL *E = vm + QP_V_E * mtot + zo, *Et = vm + QP_V_YPREV * mtot + zo;                   \
+    const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C]
+
+static gala_status SUF(qp_scale_norms)(const gala_host_launch *L)
+{
+    HSCALE_PRO;
+    for (int g = 0; g < nlist; ++g) {
+        HSCALE_QP;
+        (void)q;
+        for (int j = 0; j < n; ++j) {
+            REAL nrm = 0, dj = D[j];
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(E[ci[k]] * mv[k] * dj));
+            Dt[j] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
+        }
+        for (int i = 0; i < m; ++i) {
+            REAL nrm = 0, ei = E[i];
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(ei * mv[k] * D[ci[k]]));
+            Et[i] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
+{
+    HSCALE_PRO;
+    for (int g = 0; g < nlist; ++g) {
+        HSCALE_QP;
+        (void)Ap;
+        (void)Tp;
+        for (int j = 0; j < n; ++j) D[j] *= Dt[j];
+        for (int i = 0; i < m; ++i) E[i] *= Et[i];
+        REAL sum = 0, qn = 0;
+        for (int j = 0; j < n; ++j) {
+            REAL nrm = 0, dj = D[j];
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
+            sum += nrm;
+            qn = SUF(qmax)(qn, SUF(qabs)(c * dj * q[j]));
+        }
+        REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(qn));
+        info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c / SUF(limit)(ct);
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_scale_apply)(const gala_host_launch *L)
+{
+    HSCALE_PRO;
+    int *ctype = HBUF(int, 11);
+    const int rho_is_vec = HINT(12);
+    for (int g = 0; g < nlist; ++g) {
+        HSCALE_QP;
+        (void)Dt;
+        (void)Et;
+        (void)Ap;
+        REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
+        for (int j = 0; j < n; ++j) {
+            REAL dj = D[j];
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) mv[k] *= c * dj * D[ci[k]];
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) mv[k] *= E[ci[k]] * dj;
+            q[j] *= c * dj;
+        }
+        for (int i = 0; i < m; ++i) {
+            REAL ei = E[i];
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) mv[k] *= ei * D[ci[k]];
+            REAL lv = l[i] * ei, uv = u[i] * ei;
+            l[i] = lv;
+            u[i] = uv;
+            int t = 1;
+            if (lv < -(REAL)QP_INFV && uv > (REAL)QP_INFV) t = 0;
+            else if (uv - lv < (REAL)1e-4) t = 2;
+            ctype[zo + i] = rho_is_vec ? t : 1;
+        }
+    }
+    return GALA_OK;
+}
+#undef HSCALE_PRO
+#undef HSCALE_QP
+
+static gala_status SUF(qp_form_k)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
+    const REAL *jrho = HBUF(REAL, 3);
+    const int jrs = HINT(4), jro = HINT(5);
+    const int *flag = HBUF(int, 6);
+    const int njobs = HINT(7);
+    const int *rp = HBUF(int, 8), *ci = HBUF(int, 9);
+    const REAL *mv = HBUF(REAL, 10);
+    const int *ctype = HBUF(int, 11);
+    REAL *K = HBUF(REAL, 12);
+    const REAL sigma = HREAL(13);
+    for (int g = 0; g < njobs; ++g) {
+        if (!flag[g]) continue;
+        const int *mt = meta + (ptrdiff_t)jqp[g] * QP_NMETA;
+        const int n = mt[QP_M_N];
+        const ptrdiff_t zo = mt[QP_M_ZO];
+        const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];
+        const REAL rho = jrho[(ptrdiff_t)g * jrs + jro];
+        REAL *Kb = K + (ptrdiff_t)jko[g] * QP_KALIGN;
+        for (int j = 0; j < n; ++j) {
+            REAL *col = Kb + (ptrdiff_t)j * n;
+            for (int i = 0; i < n; ++i) col[i] = 0;
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) col[ci[k]] += mv[k];
+            col[j] += sigma;
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+                const int r = ci[k];
+                const REAL w = SUF(rho_row)(ctype[zo + r], rho) * mv[k];
+                for (int k2 = Ap[r]; k2 < Ap[r + 1]; ++k2) col[ci[k2]] += w * mv[k2];
+            }
+        }
+    }
+    return GALA_OK;
+}
+
+/* The sweep of cl/qp.cl on the lower triangle only (half the work), with the column k
+ * gathered into a scratch vector so that the updates are plain axpys; mirrored at the end. */
+static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
+    int *flag = HBUF(int, 3);
+    const int njobs = HINT(4);
+    REAL *K = HBUF(REAL, 5);
+    int *jinfo = HBUF(int, 6), *state = HBUF(int, 7);
+    const int set_status = HINT(8);
+    REAL *v = NULL;
+    ptrdiff_t vcap = 0;
+    for (int g = 0; g < njobs; ++g) {
+        if (!flag[g]) continue;
+        const int b = jqp[g];
+        const ptrdiff_t n = meta[(ptrdiff_t)b * QP_NMETA + QP_M_N];
+        REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
+        if (n > vcap) {
+            REAL *nv = gala_realloc(v, sizeof(REAL) * (size_t)n);
+            if (!nv) {
+                gala_free(v);
+                return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "qp_chol_inv: no host memory");
+            }
+            v = nv;
+            vcap = n;
+        }
+        int fail = 0;
+        for (ptrdiff_t k = 0; k < n; ++k) {
+            const REAL d = A[k * n + k];
+            if (!(d > 0)) { fail = (int)k + 1; break; }
+            /* v = column k of the symmetric matrix (from the lower triangle) */
+            for (ptrdiff_t i = 0; i < k; ++i) v[i] = A[i * n + k];
+            for (ptrdiff_t i = k; i < n; ++i) v[i] = A[k * n + i];
+            const REAL *restrict vr = v;
+            for (ptrdiff_t j = 0; j < n; ++j) {
+                if (j == k) continue;
+                REAL *restrict cj = A + j * n;
+                const REAL f = vr[j] / d;
+                const REAL keep = k >= j ? cj[k] : 0;
+                ptrdiff_t i = j;
+                for (; i + 4 <= n; i += 4) {
+                    cj[i] -= vr[i] * f;
+                    cj[i + 1] -= vr[i + 1] * f;
+                    cj[i + 2] -= vr[i + 2] * f;
+                    cj[i + 3] -= vr[i + 3] * f;
+                }
+                for (; i < n; ++i) cj[i] -= vr[i] * f;
+                if (k >= j) cj[k] = keep;
+            }
+            for (ptrdiff_t i = k + 1; i < n; ++i) A[k * n + i] = v[i] / d;
+            for (ptrdiff_t j = 0; j < k; ++j) A[j * n + k] = v[j] / d;
+            A[k * n + k] = -(REAL)1 / d;
+        }
+        if (!fail)
+            for (ptrdiff_t j = 0; j < n; ++j)
+                for (ptrdiff_t i = j; i < n; ++i) {
+                    const REAL t = -A[j * n + i];
+                    A[j * n + i] = t;
+                    A[i * n + j] = t;
+                }
+        jinfo[g] = fail;
+        flag[g] = 0;
+        if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
+    }
+    gala_free(v);
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_mirror)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
+    const int *flag = HBUF(int, 3);
+    const int njobs = HINT(4);
+    REAL *K = HBUF(REAL, 5);
+    for (int g = 0; g < njobs; ++g) {
+        if (!flag[g]) continue;
+        const ptrdiff_t n = meta[(ptrdiff_t)jqp[g] * QP_NMETA + QP_M_N];
+        REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
+        for (ptrdiff_t j = 0; j < n; ++j)
+            for (ptrdiff_t i = 0; i < j; ++i) A[j * n + i] = A[i * n + j];
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_ax)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *rp = HBUF(int, 3), *ci = HBUF(int, 4);
+    const REAL *mv = HBUF(REAL, 5), *vn = HBUF(REAL, 6);
+    REAL *vm = HBUF(REAL, 8);
+    const ptrdiff_t ntot = HLONG(7), mtot = HLONG(9);
+    for (int g = 0; g < nlist; ++g) {
+        const int *mt = meta + (ptrdiff_t)list[g] * QP_NMETA;
+        const int *Ap = rp + mt[QP_M_AP];
+        const REAL *x = vn + QP_V_X * ntot + mt[QP_M_XO];
+        REAL *z = vm + QP_V_Z * mtot + mt[QP_M_ZO];
+        for (int i = 0; i < mt[QP_M_M]; ++i) {
+            REAL s = 0;
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) s += mv[k] * x[ci[k]];
+            z[i] = s;
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_count)(const gala_host_launch *L)
+{
+    const int *list = HBUF(int, 0);
+    const int nlist = HINT(1);
+    const int *state = HBUF(int, 2), *refac = HBUF(int, 3);
+    int *out = HBUF(int, 4);
+    int a = 0, r = 0;
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        a += state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0;
+        r += refac[b] != 0;
+    }
+    out[0] = a;
+    out[1] = r;
+    return GALA_OK;
+}
+
+/* One QP of qp_admm: iterations, then the check. */
+static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_check)
+{
+    const int *meta = HBUF(int, 0);
+    int *state = HBUF(int, 3);
+    REAL *info = HBUF(REAL, 4);
+    int *refac = HBUF(int, 5);
+    const int *rp = HBUF(int, 6), *ci = HBUF(int, 7);
+    const REAL *mv = HBUF(REAL, 8), *K = HBUF(REAL, 9);
+    REAL *vn = HBUF(REAL, 10), *vm = HBUF(REAL, 12);
+    const ptrdiff_t ntot = HLONG(11), mtot = HLONG(13);
+    const int *ctype = HBUF(int, 14);
+    const REAL *lrho = HBUF(REAL, 15);
+    const int *rungok = HBUF(int, 16);
+    const int nrungs = HINT(17), lad_ko = HINT(18), lad_ks = HINT(19);
+    const int iters = HINT(20), adapt = HINT(22), final_status = HINT(23);
+    const int scaled_term = HINT(24), dualgap = HINT(25);
+    const REAL sigma = HREAL(26), alpha = HREAL(27), eps_abs = HREAL(28), eps_rel = HREAL(29);
+    const REAL eps_pinf = HREAL(30), eps_dinf = HREAL(31), rho_tol = HREAL(32);
+
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+    const int n = mt[QP_M_N], m = mt[QP_M_M];
+    const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];
+    int *st = state + (ptrdiff_t)b * QP_NSTATE;
+    REAL *inf = info + (ptrdiff_t)b * QP_NINFO;
+    const REAL *Kb;
+    REAL rho;
+    if (nrungs > 0) {
+        Kb = K + ((ptrdiff_t)lad_ko + (ptrdiff_t)st[QP_S_RUNG] * lad_ks) * QP_KALIGN;
+        rho = lrho[st[QP_S_RUNG]];
+    } else {
+        Kb = K + (ptrdiff_t)mt[QP_M_KO] * QP_KALIGN;
+        rho = inf[QP_I_RHO];
+    }
+    REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    REAL *xt = vn + QP_V_XT * ntot + xo, *r = vn + QP_V_R * ntot + xo;
+    const REAL *q = vn + QP_V_Q * ntot + xo, *D = vn + QP_V_D * ntot + xo;
+    REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+    REAL *yp = vm + QP_V_YPREV * mtot + zo;
+    const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
+    const REAL *E = vm + QP_V_E * mtot + zo;
+    const int *ct = ctype + zo;
+    const int refine = (int)HDEF("REFINE", 0);
+    REAL *w = vm + QP_V_W * mtot + zo, *w2 = vn + QP_V_W2 * ntot + xo;
+    for (int it = 0; do_iter && it < iters; ++it) {
+        const int last = it == iters - 1;
+        for (int j = 0; j < n; ++j) {
+            REAL s = sigma * x[j] - q[j];
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+                const int i = ci[k];
+                s += mv[k] * (SUF(rho_row)(ct[i], rho) * z[i] - y[i]);
+            }
+            r[j] = s;
+        }
+        if (last) memcpy(xp, x, (size_t)n * sizeof(REAL));
+        /* x̃_i = Σ_j K⁻¹(j, i)·r_j (K⁻¹ is symmetric: column i read contiguously) */
+        for (int i = 0; i < n; ++i) {
+            const REAL *restrict kc = Kb + (ptrdiff_t)i * n;
+            const REAL *restrict rr = r;
+            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            int j = 0;
+            for (; j + 4 <= n; j += 4) {
+                a0 += kc[j] * rr[j];
+                a1 += kc[j + 1] * rr[j + 1];
+                a2 += kc[j + 2] * rr[j + 2];
+                a3 += kc[j + 3] * rr[j + 3];
+            }
+            for (; j < n; ++j) a0 += kc[j] * rr[j];
+            xt[i] = (a0 + a1) + (a2 + a3);
+        }
+        if (refine) {
+            /* w = ρ∘(A x̃); r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r */
+            for (int i = 0; i < m; ++i) {
+                REAL a = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += mv[k] * xt[ci[k]];
+                w[i] = SUF(rho_row)(ct[i], rho) * a;
+            }
+            for (int j = 0; j < n; ++j) {
+                REAL kx = sigma * xt[j];
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += mv[k] * xt[ci[k]];
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += mv[k] * w[ci[k]];
+                r[j] -= kx;
+            }
+            for (int i = 0; i < n; ++i) {
+                const REAL *kc = Kb + (ptrdiff_t)i * n;
+                REAL a0 = 0;
+                for (int j = 0; j < n; ++j) a0 += kc[j] * r[j];
+                w2[i] = xt[i] + a0;
+            }
+            memcpy(xt, w2, (size_t)n * sizeof(REAL));
+        }
+        for (int i = 0; i < n; ++i) x[i] = alpha * xt[i] + ((REAL)1 - alpha) * x[i];
+        for (int i = 0; i < m; ++i) {
+            REAL zt = 0;
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += mv[k] * xt[ci[k]];
+            const REAL rh = SUF(rho_row)(ct[i], rho);
+            const REAL zold = z[i], yold = y[i];
+            const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
+            REAL zn = zh + yold / rh;
+            zn = zn < l[i] ? l[i] : zn;
+            zn = zn > u[i] ? u[i] : zn;
+            if (last) yp[i] = yold;
+            y[i] = yold + rh * (zh - zn);
+            z[i] = zn;
+        }
+    }
+    if (do_iter) st[QP_S_ITER] += iters;
+    if (!do_check) return;
+
+    const int U = !scaled_term;
+    REAL prim = 0, prims = 0, ptol = 0, ptols = 0, sup = 0, ndy = 0, lhs = 0;
+    for (int i = 0; i < m; ++i) {
+        REAL ax = 0;
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += mv[k] * x[ci[k]];
+        const REAL sc = U ? (REAL)1 / E[i] : (REAL)1;
+        const REAL pr = SUF(qabs)(ax - z[i]);
+        const REAL an = SUF(qmax)(SUF(qabs)(ax), SUF(qabs)(z[i]));
+        prim = SUF(qmax)(prim, pr * sc);
+        prims = SUF(qmax)(prims, pr);
+        ptol = SUF(qmax)(ptol, an * sc);
+        ptols = SUF(qmax)(ptols, an);
+        REAL ypp = SUF(polar)(y[i], l[i], u[i]);
+        if (SUF(qabs)(ypp) < (REAL)QP_DEADZONE_R) ypp = 0;
+        sup += SUF(support)(ypp, l[i], u[i]);
+        const REAL dyp = SUF(polar)(y[i] - yp[i], l[i], u[i]);
+        ndy = SUF(qmax)(ndy, SUF(qabs)(dyp) * (U ? E[i] : (REAL)1));
+        lhs += SUF(support)(dyp, l[i], u[i]);
+    }
+    REAL dual = 0, duals = 0, dtol = 0, dtols = 0, xpx = 0, qx = 0, ndx = 0, qdx = 0, atdyn = 0, pdxn = 0;
+    for (int j = 0; j < n; ++j) {
+        REAL px = 0, aty = 0, atdy = 0, pdx = 0;
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
+            const int c = ci[k];
+            px += mv[k] * x[c];
+            pdx += mv[k] * (x[c] - xp[c]);
+        }
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+            const int i = ci[k];
+            aty += mv[k] * y[i];
+            atdy += mv[k] * SUF(polar)(y[i] - yp[i], l[i], u[i]);
+        }
+        const REAL sc = U ? (REAL)1 / D[j] : (REAL)1;
+        const REAL dr = SUF(qabs)(px + q[j] + aty);
+        const REAL tn = SUF(qmax)(SUF(qabs)(q[j]), SUF(qmax)(SUF(qabs)(aty), SUF(qabs)(px)));
+        dual = SUF(qmax)(dual, dr * sc);
+        duals = SUF(qmax)(duals, dr);
+        dtol = SUF(qmax)(dtol, tn * sc);
+        dtols = SUF(qmax)(dtols, tn);
+        const REAL dx = x[j] - xp[j];
+        xpx += x[j] * px;
+        qx += q[j] * x[j];
+        ndx = SUF(qmax)(ndx, SUF(qabs)(dx) * (U ? D[j] : (REAL)1));
+        qdx += q[j] * dx;
+        atdyn = SUF(qmax)(atdyn, SUF(qabs)(atdy) * sc);
+        pdxn = SUF(qmax)(pdxn, SUF(qabs)(pdx) * sc);
+    }
+    REAL viol[2] = {0, 0};
+    const REAL tols[2] = {eps_dinf * ndx, 10 * eps_dinf * ndx};
+    for (int i = 0; i < m; ++i) {
+        REAL adx = 0;
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += mv[k] * (x[ci[k]] - xp[ci[k]]);
+        if (U) adx /= E[i];
+        for (int p = 0; p < 2; ++p)
+            viol[p] += ((u[i] < (REAL)QP_INFV && adx > tols[p]) ||
+                        (l[i] > -(REAL)QP_INFV && adx < -tols[p])) ? 1 : 0;
+    }
+
+    const REAL c = inf[QP_I_C], cinv = (REAL)1 / c;
+    dual *= U ? cinv : (REAL)1;
+    inf[QP_I_PRIM] = prim;
+    inf[QP_I_DUAL] = dual;
+    inf[QP_I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
+    inf[QP_I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
+    inf[QP_I_GAP] = cinv * (xpx + qx + sup);
+    int status = 0;
+    if (!(prim <= (REAL)QP_INFTY) || !(dual <= (REAL)QP_INFTY)) {
+        status = 9;
+    } else {
+        for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
+            const REAL f = pass ? (REAL)10 : (REAL)1;
+            const REAL ea = f * eps_abs, er = f * eps_rel, epi = f * eps_pinf, edi = f * eps_dinf;
+            int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
+            if (m > 0) {
+                prim_ok = prim < ea + er * ptol;
+                if (!prim_ok && ndy > (REAL)QP_DIVTOL && lhs < 0) pinf = atdyn < epi * ndy;
+            }
+            const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * dtol;
+            if (!dual_ok && ndx > (REAL)QP_DIVTOL && qdx < 0 && pdxn < (U ? c : (REAL)1) * edi * ndx)
+                dinf = viol[pass] == 0;
+            if (dualgap) {
+                const REAL s = U ? cinv : (REAL)1;
+                const REAL gtol = ea + er * s * SUF(qmax)(SUF(qabs)(xpx), SUF(qmax)(SUF(qabs)(qx), SUF(qabs)(sup)));
+                gap_ok = SUF(qabs)(s * (xpx + qx + sup)) < gtol;
+            }
+            if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
+            else if (pinf) status = pass ? 4 : 3;
+            else if (dinf) status = pass ? 6 : 5;
+        }
+        if (!status && final_status) status = final_status;
+    }
+    st[QP_S_STATUS] = status;
+    if (!status && adapt) {
+        const REAL pn = prims / (ptols + (REAL)QP_DIVTOL);
+        const REAL dn = duals / (dtols + (REAL)QP_DIVTOL);
+        REAL rn = rho * (REAL)sqrt((double)(pn / dn));
+        rn = rn < (REAL)QP_RHO_MIN ? (REAL)QP_RHO_MIN : (rn > (REAL)QP_RHO_MAX ? (REAL)QP_RHO_MAX : rn);
+        if (rn == rn) {
+            inf[QP_I_RHOEST] = rn;
+            if (rn > rho * rho_tol || rn < rho / rho_tol) {
+                if (nrungs > 0) {
+                    int best = st[QP_S_RUNG];
+                    REAL bd = (REAL)QP_INFTY;
+                    for (int k = 0; k < nrungs; ++k) {
+                        if (!rungok[k]) continue;
+                        const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
+                        const REAL dist = r1 > r2 ? r1 : r2;
+                        if (dist < bd) { bd = dist; best = k; }
+                    }
+                    if (best != st[QP_S_RUNG]) {
+                        st[QP_S_RUNG] = best;
+                        inf[QP_I_RHO] = lrho[best];
+                        st[QP_S_RHOUPD] += 1;
+                    }
+                } else {
+                    inf[QP_I_RHO] = rn;
+                    refac[b] = 1;
+                    st[QP_S_RHOUPD] += 1;
+                }
+            }
+        }
+    }
+}
+
+static gala_status SUF(qp_admm)(const gala_host_launch *L)
+{
+    const int *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *state = HBUF(int, 3);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 1, 0);
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_check)(const gala_host_launch *L)
+{
+    const int *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *state = HBUF(int, 3);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 0, 1);
+    }
+    return GALA_OK;
+}
+
+#endif

@@ -1,0 +1,273 @@
+/* Host versions of cl/sldlt.cl (same names, same arguments, same contracts): every group,
+ * every matrix, tasks in level order (a valid sequential order of the schedule). */
+#ifndef REAL
+#include <math.h>
+#include <stdlib.h>
+
+#include "host_kernels.h"
+#include "../../la/sparse_ldlt.h"
+
+static ptrdiff_t hs_off(const int *d)
+{
+    return (ptrdiff_t)((long long)(unsigned)d[0] + (long long)d[1] * 4294967296LL);
+}
+
+static int hs_first(int a, int b)
+{
+    if (a == 0) return b;
+    if (b == 0) return a;
+    return abs(b) < abs(a) ? b : a;
+}
+
+#define REAL float
+#define SUF(x) x##_f
+#include "k_sldlt.c"
+#undef REAL
+#undef SUF
+#define REAL double
+#define SUF(x) x##_d
+#include "k_sldlt.c"
+#undef REAL
+#undef SUF
+
+#define K(name, sig) {#name, sig, name##_f, name##_d}
+const gala_host_kernel gala_host_sldlt[] = {
+    K(sldlt_factor, "ibbblllbb"),
+    K(sldlt_factor_cols, "ibbblllbbbb"),
+    K(sldlt_solve, "ibbbiibllllbllll"),
+    {NULL, NULL, NULL, NULL},
+};
+#undef K
+
+#else /* template body, compiled once per REAL */
+
+static int SUF(hs_bad)(REAL d) { return !(d - d == (REAL)0); }
+
+/* The schedule is walked once per chunk of HS_CHUNK matrices, the matrices innermost: the
+ * interleaved values of neighbouring matrices are adjacent, as for the lanes of a GPU
+ * work-group (same arithmetic, per matrix, as the kernel). */
+#ifndef HS_CHUNK
+#define HS_CHUNK 256
+#endif
+static gala_status SUF(sldlt_factor)(const gala_host_launch *L)
+{
+    const int ngroups = HINT(0);
+    const int *gd = HBUF(int, 1), *sc = HBUF(int, 2);
+    const REAL *x = HBUF(REAL, 3);
+    const ptrdiff_t x_off = HLONG(4), x_ms = HLONG(5), x_es = HLONG(6);
+    REAL *V = HBUF(REAL, 7);
+    int *st = HBUF(int, 8);
+    REAL dj[HS_CHUNK], tk[HS_CHUNK];
+    int info[HS_CHUNK], np[HS_CHUNK], nn[HS_CHUNK];
+    for (int g = 0; g < ngroups; ++g) {
+        const int *G = gd + g * SLDLT_GDESC;
+        const int n = G[G_N], nnzl = G[G_NNZL], batch = G[G_BATCH];
+        const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
+        const int *task = sc + G[G_TASK], *ins = sc + G[G_INS], *amap = sc + G[G_AMAP];
+        for (int b0 = 0; b0 < batch; b0 += HS_CHUNK) {
+            const int nb = batch - b0 < HS_CHUNK ? batch - b0 : HS_CHUNK;
+            REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
+            const REAL *xa = x + x_off + (q0 + b0) * x_ms;
+            for (int c = 0; c < nb; ++c) info[c] = np[c] = nn[c] = 0;
+            for (int t = 0; t < n; ++t) {
+                const int *T = task + (ptrdiff_t)t * SLDLT_TASK;
+                const int j = T[T_J], dpos = nnzl + j;
+                if (nb == 1) /* (a memset per entry costs more than the entry) */
+                    for (int p = T[T_L0]; p < T[T_L1]; ++p) v[p * ldv] = 0;
+                else
+                    for (int p = T[T_L0]; p < T[T_L1]; ++p)
+                        for (int c = 0; c < nb; ++c) v[p * ldv + c] = 0;
+                for (int c = 0; c < nb; ++c) dj[c] = 0;
+                for (int a = T[T_A0]; a < T[T_A1]; ++a) {
+                    const int dst = amap[2 * a + 1];
+                    const REAL *xe = xa + amap[2 * a] * x_es;
+                    if (dst == dpos)
+                        for (int c = 0; c < nb; ++c) dj[c] = xe[c * x_ms];
+                    else
+                        for (int c = 0; c < nb; ++c) v[dst * ldv + c] = xe[c * x_ms];
+                }
+                for (int i = T[T_INS0]; i < T[T_INS1]; ++i) {
+                    const int *I = ins + (ptrdiff_t)i * SLDLT_INS;
+                    const int len = I[I_LEN], src = I[I_SRC], dst = I[I_DST], k = I[I_K];
+                    if (k >= 0) {
+                        const REAL *lv = v + (src - 1) * ldv, *dk = v + (nnzl + k) * ldv;
+                        for (int c = 0; c < nb; ++c) {
+                            tk[c] = lv[c] * dk[c];
+                            dj[c] -= lv[c] * tk[c];
+                        }
+                    }
+                    if (nb == 1) { /* one matrix: a plain loop over the run */
+                        const REAL t0 = tk[0];
+                        for (int r = 0; r < len; ++r) v[(dst + r) * ldv] -= v[(src + r) * ldv] * t0;
+                    } else {
+                        for (int r = 0; r < len; ++r) {
+                            REAL *d = v + (dst + r) * ldv;
+                            const REAL *sv = v + (src + r) * ldv;
+                            for (int c = 0; c < nb; ++c) d[c] -= sv[c] * tk[c];
+                        }
+                    }
+                }
+                for (int c = 0; c < nb; ++c) {
+                    const REAL d = dj[c];
+                    v[dpos * ldv + c] = d;
+                    if (SUF(hs_bad)(d)) {
+                        info[c] = hs_first(info[c], -(j + 1));
+                    } else if (d == 0) {
+                        info[c] = hs_first(info[c], j + 1);
+                    } else {
+                        if (d > 0) ++np[c]; else ++nn[c];
+                        for (int p = T[T_L0]; p < T[T_L1]; ++p) v[p * ldv + c] /= d;
+                    }
+                }
+            }
+            for (int c = 0; c < nb; ++c) {
+                const ptrdiff_t q = q0 + b0 + c;
+                st[3 * q] = info[c];
+                st[3 * q + 1] = np[c];
+                st[3 * q + 2] = nn[c];
+            }
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(sldlt_factor_cols)(const gala_host_launch *L)
+{
+    const int ngroups = HINT(0);
+    const int *gd = HBUF(int, 1), *sc = HBUF(int, 2);
+    const REAL *x = HBUF(REAL, 3);
+    const ptrdiff_t x_off = HLONG(4), x_ms = HLONG(5), x_es = HLONG(6);
+    REAL *V = HBUF(REAL, 7), *W = HBUF(REAL, 8);
+    int *IW = HBUF(int, 9), *st = HBUF(int, 10);
+    for (int g = 0; g < ngroups; ++g) {
+        const int *G = gd + g * SLDLT_GDESC;
+        const int n = G[G_N], nnzl = G[G_NNZL];
+        const ptrdiff_t ldv = G[G_LDV], ldw = G[G_LDW];
+        const int *lp = sc + G[G_LP], *li = sc + G[G_LI], *aptr = sc + G[G_APTR],
+                  *amap = sc + G[G_AMAP];
+        for (ptrdiff_t b = 0; b < G[G_BATCH]; ++b) {
+            const ptrdiff_t q = G[G_Q0] + b;
+            REAL *v = V + hs_off(G + G_VBASE_LO) + b, *xw = W + hs_off(G + G_WBASE_LO) + b;
+            int *head = IW + 3 * hs_off(G + G_WBASE_LO) + b, *link = head + n * ldw,
+                *first = link + n * ldw;
+            const REAL *xa = x + x_off + q * x_ms;
+            int info = 0, np = 0, nn = 0;
+            for (int e = 0; e < n; ++e) {
+                head[e * ldw] = -1;
+                xw[e * ldw] = 0;
+            }
+            for (int j = 0; j < n; ++j) {
+                for (int a = aptr[j]; a < aptr[j + 1]; ++a) {
+                    const int dst = amap[2 * a + 1], row = dst < nnzl ? li[dst] : j;
+                    xw[row * ldw] = xa[amap[2 * a] * x_es];
+                }
+                int k = head[j * ldw];
+                while (k >= 0) {
+                    const int nx = link[k * ldw], p = first[k * ldw], end = lp[k + 1];
+                    const REAL lj = v[p * ldv], tk = lj * v[(nnzl + k) * ldv];
+                    xw[j * ldw] -= lj * tk;
+                    for (int r = p + 1; r < end; ++r) xw[li[r] * ldw] -= v[r * ldv] * tk;
+                    if (p + 1 < end) {
+                        const int row = li[p + 1];
+                        first[k * ldw] = p + 1;
+                        link[k * ldw] = head[row * ldw];
+                        head[row * ldw] = k;
+                    }
+                    k = nx;
+                }
+                const REAL dj = xw[j * ldw];
+                xw[j * ldw] = 0;
+                v[(nnzl + j) * ldv] = dj;
+                const int bad = SUF(hs_bad)(dj) || dj == 0;
+                if (SUF(hs_bad)(dj)) info = hs_first(info, -(j + 1));
+                else if (dj == 0) info = hs_first(info, j + 1);
+                else if (dj > 0) ++np;
+                else ++nn;
+                for (int p = lp[j]; p < lp[j + 1]; ++p) {
+                    const int row = li[p];
+                    v[p * ldv] = bad ? xw[row * ldw] : xw[row * ldw] / dj;
+                    xw[row * ldw] = 0;
+                }
+                if (lp[j] < lp[j + 1]) {
+                    const int row = li[lp[j]];
+                    first[j * ldw] = lp[j];
+                    link[j * ldw] = head[row * ldw];
+                    head[row * ldw] = j;
+                }
+            }
+            st[3 * q] = info;
+            st[3 * q + 1] = np;
+            st[3 * q + 2] = nn;
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(sldlt_solve)(const gala_host_launch *L)
+{
+    const int ngroups = HINT(0);
+    const int *gd = HBUF(int, 1), *sc = HBUF(int, 2);
+    const REAL *V = HBUF(REAL, 3);
+    const int nrhs = HINT(4), copy = HINT(5);
+    const REAL *B = HBUF(REAL, 6);
+    const ptrdiff_t b_off = HLONG(7), b_ms = HLONG(8), b_rs = HLONG(9), b_es = HLONG(10);
+    REAL *X = HBUF(REAL, 11);
+    const ptrdiff_t x_off = HLONG(12), x_ms = HLONG(13), x_rs = HLONG(14), x_es = HLONG(15);
+    REAL s[HS_CHUNK];
+    for (int g = 0; g < ngroups; ++g) {
+        const int *G = gd + g * SLDLT_GDESC;
+        const int n = G[G_N], nnzl = G[G_NNZL], batch = G[G_BATCH];
+        const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
+        const int *stask = sc + G[G_STASK], *frow = sc + G[G_FROW], *bidx = sc + G[G_BIDX];
+        for (int r = 0; r < nrhs; ++r)
+            for (int b0 = 0; b0 < batch; b0 += HS_CHUNK) {
+                const int nb = batch - b0 < HS_CHUNK ? batch - b0 : HS_CHUNK;
+                const REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
+                REAL *xv = X + x_off + (q0 + b0) * x_ms + r * x_rs;
+                const REAL *bv = B + b_off + (q0 + b0) * b_ms + r * b_rs;
+                if (copy)
+                    for (int e = 0; e < n; ++e)
+                        for (int c = 0; c < nb; ++c) xv[e * x_es + c * x_ms] = bv[e * b_es + c * b_ms];
+                if (nb == 1) { /* one matrix: plain loops */
+                    for (int t = 0; t < n; ++t) {
+                        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                        REAL a = xv[U[S_PI] * x_es];
+                        for (int f = U[S_R0]; f < U[S_R1]; ++f)
+                            a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+                        xv[U[S_PI] * x_es] = a;
+                    }
+                    for (int t = n - 1; t >= 0; --t) {
+                        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                        REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv];
+                        for (int e = U[S_L0]; e < U[S_L1]; ++e) a -= v[e * ldv] * xv[bidx[e] * x_es];
+                        xv[U[S_PI] * x_es] = a;
+                    }
+                    continue;
+                }
+                for (int t = 0; t < n; ++t) {
+                    const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                    REAL *xi = xv + U[S_PI] * x_es;
+                    for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms];
+                    for (int f = U[S_R0]; f < U[S_R1]; ++f) {
+                        const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
+                        for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
+                    }
+                    for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+                }
+                for (int t = n - 1; t >= 0; --t) {
+                    const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                    REAL *xi = xv + U[S_PI] * x_es;
+                    const REAL *dv = v + (nnzl + U[S_I]) * ldv;
+                    for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms] / dv[c];
+                    for (int e = U[S_L0]; e < U[S_L1]; ++e) {
+                        const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
+                        for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
+                    }
+                    for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+                }
+            }
+    }
+    return GALA_OK;
+}
+
+#endif

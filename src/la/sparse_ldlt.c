@@ -1,0 +1,402 @@
+/*
+ * Sparse LDLᵀ, numeric phase (include/gala/ldlt.h): factor objects on the device, numeric
+ * factorization and solves of batches, by the kernels of cl/sldlt.cl.
+ *
+ * A factor object holds, for ngroups patterns (group g: batch[g] matrices of pattern
+ * sym[g]): the concatenated schedule images (one int buffer), the group descriptors, the
+ * factor values V (interleaved per group: element e of matrix b at vbase + e·ldv + b), the
+ * status array, and the kernels, fetched once here so that refactor and solve compile and
+ * allocate nothing.
+ *
+ * Launch shape: a work-group holds MB matrices (lanes m) × CW column workers. With many
+ * matrices (enough to fill the device one lane per matrix) CW = 1: every lane walks the whole
+ * schedule of its matrix and no barrier is needed. With few matrices, CW workers share the
+ * columns of each elimination-tree level (barrier between levels).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sparse_ldlt.h"
+
+struct gala_sparse_ldlt {
+    gala_context *ctx;
+    gala_dtype dtype;
+    int ngroups, total, baseline, mb, cw;
+    int *gd;        /* host copy of the group descriptors */
+    int *exp_pos;   /* per group: expected positive pivots, or -1 */
+    int *perm;      /* per group, concatenated: the permutations (for messages) */
+    size_t *perm_off;
+    int *st_h;      /* host status, 3 per matrix */
+    gala_buffer *gdesc, *sched, *V, *st, *W, *IW;
+    gala_kernel *kfactor, *ksolve;
+};
+
+/* the kernels hard-code these positions (cl/sldlt.cl) */
+_Static_assert(G_VBASE_LO == 16 && G_WBASE_LO == 18 && G_LDW == 20 && G_LORD == 22 &&
+               G_LORD < SLDLT_GDESC, "group descriptor layout shared with cl/sldlt.cl");
+
+static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
+
+void gala_sparse_ldlt_destroy(gala_sparse_ldlt *F)
+{
+    if (!F) return;
+    gala_buffer_free(F->gdesc);
+    gala_buffer_free(F->sched);
+    gala_buffer_free(F->V);
+    gala_buffer_free(F->st);
+    gala_buffer_free(F->W);
+    gala_buffer_free(F->IW);
+    gala_free(F->gd);
+    gala_free(F->exp_pos);
+    gala_free(F->perm);
+    gala_free(F->perm_off);
+    gala_free(F->st_h);
+    gala_free(F);
+}
+
+int gala_sparse_ldlt_batch(const gala_sparse_ldlt *F) { return F ? F->total : 0; }
+
+static int pow2_floor(long v)
+{
+    int p = 1;
+    while ((long)p * 2 <= v) p *= 2;
+    return p;
+}
+
+/* Check a values or right-hand-side layout against every group: element (q, r, e) at
+ * off + q·ms + r·rs + e·es for q < total, r < nrhs, e < len(g). */
+static gala_status check_layout(gala_context *ctx, const char *fn, const char *name,
+                                const gala_buffer *buf, gala_dtype dt, const gala_sparse_ldlt *F,
+                                int by_nnz, int nrhs, size_t off, size_t ms, size_t rs, size_t es)
+{
+    size_t hi = 0;
+    int any = 0;
+    for (int g = 0; g < F->ngroups; ++g) {
+        const int *G = F->gd + g * SLDLT_GDESC;
+        const size_t len = (size_t)(by_nnz ? G[G_NNZA] : G[G_N]);
+        if (G[G_BATCH] == 0 || len == 0 || nrhs == 0) continue;
+        size_t a, b, c, e;
+        const size_t qlast = (size_t)G[G_Q0] + (size_t)G[G_BATCH] - 1;
+        if (gala_mul_overflow(qlast, ms, &a) || gala_mul_overflow((size_t)(nrhs - 1), rs, &b) ||
+            gala_mul_overflow(len - 1, es, &c) || a > SIZE_MAX - b || a + b > SIZE_MAX - c ||
+            (e = a + b + c) > SIZE_MAX - off - 1)
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: the layout of %s overflows", fn, name);
+        if (e + 1 > hi) hi = e + 1;
+        any = 1;
+    }
+    return gala_check_buf(ctx, fn, name, buf, dt, off, any ? hi : 0);
+}
+
+/* Read the status back; info, inertia, status and message. */
+static gala_status report(gala_sparse_ldlt *F, const char *fn, int *info, int *inertia)
+{
+    gala_context *ctx = F->ctx;
+    if (F->total == 0) return GALA_OK;
+    GALA_TRY(gala_buffer_read(F->st, 0, (size_t)F->total * 3, F->st_h));
+    int first_nf = -1, first_sing = -1, first_in = -1;
+    for (int g = 0; g < F->ngroups; ++g) {
+        const int *G = F->gd + g * SLDLT_GDESC;
+        for (int b = 0; b < G[G_BATCH]; ++b) {
+            const int q = G[G_Q0] + b, *h = F->st_h + 3 * (size_t)q;
+            if (info) info[q] = h[0];
+            if (inertia) {
+                inertia[2 * q] = h[1];
+                inertia[2 * q + 1] = h[2];
+            }
+            if (h[0] < 0 && first_nf < 0) first_nf = q;
+            if (h[0] > 0 && first_sing < 0) first_sing = q;
+            if (h[0] == 0 && F->exp_pos[g] >= 0 && h[1] != F->exp_pos[g] && first_in < 0)
+                first_in = q;
+        }
+    }
+    const int q = first_nf >= 0 ? first_nf : (first_sing >= 0 ? first_sing : first_in);
+    if (q < 0) return GALA_OK;
+    int g = 0;
+    while (g + 1 < F->ngroups && F->gd[(g + 1) * SLDLT_GDESC + G_Q0] <= q) ++g;
+    const int *h = F->st_h + 3 * (size_t)q, k = h[0] < 0 ? -h[0] : h[0];
+    const int b = q - F->gd[g * SLDLT_GDESC + G_Q0];
+    if (first_nf >= 0 || first_sing >= 0)
+        return gala_error(ctx, first_nf >= 0 ? GALA_ERR_NOT_FINITE : GALA_ERR_SINGULAR,
+                          "%s: matrix %d (group %d, item %d): pivot %d (original column %d) is %s",
+                          fn, q, g, b, k, F->perm[F->perm_off[g] + (size_t)k - 1],
+                          first_nf >= 0 ? "NaN or Inf" : "zero");
+    return gala_error(ctx, GALA_ERR_WRONG_INERTIA,
+                      "%s: matrix %d (group %d, item %d) has %d positive and %d negative pivots; "
+                      "%d positive expected (not quasi-definite)", fn, q, g, b, h[1], h[2],
+                      F->exp_pos[g]);
+}
+
+static gala_status numeric(gala_sparse_ldlt *F, const char *fn, const gala_buffer *x,
+                           size_t x_off, size_t x_ms, size_t x_es, int *info, int *inertia)
+{
+    gala_context *ctx = F->ctx;
+    if (F->total == 0) return GALA_OK;
+    long long groups = 0;
+    for (int g = 0; g < F->ngroups; ++g)
+        groups += ((long long)F->gd[g * SLDLT_GDESC + G_BATCH] + F->mb - 1) / F->mb;
+    const size_t wg = (size_t)F->mb * (size_t)F->cw;
+    gala_dims d = gala_dims_1d((size_t)groups * wg, wg);
+    if (F->baseline)
+        GALA_TRY(GALA_LAUNCH(ctx, F->kfactor, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
+                             ga_buf(F->sched), ga_buf(x), ga_long((long long)x_off),
+                             ga_long((long long)x_ms), ga_long((long long)x_es), ga_buf(F->V),
+                             ga_buf(F->W), ga_buf(F->IW), ga_buf(F->st)));
+    else
+        GALA_TRY(GALA_LAUNCH(ctx, F->kfactor, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
+                             ga_buf(F->sched), ga_buf(x), ga_long((long long)x_off),
+                             ga_long((long long)x_ms), ga_long((long long)x_es), ga_buf(F->V),
+                             ga_buf(F->st)));
+    return report(F, fn, info, inertia);
+}
+
+/* No allocation here: refactor runs in the QP solver's loop. */
+static gala_status check_values(gala_sparse_ldlt *F, const char *fn, const gala_buffer *x,
+                                size_t x_off, size_t x_ms, size_t x_es)
+{
+    return check_layout(F->ctx, fn, "x", x, F->dtype, F, 1, 1, x_off, x_ms, 0, x_es);
+}
+
+gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
+                                           const gala_sparse_ldlt_symbolic *const *sym,
+                                           const int *batch, const gala_buffer *x, size_t x_off,
+                                           size_t x_ms, size_t x_es, gala_sparse_ldlt **out,
+                                           int *info, int *inertia)
+{
+    static const char fn[] = "gala_sparse_ldlt_factor";
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    if (!out) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: F is NULL", fn);
+    *out = NULL;
+    if (ngroups < 1 || !sym || !batch)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: need ngroups >= 1 and the sym and batch "
+                          "arrays (ngroups = %d)", fn, ngroups);
+    long long total = 0;
+    for (int g = 0; g < ngroups; ++g) {
+        if (!sym[g]) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: sym[%d] is NULL", fn, g);
+        if (batch[g] < 0)
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch[%d] = %d is negative", fn, g,
+                              batch[g]);
+        total += batch[g];
+    }
+    if (total > (1LL << 30))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %lld matrices: too many", fn, total);
+    if (!x) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: x is NULL", fn);
+    const gala_dtype dt = x->dtype;
+    GALA_TRY(gala_check_float_type(ctx, fn, dt));
+
+    gala_sparse_ldlt *F = gala_calloc(1, sizeof *F);
+    if (!F) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    F->ctx = ctx;
+    F->dtype = dt;
+    F->ngroups = ngroups;
+    F->total = (int)total;
+    F->gd = gala_calloc((size_t)ngroups * SLDLT_GDESC, sizeof *F->gd);
+    F->exp_pos = gala_malloc((size_t)ngroups * sizeof *F->exp_pos);
+    F->perm_off = gala_malloc(((size_t)ngroups + 1) * sizeof *F->perm_off);
+    F->st_h = gala_malloc(((size_t)total * 3 + 1) * sizeof *F->st_h);
+    gala_status s = GALA_OK;
+    int *img = NULL;
+    if (!F->gd || !F->exp_pos || !F->perm_off || !F->st_h) goto oom;
+
+    /* layout of the groups: V bases, workspace bases, schedule offsets */
+    F->baseline = gala_tune(ctx, "sldlt.baseline", dt, 0) != 0;
+    size_t img_len = 0, vlen = 0, wlen = 0, plen = 0;
+    double avg_width = 1; /* columns per level of the elimination tree, largest over groups */
+    for (int g = 0; g < ngroups; ++g) {
+        const gala_sparse_ldlt_symbolic *S = sym[g];
+        int *G = F->gd + g * SLDLT_GDESC;
+        const size_t ldv = batch[g] < 32 ? (size_t)(batch[g] ? batch[g] : 1)
+                                         : round_up((size_t)batch[g], 32);
+        G[G_BATCH] = batch[g];
+        G[G_Q0] = g ? F->gd[(g - 1) * SLDLT_GDESC + G_Q0] + batch[g - 1] : 0;
+        G[G_N] = S->n;
+        G[G_NNZL] = S->nnz_l;
+        G[G_NLEV] = S->nlev;
+        G[G_LDV] = (int)ldv;
+        G[G_NNZA] = S->nnz_a;
+        const size_t base = img_len;
+        if (base + S->img_len > (size_t)0x7fffffff) {
+            s = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: the schedules of the groups exceed "
+                           "2^31 - 1 ints", fn);
+            goto fail;
+        }
+        G[G_LEV] = (int)(base + S->o_lev);
+        G[G_TASK] = (int)(base + S->o_task);
+        G[G_INS] = (int)(base + S->o_ins);
+        G[G_AMAP] = (int)(base + S->o_amap);
+        G[G_STASK] = (int)(base + S->o_stask);
+        G[G_FROW] = (int)(base + S->o_frow);
+        G[G_BIDX] = (int)(base + S->o_bidx);
+        G[G_LP] = (int)(base + S->o_lp);
+        G[G_LI] = (int)(base + S->o_li);
+        G[G_APTR] = (int)(base + S->o_aptr);
+        G[G_LORD] = (int)(base + S->o_lord);
+        img_len += S->img_len;
+        G[G_VBASE_LO] = (int)(unsigned)(vlen & 0xffffffffu);
+        G[G_VBASE_HI] = (int)(vlen >> 32);
+        size_t vs, ws;
+        if (gala_mul_overflow((size_t)S->nnz_l + (size_t)S->n, ldv, &vs) || vlen > SIZE_MAX - vs) {
+            s = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: factor size overflows", fn);
+            goto fail;
+        }
+        vlen += vs;
+        G[G_WBASE_LO] = (int)(unsigned)(wlen & 0xffffffffu);
+        G[G_WBASE_HI] = (int)(wlen >> 32);
+        G[G_LDW] = (int)ldv;
+        if (F->baseline) {
+            if (gala_mul_overflow((size_t)S->n, ldv, &ws) || wlen > SIZE_MAX / 4 - ws) {
+                s = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: workspace size overflows", fn);
+                goto fail;
+            }
+            wlen += ws;
+        }
+        F->exp_pos[g] = S->expected_pos;
+        F->perm_off[g] = plen;
+        plen += (size_t)S->n;
+        if (S->nlev > 0 && (double)S->n / S->nlev > avg_width) avg_width = (double)S->n / S->nlev;
+    }
+    F->perm_off[ngroups] = plen;
+    F->perm = gala_malloc((plen ? plen : 1) * sizeof *F->perm);
+    img = gala_malloc((img_len ? img_len : 1) * sizeof *img);
+    if (!F->perm || !img) goto oom;
+    for (int g = 0; g < ngroups; ++g) {
+        const gala_sparse_ldlt_symbolic *S = sym[g];
+        if (S->n) memcpy(F->perm + F->perm_off[g], S->perm, (size_t)S->n * sizeof *F->perm);
+        memcpy(img + F->gd[g * SLDLT_GDESC + G_LEV] - S->o_lev, S->img, S->img_len * sizeof *img);
+    }
+
+    /* launch shape */
+    const long maxwg = ctx->info.max_work_group_size ? (long)ctx->info.max_work_group_size : 256;
+    long wg = gala_tune(ctx, "sldlt.wg", dt, 64);
+    if (wg > maxwg) wg = maxwg;
+    wg = pow2_floor(wg < 1 ? 1 : wg);
+    const long cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
+    long mb = gala_tune(ctx, "sldlt.mb", dt, 0), cw = gala_tune(ctx, "sldlt.cw", dt, 0);
+    if (!ctx->info.is_gpu) { /* CPUs: a work-group runs on one core; lanes = matrices vectorize */
+        if (mb <= 0) mb = wg;
+        if (cw <= 0) cw = 1;
+    }
+    /* GPUs: one lane per matrix (CW = 1, no barrier) when the batch fills every compute unit
+     * with full work-groups; otherwise fewer matrices per work-group and column workers, as
+     * many as the tree offers on average (more would wait at the level barriers). */
+    if (mb <= 0) {
+        if (total >= cus * wg) {
+            mb = wg;
+        } else {
+            const long per_cu = (total + cus - 1) / cus;
+            mb = pow2_floor(per_cu < 1 ? 1 : per_cu);
+        }
+    }
+    mb = pow2_floor(mb > maxwg ? maxwg : mb);
+    if (cw <= 0) {
+        cw = wg / mb;
+        const long wmax = 2L * pow2_floor((long)avg_width);
+        if (cw > wmax) cw = wmax;
+    }
+    cw = pow2_floor(cw < 1 ? 1 : cw);
+    while (mb * cw > maxwg && cw > 1) cw /= 2;
+    if (F->baseline) cw = 1;
+    F->mb = (int)mb;
+    F->cw = (int)cw;
+
+    /* device memory */
+    s = gala_buffer_create(ctx, GALA_INT, (size_t)ngroups * SLDLT_GDESC, &F->gdesc);
+    if (s == GALA_OK) s = gala_buffer_write(F->gdesc, 0, (size_t)ngroups * SLDLT_GDESC, F->gd);
+    if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, img_len ? img_len : 1, &F->sched);
+    if (s == GALA_OK && img_len) s = gala_buffer_write(F->sched, 0, img_len, img);
+    if (s == GALA_OK) s = gala_buffer_create(ctx, dt, vlen ? vlen : 1, &F->V);
+    if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, (size_t)total * 3 + 1, &F->st);
+    if (s == GALA_OK && F->baseline) {
+        s = gala_buffer_create(ctx, dt, wlen ? wlen : 1, &F->W);
+        if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, wlen ? 3 * wlen : 1, &F->IW);
+    }
+    gala_free(img);
+    img = NULL;
+    if (s != GALA_OK) goto fail;
+
+    /* kernels: fetched now, so refactor and solve build nothing */
+    gala_program_key key;
+    gala_key_init(&key, "sldlt", dt);
+    gala_key_def(&key, "MB", F->mb);
+    gala_key_def(&key, "CW", F->cw);
+    /* SYNC (CPU devices with full work-groups): see cl/sldlt.cl */
+    const int sync_default = !ctx->info.is_gpu && total >= F->mb;
+    gala_key_def(&key, "SYNC", F->cw == 1 ? gala_tune(ctx, "sldlt.sync", dt, sync_default) != 0 : 0);
+    s = gala_kernel_get(ctx, &key, F->baseline ? "sldlt_factor_cols" : "sldlt_factor", &F->kfactor);
+    if (s == GALA_OK) s = gala_kernel_get(ctx, &key, "sldlt_solve", &F->ksolve);
+    if (s != GALA_OK) goto fail;
+
+    s = check_values(F, fn, x, x_off, x_ms, x_es);
+    if (s != GALA_OK) goto fail;
+    s = numeric(F, fn, x, x_off, x_ms, x_es, info, inertia);
+    if (s == GALA_OK || s == GALA_ERR_NOT_FINITE || s == GALA_ERR_SINGULAR ||
+        s == GALA_ERR_WRONG_INERTIA) {
+        *out = F;
+        return s;
+    }
+    goto fail;
+oom:
+    s = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+fail:
+    gala_free(img);
+    gala_sparse_ldlt_destroy(F);
+    return s;
+}
+
+gala_status gala_sparse_ldlt_factor(gala_context *ctx, const gala_sparse_ldlt_symbolic *sym,
+                                    int batch, const gala_buffer *x, size_t x_off, size_t x_ms,
+                                    size_t x_es, gala_sparse_ldlt **F, int *info, int *inertia)
+{
+    return gala_sparse_ldlt_factor_groups(ctx, 1, &sym, &batch, x, x_off, x_ms, x_es, F, info,
+                                          inertia);
+}
+
+gala_status gala_sparse_ldlt_refactor(gala_sparse_ldlt *F, const gala_buffer *x, size_t x_off,
+                                      size_t x_ms, size_t x_es, int *info, int *inertia)
+{
+    static const char fn[] = "gala_sparse_ldlt_refactor";
+    if (!F) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: F is NULL", fn);
+    if (!x) return gala_error(F->ctx, GALA_ERR_INVALID_ARG, "%s: x is NULL", fn);
+    GALA_TRY(check_values(F, fn, x, x_off, x_ms, x_es));
+    return numeric(F, fn, x, x_off, x_ms, x_es, info, inertia);
+}
+
+gala_status gala_sparse_ldlt_solve(gala_sparse_ldlt *F, int nrhs, const gala_buffer *B,
+                                   size_t b_off, size_t b_ms, size_t b_rs, size_t b_es,
+                                   gala_buffer *X, size_t x_off, size_t x_ms, size_t x_rs,
+                                   size_t x_es)
+{
+    static const char fn[] = "gala_sparse_ldlt_solve";
+    if (!F) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: F is NULL", fn);
+    gala_context *ctx = F->ctx;
+    if (nrhs < 0) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: nrhs = %d is negative", fn, nrhs);
+    if (!B || !X) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: B or X is NULL", fn);
+    GALA_TRY(check_layout(ctx, fn, "B", B, F->dtype, F, 0, nrhs, b_off, b_ms, b_rs, b_es));
+    GALA_TRY(check_layout(ctx, fn, "X", X, F->dtype, F, 0, nrhs, x_off, x_ms, x_rs, x_es));
+    const int same = B == X && b_off == x_off && b_ms == x_ms && b_rs == x_rs && b_es == x_es;
+    if (!same && B == X)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: X is B with other offsets or strides: "
+                          "give the same layout (in place) or separate buffers", fn);
+    /* every element of X must be distinct (two pairs writing one element would race) */
+    for (int g = 0; g < F->ngroups && nrhs > 0; ++g) {
+        const int *G = F->gd + g * SLDLT_GDESC;
+        if (G[G_N] == 0 || G[G_BATCH] == 0) continue;
+        if (G[G_N] > 1 && x_es == 0)
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: x_estride is 0", fn);
+        if ((F->total > 1 && x_ms == 0) || (nrhs > 1 && x_rs == 0))
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: X's matrix or rhs stride is 0: "
+                              "solutions overlap", fn);
+    }
+    if (F->total == 0 || nrhs == 0) return GALA_OK;
+    long long groups = 0;
+    for (int g = 0; g < F->ngroups; ++g)
+        groups += ((long long)F->gd[g * SLDLT_GDESC + G_BATCH] * nrhs + F->mb - 1) / F->mb;
+    const size_t wg = (size_t)F->mb * (size_t)(F->baseline ? 1 : F->cw);
+    gala_dims d = gala_dims_1d((size_t)groups * wg, wg);
+    return GALA_LAUNCH(ctx, F->ksolve, &d, ga_int(F->ngroups), ga_buf(F->gdesc), ga_buf(F->sched),
+                       ga_buf(F->V), ga_int(nrhs), ga_int(!same), ga_buf(B),
+                       ga_long((long long)b_off), ga_long((long long)b_ms),
+                       ga_long((long long)b_rs), ga_long((long long)b_es), ga_buf(X),
+                       ga_long((long long)x_off), ga_long((long long)x_ms),
+                       ga_long((long long)x_rs), ga_long((long long)x_es));
+}

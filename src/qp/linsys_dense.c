@@ -1,0 +1,382 @@
+/* Linear-system strategies of the QP solver (docs/qp.md):
+ *   dense  — per QP, K = P + σI + Aᵀdiag(ρ)A formed and inverted on the device; the ADMM
+ *            kernel applies K⁻¹ as a matrix-vector product; QPs launched in size classes.
+ *   shared — every QP has the same P and A: a ladder of K⁻¹ for ρ = rho·ratio^k is formed
+ *            once; a work-group runs a tile of TB QPs, whose x̃ = K⁻¹[r_1 … r_TB] is a
+ *            matrix-matrix product; adaptive ρ moves a QP to the nearest rung.
+ * The sparse LDLᵀ strategy (branch ldlt) has no entry yet: gala_qp_setup refuses it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp_internal.h"
+
+static size_t kalign(size_t n) { return (n + QP_KALIGN - 1) / QP_KALIGN * QP_KALIGN; }
+
+/* capacity classes (×4 steps, from 128) so that few programs are built */
+static int cap_class(int v)
+{
+    int c = 128;
+    while (c < v) c *= 4;
+    return c;
+}
+
+static size_t local_budget(const gala_qp_solver *s)
+{
+    size_t b = (size_t)gala_tune(s->ctx, "qp.local_bytes", s->dt, 40960);
+    if (s->ctx->info.local_mem_bytes && b > s->ctx->info.local_mem_bytes - 1024)
+        b = s->ctx->info.local_mem_bytes - 1024;
+    return b;
+}
+
+static int max_wg(const gala_qp_solver *s)
+{
+    int wg = (int)gala_tune(s->ctx, "qp.wg", s->dt, 256);
+    if ((size_t)wg > s->ctx->info.max_work_group_size) wg = (int)s->ctx->info.max_work_group_size;
+    int p = 1;
+    while (p * 2 <= wg) p *= 2;
+    return p < 32 ? 32 : p;
+}
+
+static gala_status dummies(gala_qp_solver *s)
+{
+    if (!s->b_lrho) GALA_TRY(gala_buffer_create(s->ctx, s->dt, 1, &s->b_lrho));
+    if (!s->b_rungok) GALA_TRY(gala_buffer_create(s->ctx, GALA_INT, 1, &s->b_rungok));
+    return GALA_OK;
+}
+
+/* ------------------------------------------------------------------ dense, per QP */
+
+typedef struct { int sl, n; } slot_n;
+static int by_n_desc(const void *a, const void *b)
+{
+    const slot_n *x = a, *y = b;
+    return x->n != y->n ? (y->n > x->n ? 1 : -1) : (x->sl - y->sl);
+}
+
+static gala_status dense_setup(gala_qp_solver *s)
+{
+    gala_context *ctx = s->ctx;
+    size_t nv = (size_t)s->nvalid, ko = 0;
+    int *kofs = gala_malloc(sizeof(int) * nv);
+    int *bin_of = gala_malloc(sizeof(int) * nv);
+    slot_n *order = gala_malloc(sizeof(slot_n) * nv);
+    qp_bin *bins = gala_calloc(nv, sizeof(qp_bin));
+    int *list = gala_malloc(sizeof(int) * nv);
+    gala_status st = GALA_OK;
+    if (!kofs || !bin_of || !order || !bins || !list)
+        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    size_t budget = local_budget(s);
+    int wgmax = max_wg(s), nb = 0;
+    for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl) {
+        int *mt = s->meta + sl * QP_NMETA;
+        int n = mt[QP_M_N], m = mt[QP_M_M];
+        if (ko / QP_KALIGN > 0x7fffffffu)
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the dense matrices of "
+                            "the batch are too large");
+        mt[QP_M_KO] = kofs[sl] = (int)(ko / QP_KALIGN);
+        ko += kalign((size_t)n * (size_t)n);
+        qp_bin c;
+        memset(&c, 0, sizeof c);
+        c.tb = 1;
+        /* one class size for n and m: 128 (WG 64), 512 (WG 128), 2048 (WG 256), ... */
+        int cls = cap_class(n > m ? n : m);
+        c.wg = cls <= 128 ? 64 : (cls <= 512 ? 128 : 256);
+        if (c.wg > wgmax) c.wg = wgmax;
+        c.ncap = c.mcap = cls;
+        c.vlocal = gala_qp_admm_local_bytes(s, c.wg, 1, c.ncap, c.mcap, 1) <= budget;
+        if (!c.vlocal) c.ncap = c.mcap = 1;
+        int b;
+        for (b = 0; b < nb; ++b)
+            if (bins[b].wg == c.wg && bins[b].ncap == c.ncap && bins[b].mcap == c.mcap &&
+                bins[b].vlocal == c.vlocal)
+                break;
+        if (b == nb) bins[nb++] = c;
+        bins[b].count++;
+        bin_of[sl] = b;
+        order[sl].sl = (int)sl;
+        order[sl].n = n;
+    }
+    s->ksize = ko;
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, ko ? ko : 1, &s->b_K);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &s->b_kofs);
+    if (st == GALA_OK) st = gala_buffer_write(s->b_kofs, 0, nv, kofs);
+    if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, nv * QP_NMETA, s->meta);
+    if (st == GALA_OK) st = dummies(s);
+    /* per bin, the QPs largest first (the long work-groups start early) */
+    if (st == GALA_OK) qsort(order, nv, sizeof *order, by_n_desc);
+    s->bins = bins;
+    s->nbins = nb;
+    bins = NULL;
+    for (int b = 0; st == GALA_OK && b < nb; ++b) {
+        int cnt = 0;
+        for (size_t i = 0; i < nv; ++i)
+            if (bin_of[order[i].sl] == b) list[cnt++] = order[i].sl;
+        st = gala_buffer_create(ctx, GALA_INT, (size_t)cnt, &s->bins[b].list);
+        if (st == GALA_OK) st = gala_buffer_write(s->bins[b].list, 0, (size_t)cnt, list);
+    }
+    gala_free(kofs);
+    gala_free(bin_of);
+    gala_free(order);
+    gala_free(bins);
+    gala_free(list);
+    return st;
+}
+
+static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *jko,
+                                   gala_buffer *jrho, int jrs, int jro, gala_buffer *flag,
+                                   int njobs, gala_buffer *jinfo, int set_status)
+{
+    gala_kernel *kf, *ki;
+    GALA_TRY(gala_qp_kernel(s, "qp_form_k", &kf));
+    GALA_TRY(gala_qp_kernel(s, "qp_chol_inv", &ki));
+    gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
+    GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
+                         ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
+                         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+                         ga_buf(s->b_K), ga_real(s->set.sigma)));
+    return GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
+                       ga_int(njobs), ga_buf(s->b_K), ga_buf(jinfo), ga_buf(s->b_state),
+                       ga_int(set_status));
+}
+
+/* The library path: K formed by qp_form_k, factored by gala_potrf_vbatched (lower),
+ * inverted by gala_potri_vbatched, mirrored by qp_mirror. The flags are read back (the
+ * vbatched calls take host arrays): fail[j] receives the job's potrf info (> 0: K not
+ * positive definite). jqp_h / jko_h: host copies of the job arrays. */
+static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *jko,
+                             gala_buffer *jrho, int jrs, int jro, gala_buffer *flag, int njobs,
+                             const int *jqp_h, const int *jko_h, int *fail)
+{
+    int *fl = gala_malloc(sizeof(int) * (size_t)njobs * 4);
+    size_t *off = gala_malloc(sizeof(size_t) * (size_t)njobs);
+    if (!fl || !off) {
+        gala_free(fl);
+        gala_free(off);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    }
+    int *nn = fl + njobs, *info = fl + 2 * njobs, *idx = fl + 3 * njobs;
+    gala_status st = gala_buffer_read(flag, 0, (size_t)njobs, fl);
+    int cnt = 0;
+    for (int g = 0; st == GALA_OK && g < njobs; ++g) {
+        fail[g] = 0;
+        if (!fl[g]) continue;
+        idx[cnt] = g;
+        nn[cnt] = s->meta[(size_t)jqp_h[g] * QP_NMETA + QP_M_N];
+        off[cnt] = (size_t)jko_h[g] * QP_KALIGN;
+        ++cnt;
+    }
+    gala_kernel *kf, *km;
+    if (st == GALA_OK) st = gala_qp_kernel(s, "qp_form_k", &kf);
+    if (st == GALA_OK) st = gala_qp_kernel(s, "qp_mirror", &km);
+    gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
+    if (st == GALA_OK && cnt)
+        st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
+                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rp),
+                         ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype), ga_buf(s->b_K),
+                         ga_real(s->set.sigma));
+    if (st == GALA_OK && cnt) {
+        gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, nn, cnt, info);
+        if (f != GALA_OK && f != GALA_ERR_NOT_POSITIVE_DEFINITE && f != GALA_ERR_NOT_FINITE) st = f;
+        /* invert only the factored ones: failed ones become order 0 (skipped) */
+        for (int c = 0; c < cnt; ++c)
+            if (info[c] != 0) {
+                fail[idx[c]] = info[c] > 0 ? info[c] : -info[c];
+                nn[c] = 0;
+            }
+        if (st == GALA_OK) {
+            int *lda = gala_malloc(sizeof(int) * (size_t)cnt);
+            if (!lda) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+            for (int c = 0; st == GALA_OK && c < cnt; ++c) lda[c] = nn[c] > 0 ? nn[c] : 1;
+            if (st == GALA_OK) {
+                f = gala_potri_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, lda, cnt, info);
+                if (f != GALA_OK && f != GALA_ERR_SINGULAR && f != GALA_ERR_NOT_FINITE) st = f;
+                for (int c = 0; st == GALA_OK && c < cnt; ++c)
+                    if (nn[c] > 0 && info[c] != 0) fail[idx[c]] = nn[c];
+            }
+            gala_free(lda);
+        }
+        if (st == GALA_OK) gala_error_clear(s->ctx);
+        /* mirror the good ones and clear every flag */
+        for (int g = 0; st == GALA_OK && g < njobs; ++g)
+            if (fl[g] && fail[g]) {
+                int z = 0;
+                st = gala_buffer_write(flag, (size_t)g, 1, &z);
+            }
+        if (st == GALA_OK)
+            st = GALA_LAUNCH(s->ctx, km, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
+                             ga_buf(flag), ga_int(njobs), ga_buf(s->b_K));
+        if (st == GALA_OK) st = gala_buffer_fill(flag, 0, (size_t)njobs, 0);
+    }
+    gala_free(fl);
+    gala_free(off);
+    return st;
+}
+
+/* Which factorization: 1 = gala_potrf + gala_potri (src/la), 0 = the fused sweep kernel.
+ * Tuning key qp.factor (docs/qp.md). */
+static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) != 0; }
+
+static gala_status dense_refactor(gala_qp_solver *s)
+{
+    if (!use_la(s))
+        return form_and_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
+                               s->b_refac, s->nvalid, s->b_jinfo, 1);
+    int nv = s->nvalid;
+    int *ident = gala_malloc(sizeof(int) * (size_t)nv * 3);
+    if (!ident) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    int *kofs = ident + nv, *fail = ident + 2 * nv;
+    for (int i = 0; i < nv; ++i) {
+        ident[i] = i;
+        kofs[i] = s->meta[(size_t)i * QP_NMETA + QP_M_KO];
+    }
+    gala_status st = la_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
+                               s->b_refac, nv, ident, kofs, fail);
+    /* K not positive definite: that QP is non-convex (as qp_chol_inv with set_status) */
+    for (int i = 0; st == GALA_OK && i < nv; ++i)
+        if (fail[i]) {
+            int v = GALA_QP_NON_CVX;
+            st = gala_buffer_write(s->b_state, (size_t)i * QP_NSTATE + QP_S_STATUS, 1, &v);
+        }
+    gala_free(ident);
+    return st;
+}
+
+static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+{
+    for (int b = 0; b < s->nbins; ++b) {
+        const qp_bin *c = &s->bins[b];
+        GALA_TRY(gala_qp_launch_admm(s, c->list, c->count, c->wg, 1, c->ncap, c->mcap, c->vlocal,
+                                     iters, check, adapt, fin));
+    }
+    return GALA_OK;
+}
+
+const qp_linsys_ops gala_qp_linsys_dense = {
+    "dense", GALA_QP_LINSYS_DENSE, dense_setup, dense_refactor, dense_iterate,
+};
+
+/* ------------------------------------------------------------------ shared, ρ ladder */
+
+static gala_status shared_setup(gala_qp_solver *s)
+{
+    gala_context *ctx = s->ctx;
+    const int *mt = s->meta;
+    int n = mt[QP_M_N], m = mt[QP_M_M];
+    double ratio = s->set.rho_ladder_ratio, rho = s->set.rho;
+    int kneg = 0, kpos = 0;
+    if (s->set.adaptive_rho != GALA_QP_ADAPTIVE_RHO_DISABLED) {
+        for (double v = rho / ratio; v >= QP_RHO_MIN * (1 - 1e-12) && kneg < 64; v /= ratio) ++kneg;
+        for (double v = rho * ratio; v <= QP_RHO_MAX * (1 + 1e-12) && kpos < 64; v *= ratio) ++kpos;
+    }
+    s->nrungs = kneg + kpos + 1;
+    s->rung0 = kneg;
+    s->lrho = gala_malloc(sizeof(double) * (size_t)s->nrungs);
+    s->rungok = gala_malloc(sizeof(int) * (size_t)s->nrungs);
+    int *zeros = gala_calloc((size_t)s->nrungs, sizeof(int));
+    int *kofs = gala_malloc(sizeof(int) * (size_t)s->nrungs);
+    if (!s->lrho || !s->rungok || !zeros || !kofs) {
+        gala_free(zeros);
+        gala_free(kofs);
+        return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    size_t ks = kalign((size_t)n * (size_t)n);
+    s->lad_ks = (int)(ks / QP_KALIGN);
+    for (int k = 0; k < s->nrungs; ++k) {
+        double v = rho;
+        for (int e = k; e < s->rung0; ++e) v /= ratio;
+        for (int e = s->rung0; e < k; ++e) v *= ratio;
+        s->lrho[k] = v;
+        s->rungok[k] = 1;
+        kofs[k] = k * s->lad_ks;
+    }
+    s->ksize = ks * (size_t)s->nrungs;
+    gala_status st = gala_buffer_create(ctx, s->dt, s->ksize, &s->b_K);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_jqp);
+    if (st == GALA_OK) st = gala_buffer_write(s->b_jqp, 0, (size_t)s->nrungs, zeros);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_rflag);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_kofs);
+    if (st == GALA_OK) st = gala_buffer_write(s->b_kofs, 0, (size_t)s->nrungs, kofs);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, (size_t)s->nrungs, &s->b_lrho);
+    if (st == GALA_OK) {
+        if (s->dt == GALA_DOUBLE) {
+            st = gala_buffer_write(s->b_lrho, 0, (size_t)s->nrungs, s->lrho);
+        } else {
+            float f[130];
+            for (int k = 0; k < s->nrungs; ++k) f[k] = (float)s->lrho[k];
+            st = gala_buffer_write(s->b_lrho, 0, (size_t)s->nrungs, f);
+        }
+    }
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_rungok);
+    if ((size_t)s->nrungs > (size_t)s->nvalid && st == GALA_OK) {
+        /* jinfo must hold one entry per rung */
+        gala_buffer_free(s->b_jinfo);
+        s->b_jinfo = NULL;
+        st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_jinfo);
+    }
+    gala_free(zeros);
+    gala_free(kofs);
+    if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)s->nvalid * QP_NMETA, s->meta);
+    /* tile of QPs per work-group */
+    s->wg = max_wg(s);
+    s->ncap = s->mcap = cap_class(n > m ? n : m);
+    size_t budget = local_budget(s);
+    int tb = (int)gala_tune(ctx, "qp.tb", s->dt, 16);
+    int p = 1;
+    while (p * 2 <= tb && p * 2 <= s->wg) p *= 2;
+    tb = p;
+    while (tb > 1 && gala_qp_admm_local_bytes(s, s->wg, tb, s->ncap, s->mcap, 1) > budget) tb /= 2;
+    s->vlocal = gala_qp_admm_local_bytes(s, s->wg, tb, s->ncap, s->mcap, 1) <= budget;
+    if (!s->vlocal) {
+        s->ncap = s->mcap = 1;
+        tb = p;
+    }
+    s->tb = tb;
+    return st;
+}
+
+static gala_status shared_refactor(gala_qp_solver *s)
+{
+    int nr = s->nrungs;
+    GALA_TRY(gala_buffer_fill(s->b_rflag, 0, (size_t)nr, 1));
+    int info[130];
+    if (use_la(s)) {
+        int zeros[130], kofs[130];
+        for (int k = 0; k < nr; ++k) {
+            zeros[k] = 0;
+            kofs[k] = k * s->lad_ks;
+        }
+        GALA_TRY(la_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr, zeros, kofs,
+                           info));
+    } else {
+        GALA_TRY(form_and_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr,
+                                 s->b_jinfo, 0));
+        GALA_TRY(gala_buffer_read(s->b_jinfo, 0, (size_t)nr, info));
+    }
+    for (int k = 0; k < nr; ++k) s->rungok[k] = info[k] == 0;
+    GALA_TRY(gala_buffer_write(s->b_rungok, 0, (size_t)nr, s->rungok));
+    GALA_TRY(gala_buffer_fill(s->b_refac, 0, (size_t)s->nvalid, 0));
+    if (!s->rungok[s->rung0]) {
+        /* K with the initial ρ is not positive definite: every QP is non-convex */
+        size_t ns = (size_t)s->nvalid * QP_NSTATE;
+        int *st = gala_malloc(sizeof(int) * ns);
+        if (!st) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+        gala_status r = gala_buffer_read(s->b_state, 0, ns, st);
+        for (int sl = 0; sl < s->nvalid; ++sl)
+            if (st[(size_t)sl * QP_NSTATE + QP_S_STATUS] == 0)
+                st[(size_t)sl * QP_NSTATE + QP_S_STATUS] = GALA_QP_NON_CVX;
+        if (r == GALA_OK) r = gala_buffer_write(s->b_state, 0, ns, st);
+        gala_free(st);
+        return r;
+    }
+    return GALA_OK;
+}
+
+static gala_status shared_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+{
+    return gala_qp_launch_admm(s, s->b_ident, s->nvalid, s->wg, s->tb, s->ncap, s->mcap,
+                               s->vlocal, iters, check, adapt, fin);
+}
+
+const qp_linsys_ops gala_qp_linsys_shared = {
+    "dense-shared", GALA_QP_LINSYS_DENSE_SHARED, shared_setup, shared_refactor, shared_iterate,
+};

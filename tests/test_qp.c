@@ -1,0 +1,710 @@
+/* The batched QP solver (qp.h) on every target: KKT conditions checked independently in
+ * double, hand-written QPs with known solutions, every status, heterogeneous batches,
+ * the shared-matrix strategy, warm start, updates. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "testutil.h"
+
+/* ------------------------------------------------------------------ helpers */
+
+/* A small dense-input QP builder: P (upper, dense n×n row-major, zeros skipped), A (m×n). */
+typedef struct {
+    gala_qp_problem p;
+} qpbuf;
+
+static void csc_from_dense(gala_csc *M, int m, int n, const double *d, int upper)
+{
+    M->m = m;
+    M->n = n;
+    M->p = calloc((size_t)n + 1, sizeof(int));
+    M->i = malloc(sizeof(int) * (size_t)(m * n + 1));
+    M->x = malloc(sizeof(double) * (size_t)(m * n + 1));
+    int nz = 0;
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < m; ++i) {
+            if (upper && i > j) continue;
+            double v = d[i * n + j];
+            if (v == 0) continue;
+            M->i[nz] = i;
+            M->x[nz++] = v;
+        }
+        M->p[j + 1] = nz;
+    }
+}
+
+static gala_qp_problem make_qp(int n, int m, const double *P, const double *q, const double *A,
+                               const double *l, const double *u)
+{
+    gala_qp_problem p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.m = m;
+    csc_from_dense(&p.P, n, n, P, 1);
+    csc_from_dense(&p.A, m, n, A, 0);
+    p.q = malloc(sizeof(double) * (size_t)n);
+    p.l = malloc(sizeof(double) * (size_t)(m + 1));
+    p.u = malloc(sizeof(double) * (size_t)(m + 1));
+    memcpy(p.q, q, sizeof(double) * (size_t)n);
+    if (m) memcpy(p.l, l, sizeof(double) * (size_t)m);
+    if (m) memcpy(p.u, u, sizeof(double) * (size_t)m);
+    return p;
+}
+
+static void free_qp(gala_qp_problem *p)
+{
+    if (p->owned) { gala_qp_problem_free(p); return; }
+    free(p->P.p); free(p->P.i); free(p->P.x); free(p->A.p); free(p->A.i); free(p->A.x);
+    free(p->q); free(p->l); free(p->u);
+    memset(p, 0, sizeof *p);
+}
+
+/* Independent KKT measures in double: primal residual ‖Ax − Π(Ax)‖∞, dual residual
+ * ‖Px + q + Aᵀy‖∞, complementarity max over rows of |y_i|·(distance to the bound y's sign
+ * says is active) (+|y_i| when that bound is infinite), and the scales for relative tests. */
+typedef struct { double prim, dual, comp, ax_scale, d_scale, obj; } kkt;
+
+static kkt kkt_check(const gala_qp_problem *p, const double *x, const double *y)
+{
+    kkt k = {0, 0, 0, 0, 0, 0};
+    int n = p->n, m = p->m;
+    size_t nn = n > 0 ? (size_t)n : 1, mm = m > 0 ? (size_t)m + 1 : 1;
+    double *ax = calloc(mm, sizeof(double)), *r = calloc(nn, sizeof(double));
+    double *px = calloc(nn, sizeof(double));
+    for (int j = 0; j < n; ++j)
+        for (int e = p->A.p[j]; e < p->A.p[j + 1]; ++e) {
+            ax[p->A.i[e]] += p->A.x[e] * x[j];
+            r[j] += p->A.x[e] * y[p->A.i[e]];
+        }
+    for (int j = 0; j < n; ++j)
+        for (int e = p->P.p[j]; e < p->P.p[j + 1]; ++e) {
+            int i = p->P.i[e];
+            px[i] += p->P.x[e] * x[j];
+            if (i != j) px[j] += p->P.x[e] * x[i];
+        }
+    double scale = 0;
+    for (int j = 0; j < n; ++j) {
+        scale = fmax(scale, fmax(fabs(px[j]), fmax(fabs(p->q[j]), fabs(r[j]))));
+        r[j] += px[j] + p->q[j];
+        k.dual = fmax(k.dual, fabs(r[j]));
+        k.obj += 0.5 * x[j] * px[j] + p->q[j] * x[j];
+    }
+    k.d_scale = scale;
+    for (int i = 0; i < m; ++i) {
+        double z = ax[i] < p->l[i] ? p->l[i] : (ax[i] > p->u[i] ? p->u[i] : ax[i]);
+        k.prim = fmax(k.prim, fabs(ax[i] - z));
+        k.ax_scale = fmax(k.ax_scale, fabs(ax[i]));
+        double c = 0;
+        if (y[i] > 0) c = isinf(p->u[i]) ? y[i] : y[i] * fabs(p->u[i] - ax[i]);
+        if (y[i] < 0) c = isinf(p->l[i]) ? -y[i] : -y[i] * fabs(ax[i] - p->l[i]);
+        k.comp = fmax(k.comp, c);
+    }
+    k.obj += p->c0;
+    free(ax); free(r); free(px);
+    return k;
+}
+
+static gala_qp_settings settings_for(int target)
+{
+    gala_qp_settings s;
+    gala_qp_settings_default(&s);
+    s.dtype = tu_target_get(target)->dtype;
+    return s;
+}
+
+/* Assert QP k of a solved batch satisfies KKT within tol (absolute + relative). */
+static void assert_kkt(gala_qp_solver *sv, int k, const gala_qp_problem *p, double tol, int target,
+                       const char *what)
+{
+    gala_qp_info in;
+    const double *x, *y;
+    TU_OK(NULL, gala_qp_get_info(sv, k, &in));
+    TU_ASSERT(in.status == GALA_QP_SOLVED, target, "%s: QP %d status %s (%d), iter %d", what, k,
+              gala_qp_status_string(in.status), in.status, in.iter);
+    TU_OK(NULL, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+    for (int j = 0; j < p->n; ++j) TU_ASSERT(isfinite(x[j]), target, "%s: x[%d] not finite", what, j);
+    kkt c = kkt_check(p, x, y);
+    TU_ASSERT(c.prim <= tol * (1 + c.ax_scale), target, "%s: QP %d primal residual %g", what, k, c.prim);
+    TU_ASSERT(c.dual <= tol * (1 + c.d_scale), target, "%s: QP %d dual residual %g (scale %g)", what,
+              k, c.dual, c.d_scale);
+    TU_ASSERT(c.comp <= tol * (1 + c.ax_scale) * (1 + c.d_scale), target,
+              "%s: QP %d complementarity %g", what, k, c.comp);
+    TU_ASSERT(fabs(c.obj - in.obj_val) <= 1e-2 * (1 + fabs(c.obj)), target,
+              "%s: QP %d objective %g reported, %g recomputed", what, k, in.obj_val, c.obj);
+}
+
+/* ------------------------------------------------------------------ known solutions */
+
+START_TEST(known_solutions)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    s.eps_abs = s.eps_rel = tu_target_get(_i)->dtype == GALA_FLOAT ? 1e-4 : 1e-7;
+    s.max_iter = 20000;
+    /* 1: min ½|x|² − x1 − x2, x1 + x2 <= 1: x = (½, ½), y = ½ */
+    double P1[] = {1, 0, 0, 1}, q1[] = {-1, -1}, A1[] = {1, 1}, l1[] = {-INFINITY}, u1[] = {1};
+    /* 2: min x1² + x2² + x1 x2 + x1, x1 + x2 = 1, 0 <= x <= 0.7 (OSQP's README QP, exact
+     *    solution x = (0.3, 0.7), y = (−2.9, 0, 0.2)) */
+    double P2[] = {4, 1, 0, 2}, q2[] = {1, 1}, A2[] = {1, 1, 1, 0, 0, 1}, l2[] = {1, 0, 0},
+           u2[] = {1, 0.7, 0.7};
+    /* 3: no constraints: min ½xᵀPx + qᵀx, P = [[2, 1], [1, 2]], q = (1, −1): x = (−1, 1) */
+    double P3[] = {2, 1, 0, 2}, q3[] = {1, -1};
+    gala_qp_problem pb[3] = {make_qp(2, 1, P1, q1, A1, l1, u1), make_qp(2, 3, P2, q2, A2, l2, u2),
+                             make_qp(2, 0, P3, q3, NULL, NULL, NULL)};
+    pb[2].c0 = 3;
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 3, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    const double want_x[3][2] = {{0.5, 0.5}, {0.3, 0.7}, {-1, 1}};
+    const double want_y[2][3] = {{0.5, 0, 0}, {-2.9, 0, 0.2}};
+    const double want_obj[3] = {-0.75, 1.88, 3 - 1};
+    double tol = tu_target_get(_i)->dtype == GALA_FLOAT ? 2e-3 : 1e-5;
+    for (int k = 0; k < 3; ++k) {
+        gala_qp_info in;
+        const double *x, *y;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "QP %d: status %d", k, in.status);
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+        for (int j = 0; j < 2; ++j)
+            TU_ASSERT(fabs(x[j] - want_x[k][j]) <= tol, _i, "QP %d: x[%d] = %.9g, want %.9g", k,
+                      j, x[j], want_x[k][j]);
+        for (int i = 0; i < pb[k].m; ++i)
+            TU_ASSERT(fabs(y[i] - want_y[k][i]) <= 10 * tol, _i, "QP %d: y[%d] = %.9g, want %.9g",
+                      k, i, y[i], want_y[k][i]);
+        TU_ASSERT(fabs(in.obj_val - want_obj[k]) <= 10 * tol, _i, "QP %d: obj %.9g, want %.9g", k,
+                  in.obj_val, want_obj[k]);
+    }
+    gala_qp_destroy(sv);
+    /* polishing: the active sets are found, the solutions become exact (double) */
+    s.polishing = 1;
+    s.eps_abs = s.eps_rel = 1e-3;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 3, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < 3; ++k) {
+        gala_qp_info in;
+        const double *x, *y;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+        TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "polish QP %d: status %d", k, in.status);
+        TU_ASSERT(in.status_polish == (k == 2 ? 2 : 1), _i, "QP %d: status_polish %d", k,
+                  in.status_polish);
+        double ptol = tu_target_get(_i)->dtype == GALA_FLOAT ? 1e-4 : 1e-9;
+        if (k < 2) {
+            for (int j = 0; j < 2; ++j)
+                TU_ASSERT(fabs(x[j] - want_x[k][j]) <= ptol, _i, "polished QP %d: x[%d] = %.12g",
+                          k, j, x[j]);
+            for (int i = 0; i < pb[k].m; ++i)
+                TU_ASSERT(fabs(y[i] - want_y[k][i]) <= 10 * ptol, _i,
+                          "polished QP %d: y[%d] = %.12g", k, i, y[i]);
+            TU_ASSERT(in.prim_res <= ptol && in.dual_res <= ptol, _i, "polished QP %d: residuals "
+                      "%g %g", k, in.prim_res, in.dual_res);
+        }
+    }
+    gala_qp_destroy(sv);
+    for (int k = 0; k < 3; ++k) free_qp(&pb[k]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ KKT on generated QPs */
+
+START_TEST(kkt_generated_batch)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_qp_settings s = settings_for(_i);
+    tu_rng r = tu_rng_for(__func__, _i);
+    uint64_t seed = (uint64_t)tu_int(&r, 1, 1 << 30);
+    /* heterogeneous: control nx = 2..4, random n = 5..12, eq, portfolio k = 1, svm, huber,
+     * lasso n = 2 */
+    gala_qp_problem pb[10];
+    gala_qp_family fam[10] = {GALA_QP_GEN_CONTROL, GALA_QP_GEN_CONTROL, GALA_QP_GEN_CONTROL,
+                              GALA_QP_GEN_RANDOM, GALA_QP_GEN_RANDOM, GALA_QP_GEN_EQUALITY,
+                              GALA_QP_GEN_PORTFOLIO, GALA_QP_GEN_SVM, GALA_QP_GEN_HUBER,
+                              GALA_QP_GEN_LASSO};
+    int size[10] = {2, 3, 4, tu_int(&r, 5, 12), tu_int(&r, 5, 12), 10, 1, 2, 2, 2};
+    for (int k = 0; k < 10; ++k) TU_OK(NULL, gala_qp_generate(fam[k], size[k], seed + (uint64_t)k, &pb[k]));
+    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-3 : 1e-6;
+    s.max_iter = 20000;
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 10, &s, &sv));
+    TU_ASSERT(gala_qp_linsys_used(sv) == GALA_QP_LINSYS_DENSE, _i, "strategy %d", gala_qp_linsys_used(sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    double tol = dt == GALA_FLOAT ? 1e-2 : 1e-4;
+    for (int k = 0; k < 10; ++k) {
+        char what[64];
+        snprintf(what, sizeof what, "%s(%d) seed %llu", gala_qp_family_name(fam[k]), size[k],
+                 (unsigned long long)(seed + (uint64_t)k));
+        assert_kkt(sv, k, &pb[k], tol, _i, what);
+    }
+    gala_qp_destroy(sv);
+    for (int k = 0; k < 10; ++k) gala_qp_problem_free(&pb[k]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ statuses */
+
+enum { Q_SOLVED, Q_PINF, Q_DINF, Q_NONCVX, Q_BAD_LU, Q_BAD_NAN, Q_BAD_LOWER, Q_BAD_DIM, NQ };
+
+static void status_batch(gala_qp_problem *pb)
+{
+    double I2[] = {1, 0, 0, 1};
+    double P1[] = {1, 0, 0, 1}, q1[] = {-1, -1}, A1[] = {1, 1}, l1[] = {-INFINITY}, u1[] = {1};
+    pb[Q_SOLVED] = make_qp(2, 1, P1, q1, A1, l1, u1);
+    /* x1 >= 1 and x1 <= 0 */
+    double Ap[] = {1, 0, 1, 0}, lp[] = {1, -INFINITY}, up[] = {INFINITY, 0}, qz[] = {0, 0};
+    pb[Q_PINF] = make_qp(2, 2, I2, qz, Ap, lp, up);
+    /* min −x1 − x2, x >= 0, P = 0: unbounded */
+    double P0[] = {0, 0, 0, 0}, qd[] = {-1, -1}, Ad[] = {1, 0, 0, 1}, ld[] = {0, 0},
+           ud[] = {INFINITY, INFINITY};
+    pb[Q_DINF] = make_qp(2, 2, P0, qd, Ad, ld, ud);
+    /* P indefinite: K = P + σI + AᵀρA is not positive definite */
+    double Pn[] = {-1, 0, 0, 1}, An[] = {1, 0, 0, 1}, ln[] = {-1, -1}, un[] = {1, 1};
+    pb[Q_NONCVX] = make_qp(2, 2, Pn, qz, An, ln, un);
+    double lb[] = {2}, ub[] = {1};
+    pb[Q_BAD_LU] = make_qp(2, 1, P1, q1, A1, lb, ub);
+    pb[Q_BAD_NAN] = make_qp(2, 1, P1, q1, A1, l1, u1);
+    pb[Q_BAD_NAN].q[1] = NAN;
+    double Pfull[] = {1, 0.5, 0.5, 1};
+    pb[Q_BAD_LOWER] = make_qp(2, 1, Pfull, q1, A1, l1, u1);
+    /* give P its lower entry too: column 0 gets row 1 */
+    free(pb[Q_BAD_LOWER].P.p); free(pb[Q_BAD_LOWER].P.i); free(pb[Q_BAD_LOWER].P.x);
+    csc_from_dense(&pb[Q_BAD_LOWER].P, 2, 2, Pfull, 0);
+    pb[Q_BAD_DIM] = make_qp(2, 1, P1, q1, A1, l1, u1);
+    pb[Q_BAD_DIM].A.m = 3; /* does not match m = 1 */
+}
+
+START_TEST(every_status_in_one_batch)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    gala_qp_problem pb[NQ + 2];
+    status_batch(pb);
+    /* two more: a control QP that stops at max_iter, and a copy of the solved one */
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 4, 7, &pb[NQ]));
+    double P1[] = {1, 0, 0, 1}, q1[] = {-1, -1}, A1[] = {1, 1}, l1[] = {-INFINITY}, u1[] = {1};
+    pb[NQ + 1] = make_qp(2, 1, P1, q1, A1, l1, u1);
+    s.max_iter = 400;
+    s.eps_abs = s.eps_rel = 1e-3;
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, NQ + 2, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    int want[NQ] = {GALA_QP_SOLVED, GALA_QP_PRIMAL_INFEASIBLE, GALA_QP_DUAL_INFEASIBLE,
+                    GALA_QP_NON_CVX, GALA_QP_INVALID_DATA, GALA_QP_INVALID_DATA,
+                    GALA_QP_INVALID_DATA, GALA_QP_INVALID_DATA};
+    for (int k = 0; k < NQ; ++k) {
+        gala_qp_info in;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(in.status == want[k], _i, "QP %d: status %s (%d), want %s; iter %d; %s", k,
+                  gala_qp_status_string(in.status), in.status, gala_qp_status_string(want[k]),
+                  in.iter, in.message);
+        if (want[k] == GALA_QP_INVALID_DATA)
+            TU_ASSERT(in.message[0] != 0, _i, "QP %d: no message", k);
+    }
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(sv, NQ, &in));
+    TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "control QP: status %d", in.status);
+    TU_OK(ctx, gala_qp_get_info(sv, NQ + 1, &in));
+    TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "second copy: status %d", in.status);
+    /* certificates */
+    const double *x, *y, *pc, *dc;
+    TU_OK(ctx, gala_qp_get_solution(sv, Q_PINF, &x, &y, &pc, &dc));
+    TU_ASSERT(isnan(x[0]) && isnan(y[0]), _i, "an infeasible QP has no solution");
+    /* Aᵀδy ≈ 0 and uᵀmax(δy,0) + lᵀmin(δy,0) < 0 */
+    TU_ASSERT(fabs(pc[0] + pc[1]) < 1e-2 && fabs(pc[0]) > 0.5, _i, "primal certificate (%g, %g)",
+              pc[0], pc[1]);
+    TU_ASSERT((pc[0] < 0 ? pc[0] * 1 : 0) + (pc[1] > 0 ? 0 * pc[1] : 0) < 0, _i,
+              "primal certificate sign (%g, %g)", pc[0], pc[1]);
+    TU_OK(ctx, gala_qp_get_solution(sv, Q_DINF, NULL, NULL, NULL, &dc));
+    TU_ASSERT(dc[0] > 0.1 && dc[1] > 0.1 && -dc[0] - dc[1] < 0, _i, "dual certificate (%g, %g)",
+              dc[0], dc[1]);
+    gala_qp_destroy(sv);
+
+    /* max_iter and time limit, each alone */
+    s.max_iter = 10;
+    s.eps_abs = s.eps_rel = 1e-12;
+    TU_OK(ctx, gala_qp_setup(ctx, &pb[NQ], 1, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(in.status == GALA_QP_MAX_ITER_REACHED && in.iter == 10, _i,
+              "max_iter: status %d, iter %d", in.status, in.iter);
+    gala_qp_destroy(sv);
+    s.max_iter = 1000000;
+    s.time_limit = 1e-6;
+    TU_OK(ctx, gala_qp_setup(ctx, &pb[NQ], 1, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(in.status == GALA_QP_TIME_LIMIT_REACHED && in.iter < 1000000, _i,
+              "time limit: status %d, iter %d", in.status, in.iter);
+    gala_qp_destroy(sv);
+    for (int k = 0; k < NQ + 2; ++k) {
+        if (k == Q_BAD_DIM) pb[k].A.m = 1;
+        free_qp(&pb[k]);
+    }
+}
+END_TEST
+
+static int stop_at_once(void *user, int done, int total, int iter)
+{
+    (void)done; (void)total; (void)iter;
+    ++*(int *)user;
+    return 1;
+}
+
+START_TEST(interrupt_and_settings)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 11, &p));
+    int calls = 0;
+    s.progress = stop_at_once;
+    s.progress_user = &calls;
+    s.eps_abs = s.eps_rel = 1e-12;
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(calls == 1 && in.status == GALA_QP_INTERRUPTED && in.iter == s.check_termination, _i,
+              "interrupt: calls %d status %d iter %d", calls, in.status, in.iter);
+    gala_qp_destroy(sv);
+    /* bad settings and arguments */
+    gala_qp_settings b = s;
+    b.alpha = 2.5;
+    TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_INVALID_ARG && sv == NULL, _i, "alpha");
+    b = s;
+    b.rho = 0;
+    TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_INVALID_ARG, _i, "rho");
+    b = s;
+    b.linsys_solver = GALA_QP_LINSYS_SPARSE_LDLT;
+    TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_NOT_SUPPORTED, _i, "sparse");
+    TU_ASSERT(gala_qp_setup(ctx, &p, 0, &s, &sv) == GALA_ERR_INVALID_ARG, _i, "count 0");
+    TU_ASSERT(gala_qp_setup(ctx, NULL, 1, &s, &sv) == GALA_ERR_INVALID_ARG, _i, "NULL problems");
+    TU_ASSERT(gala_qp_solve(NULL) == GALA_ERR_INVALID_ARG, _i, "NULL solver");
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ shared matrices */
+
+START_TEST(shared_matrices_double_integrator)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    enum { B = 37 };
+    gala_qp_problem pb[B];
+    for (int k = 0; k < B; ++k)
+        TU_OK(NULL, gala_qp_double_integrator(12, 4 * tu_uniform(&r) - 2, 2 * tu_uniform(&r) - 1, &pb[k]));
+    TU_ASSERT(pb[0].n == 36 && pb[0].m == 36, _i, "sizes %d %d", pb[0].n, pb[0].m);
+    gala_qp_settings s = settings_for(_i);
+    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
+    s.max_iter = 20000;
+    gala_qp_solver *sv, *sd;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv));
+    TU_ASSERT(gala_qp_linsys_used(sv) == GALA_QP_LINSYS_DENSE_SHARED, _i, "not shared: %d",
+              gala_qp_linsys_used(sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    s.linsys_solver = GALA_QP_LINSYS_DENSE;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sd));
+    TU_OK(ctx, gala_qp_solve(sd));
+    double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
+    int updates = 0;
+    for (int k = 0; k < B; ++k) {
+        assert_kkt(sv, k, &pb[k], tol, _i, "shared");
+        assert_kkt(sd, k, &pb[k], tol, _i, "dense");
+        gala_qp_info a, b;
+        gala_qp_get_info(sv, k, &a);
+        gala_qp_get_info(sd, k, &b);
+        updates += a.rho_updates;
+        TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 10 * tol * (1 + fabs(b.obj_val)), _i,
+                  "QP %d: shared objective %.9g, dense %.9g", k, a.obj_val, b.obj_val);
+    }
+    gala_qp_destroy(sv);
+    gala_qp_destroy(sd);
+    /* forcing the shared strategy on different matrices is an error */
+    gala_qp_problem two[2];
+    TU_OK(NULL, gala_qp_double_integrator(5, 0, 0, &two[0]));
+    TU_OK(NULL, gala_qp_double_integrator(6, 0, 0, &two[1]));
+    s.linsys_solver = GALA_QP_LINSYS_DENSE_SHARED;
+    TU_ASSERT(gala_qp_setup(ctx, two, 2, &s, &sv) == GALA_ERR_INVALID_ARG, _i, "forced shared");
+    gala_qp_problem_free(&two[0]);
+    gala_qp_problem_free(&two[1]);
+    for (int k = 0; k < B; ++k) gala_qp_problem_free(&pb[k]);
+    (void)updates;
+}
+END_TEST
+
+/* ------------------------------------------------------------------ warm start, updates */
+
+START_TEST(warm_start_mpc_sequence)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 4, 5, &p));
+    int nx = 4;
+    /* closed loop: x0 moves a little each step; compare warm (update_vectors + solve) and cold
+     * (new setup) iteration counts over the sequence */
+    gala_qp_solver *warm, *cold;
+    s.check_termination = 5;
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &warm));
+    TU_OK(ctx, gala_qp_solve(warm));
+    long it_warm = 0, it_cold = 0;
+    double *l = malloc(sizeof(double) * (size_t)p.m), *u = malloc(sizeof(double) * (size_t)p.m);
+    memcpy(l, p.l, sizeof(double) * (size_t)p.m);
+    memcpy(u, p.u, sizeof(double) * (size_t)p.m);
+    for (int step = 0; step < 6; ++step) {
+        const double *x;
+        TU_OK(ctx, gala_qp_get_solution(warm, 0, &x, NULL, NULL, NULL));
+        /* next initial state: the predicted x_1, so that the new QP is close to the old */
+        for (int i = 0; i < nx; ++i) l[i] = u[i] = -x[nx + i];
+        TU_OK(ctx, gala_qp_update_vectors(warm, 0, NULL, l, u));
+        TU_OK(ctx, gala_qp_solve(warm));
+        gala_qp_info a, b;
+        TU_OK(ctx, gala_qp_get_info(warm, 0, &a));
+        memcpy(p.l, l, sizeof(double) * (size_t)p.m);
+        memcpy(p.u, u, sizeof(double) * (size_t)p.m);
+        TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &cold));
+        TU_OK(ctx, gala_qp_solve(cold));
+        TU_OK(ctx, gala_qp_get_info(cold, 0, &b));
+        TU_ASSERT(a.status == GALA_QP_SOLVED && b.status == GALA_QP_SOLVED, _i, "step %d: %d %d",
+                  step, a.status, b.status);
+        TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 1e-2 * (1 + fabs(b.obj_val)), _i,
+                  "step %d: warm objective %g, cold %g", step, a.obj_val, b.obj_val);
+        it_warm += a.iter;
+        it_cold += b.iter;
+        gala_qp_destroy(cold);
+    }
+    TU_ASSERT(it_warm < it_cold, _i, "warm start took %ld iterations, cold %ld", it_warm, it_cold);
+    gala_qp_destroy(warm);
+    free(l);
+    free(u);
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
+START_TEST(updates_and_warm_start_api)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_qp_settings s = settings_for(_i);
+    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
+    s.max_iter = 20000;
+    gala_qp_problem pb[2];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 6, 3, &pb[0]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 2, 4, &pb[1]));
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 2, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
+    assert_kkt(sv, 0, &pb[0], tol, _i, "before");
+    /* new P and A values (same pattern) for QP 0; new q for QP 1 */
+    for (int e = 0; e < pb[0].P.p[pb[0].n]; ++e) pb[0].P.x[e] *= 1.5;
+    for (int e = 0; e < pb[0].A.p[pb[0].n]; ++e) pb[0].A.x[e] *= -0.5;
+    TU_OK(ctx, gala_qp_update_matrices(sv, 0, pb[0].P.x, pb[0].A.x));
+    for (int j = 0; j < pb[1].n; ++j) pb[1].q[j] = 0.1 * (j % 3);
+    TU_OK(ctx, gala_qp_update_vectors(sv, 1, pb[1].q, NULL, NULL));
+    TU_OK(ctx, gala_qp_solve(sv));
+    assert_kkt(sv, 0, &pb[0], tol, _i, "after update_matrices");
+    assert_kkt(sv, 1, &pb[1], tol, _i, "after update_vectors");
+    /* warm start from the solution: converges at the first check */
+    double *x = malloc(sizeof(double) * (size_t)(pb[0].n + pb[1].n));
+    double *y = malloc(sizeof(double) * (size_t)(pb[0].m + pb[1].m));
+    for (int k = 0, xo = 0, yo = 0; k < 2; ++k) {
+        const double *xs, *ys;
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &xs, &ys, NULL, NULL));
+        memcpy(x + xo, xs, sizeof(double) * (size_t)pb[k].n);
+        memcpy(y + yo, ys, sizeof(double) * (size_t)pb[k].m);
+        xo += pb[k].n;
+        yo += pb[k].m;
+    }
+    TU_OK(ctx, gala_qp_cold_start(sv));
+    TU_OK(ctx, gala_qp_warm_start(sv, -1, x, y));
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < 2; ++k) {
+        gala_qp_info in;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(in.status == GALA_QP_SOLVED && in.iter <= 2 * s.check_termination, _i,
+                  "QP %d after warm start: status %d in %d iterations", k, in.status, in.iter);
+    }
+    /* invalid update: l > u makes QP 1 invalid, QP 0 still solves; a valid one restores it */
+    double *bl = malloc(sizeof(double) * (size_t)pb[1].m);
+    for (int i = 0; i < pb[1].m; ++i) bl[i] = pb[1].u[i] + 1;
+    TU_OK(ctx, gala_qp_update_vectors(sv, 1, NULL, bl, NULL));
+    TU_OK(ctx, gala_qp_solve(sv));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(sv, 1, &in));
+    TU_ASSERT(in.status == GALA_QP_INVALID_DATA, _i, "invalid update: status %d", in.status);
+    assert_kkt(sv, 0, &pb[0], tol, _i, "next to an invalid QP");
+    TU_OK(ctx, gala_qp_update_vectors(sv, 1, NULL, pb[1].l, NULL));
+    TU_OK(ctx, gala_qp_solve(sv));
+    assert_kkt(sv, 1, &pb[1], tol, _i, "restored");
+    TU_ASSERT(gala_qp_update_vectors(sv, 2, NULL, NULL, NULL) == GALA_ERR_INVALID_ARG, _i, "k = 2");
+    free(bl); free(x); free(y);
+    gala_qp_destroy(sv);
+    gala_qp_problem_free(&pb[0]);
+    gala_qp_problem_free(&pb[1]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ factorization paths */
+
+/* K⁻¹ through gala_potrf + gala_potri (GALA_TUNE qp.factor=1) and through the fused sweep
+ * kernel give the same solutions, statuses (non-convex included) and shared-mode ladders. */
+START_TEST(library_factorization_path)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_qp_settings s = settings_for(_i);
+    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
+    s.max_iter = 20000;
+    enum { B = 6 };
+    gala_qp_problem pb[B];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 21, &pb[0]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 7, 22, &pb[1]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_EQUALITY, 8, 23, &pb[2]));
+    double Pn[] = {-1, 0, 0, 1}, qz[] = {0, 0}, An[] = {1, 0, 0, 1}, ln[] = {-1, -1}, un[] = {1, 1};
+    pb[3] = make_qp(2, 2, Pn, qz, An, ln, un); /* non-convex */
+    TU_OK(NULL, gala_qp_double_integrator(6, 0.5, -0.2, &pb[4]));
+    TU_OK(NULL, gala_qp_double_integrator(6, -0.3, 0.4, &pb[5]));
+    const char *old = getenv("GALA_TUNE");
+    char *keep = old ? strdup(old) : NULL;
+    gala_qp_solver *sv[2], *sh[2];
+    for (int f = 0; f < 2; ++f) {
+        setenv("GALA_TUNE", f ? "qp.factor=1" : "qp.factor=0", 1);
+        TU_OK(ctx, gala_qp_setup(ctx, pb, 4, &s, &sv[f]));
+        TU_OK(ctx, gala_qp_solve(sv[f]));
+        TU_OK(ctx, gala_qp_setup(ctx, pb + 4, 2, &s, &sh[f]));
+        TU_ASSERT(gala_qp_linsys_used(sh[f]) == GALA_QP_LINSYS_DENSE_SHARED, _i, "shared");
+        TU_OK(ctx, gala_qp_solve(sh[f]));
+    }
+    if (keep) setenv("GALA_TUNE", keep, 1);
+    else unsetenv("GALA_TUNE");
+    free(keep);
+    double tol = dt == GALA_FLOAT ? 1e-2 : 1e-4;
+    for (int k = 0; k < 6; ++k) {
+        gala_qp_info a, b;
+        gala_qp_solver *x0 = k < 4 ? sv[0] : sh[0], *x1 = k < 4 ? sv[1] : sh[1];
+        int kk = k < 4 ? k : k - 4;
+        TU_OK(ctx, gala_qp_get_info(x0, kk, &a));
+        TU_OK(ctx, gala_qp_get_info(x1, kk, &b));
+        int want = k == 3 ? GALA_QP_NON_CVX : GALA_QP_SOLVED;
+        TU_ASSERT(a.status == want && b.status == want, _i, "QP %d: sweep %d, potrf %d", k,
+                  a.status, b.status);
+        if (want == GALA_QP_SOLVED) {
+            assert_kkt(x1, kk, &pb[k], tol, _i, "potrf path");
+            TU_ASSERT(fabs(a.obj_val - b.obj_val) <= tol * (1 + fabs(a.obj_val)), _i,
+                      "QP %d: objective %.9g (sweep) vs %.9g (potrf)", k, a.obj_val, b.obj_val);
+        }
+    }
+    for (int f = 0; f < 2; ++f) {
+        gala_qp_destroy(sv[f]);
+        gala_qp_destroy(sh[f]);
+    }
+    for (int k = 0; k < 6; ++k) free_qp(&pb[k]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ failures */
+
+/* Every device allocation, launch and transfer of a setup + solve + update made to fail in
+ * turn: each call returns an error status (or succeeds), nothing crashes, and the sanitizer
+ * run finds no leak. Host backend only (the fault hooks are the same on every backend). */
+START_TEST(device_failures_are_clean)
+{
+    if (tu_target_get(_i)->backend != GALA_BACKEND_HOST || tu_target_get(_i)->dtype != GALA_DOUBLE)
+        return;
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_problem pb[3];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 2, 1, &pb[0]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 5, 2, &pb[1]));
+    TU_OK(NULL, gala_qp_double_integrator(4, 0.1, 0.2, &pb[2]));
+    gala_qp_settings s = settings_for(_i);
+    const gala_fault_kind kinds[] = {GALA_FAULT_ALLOC, GALA_FAULT_LAUNCH, GALA_FAULT_TRANSFER};
+    int failures = 0;
+    for (int kk = 0; kk < 3; ++kk) {
+        for (int n = 1; n < 400; ++n) {
+            gala_fault_arm(kinds[kk], n);
+            gala_qp_solver *sv = NULL;
+            gala_status st = gala_qp_setup(ctx, pb, 2, &s, &sv);
+            if (st == GALA_OK) st = gala_qp_solve(sv);
+            if (st == GALA_OK) st = gala_qp_update_vectors(sv, 0, pb[0].q, NULL, NULL);
+            if (st == GALA_OK) st = gala_qp_warm_start(sv, 1, pb[1].q, NULL);
+            if (st == GALA_OK) st = gala_qp_solve(sv);
+            gala_qp_destroy(sv);
+            gala_qp_solver *sh = NULL;
+            if (st == GALA_OK) {
+                gala_qp_problem two[2] = {pb[2], pb[2]};
+                st = gala_qp_setup(ctx, two, 2, &s, &sh);
+                if (st == GALA_OK) st = gala_qp_solve(sh);
+                gala_qp_destroy(sh);
+            }
+            gala_fault_arm(kinds[kk], 0);
+            if (st == GALA_OK) break; /* the n-th operation is beyond this sequence */
+            TU_ASSERT(st < 0, _i, "fault %d at %d: status %d", kk, n, (int)st);
+            ++failures;
+        }
+    }
+    TU_ASSERT(failures > 20, _i, "only %d injected failures were met", failures);
+    /* the context still works */
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, 3, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "after the faults: status %d", in.status);
+    gala_qp_destroy(sv);
+    for (int k = 0; k < 3; ++k) gala_qp_problem_free(&pb[k]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ float: no NaN */
+
+START_TEST(larger_batch_no_nan)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    enum { B = 24 };
+    gala_qp_problem pb[B];
+    for (int k = 0; k < B; ++k) TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 4 + k % 3, 100 + (uint64_t)k, &pb[k]));
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < B; ++k) {
+        gala_qp_info in;
+        const double *x, *y;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "QP %d status %d", k, in.status);
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+        for (int j = 0; j < pb[k].n; ++j) TU_ASSERT(isfinite(x[j]), _i, "QP %d x[%d] = %g", k, j, x[j]);
+        for (int i = 0; i < pb[k].m; ++i) TU_ASSERT(isfinite(y[i]), _i, "QP %d y[%d] = %g", k, i, y[i]);
+        TU_ASSERT(isfinite(in.obj_val) && in.prim_res <= 1e-2 && in.dual_res <= 1e-1, _i,
+                  "QP %d: obj %g prim %g dual %g", k, in.obj_val, in.prim_res, in.dual_res);
+    }
+    gala_qp_destroy(sv);
+    for (int k = 0; k < B; ++k) gala_qp_problem_free(&pb[k]);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("qp");
+    TCase *tc = tcase_create("qp");
+    int nt = tu_target_count();
+    tcase_add_loop_test(tc, known_solutions, 0, nt);
+    tcase_add_loop_test(tc, kkt_generated_batch, 0, nt);
+    tcase_add_loop_test(tc, every_status_in_one_batch, 0, nt);
+    tcase_add_loop_test(tc, interrupt_and_settings, 0, nt);
+    tcase_add_loop_test(tc, shared_matrices_double_integrator, 0, nt);
+    tcase_add_loop_test(tc, warm_start_mpc_sequence, 0, nt);
+    tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);
+    tcase_add_loop_test(tc, larger_batch_no_nan, 0, nt);
+    tcase_add_loop_test(tc, library_factorization_path, 0, nt);
+    tcase_add_loop_test(tc, device_failures_are_clean, 0, nt);
+    suite_add_tcase(s, tc);
+    int rc = tu_run(s);
+    tu_release();
+    return rc;
+}
