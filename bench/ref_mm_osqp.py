@@ -5,7 +5,7 @@
       --reference tests/data/maros_meszaros/00README.QP --json osqp_mm.json
   python3 bench/ref_mm_osqp.py tests/data/maros_meszaros --eps 1e-5 --max-iter 4000 \\
       --reference tests/data/maros_meszaros/00README.QP \\
-      --gala host=gala_host.json --gala pocl=gala_pocl.json --markdown table.md
+      --gala-qp build/tools/gala-qp --backends host,opencl --markdown table.md
 
 The QPS files are read by this script's own reader (independent of gala's, so that the two
 readers check each other): free MPS with the fields split at blanks, the sections of the
@@ -16,13 +16,17 @@ c0 = -(RHS of the objective row); OBJSENSE MAX negates the objective. OSQP's set
 defaults except eps_abs = eps_rel = --eps, max_iter = --max-iter and polishing off, which
 are the settings gala-qp is given for the comparison (docs/maros_meszaros.md).
 
---gala LABEL=FILE reads the JSON written by `gala-qp solve ... --json` and puts its results
-next to OSQP's in the --markdown table. Needs numpy, scipy, osqp (pip install osqp).
+--gala-qp PATH runs gala-qp with the same settings on every backend of --backends: once
+with all files as one batch (statuses, iterations, objectives, and the batch's time), then
+each file alone (the time column: setup + solve of that QP by itself, the fastest of --reps
+runs, after a warm-up run so that no kernel compilation is counted). The --markdown table puts them next to OSQP's, whose
+time is its setup_time + solve_time (the fastest of --reps). Needs numpy, scipy, osqp (pip install osqp).
 """
 import argparse
 import json
 import math
 import os
+import subprocess
 import sys
 import time
 
@@ -234,6 +238,33 @@ def short(st):
             "problem non convex": "non convex"}.get(st, st)
 
 
+def run_gala(exe, backend, files, eps, max_iter, ref, reps):
+    """gala-qp on all files as one batch, then each file alone. Returns (by name, batch summary)."""
+    base = [exe, "solve", "--backend", backend, "--eps", str(eps), "--max-iter", str(max_iter),
+            "--json", "--no-progress"]
+    if ref:
+        base += ["--reference", ref]
+
+    def run(args):
+        p = subprocess.run(base + args, capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            sys.exit(f"gala-qp failed ({p.returncode}): {p.stderr}")
+        return json.loads(p.stdout)
+
+    run(files[:1])  # warm-up: kernels compiled and cached
+    batch = run(files)
+    out = {p["name"]: dict(p) for p in batch["problems"]}
+    for path in files:
+        best = None
+        for _ in range(reps):
+            one = run([path])
+            s = one["summary"]
+            t = s["setup_time"] + s["solve_time"]
+            best = t if best is None else min(best, t)
+        out[one["problems"][0]["name"]]["alone_time"] = best
+    return out, batch
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("inputs", nargs="+", help="QPS files or directories")
@@ -241,7 +272,9 @@ def main():
     ap.add_argument("--max-iter", type=int, default=4000)
     ap.add_argument("--reference", default=None, help="00README.QP (OPT column)")
     ap.add_argument("--json", default=None, help="write OSQP's results as JSON")
-    ap.add_argument("--gala", action="append", default=[], help="LABEL=gala-qp JSON file")
+    ap.add_argument("--gala-qp", default=None, help="path of gala-qp, to run it on the same files")
+    ap.add_argument("--backends", default="host", help="gala-qp backends, comma-separated")
+    ap.add_argument("--reps", type=int, default=3, help="times each QP is solved alone; the fastest counts")
     ap.add_argument("--markdown", default=None, help="write the comparison table")
     a = ap.parse_args()
     import osqp
@@ -259,6 +292,8 @@ def main():
         stem = os.path.splitext(os.path.basename(path))[0]
         pb = read_qps(path)
         r = solve_osqp(pb, a.eps, a.max_iter)
+        for _ in range(a.reps - 1):
+            r["time"] = min(r["time"], solve_osqp(pb, a.eps, a.max_iter)["time"])
         key = "".join(ch for ch in stem.lower() if ch.isalnum())
         r.update(name=stem, n=pb["n"], m=pb["m"], reference=ref.get(key))
         r["ref_error"] = ref_error(r["objective"], r["reference"])
@@ -269,34 +304,45 @@ def main():
     doc = {"tool": "ref_mm_osqp.py", "osqp_version": getattr(osqp, "__version__", "unknown"),
            "eps": a.eps, "max_iter": a.max_iter, "date": time.strftime("%Y-%m-%d"),
            "problems": results}
+    galas = []
+    if a.gala_qp:
+        for backend in a.backends.split(","):
+            by_name, batch = run_gala(a.gala_qp, backend, files, a.eps, a.max_iter, a.reference, a.reps)
+            galas.append((backend, by_name, batch))
+            bs = batch["summary"]
+            print(f"gala {backend} ({batch['device']}): solved {bs['solved']} of {bs['total']}, "
+                  f"batch setup + solve {bs['setup_time'] + bs['solve_time']:.3f} s", file=sys.stderr)
+        doc["gala"] = [{"backend": b, "device": bt["device"], "summary": bt["summary"],
+                        "problems": list(bn.values())} for b, bn, bt in galas]
     if a.json:
         with open(a.json, "w") as f:
             json.dump(doc, f, indent=1)
     if a.markdown:
-        galas = []
-        for spec in a.gala:
-            label, _, path = spec.partition("=")
-            with open(path) as f:
-                g = json.load(f)
-            galas.append((label, {p["name"]: p for p in g["problems"]}))
         head = "| problem | n | m | OPT |"
         sep = "|---|---:|---:|---:|"
-        for label, _ in galas + [("OSQP", None)]:
-            head += f" {label} status | iter | error | time (s) |"
+        for label in [f"gala {b}" for b, _, _ in galas] + ["OSQP"]:
+            head += f" {label} | iter | error | time (ms) |"
             sep += "---|---:|---:|---:|"
         lines = [head, sep]
         for r in results:
             row = f"| {r['name']} | {r['n']} | {r['m']} | {fmt(r['reference'], '.7e')} |"
-            for label, g in galas:
+            for _, g, _ in galas:
                 p = g.get(r["name"])
-                if p is None:
-                    row += " – | | | |"
-                    continue
+                t = p.get("alone_time")
                 row += (f" {short(p['status'])} | {p['iterations']} | {fmt(p.get('ref_error'), '.1e')} |"
-                        f" {fmt(p.get('solve_time'), '.3f')} |")
+                        f" {fmt(None if t is None else 1e3 * t, '.1f')} |")
             row += (f" {short(r['status'])} | {r['iterations']} | {fmt(r['ref_error'], '.1e')} |"
-                    f" {r['time']:.3f} |")
+                    f" {1e3 * r['time']:.1f} |")
             lines.append(row)
+        tot = f"| all {len(results)} | | | |"
+        for _, g, bt in galas:
+            bs = bt["summary"]
+            alone = sum(p.get("alone_time", 0) for p in g.values())
+            tot += (f" {bs['solved']} solved | | | {1e3 * alone:.0f} alone, "
+                    f"{1e3 * (bs['setup_time'] + bs['solve_time']):.0f} as one batch |")
+        solved_o = sum(1 for r in results if r["status"] == "solved")
+        tot += f" {solved_o} solved | | | {1e3 * sum(r['time'] for r in results):.0f} |"
+        lines.append(tot)
         with open(a.markdown, "w") as f:
             f.write("\n".join(lines) + "\n")
     solved = sum(1 for r in results if r["status"] == "solved")

@@ -435,7 +435,8 @@ void gqp_report_summary(FILE *f, const gqp_run *run)
     fprintf(f, "device: %s (%s, linear systems %s)\n", run->device,
             gala_dtype_name(run->settings.dtype), linsys_name(run->linsys));
     if (run->with_ref)
-        fprintf(f, "reference: %d of %d QPs with a reference value within %g (largest error %.2e)\n",
+        fprintf(f, "reference: %d of %d objectives within %g of the reference value "
+                   "(|f - ref| / max(1, |ref|); largest %.2e)\n",
                 t.ref_ok, t.with_ref, run->ref_tol, t.ref_max);
 }
 
