@@ -573,14 +573,16 @@ static void on_sigint(int sig)
 
 typedef struct {
     int enabled;
-    double t0, last;
+    double t0;    /* start of the phase shown */
+    double delay; /* draw only after this many seconds (quick runs show no bar) */
+    double last;
     int drawn;
 } progress_state;
 
 static void draw_bar(progress_state *p, const char *what, int done, int total, const char *extra)
 {
     double now = gqp_now();
-    if (!p->enabled || now - p->t0 < 0.5 || (now - p->last < 0.1 && done < total)) return;
+    if (!p->enabled || now - p->t0 < p->delay || (now - p->last < 0.1 && done < total)) return;
     p->last = now;
     int w = 30, fill = total > 0 ? (int)((long long)w * done / total) : 0;
     char bar[64];
@@ -913,6 +915,7 @@ static int cmd_solve(tool *t)
     progress_state pg = {0};
     pg.enabled = t->progress < 0 ? isatty(2) : t->progress;
     pg.t0 = gqp_now();
+    pg.delay = 0.5;
     gqp_run run;
     memset(&run, 0, sizeof run);
     run.settings = t->set;
@@ -981,7 +984,8 @@ static int cmd_solve(tool *t)
         run.setup_time = gqp_now() - t1;
         if (st == GALA_OK && t->warmdir) rc = warm_start(t, sv, &l);
         if (st == GALA_OK && !rc) {
-            pg.t0 = gqp_now() - 0.5; /* the bar may appear at once: setup took its time */
+            pg.t0 = gqp_now();
+            pg.delay = 0; /* the bar may appear at once: "setting up" was on the screen */
             double t2 = gqp_now();
             st = gala_qp_solve(sv);
             run.solve_time = gqp_now() - t2;
@@ -1063,6 +1067,7 @@ static int cmd_generate(tool *t)
     progress_state pg = {0};
     pg.enabled = t->progress < 0 ? isatty(2) : t->progress;
     pg.t0 = gqp_now();
+    pg.delay = 0.5;
     for (int k = 0; k < t->count; ++k) {
         draw_bar(&pg, "writing", k, t->count, " files,");
         gala_qp_problem pb;

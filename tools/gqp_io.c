@@ -53,6 +53,17 @@ const char *gqp_status_name(int status)
     return gala_qp_status_string(status);
 }
 
+/* The shortest of %.15g, %.16g, %.17g that reads back as the same double ("0.1", not
+ * "0.10000000000000001"). */
+static const char *shortest(char *buf, size_t cap, double v)
+{
+    for (int p = 15; p <= 17; ++p) {
+        snprintf(buf, cap, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
 /* ------------------------------------------------------------------ directory */
 
 static int cmp_str(const void *a, const void *b)
@@ -207,7 +218,8 @@ int gqp_read_reference(const char *path, gqp_item *items, int count, char *err, 
 static void put_vec(FILE *f, const char *label, const double *v, int n)
 {
     fprintf(f, "%s\n", label);
-    for (int i = 0; i < n; ++i) fprintf(f, "%.17g\n", v[i]);
+    char b[40];
+    for (int i = 0; i < n; ++i) fprintf(f, "%s\n", shortest(b, sizeof b, v[i]));
 }
 
 int gqp_write_solutions(const char *dir, const gqp_run *run, char *err, size_t errcap)
@@ -239,7 +251,8 @@ int gqp_write_solutions(const char *dir, const gqp_run *run, char *err, size_t e
         fprintf(f, "status %s\n", gqp_status_name(st_));
         fprintf(f, "status_code %d\n", st_);
         fprintf(f, "sense %s\n", it->sense < 0 ? "max" : "min");
-        fprintf(f, "objective %.17g\n", gqp_objective(it));
+        char b[40];
+        fprintf(f, "objective %s\n", shortest(b, sizeof b, gqp_objective(it)));
         fprintf(f, "iterations %d\n", it->info.iter);
         fprintf(f, "n %d\nm %d\n", it->pb.n, it->pb.m);
         put_vec(f, "x", it->x, it->pb.n);
@@ -456,7 +469,8 @@ static void js_str(FILE *f, const char *s)
 
 static void js_num(FILE *f, double v)
 {
-    if (isfinite(v)) fprintf(f, "%.17g", v);
+    char b[40];
+    if (isfinite(v)) fputs(shortest(b, sizeof b, v), f);
     else fputs("null", f);
 }
 
@@ -602,14 +616,15 @@ static void csv_str(FILE *f, const char *s)
 
 static void csv_num(FILE *f, double v)
 {
-    if (isfinite(v)) fprintf(f, ",%.17g", v);
+    char b[40];
+    if (isfinite(v)) fprintf(f, ",%s", shortest(b, sizeof b, v));
     else fputs(",", f);
 }
 
 void gqp_report_csv(FILE *f, const gqp_run *run)
 {
     fputs("name,source,n,m,status,status_code,objective,iterations,prim_res,dual_res,"
-          "duality_gap,rho_updates,status_polish,solve_time,reference,ref_error\n", f);
+          "duality_gap,rho_updates,status_polish,time,reference,ref_error\n", f);
     for (int k = 0; k < run->count; ++k) {
         const gqp_item *it = &run->items[k];
         const gala_qp_info *in = &it->info;
