@@ -944,6 +944,11 @@ static int cmd_solve(tool *t)
     gala_context_info(ctx, &di);
     snprintf(run.device, sizeof run.device, "%s: %s / %s", di.backend_name, di.platform_name, di.device_name);
     snprintf(run.backend, sizeof run.backend, "%s", di.backend_name);
+    if (t->set.dtype == GALA_DOUBLE && !di.fp64) {
+        err_("%s has no double precision: use --precision float", run.device);
+        rc = GQP_EXIT_USAGE;
+        goto done;
+    }
 
     /* the batch: every QP small enough for the dense strategy */
     batch = malloc(sizeof *batch * (size_t)l.n);
@@ -996,8 +1001,6 @@ static int cmd_solve(tool *t)
         if (rc) goto done;
         if (st != GALA_OK) {
             err_("%s", gala_last_error(ctx));
-            if (st == GALA_ERR_NOT_SUPPORTED && t->set.dtype == GALA_DOUBLE)
-                fprintf(stderr, "%s: hint: --precision float\n", prog);
             rc = st == GALA_ERR_INVALID_ARG || st == GALA_ERR_NOT_SUPPORTED ? GQP_EXIT_USAGE
                                                                            : GQP_EXIT_FAILURE;
             goto done;
