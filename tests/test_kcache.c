@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/internal.h" /* gala_fnv1a: forge entries whose hashes are right */
 #include "testutil.h"
 
 extern char **environ;
@@ -60,6 +62,33 @@ static int count_entries(const char *dir)
         if (strstr(e->d_name, ".bin") && !strstr(e->d_name, ".tmp")) ++n;
     closedir(d);
     return n;
+}
+
+static int count_tmp(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp")) ++n;
+    closedir(d);
+    return n;
+}
+
+/* Apply f to every entry (path) of a cache folder. */
+static void each_entry(const char *dir, void (*f)(const char *path))
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strstr(e->d_name, ".bin") || strstr(e->d_name, ".tmp")) continue;
+        char p[600];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        f(p);
+    }
+    closedir(d);
 }
 
 static void fresh_dir(char *out, size_t cap, const char *tag)
@@ -172,6 +201,7 @@ START_TEST(concurrent_processes_share_a_folder)
         ck_assert_int_eq(waitpid(pids[i], &st, 0), pids[i]);
         ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d failed (status %d)", i, st);
     }
+    ck_assert_int_eq(count_tmp(dir), 0); /* no temporary file left behind */
     gala_stats st;
     ck_assert_int_eq(run_once(b, &st), GALA_OK);
     ck_assert_int_ge(st.programs_from_cache, 1);
@@ -231,6 +261,106 @@ START_TEST(compile_errors_carry_the_log)
 }
 END_TEST
 
+
+/* An entry whose header and hashes are right but whose payload is not a binary the driver
+ * accepts (a stale entry of another driver build would look like this): the program is
+ * built from source and the entry replaced. An empty file and a folder in the place of an
+ * entry are survived too (the folder cannot be replaced: the cache is then skipped). */
+enum { KC_HEADER = 48 }; /* magic[8] + five uint64 (kcache.c) */
+
+static void forge_payload(const char *p)
+{
+    FILE *f = fopen(p, "r+b");
+    ck_assert_ptr_nonnull(f);
+    unsigned char h[KC_HEADER];
+    ck_assert_int_eq(fread(h, 1, KC_HEADER, f), KC_HEADER);
+    uint64_t size;
+    memcpy(&size, h + 8 + 3 * 8, 8);
+    ck_assert(size > 0 && size < (1u << 28));
+    unsigned char *pl = malloc(size);
+    for (uint64_t k = 0; k < size; ++k) pl[k] = (unsigned char)(k * 131 + 7);
+    uint64_t ph = gala_fnv1a(pl, size, GALA_FNV_INIT);
+    memcpy(h + 8 + 4 * 8, &ph, 8);
+    ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
+    ck_assert_int_eq(fwrite(h, 1, KC_HEADER, f), KC_HEADER);
+    ck_assert_int_eq(fwrite(pl, 1, size, f), size);
+    fclose(f);
+    free(pl);
+}
+
+static void make_empty(const char *p)
+{
+    FILE *f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+}
+
+static void make_folder(const char *p)
+{
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(mkdir(p, 0700), 0);
+}
+
+START_TEST(bad_binaries_with_good_hashes_are_rebuilt)
+{
+    gala_backend b = compiling_backend();
+    if (b == GALA_BACKEND_HOST) return;
+    char dir[256];
+    fresh_dir(dir, sizeof dir, "forged");
+    setenv("GALA_CACHE_DIR", dir, 1);
+    gala_stats st;
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    const int entries = count_entries(dir);
+    ck_assert_int_ge(entries, 1);
+    each_entry(dir, forge_payload);
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    ck_assert_msg(st.programs_built >= 1 && st.programs_from_cache == 0,
+                  "forged entries: built %ld, from cache %ld", st.programs_built,
+                  st.programs_from_cache);
+    ck_assert_int_eq(run_once(b, &st), GALA_OK); /* replaced by good entries */
+    ck_assert_int_eq(st.programs_built, 0);
+    ck_assert_int_ge(st.programs_from_cache, 1);
+    each_entry(dir, make_empty);
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    ck_assert_int_ge(st.programs_built, 1);
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    ck_assert_int_ge(st.programs_from_cache, 1);
+    each_entry(dir, make_folder);
+    ck_assert_int_eq(run_once(b, &st), GALA_OK); /* cannot be read nor replaced: built */
+    ck_assert_int_ge(st.programs_built, 1);
+    ck_assert_int_eq(count_tmp(dir), 0);
+}
+END_TEST
+
+/* Threads of one process, each with its own context, fill an empty cache at once. */
+static void *thread_run(void *arg)
+{
+    gala_backend b = *(gala_backend *)arg;
+    return run_once(b, NULL) == GALA_OK ? NULL : (void *)1;
+}
+
+START_TEST(concurrent_threads_share_a_folder)
+{
+    gala_backend b = compiling_backend();
+    char dir[256];
+    fresh_dir(dir, sizeof dir, "threads");
+    setenv("GALA_CACHE_DIR", dir, 1);
+    enum { T = 4 };
+    pthread_t th[T];
+    for (int i = 0; i < T; ++i) ck_assert_int_eq(pthread_create(&th[i], NULL, thread_run, &b), 0);
+    for (int i = 0; i < T; ++i) {
+        void *r = (void *)1;
+        pthread_join(th[i], &r);
+        ck_assert_msg(r == NULL, "thread %d failed", i);
+    }
+    ck_assert_int_eq(count_tmp(dir), 0);
+    if (b == GALA_BACKEND_HOST) return;
+    gala_stats st;
+    ck_assert_int_eq(run_once(b, &st), GALA_OK);
+    ck_assert_int_eq(st.programs_built, 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
@@ -246,6 +376,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, unusable_cache_folders_are_not_fatal);
     tcase_add_test(tc, concurrent_processes_share_a_folder);
     tcase_add_test(tc, compile_errors_carry_the_log);
+    tcase_add_test(tc, bad_binaries_with_good_hashes_are_rebuilt);
+    tcase_add_test(tc, concurrent_threads_share_a_folder);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -16,10 +16,11 @@
  * stacked inside one leading dimension); in potrs the factors are only read, so one
  * factor may serve a whole batch (a_stride = 0), but B may not overlap A.
  *
- * Failures in detail (potrf). Columns are taken in order; the first event decides info:
- * a NaN or Inf in column k of the referenced triangle of the input, or a non-finite pivot,
- * gives -k; a pivot <= 0 gives k (a NaN in the same column wins). Columns 1..k-1 then hold
- * the factor of the leading minor of order k-1; the others hold unspecified values. A
+ * Failures in detail (potrf). Columns of L are taken in order (with GALA_UPPER, column k of
+ * L is row k of the stored upper triangle, U = Lᵀ); the first event decides info: a NaN or
+ * Inf in column k of L's part of the input, or a non-finite pivot, gives -k; a pivot <= 0
+ * gives k (a NaN in the same column wins). Columns 1..k-1 of L then hold the factor of the
+ * leading minor of order k-1; the others hold unspecified values. A
  * value that overflows to Inf during the factorization is reported at the column where the
  * algorithm meets it, which can differ between the fused and the blocked algorithms.
  *

@@ -28,7 +28,7 @@ gala_status gala_buffer_create(gala_context *ctx, gala_dtype dtype, size_t count
                           bytes, ctx->info.max_alloc_bytes);
     gala_buffer *b = gala_calloc(1, sizeof *b);
     if (!b) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_buffer_create: no host memory");
-    if (gala_fault_hit(GALA_FAULT_ALLOC)) {
+    if (gala_fault_hit(GALA_FAULT_ALLOC) || gala_fault_alloc_refused(bytes)) {
         gala_free(b);
         return gala_error(ctx, GALA_ERR_DEVICE_MEMORY,
                           "gala_buffer_create: allocation of %zu bytes failed (injected fault)",

@@ -205,7 +205,7 @@ gala_status gala_scratch(gala_context *ctx, int slot, gala_dtype dtype, size_t c
     if (!b || b->bytes < bytes) {
         gala_buffer *nb = gala_calloc(1, sizeof *nb);
         if (!nb) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for a workspace");
-        if (gala_fault_hit(GALA_FAULT_ALLOC)) {
+        if (gala_fault_hit(GALA_FAULT_ALLOC) || gala_fault_alloc_refused(bytes)) {
             gala_free(nb);
             return gala_error(ctx, GALA_ERR_DEVICE_MEMORY,
                               "workspace of %zu bytes: allocation failed (injected fault)", bytes);

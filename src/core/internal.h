@@ -119,10 +119,19 @@ typedef enum gala_fault_kind {
 } gala_fault_kind;
 
 /** Returns 1 when the next operation of this kind must fail (test hook: environment
- *  GALA_FAULT="alloc:N,build:N,launch:N,transfer:N" or gala_fault_arm()). */
+ *  GALA_FAULT="alloc:N,build:N,launch:N,transfer:N,alloc_over:BYTES" or gala_fault_arm();
+ *  docs/reliability.md). The counters are process-wide. */
 GALA_INTERNAL int gala_fault_hit(gala_fault_kind kind);
 /** Make the n-th next operation of a kind fail (n >= 1), or disarm with n = 0. */
 GALA_INTERNAL void gala_fault_arm(gala_fault_kind kind, long n);
+/** Operations of a kind still to pass before the armed one fails (0: disarmed, or the
+ *  fault has fired). Tests use it to learn whether a call reached the armed operation. */
+GALA_INTERNAL long gala_fault_pending(gala_fault_kind kind);
+/** A simulated small device (test hook: GALA_FAULT="alloc_over:BYTES" or
+ *  gala_fault_alloc_limit()): every device allocation (buffers and workspaces) of more than
+ *  BYTES bytes fails with GALA_ERR_DEVICE_MEMORY as a full device would; 0 turns it off. */
+GALA_INTERNAL int gala_fault_alloc_refused(size_t bytes);
+GALA_INTERNAL void gala_fault_alloc_limit(size_t bytes);
 
 /* ---------------------------------------------------------------- utilities */
 

@@ -56,6 +56,8 @@ double gala_now(void)
 
 /* countdown[k] > 0: the countdown[k]-th next operation of kind k fails. 0: disarmed. */
 static atomic_long countdown[GALA_FAULT_KINDS];
+/* > 0: every device allocation of more than this many bytes fails (a small device). */
+static atomic_size_t alloc_limit;
 static atomic_int env_read;
 
 static void read_env(void)
@@ -66,8 +68,19 @@ static void read_env(void)
     if (!e) return;
     static const char *names[GALA_FAULT_KINDS] = {"alloc", "build", "launch", "transfer"};
     for (int k = 0; k < GALA_FAULT_KINDS; ++k) {
-        const char *p = strstr(e, names[k]);
-        if (p && p[strlen(names[k])] == ':') atomic_store(&countdown[k], atol(p + strlen(names[k]) + 1));
+        /* "alloc:N" names the kind; "alloc_over:B" (below) is another setting */
+        for (const char *p = strstr(e, names[k]); p; p = strstr(p + 1, names[k])) {
+            if ((p == e || p[-1] == ',') && p[strlen(names[k])] == ':') {
+                atomic_store(&countdown[k], atol(p + strlen(names[k]) + 1));
+                break;
+            }
+        }
+    }
+    for (const char *p = strstr(e, "alloc_over:"); p; p = strstr(p + 1, "alloc_over:")) {
+        if (p == e || p[-1] == ',') {
+            atomic_store(&alloc_limit, (size_t)strtoull(p + strlen("alloc_over:"), NULL, 10));
+            break;
+        }
     }
 }
 
@@ -85,4 +98,23 @@ void gala_fault_arm(gala_fault_kind kind, long n)
 {
     read_env();
     atomic_store(&countdown[kind], n > 0 ? n : 0);
+}
+
+long gala_fault_pending(gala_fault_kind kind)
+{
+    read_env();
+    return atomic_load(&countdown[kind]);
+}
+
+int gala_fault_alloc_refused(size_t bytes)
+{
+    read_env();
+    size_t lim = atomic_load(&alloc_limit);
+    return lim > 0 && bytes > lim;
+}
+
+void gala_fault_alloc_limit(size_t bytes)
+{
+    read_env();
+    atomic_store(&alloc_limit, bytes);
 }

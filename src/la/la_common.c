@@ -385,3 +385,51 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
     }
     return GALA_OK;
 }
+
+typedef struct ab_span {
+    size_t lo, hi;
+    int idx, is_b;
+} ab_span;
+
+static int ab_span_cmp(const void *a, const void *b)
+{
+    const ab_span *x = a, *y = b;
+    return x->lo < y->lo ? -1 : (x->lo > y->lo);
+}
+
+gala_status la_check_ab_disjoint(gala_context *ctx, const char *fn, const gala_buffer *A,
+                                 const gala_buffer *B, const int *n, const int *nrhs,
+                                 const size_t *a_off, const int *lda, const size_t *b_off,
+                                 const int *ldb, int batch)
+{
+    if (A != B || batch <= 0) return GALA_OK;
+    ab_span *sp = gala_malloc(2 * (size_t)batch * sizeof *sp);
+    if (!sp) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    int ns = 0;
+    for (int b = 0; b < batch; ++b) {
+        int ovf = 0;
+        size_t ea = gala_mat_extent((size_t)n[b], (size_t)n[b], (size_t)lda[b], &ovf);
+        size_t eb = gala_mat_extent((size_t)n[b], (size_t)nrhs[b], (size_t)ldb[b], &ovf);
+        if (ea) sp[ns++] = (ab_span){a_off[b], a_off[b] + ea, b, 0};
+        if (eb) sp[ns++] = (ab_span){b_off[b], b_off[b] + eb, b, 1};
+    }
+    qsort(sp, (size_t)ns, sizeof *sp, ab_span_cmp);
+    /* sweep in order of the first element, remembering the furthest end of the A spans and
+     * of the B spans seen so far: a span that starts before the furthest end of a B span
+     * (or, for a B span, of an A span) shares an element with it */
+    size_t a_hi = 0, b_hi = 0;
+    int a_idx = -1, b_idx = -1;
+    gala_status st = GALA_OK;
+    for (int i = 0; i < ns && st == GALA_OK; ++i) {
+        if (b_idx >= 0 && sp[i].lo < b_hi)
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %s of matrix %d overlaps B of matrix %d",
+                            fn, sp[i].is_b ? "B" : "A", sp[i].idx, b_idx);
+        else if (sp[i].is_b && a_idx >= 0 && sp[i].lo < a_hi)
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: B of matrix %d overlaps A of matrix %d",
+                            fn, sp[i].idx, a_idx);
+        if (sp[i].is_b && (b_idx < 0 || sp[i].hi > b_hi)) { b_hi = sp[i].hi; b_idx = sp[i].idx; }
+        if (!sp[i].is_b && (a_idx < 0 || sp[i].hi > a_hi)) { a_hi = sp[i].hi; a_idx = sp[i].idx; }
+    }
+    gala_free(sp);
+    return st;
+}

@@ -79,6 +79,15 @@ GALA_INTERNAL gala_status la_check_vbatched(struct gala_context *ctx, const char
                                             const size_t *off, const int *ld, int batch,
                                             int output);
 
+/** Variable batches with A (read) and B (written) in one buffer: no B_b may share an
+ *  element with any A_c (c = b included). Sizes must have been checked. */
+GALA_INTERNAL gala_status la_check_ab_disjoint(struct gala_context *ctx, const char *fn,
+                                               const struct gala_buffer *A,
+                                               const struct gala_buffer *B, const int *n,
+                                               const int *nrhs, const size_t *a_off,
+                                               const int *lda, const size_t *b_off,
+                                               const int *ldb, int batch);
+
 /** Reserve the info array for `batch` matrices plus `tmp` scratch ints; new epoch. With
  *  user_info != NULL, info goes there (at user_off) and the scratch holds flag and tmp. */
 GALA_INTERNAL gala_status la_info_begin(struct gala_context *ctx, int batch, size_t tmp,

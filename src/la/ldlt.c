@@ -18,6 +18,7 @@
 #include "../blas/blas_common.h"
 #include "../core/kernel.h"
 #include "gala/ldlt.h"
+#include "la_common.h"
 
 #define LDLT_SLOT_DESC 2
 #define LDLT_SLOT_STATUS 3
@@ -168,14 +169,9 @@ gala_status gala_ldlt_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buf
                           n, batch);
     if (lda < (n > 1 ? n : 1))
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: lda = %d < max(1, n = %d)", fn, lda, n);
-    if (batch > 1 && n > 0 && a_stride < (size_t)n)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG,
-                          "%s: a_stride = %zu < n = %d: the matrices overlap", fn, a_stride, n);
-    int ovf = 0;
-    size_t ext = gala_span(gala_mat_extent((size_t)n, (size_t)n, (size_t)lda, &ovf), a_stride,
-                           (size_t)batch, &ovf);
-    if (ovf) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: sizes overflow", fn);
-    GALA_TRY(gala_check_buf(ctx, fn, "A", A, 0, a_off, ext));
+    /* extent, overflow, and matrices that share elements (a_stride < n, or a_stride >= n
+     * with matrices that do not fit side by side within lda) */
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
     const gala_dtype dt = A->dtype;
     GALA_TRY(gala_check_float_type(ctx, fn, dt));
     clear_results(batch, info, inertia);
@@ -258,6 +254,8 @@ gala_status gala_ldlt_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, 
             return s;
         }
     }
+    /* the matrices must not share elements */
+    GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 1));
     const gala_dtype dt = A->dtype;
     GALA_TRY(gala_check_float_type(ctx, fn, dt));
     clear_results(batch, info, inertia);
@@ -444,6 +442,9 @@ gala_status gala_ldlt_solve_vbatched(gala_context *ctx, gala_uplo uplo, const in
         if (gala_ranges_overlap(A, a_off[b], ae, B, b_off[b], be))
             return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d: B overlaps A", fn, b);
     }
+    /* right-hand sides of different systems must not share elements, nor touch any factor */
+    GALA_TRY(la_check_vbatched(ctx, fn, "B", B, A->dtype, n, nrhs, b_off, ldb, batch, 1));
+    GALA_TRY(la_check_ab_disjoint(ctx, fn, A, B, n, nrhs, a_off, lda, b_off, ldb, batch));
     const gala_dtype dt = A->dtype;
     GALA_TRY(gala_check_float_type(ctx, fn, dt));
     if (batch == 0) return GALA_OK;

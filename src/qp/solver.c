@@ -974,7 +974,8 @@ gala_status gala_qp_solve(gala_qp_solver *s)
 
 gala_status gala_qp_get_info(const gala_qp_solver *s, int k, gala_qp_info *info)
 {
-    if (!s || !info) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_info: NULL argument");
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_info: solver is NULL");
+    if (!info) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_info: info is NULL");
     if (k < 0 || k >= s->count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_info: k = %d outside 0..%d",
                           k, s->count - 1);
