@@ -424,7 +424,7 @@ START_TEST(usage_errors)
         {{"solve", MM "HS21.QPS", "--max-iter", "1.5"}, "--max-iter: '1.5' is not an integer"},
         {{"solve", MM "HS21.QPS", "--max-iter"}, "--max-iter needs a value"},
         {{"solve", MM "HS21.QPS", "--polish=yes"}, "--polish takes no value"},
-        {{"solve", MM "HS21.QPS", "--precision", "half"}, "--precision: 'half' is not one of float|double"},
+        {{"solve", MM "HS21.QPS", "--precision", "half"}, "--precision: 'half' is not one of double|float|auto"},
         {{"solve", MM "HS21.QPS", "--backend", "metal"}, "--backend: 'metal'"},
         {{"solve", MM "HS21.QPS", "--alpha", "3", "--backend", "host"}, "alpha = 3 must be in (0, 2)"},
         {{"solve", "--generate", "mpc:10"}, NULL}, /* valid: count 1 (checked below) */
@@ -467,7 +467,7 @@ START_TEST(usage_errors)
                           "--time-limit", "--rho X", "--sigma X", "(default 1e-06)", "--alpha X",
                           "(default 1.6)", "--scaling N", "--adaptive-rho iterations|time|off",
                           "--adaptive-rho-interval", "--adaptive-rho-tolerance", "--check-termination",
-                          "--[no-]polish", "--precision float|double", "--backend", "--platform",
+                          "--[no-]polish", "--precision double|float|auto", "--backend", "--platform",
                           "--device", "--linsys", "--warm-start DIR", "--json", "--csv",
                           "--solution-dir", "--eps-prim-inf", "--eps-dual-inf", "Exit status"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
@@ -837,6 +837,13 @@ START_TEST(settings_reach_the_solver)
     ck_assert_int_eq((int)jnum(p, "rho_updates"), 0);
     ck_assert_int_eq((int)jnum(p, "status_polish"), 1);
     ck_assert_double_eq_tol(jnum(p, "objective"), -99.96, 1e-6);
+    jv_free(&doc);
+    run_free(&r);
+    /* auto precision: double on the host backend, which has it */
+    r = RUN("solve", MM "HS21.QPS", "--backend", "host", "--json", "--precision", "auto");
+    EXPECT_CODE(r, 0);
+    parse_report(&r, &doc);
+    ck_assert_str_eq(jstr(jget(&doc, "settings"), "precision"), "double");
     jv_free(&doc);
     run_free(&r);
     /* dense-shared forced on problems that do not share P and A: the library's refusal */

@@ -39,7 +39,10 @@ typedef struct {
     int value;
 } choice;
 
-static const choice ch_precision[] = {{"double", GALA_DOUBLE}, {"float", GALA_FLOAT}, {NULL, 0}};
+/* auto: double where the device has it, else float (resolved once the device is known) */
+#define PRECISION_AUTO 0
+static const choice ch_precision[] = {{"double", GALA_DOUBLE}, {"float", GALA_FLOAT},
+                                      {"auto", PRECISION_AUTO}, {NULL, 0}};
 static const choice ch_linsys[] = {{"auto", GALA_QP_LINSYS_AUTO}, {"dense", GALA_QP_LINSYS_DENSE},
                                    {"dense-shared", GALA_QP_LINSYS_DENSE_SHARED},
                                    {"sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT}, {NULL, 0}};
@@ -89,7 +92,8 @@ static const optdef opts[] = {
      "auto, opencl, cuda or host (default auto: GPU, else OpenCL CPU, else host; GALA_BACKEND)", 1},
     {"platform", "P", K_TOOL, 0, T_PLATFORM, NULL, "OpenCL platform: index or part of its name", 1},
     {"device", "D", K_TOOL, 0, T_DEVICE, NULL, "device: index or part of its name", 1},
-    {"precision", "float|double", K_ENUM, S_(dtype), 0, ch_precision, "arithmetic on the device", 1},
+    {"precision", "double|float|auto", K_ENUM, S_(dtype), 0, ch_precision,
+     "arithmetic on the device (auto: double if the device has it, else float)", 1},
     {"linsys", "auto|dense|dense-shared|sparse-ldlt", K_ENUM, S_(linsys_solver), 0, ch_linsys,
      "linear-system strategy (auto: dense-shared when all QPs share P and A)", 1},
     /* ---- OSQP settings ---- */
@@ -944,6 +948,10 @@ static int cmd_solve(tool *t)
     gala_context_info(ctx, &di);
     snprintf(run.device, sizeof run.device, "%s: %s / %s", di.backend_name, di.platform_name, di.device_name);
     snprintf(run.backend, sizeof run.backend, "%s", di.backend_name);
+    if ((int)t->set.dtype == PRECISION_AUTO) {
+        t->set.dtype = di.fp64 ? GALA_DOUBLE : GALA_FLOAT;
+        run.settings.dtype = t->set.dtype;
+    }
     if (t->set.dtype == GALA_DOUBLE && !di.fp64) {
         err_("%s has no double precision: use --precision float", run.device);
         rc = GQP_EXIT_USAGE;

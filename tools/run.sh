@@ -31,16 +31,17 @@ setup() {
 
 jobs() { nproc 2>/dev/null || echo 2; }
 
-# The end of the demo: gala-qp on the default device. Sizes keep it to about a minute on two
-# CPU cores with PoCL, most of it compiling the kernels on the first run (cached afterwards).
+# The end of the demo: gala-qp on the default device, in double where it has fp64. Sizes keep it
+# under a minute on two CPU cores with PoCL (44 s measured with empty kernel caches, most of
+# it compiling the kernels; about 15 s once they are cached).
 demo_qp() {
     local qp=./build/tools/gala-qp rc=0
     echo
     echo "== gala-qp: 500 MPC QPs (OSQP's control benchmark, nx = 10: 160 variables, 270 constraints)"
-    "$qp" solve --generate mpc:10x500 --summary
+    "$qp" solve --generate mpc:10x500 --precision auto --summary
     echo
     echo "== gala-qp: the Maros-Meszaros problems of tests/data in one batch, eps 1e-5, against OPT"
-    "$qp" solve tests/data/maros_meszaros --eps 1e-5 \
+    "$qp" solve tests/data/maros_meszaros --eps 1e-5 --precision auto \
         --reference tests/data/maros_meszaros/00README.QP || rc=$?
     # exit 1 means some QPs are not solved: PRIMALC1, QBANDM and QSHARE1B at these settings, as
     # with OSQP (docs/maros_meszaros.md); 2 or 3 are real failures
