@@ -33,7 +33,7 @@ jobs() { nproc 2>/dev/null || echo 2; }
 
 # The end of the demo: gala-qp on the default device, in double where it has fp64. Sizes keep it
 # under a minute on two CPU cores with PoCL (44 s measured with empty kernel caches, most of
-# it compiling the kernels; about 15 s once they are cached).
+# it compiling the kernels; about 5 s once they are cached).
 demo_qp() {
     local qp=./build/tools/gala-qp rc=0
     echo
