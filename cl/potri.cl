@@ -119,8 +119,7 @@ KERNEL void trmm_lt(const int n, const int I, const int count, const int ncg, GL
     for (int r = 0; r < N; ++r) {
         REAL acc = 0;
         UNROLL_LOOP
-        for (int k = 0; k < N; ++k) /* constant trip count: see potrf.cl's panel */
-            if (k >= r) acc += Ts[k * (N + 1) + r] * x[k];
+        for (int k = r; k < N; ++k) acc += Ts[k * (N + 1) + r] * x[k];
         x[r] = acc;
     }
     UNROLL_LOOP
