@@ -1,5 +1,6 @@
-"""Shared helper of the PyTorch reference scripts (bench/ref_*.py): CUDA-event timing. Import with `import refutil` (the scripts
-run as `python3 bench/ref_x.py`, so bench/ is on the path)."""
+"""Shared helper of the PyTorch reference scripts (bench/ref_*.py): CUDA-event timing.
+Import it as `from refutil import time_ms` (the scripts run as `python3 bench/ref_x.py`,
+so bench/ is on the path)."""
 import time
 
 import torch
