@@ -14,10 +14,11 @@
 #   3. gala-info.txt    every device and its self-test
 #   4. ctest-cuda.log           GALA_TEST_BACKENDS=host,cuda        whole suite
 #      ctest-opencl-nvidia.log  GALA_TEST_BACKENDS=opencl GALA_PLATFORM=nvidia
-#   5. sanitizer/<tool>-<test>.log  compute-sanitizer memcheck (with leak check) and
-#      racecheck over the kernel tests on CUDA (GALA_TEST_BACKENDS=cuda, -lineinfo)
-#   6. ctest-opencl-pocl.log    GALA_TEST_BACKENDS=opencl GALA_PLATFORM=portable
+#   5. ctest-opencl-pocl.log    GALA_TEST_BACKENDS=opencl GALA_PLATFORM=portable
 #      (PoCL on the CPU; $GPU_CHECK_POCL_TESTS, a ctest -R regex, narrows it)
+#   6. sanitizer/<tool>-<test>.log  compute-sanitizer memcheck (with leak check) and
+#      racecheck over the kernel tests on CUDA (GALA_TEST_BACKENDS=cuda, -lineinfo);
+#      $GPU_CHECK_SANITIZE_TESTS (a bash regex on the test name) narrows it
 #   7. bench-vec-{cuda,opencl-nvidia}.{txt,json}  bench_vec --quick on both GPU backends
 # and summary.txt: one line per step,
 #     VERDICT  STEP  SECONDSs rc=CODE LOG
@@ -116,7 +117,12 @@ suite "ctest host+cuda" ctest-cuda.log 30 GALA_TEST_BACKENDS=host,cuda -- -j4
 suite "ctest opencl nvidia" ctest-opencl-nvidia.log 30 \
     GALA_TEST_BACKENDS=opencl GALA_PLATFORM=nvidia -- -j4
 
-# ------------------------------------------------------------------ 5. compute-sanitizer
+# ------------------------------------------------------------------ 5. PoCL
+suite "ctest opencl pocl" ctest-opencl-pocl.log 60 \
+    GALA_TEST_BACKENDS=opencl GALA_PLATFORM=portable -- -j"$((JOBS / 2))" \
+    ${GPU_CHECK_POCL_TESTS:+-R "$GPU_CHECK_POCL_TESTS"}
+
+# ------------------------------------------------------------------ 6. compute-sanitizer
 # Kernel tests: every test program but the ones about compilation, caching, host threads
 # and fault injection. Each (tool, test) pair is one log; four run at a time.
 sanitize_one() { # TOOL TEST
@@ -136,6 +142,7 @@ if command -v compute-sanitizer >/dev/null; then
     for exe in "$BUILD"/tests/test_*; do
         t=$(basename "$exe")
         case $t in test_nvrtc | test_kcache | test_fault | test_threads | test_qps) continue ;; esac
+        [ -n "${GPU_CHECK_SANITIZE_TESTS:-}" ] && ! [[ $t =~ $GPU_CHECK_SANITIZE_TESTS ]] && continue
         pairs+=("memcheck $t" "racecheck $t")
     done
     rem=$(left)
@@ -159,10 +166,6 @@ if command -v compute-sanitizer >/dev/null; then
 else
     record SKIP compute-sanitizer 0 - "compute-sanitizer not found"
 fi
-
-# ------------------------------------------------------------------ 6. PoCL
-suite "ctest opencl pocl" ctest-opencl-pocl.log 60 \
-    GALA_TEST_BACKENDS=opencl GALA_PLATFORM=portable -- -j2 ${GPU_CHECK_POCL_TESTS:+-R "$GPU_CHECK_POCL_TESTS"}
 
 # ------------------------------------------------------------------ 7. first CUDA vs OpenCL timings
 if [ -x "$BUILD/bench/bench_vec" ]; then
