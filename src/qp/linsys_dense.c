@@ -134,9 +134,12 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
                          ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
                          ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
                          ga_buf(s->b_K), ga_real(s->set.sigma)));
-    return GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
+    gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
+    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
                        ga_int(njobs), ga_buf(s->b_K), ga_buf(jinfo), ga_buf(s->b_state),
-                       ga_int(set_status));
+                       ga_int(set_status)));
+    gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
+    return GALA_OK;
 }
 
 /* The library path: K formed by qp_form_k, factored by gala_potrf_vbatched (lower),
@@ -174,6 +177,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
                          ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rp),
                          ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype), ga_buf(s->b_K),
                          ga_real(s->set.sigma));
+    gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     if (st == GALA_OK && cnt) {
         gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, nn, cnt, info);
         if (f != GALA_OK && f != GALA_ERR_NOT_POSITIVE_DEFINITE && f != GALA_ERR_NOT_FINITE) st = f;
@@ -207,6 +211,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
                              ga_buf(flag), ga_int(njobs), ga_buf(s->b_K));
         if (st == GALA_OK) st = gala_buffer_fill(flag, 0, (size_t)njobs, 0);
     }
+    gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
     gala_free(fl);
     gala_free(off);
     return st;

@@ -80,7 +80,17 @@ struct gala_qp_solver {
     double *x, *y, *pcert, *dcert;
     int solved;
     double setup_time, update_time;
+
+    /* profile (settings.profile): phase times, the clock at the end of the last phase */
+    gala_qp_profile prof;
+    double prof_t;
+    int in_solve;           /* 1 while gala_qp_solve runs: factorizations count as REFACTOR */
 };
+
+/* Profile: with settings.profile, wait for the device and charge the time since the last
+ * mark to `phase` (FORM_K / FACTOR become REFACTOR inside a solve). Nothing otherwise. */
+GALA_INTERNAL void gala_qp_prof(struct gala_qp_solver *s, int phase);
+GALA_INTERNAL void gala_qp_prof_start(struct gala_qp_solver *s);
 
 /* launch helpers (solver.c) */
 GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key, int wg,

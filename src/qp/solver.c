@@ -88,11 +88,57 @@ static gala_status check_settings(gala_context *ctx, const gala_qp_settings *s)
     BAD(!(s->rho_ladder_ratio > 1), "%s: rho_ladder_ratio must be > 1", fn);
     BAD(s->iters_per_launch < 0, "%s: iters_per_launch < 0", fn);
     BAD(s->refine < -1 || s->refine > 1, "%s: refine = %d (-1, 0 or 1)", fn, s->refine);
+    BAD(s->threads < 0, "%s: threads = %d < 0", fn, s->threads);
+    BAD(s->profile < 0 || s->profile > 1, "%s: profile = %d (0 or 1)", fn, s->profile);
 #undef BAD
     if (s->linsys_solver == GALA_QP_LINSYS_SPARSE_LDLT)
         return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s: the sparse LDLT strategy is not "
                           "available in this build", fn);
     return GALA_OK;
+}
+
+/* ------------------------------------------------------------------ profile */
+
+void gala_qp_prof_start(gala_qp_solver *s)
+{
+    if (s->set.profile) s->prof_t = gala_now();
+}
+
+void gala_qp_prof(gala_qp_solver *s, int phase)
+{
+    if (!s->set.profile) return;
+    if (s->in_solve && (phase == GALA_QP_PHASE_FORM_K || phase == GALA_QP_PHASE_FACTOR))
+        phase = GALA_QP_PHASE_REFACTOR;
+    (void)gala_finish(s->ctx); /* a device error shows in the next operation's status */
+    double t = gala_now();
+    s->prof.seconds[phase] += t - s->prof_t;
+    s->prof.calls[phase]++;
+    s->prof_t = t;
+}
+
+static void prof_reset(gala_qp_solver *s, int first, int last)
+{
+    for (int p = first; p <= last; ++p) {
+        s->prof.seconds[p] = 0;
+        s->prof.calls[p] = 0;
+    }
+}
+
+gala_status gala_qp_get_profile(const gala_qp_solver *s, gala_qp_profile *p)
+{
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_profile: solver is NULL");
+    if (!p) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_profile: profile is NULL");
+    *p = s->prof;
+    p->enabled = s->set.profile != 0;
+    return GALA_OK;
+}
+
+const char *gala_qp_phase_name(int phase)
+{
+    static const char *names[GALA_QP_NPHASES] = {
+        "validate", "layout", "upload", "scale", "form_k", "factor", "setup_other",
+        "iterate", "check", "sync", "refactor", "collect", "polish", "solve_other"};
+    return phase >= 0 && phase < GALA_QP_NPHASES ? names[phase] : "unknown";
 }
 
 /* ------------------------------------------------------------------ problem copies */
@@ -264,8 +310,14 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, gala_buffer *list, int nlist,
         ga_int(s->dualgap), ga_real(st->sigma), ga_real(st->alpha),                               \
         ga_real(st->eps_abs), ga_real(st->eps_rel), ga_real(st->eps_prim_inf),                    \
         ga_real(st->eps_dual_inf), ga_real(st->adaptive_rho_tolerance)
-    if (iters > 0) GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ADMM_ARGS));
-    if (check || final_status) GALA_TRY(GALA_LAUNCH(s->ctx, kc, &d, ADMM_ARGS));
+    if (iters > 0) {
+        GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ADMM_ARGS));
+        gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
+    }
+    if (check || final_status) {
+        GALA_TRY(GALA_LAUNCH(s->ctx, kc, &d, ADMM_ARGS));
+        gala_qp_prof(s, GALA_QP_PHASE_CHECK);
+    }
     return GALA_OK;
 #undef ADMM_ARGS
 }
@@ -306,7 +358,9 @@ static gala_status count_running(gala_qp_solver *s, int out[2])
     gala_dims d = gala_dims_1d(QP_UTIL_WG, QP_UTIL_WG);
     GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_ident), ga_int(s->nvalid),
                          ga_buf(s->b_state), ga_buf(s->b_refac), ga_buf(s->b_cnt)));
-    return gala_buffer_read(s->b_cnt, 0, 2, out);
+    GALA_TRY(gala_buffer_read(s->b_cnt, 0, 2, out));
+    gala_qp_prof(s, GALA_QP_PHASE_SYNC);
+    return GALA_OK;
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -575,6 +629,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *problems
         hn += (size_t)s->pb[k].n;
         hm += (size_t)s->pb[k].m;
     }
+    gala_qp_prof(s, GALA_QP_PHASE_VALIDATE);
     s->x = gala_malloc(sizeof(double) * (hn ? hn : 1));
     s->dcert = gala_malloc(sizeof(double) * (hn ? hn : 1));
     s->y = gala_malloc(sizeof(double) * (hm ? hm : 1));
@@ -652,6 +707,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *problems
     }
     s->nrp = nrp;
     s->nnz = nnz;
+    gala_qp_prof(s, GALA_QP_PHASE_LAYOUT);
     /* device buffers */
     gala_dtype dt = s->dt;
     size_t nv = (size_t)s->nvalid;
@@ -694,7 +750,9 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *problems
         gala_free(inf);
     }
     if (st == GALA_OK) st = s->ls->setup(s); /* meta K offsets, ladder, bins; uploads meta */
+    gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
     if (st == GALA_OK) st = scale_all(s);
+    gala_qp_prof(s, GALA_QP_PHASE_SCALE);
     if (st == GALA_OK) st = reset_state(s, 0);
     if (st == GALA_OK) {
         int *one = gala_malloc(sizeof(int) * nv);
@@ -703,6 +761,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *problems
         if (st == GALA_OK) st = gala_buffer_write(s->b_refac, 0, nv, one);
         gala_free(one);
     }
+    gala_qp_prof(s, GALA_QP_PHASE_SETUP_OTHER);
     if (st == GALA_OK) st = s->ls->refactor(s);
     return st;
 }
@@ -729,8 +788,10 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     s->count = count;
     s->dualgap = set.check_dualgap < 0 ? set.dtype == GALA_DOUBLE : set.check_dualgap;
     s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
+    s->prof_t = t0;
     gala_status st = setup_impl(s, problems);
     if (st == GALA_OK) st = gala_finish(ctx);
+    gala_qp_prof(s, GALA_QP_PHASE_SETUP_OTHER);
     if (st != GALA_OK) {
         gala_qp_destroy(s);
         return st;
@@ -885,6 +946,7 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
     gala_qp_settings *set = &s->set;
     if (!set->warm_starting) GALA_TRY(gala_qp_cold_start(s));
     GALA_TRY(reset_state(s, 1));
+    gala_qp_prof(s, GALA_QP_PHASE_SOLVE_OTHER);
     int cnt[2];
     GALA_TRY(count_running(s, cnt));
     if (cnt[1] > 0) GALA_TRY(s->ls->refactor(s)); /* pending from updates */
@@ -964,8 +1026,14 @@ gala_status gala_qp_solve(gala_qp_solver *s)
     double *sync_t = NULL;
     int *sync_it = NULL, nsync = 0;
     gala_status st = GALA_OK;
+    prof_reset(s, GALA_QP_PHASE_ITERATE, GALA_QP_NPHASES - 1);
+    s->prof_t = t0;
+    s->in_solve = 1;
     if (s->nvalid > 0) st = solve_impl(s, t0, &sync_t, &sync_it, &nsync);
+    gala_qp_prof(s, GALA_QP_PHASE_SOLVE_OTHER);
     if (st == GALA_OK) st = collect(s, sync_t, sync_it, nsync);
+    gala_qp_prof(s, GALA_QP_PHASE_COLLECT);
+    s->in_solve = 0;
     gala_free(sync_t);
     gala_free(sync_it);
     if (st == GALA_OK) s->solved = 1;
