@@ -100,7 +100,6 @@ static gala_status dense_setup(gala_qp_solver *s)
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, ko ? ko : 1, &s->b_K);
     if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &s->b_kofs);
     if (st == GALA_OK) st = gala_buffer_write(s->b_kofs, 0, nv, kofs);
-    if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, nv * QP_NMETA, s->meta);
     if (st == GALA_OK) st = dummies(s);
     /* per bin, the QPs largest first (the long work-groups start early) */
     if (st == GALA_OK) qsort(order, nv, sizeof *order, by_n_desc);
@@ -130,10 +129,11 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
     GALA_TRY(gala_qp_kernel(s, "qp_form_k", &kf));
     GALA_TRY(gala_qp_kernel(s, "qp_chol_inv", &ki));
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
+    /* the sweep works on the full matrix */
     GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
                          ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
                          ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
-                         ga_buf(s->b_K), ga_real(s->set.sigma)));
+                         ga_buf(s->b_K), ga_real(s->set.sigma), ga_int(0)));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     GALA_TRY(GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
                        ga_int(njobs), ga_buf(s->b_K), ga_buf(jinfo), ga_buf(s->b_state),
@@ -142,13 +142,14 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
     return GALA_OK;
 }
 
-/* The library path: K formed by qp_form_k, factored by gala_potrf_vbatched (lower),
- * inverted by gala_potri_vbatched, mirrored by qp_mirror. The flags are read back (the
- * vbatched calls take host arrays): fail[j] receives the job's potrf info (> 0: K not
- * positive definite). jqp_h / jko_h: host copies of the job arrays. */
+/* The library path: K formed by qp_form_k (lower triangle), factored by
+ * gala_potrf_vbatched (lower), inverted by gala_potri_vbatched, mirrored by qp_mirror. The
+ * flags are read back (the vbatched calls take host arrays) unless all_flagged says every
+ * job is flagged: fail[j] receives the job's potrf info (> 0: K not positive definite).
+ * jqp_h / jko_h: host copies of the job arrays. */
 static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *jko,
                              gala_buffer *jrho, int jrs, int jro, gala_buffer *flag, int njobs,
-                             const int *jqp_h, const int *jko_h, int *fail)
+                             const int *jqp_h, const int *jko_h, int *fail, int all_flagged)
 {
     int *fl = gala_malloc(sizeof(int) * (size_t)njobs * 4);
     size_t *off = gala_malloc(sizeof(size_t) * (size_t)njobs);
@@ -158,7 +159,11 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     }
     int *nn = fl + njobs, *info = fl + 2 * njobs, *idx = fl + 3 * njobs;
-    gala_status st = gala_buffer_read(flag, 0, (size_t)njobs, fl);
+    gala_status st = GALA_OK;
+    if (all_flagged)
+        for (int g = 0; g < njobs; ++g) fl[g] = 1;
+    else
+        st = gala_buffer_read(flag, 0, (size_t)njobs, fl);
     int cnt = 0;
     for (int g = 0; st == GALA_OK && g < njobs; ++g) {
         fail[g] = 0;
@@ -176,7 +181,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
         st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
                          ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rp),
                          ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype), ga_buf(s->b_K),
-                         ga_real(s->set.sigma));
+                         ga_real(s->set.sigma), ga_int(1));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     if (st == GALA_OK && cnt) {
         gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, nn, cnt, info);
@@ -221,7 +226,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
  * Tuning key qp.factor (docs/qp.md). */
 static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) != 0; }
 
-static gala_status dense_refactor(gala_qp_solver *s)
+static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
 {
     if (!use_la(s))
         return form_and_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
@@ -235,7 +240,7 @@ static gala_status dense_refactor(gala_qp_solver *s)
         kofs[i] = s->meta[(size_t)i * QP_NMETA + QP_M_KO];
     }
     gala_status st = la_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
-                               s->b_refac, nv, ident, kofs, fail);
+                               s->b_refac, nv, ident, kofs, fail, all_flagged);
     /* K not positive definite: that QP is non-convex (as qp_chol_inv with set_status) */
     for (int i = 0; st == GALA_OK && i < nv; ++i)
         if (fail[i]) {
@@ -320,7 +325,6 @@ static gala_status shared_setup(gala_qp_solver *s)
     }
     gala_free(zeros);
     gala_free(kofs);
-    if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)s->nvalid * QP_NMETA, s->meta);
     /* tile of QPs per work-group */
     s->wg = max_wg(s);
     s->ncap = s->mcap = cap_class(n > m ? n : m);
@@ -339,8 +343,9 @@ static gala_status shared_setup(gala_qp_solver *s)
     return st;
 }
 
-static gala_status shared_refactor(gala_qp_solver *s)
+static gala_status shared_refactor(gala_qp_solver *s, int all_flagged)
 {
+    (void)all_flagged; /* the rungs are always refactored together */
     int nr = s->nrungs;
     GALA_TRY(gala_buffer_fill(s->b_rflag, 0, (size_t)nr, 1));
     int info[130];
@@ -351,7 +356,7 @@ static gala_status shared_refactor(gala_qp_solver *s)
             kofs[k] = k * s->lad_ks;
         }
         GALA_TRY(la_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr, zeros, kofs,
-                           info));
+                           info, 1));
     } else {
         GALA_TRY(form_and_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr,
                                  s->b_jinfo, 0));
