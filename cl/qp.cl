@@ -32,11 +32,11 @@
  * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
  * only, and writes the QP's status. Finished QPs are skipped by later launches.
  *
- * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1
- * -D parameters: WG (work-group size, power of two), TB (QPs per work-group, power of two
- * <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors in
- * local memory), REFINE (1: one step of iterative refinement per solve, for float). The
- * other kernels use WG only.
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1
+ * -D parameters: WG (work-group size, a multiple of 32), TB (QPs per work-group, power of
+ * two <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors
+ * in local memory), REFINE (1: one step of iterative refinement per solve, for float), KS
+ * (TB = 1: column slices of the K⁻¹ product). The other kernels use WG only.
  */
 
 /* QPs whose K⁻¹ products one work-item computes together (register blocking) */
@@ -44,6 +44,13 @@
 #define QB 4
 #else
 #define QB TB
+#endif
+/* column slices of the K⁻¹ product of one QP per work-group (-D KS; TB = 1 with the
+ * vectors in local memory only) */
+#if VLOCAL && TB == 1 && defined(KS)
+#define KSPLIT KS
+#else
+#define KSPLIT 1
 #endif
 
 #define NMETA 20
@@ -703,20 +710,20 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
 /* ------------------------------------------------------------------------------------ */
 #if VLOCAL
 #define VW(t, i) lw[(t) * MCAP + (i)]
-#define VW2(t, j) lw2[(t) * NCAP + (j)]
 #define VX(t, j) lx[(t) * NCAP + (j)]
 #define VR(t, j) lr[(t) * NCAP + (j)]
 #define VXT(t, j) lxt[(t) * NCAP + (j)]
 #define VZ(t, i) lz[(t) * MCAP + (i)]
 #define VY(t, i) ly[(t) * MCAP + (i)]
+#define RK(i) lct[i] /* row kinds, shared by the tile: in local memory */
 #else
 #define VW(t, i) vm[V_W * mtot + czo[t] + (i)]
-#define VW2(t, j) vn[V_W2 * ntot + cxo[t] + (j)]
 #define VX(t, j) vn[V_X * ntot + cxo[t] + (j)]
 #define VR(t, j) vn[V_R * ntot + cxo[t] + (j)]
 #define VXT(t, j) vn[V_XT * ntot + cxo[t] + (j)]
 #define VZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
 #define VY(t, i) vm[V_Y * mtot + czo[t] + (i)]
+#define RK(i) ctype[co + (i)]
 #endif
 #define GQ(t, j) vn[V_Q * ntot + cxo[t] + (j)]
 #define GD(t, j) vn[V_D * ntot + cxo[t] + (j)]
@@ -726,6 +733,119 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
 #define GE(t, i) vm[V_E * mtot + czo[t] + (i)]
 #define GYP(t, i) vm[V_YPREV * mtot + czo[t] + (i)]
 #define GCT(t, i) ctype[co + (i)]
+/* q, l, u: in local memory for one QP per work-group (TB = 1, VLOCAL), else read */
+#if VLOCAL && TB == 1
+#define LQ(t, j) lq[j]
+#define LL(t, i) ll[i]
+#define LU(t, i) lu[i]
+#else
+#define LQ(t, j) GQ(t, j)
+#define LL(t, i) GL(t, i)
+#define LU(t, i) GU(t, i)
+#endif
+
+/* x̃ = K⁻¹R (SECOND: x̃ += K⁻¹R, the refinement step), then with FINAL x = αx̃ + (1 − α)x.
+ * TB = 1: work-item (slice ks, row i) sums row i over 1/KSPLIT of the columns; the slices'
+ *   partial sums meet in local memory (lks) and the row's owner adds them. Reads of K⁻¹
+ *   are coalesced over i (column-major), the KSPLIT slices keep every work-item busy and
+ *   double the loads in flight.
+ * TB > 1: work-item (QP group tg, row slot rs) computes rows rs and rs + RS for the QB QPs
+ *   t0 .. t0 + QB − 1: per column one load of K⁻¹ per row serves QB products (the QPs of
+ *   one rung share K⁻¹), one load of R per QP serves RB = 2 rows. */
+#if KSPLIT > 1
+#define QP_KINV(SECOND, FINAL)                                                               \
+    do {                                                                                    \
+        const int ch_ = (n + KSPLIT - 1) / KSPLIT;                                          \
+        for (int idx = lid; idx < KSPLIT * n; idx += WG) {                                  \
+            const int ks = idx / n, i = idx - ks * n;                                       \
+            const int j0 = ks * ch_, j1 = j0 + ch_ < n ? j0 + ch_ : n;                      \
+            GLOBAL const REAL *Kt = K + cko[0] + i;                                         \
+            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
+            int j = j0;                                                                     \
+            for (; j + 4 <= j1; j += 4) {                                                   \
+                a0 += Kt[(gidx)j * n] * VR(0, j);                                           \
+                a1 += Kt[(gidx)(j + 1) * n] * VR(0, j + 1);                                 \
+                a2 += Kt[(gidx)(j + 2) * n] * VR(0, j + 2);                                 \
+                a3 += Kt[(gidx)(j + 3) * n] * VR(0, j + 3);                                 \
+            }                                                                               \
+            for (; j < j1; ++j) a0 += Kt[(gidx)j * n] * VR(0, j);                          \
+            lks[ks * NCAP + i] = (a0 + a1) + (a2 + a3);                                     \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+        for (int i = lid; i < n && cact[0]; i += WG) {                                      \
+            REAL sum = 0;                                                                   \
+            for (int ks = 0; ks < KSPLIT; ++ks) sum += lks[ks * NCAP + i];                  \
+            const REAL xt = (SECOND) ? VXT(0, i) + sum : sum;                               \
+            VXT(0, i) = xt;                                                                 \
+            if (FINAL) VX(0, i) = alpha * xt + ((REAL)1 - alpha) * VX(0, i);                \
+        }                                                                                   \
+    } while (0)
+#elif TB == 1
+#define QP_KINV(SECOND, FINAL)                                                               \
+    do {                                                                                    \
+        for (int i = lid; i < n && cact[0]; i += WG) {                                      \
+            GLOBAL const REAL *Kt = K + cko[0] + i;                                         \
+            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
+            int j = 0;                                                                      \
+            for (; j + 4 <= n; j += 4) {                                                    \
+                a0 += Kt[(gidx)j * n] * VR(0, j);                                           \
+                a1 += Kt[(gidx)(j + 1) * n] * VR(0, j + 1);                                 \
+                a2 += Kt[(gidx)(j + 2) * n] * VR(0, j + 2);                                 \
+                a3 += Kt[(gidx)(j + 3) * n] * VR(0, j + 3);                                 \
+            }                                                                               \
+            for (; j < n; ++j) a0 += Kt[(gidx)j * n] * VR(0, j);                            \
+            const REAL sum = (a0 + a1) + (a2 + a3);                                         \
+            const REAL xt = (SECOND) ? VXT(0, i) + sum : sum;                               \
+            VXT(0, i) = xt;                                                                 \
+            if (FINAL) VX(0, i) = alpha * xt + ((REAL)1 - alpha) * VX(0, i);                \
+        }                                                                                   \
+    } while (0)
+#else
+#define QP_KINV(SECOND, FINAL)                                                               \
+    do {                                                                                    \
+        const int rs_n = (n + 1) / 2;                                                       \
+        for (int idx = lid; idx < (TB / QB) * rs_n; idx += WG) {                            \
+            const int tg = idx / rs_n, i0 = idx - tg * rs_n, t0 = tg * QB;                  \
+            const int i1 = i0 + rs_n, has1 = i1 < n, i1c = has1 ? i1 : i0;                 \
+            int same = 1;                                                                   \
+            for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];            \
+            REAL s0[QB], s1[QB];                                                            \
+            for (int c = 0; c < QB; ++c) s0[c] = s1[c] = 0;                                 \
+            if (same) {                                                                     \
+                GLOBAL const REAL *Kt = K + cko[t0];                                        \
+                for (int j = 0; j < n; ++j) {                                               \
+                    const REAL k0 = Kt[i0 + (gidx)j * n], k1 = Kt[i1c + (gidx)j * n];       \
+                    for (int c = 0; c < QB; ++c) {                                          \
+                        const REAL rv = VR(t0 + c, j);                                      \
+                        s0[c] += k0 * rv;                                                   \
+                        s1[c] += k1 * rv;                                                   \
+                    }                                                                       \
+                }                                                                           \
+            } else {                                                                        \
+                for (int c = 0; c < QB; ++c) {                                              \
+                    GLOBAL const REAL *Kt = K + cko[t0 + c];                                \
+                    for (int j = 0; j < n; ++j) {                                           \
+                        const REAL rv = VR(t0 + c, j);                                      \
+                        s0[c] += Kt[i0 + (gidx)j * n] * rv;                                 \
+                        s1[c] += Kt[i1c + (gidx)j * n] * rv;                                \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+            for (int c = 0; c < QB; ++c) {                                                  \
+                const int t = t0 + c;                                                       \
+                if (!cact[t]) continue;                                                     \
+                const REAL x0 = (SECOND) ? VXT(t, i0) + s0[c] : s0[c];                      \
+                VXT(t, i0) = x0;                                                            \
+                if (FINAL) VX(t, i0) = alpha * x0 + ((REAL)1 - alpha) * VX(t, i0);          \
+                if (has1) {                                                                 \
+                    const REAL x1 = (SECOND) ? VXT(t, i1) + s1[c] : s1[c];                  \
+                    VXT(t, i1) = x1;                                                        \
+                    if (FINAL) VX(t, i1) = alpha * x1 + ((REAL)1 - alpha) * VX(t, i1);      \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#endif
 
 /* result slots per column */
 #define R_PRIM 0
@@ -766,13 +886,19 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
     LOCAL_ARRAY REAL lxt[TB * NCAP];
     LOCAL_ARRAY REAL lz[TB * MCAP];
     LOCAL_ARRAY REAL ly[TB * MCAP];
+    LOCAL_ARRAY int lct[MCAP];
 #if REFINE
     LOCAL_ARRAY REAL lw[TB * MCAP];
-    LOCAL_ARRAY REAL lw2[TB * NCAP];
+#endif
+#if TB == 1
+    LOCAL_ARRAY REAL lq[NCAP];
+    LOCAL_ARRAY REAL ll[MCAP];
+    LOCAL_ARRAY REAL lu[MCAP];
+#endif
+#if KSPLIT > 1
+    LOCAL_ARRAY REAL lks[KSPLIT * NCAP];
 #endif
 #endif
-    LOCAL_ARRAY REAL part[4 * WG];
-    LOCAL_ARRAY REAL res[TB * NRES];
     LOCAL_ARRAY int cqp[TB];
     LOCAL_ARRAY int cact[TB];
     LOCAL_ARRAY gidx cxo[TB];
@@ -798,6 +924,7 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
         QP_MATS(mt);
         QP_VALS(mt, GLOBAL const);
         const gidx co = mt[M_CO]; /* row kinds: the QP's own (TB = 1) or the tile's shared */
+        (void)co;
         if (lid < TB) {
             const int t = lid;
             gidx li = g * TB + t;
@@ -828,6 +955,14 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
             VZ(t, i) = vm[V_Z * mtot + czo[t] + i];
             VY(t, i) = vm[V_Y * mtot + czo[t] + i];
         }
+        for (int i = lid; i < m; i += WG) lct[i] = ctype[co + i];
+#if TB == 1
+        for (int j = lid; j < n; j += WG) lq[j] = GQ(0, j);
+        for (int i = lid; i < m; i += WG) {
+            ll[i] = GL(0, i);
+            lu[i] = GU(0, i);
+        }
+#endif
         LOCAL_BARRIER();
 #endif
         for (int it = 0; it < iters_g; ++it) {
@@ -837,56 +972,28 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
                 const int t = idx / n, j = idx - t * n;
                 if (!cact[t]) continue;
                 const REAL rho = crho[t];
-                REAL s = sigma * VX(t, j) - GQ(t, j);
+                REAL s = sigma * VX(t, j) - LQ(t, j);
                 for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
                     const int i = Tc[k];
-                    s += Tv[k] * (qp_rho_row(GCT(t, i), rho) * VZ(t, i) - VY(t, i));
+                    s += Tv[k] * (qp_rho_row(RK(i), rho) * VZ(t, i) - VY(t, i));
                 }
                 VR(t, j) = s;
                 if (last) GXP(t, j) = VX(t, j);
             }
             GLOBAL_BARRIER();
-            /* x̃ = K⁻¹ r ; x = αx̃ + (1 − α)x. A work-item computes row i for QB = min(TB, 4)
-             * QPs of the tile: one load of K⁻¹(i, j) serves the QB products when they share
-             * the matrix (shared mode, same rung), else each QP reads its own. */
-            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
-                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
-                int same = 1;
-                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
-                REAL s[QB];
-                for (int c = 0; c < QB; ++c) s[c] = 0;
-                if (same) {
-                    GLOBAL const REAL *Kt = K + cko[t0] + i;
-                    for (int j = 0; j < n; ++j) {
-                        const REAL kv = Kt[(gidx)j * n];
-                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
-                    }
-                } else {
-                    for (int c = 0; c < QB; ++c) {
-                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
-                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
-                    }
-                }
-                for (int c = 0; c < QB; ++c) {
-                    const int t = t0 + c;
-                    if (!cact[t]) continue;
-                    VXT(t, i) = s[c];
-#if !REFINE
-                    VX(t, i) = alpha * s[c] + ((REAL)1 - alpha) * VX(t, i);
-#endif
-                }
-            }
-            GLOBAL_BARRIER();
 #if REFINE
-            /* one step of iterative refinement, K applied sparsely: w = ρ∘(A x̃);
-             * r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r (float: removes the bias of the
-             * explicit inverse). Compile-time, so that no barrier sits in a branch. */
+            /* x̃ = K⁻¹r, then one step of iterative refinement with K applied sparsely:
+             * w = ρ∘(A x̃); r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r (float: removes the
+             * bias of the explicit inverse); x = αx̃ + (1 − α)x. Compile-time, so that no
+             * barrier sits in a branch. */
+            QP_KINV(0, 0);
+            GLOBAL_BARRIER();
             for (int idx = lid; idx < TB * m; idx += WG) {
                 const int t = idx / m, i = idx - t * m;
                 if (!cact[t]) continue;
                 REAL a = 0;
                 for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * VXT(t, Ac[k]);
-                VW(t, i) = qp_rho_row(GCT(t, i), crho[t]) * a;
+                VW(t, i) = qp_rho_row(RK(i), crho[t]) * a;
             }
             GLOBAL_BARRIER();
             for (int idx = lid; idx < TB * n; idx += WG) {
@@ -898,48 +1005,23 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
                 VR(t, j) -= kx;
             }
             GLOBAL_BARRIER();
-            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
-                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
-                int same = 1;
-                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
-                REAL s[QB];
-                for (int c = 0; c < QB; ++c) s[c] = 0;
-                if (same) {
-                    GLOBAL const REAL *Kt = K + cko[t0] + i;
-                    for (int j = 0; j < n; ++j) {
-                        const REAL kv = Kt[(gidx)j * n];
-                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
-                    }
-                } else {
-                    for (int c = 0; c < QB; ++c) {
-                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
-                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
-                    }
-                }
-                for (int c = 0; c < QB; ++c)
-                    if (cact[t0 + c]) VW2(t0 + c, i) = s[c] + VXT(t0 + c, i);
-            }
-            GLOBAL_BARRIER();
-            for (int idx = lid; idx < TB * n; idx += WG) {
-                const int t = idx / n, i = idx - t * n;
-                if (!cact[t]) continue;
-                const REAL s = VW2(t, i);
-                VXT(t, i) = s;
-                VX(t, i) = alpha * s + ((REAL)1 - alpha) * VX(t, i);
-            }
-            GLOBAL_BARRIER();
+            QP_KINV(1, 1);
+#else
+            /* x̃ = K⁻¹ r ; x = αx̃ + (1 − α)x */
+            QP_KINV(0, 1);
 #endif
+            GLOBAL_BARRIER();
             /* z̃ = A x̃ ; z, y updates */
             for (int idx = lid; idx < TB * m; idx += WG) {
                 const int t = idx / m, i = idx - t * m;
                 if (!cact[t]) continue;
                 REAL zt = 0;
                 for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * VXT(t, Ac[k]);
-                const REAL rho = qp_rho_row(GCT(t, i), crho[t]);
+                const REAL rho = qp_rho_row(RK(i), crho[t]);
                 const REAL zold = VZ(t, i), yold = VY(t, i);
                 const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
                 REAL zn = zh + yold / rho;
-                const REAL lv = GL(t, i), uv = GU(t, i);
+                const REAL lv = LL(t, i), uv = LU(t, i);
                 zn = zn < lv ? lv : zn;
                 zn = zn > uv ? uv : zn;
                 if (last) GYP(t, i) = yold;

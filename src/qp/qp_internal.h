@@ -32,7 +32,7 @@ extern const qp_linsys_ops gala_qp_linsys_shared;
 
 /** One launch class of the per-QP strategy: QPs whose vectors fit the same local sizes. */
 typedef struct qp_bin {
-    int ncap, mcap, vlocal, wg, tb;
+    int ncap, mcap, vlocal, wg, tb, ks;
     int count;
     gala_buffer *list;
 } qp_bin;
@@ -97,7 +97,7 @@ struct gala_qp_solver {
     double *lrho;
     int *rungok;
     int lad_ks;             /* KALIGN units between rungs */
-    int tb, wg, vlocal, ncap, mcap;
+    qp_bin sbin;            /* the shared strategy's launch class */
 
     /* results on the host */
     size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */
@@ -115,16 +115,16 @@ struct gala_qp_solver {
 };
 
 /* launch helpers (solver.c) */
-GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key, int wg,
-                               int tb, int ncap, int mcap, int vlocal);
+/** The ADMM program of a launch class (c = NULL: the utility kernels' program). */
+GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key,
+                               const qp_bin *c);
 GALA_INTERNAL gala_status gala_qp_kernel(struct gala_qp_solver *s, const char *name,
                                          gala_kernel **k);
 GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, gala_buffer *list,
-                                              int nlist, int wg, int tb, int ncap, int mcap,
-                                              int vlocal, int iters, int check, int adapt,
-                                              int final_status);
-GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, int wg, int tb,
-                                              int ncap, int mcap, int vlocal);
+                                              int nlist, const qp_bin *c, int iters, int check,
+                                              int adapt, int final_status);
+/** Local memory of the larger of qp_admm and qp_check for a launch class. */
+GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
 /** Write reals given in double into a buffer of the solver's dtype (converted through a
  *  staging array on up to s->nthreads threads for float). */
 GALA_INTERNAL gala_status gala_qp_write_real(struct gala_qp_solver *s, gala_buffer *b,

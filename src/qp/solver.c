@@ -351,32 +351,40 @@ static gala_status mkbuf(gala_qp_solver *s, gala_dtype dt, size_t count, gala_bu
     return gala_buffer_create(s->ctx, dt, count ? count : 1, b);
 }
 
-void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, int wg, int tb, int ncap,
-                 int mcap, int vlocal)
+void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c)
 {
     gala_key_init(key, "qp", s->dt);
-    gala_key_def(key, "WG", wg);
-    gala_key_def(key, "TB", tb);
-    gala_key_def(key, "NCAP", ncap);
-    gala_key_def(key, "MCAP", mcap);
-    gala_key_def(key, "VLOCAL", vlocal);
+    gala_key_def(key, "WG", c ? c->wg : QP_UTIL_WG);
+    gala_key_def(key, "TB", c ? c->tb : 1);
+    gala_key_def(key, "NCAP", c ? c->ncap : 1);
+    gala_key_def(key, "MCAP", c ? c->mcap : 1);
+    gala_key_def(key, "VLOCAL", c ? c->vlocal : 0);
     gala_key_def(key, "REFINE", s->refine);
+    gala_key_def(key, "KS", c ? c->ks : 1);
 }
 
 gala_status gala_qp_kernel(gala_qp_solver *s, const char *name, gala_kernel **k)
 {
     gala_program_key key;
-    gala_qp_key(s, &key, QP_UTIL_WG, 1, 1, 1, 0);
+    gala_qp_key(s, &key, NULL);
     return gala_kernel_get(s->ctx, &key, name, k);
 }
 
-size_t gala_qp_admm_local_bytes(const gala_qp_solver *s, int wg, int tb, int ncap, int mcap,
-                                int vlocal)
+size_t gala_qp_admm_local_bytes(const gala_qp_solver *s, const qp_bin *c)
 {
-    size_t r = gala_dtype_size(s->dt);
-    size_t v = vlocal ? (size_t)tb * (3 * (size_t)ncap + 2 * (size_t)mcap) * r : 0;
-    if (vlocal && s->refine) v += (size_t)tb * ((size_t)ncap + (size_t)mcap) * r;
-    return v + (4 * (size_t)wg + (size_t)tb * QP_NRES + (size_t)tb) * r + (size_t)tb * 32;
+    /* the arrays of cl/qp.cl's qp_admm and qp_check */
+    const size_t r = gala_dtype_size(s->dt), tb = (size_t)c->tb, nc = (size_t)c->ncap;
+    const size_t mc = (size_t)c->mcap;
+    const size_t small = tb * (2 * sizeof(int) + 3 * 8 + r);
+    size_t admm = small;
+    if (c->vlocal) {
+        admm += tb * (3 * nc + 2 * mc) * r + mc * sizeof(int);
+        if (s->refine) admm += tb * mc * r;
+        if (tb == 1) admm += (nc + 2 * mc) * r;
+        if (tb == 1 && c->ks > 1) admm += (size_t)c->ks * nc * r;
+    }
+    const size_t check = small + (4 * (size_t)c->wg + tb * QP_NRES) * r;
+    return admm > check ? admm : check;
 }
 
 /* Launch geometry: one work-group per QP (or tile, or job) along dimension 0. */
@@ -386,17 +394,16 @@ static gala_dims qp_dims(long long groups, int wg)
     return gala_dims_1d((size_t)groups * (size_t)wg, (size_t)wg);
 }
 
-gala_status gala_qp_launch_admm(gala_qp_solver *s, gala_buffer *list, int nlist, int wg, int tb,
-                                int ncap, int mcap, int vlocal, int iters, int check, int adapt,
-                                int final_status)
+gala_status gala_qp_launch_admm(gala_qp_solver *s, gala_buffer *list, int nlist, const qp_bin *c,
+                                int iters, int check, int adapt, int final_status)
 {
     gala_program_key key;
     gala_kernel *k, *kc;
-    gala_qp_key(s, &key, wg, tb, ncap, mcap, vlocal);
+    gala_qp_key(s, &key, c);
     GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_admm", &k));
     GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_check", &kc));
     const gala_qp_settings *st = &s->set;
-    gala_dims d = qp_dims(((long long)nlist + tb - 1) / tb, wg);
+    gala_dims d = qp_dims(((long long)nlist + c->tb - 1) / c->tb, c->wg);
 #define ADMM_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),                                 \
         ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refac),                                \
         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_K),                        \
