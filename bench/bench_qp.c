@@ -6,7 +6,7 @@
  *   bench_qp [--backend opencl|cuda|host] [--device D] [--json out.json] [--reps N] [--quick]
  *            [--family control,di] [--batches 1,100,1000,10000,100000] [--dtypes float,double]
  *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
- *            [--max-seconds 1800] [--threads N] [--breakdown]
+ *            [--max-seconds 1800] [--threads N] [--breakdown] [--refine -1|0|1]
  *
  * Each family's largest batch is generated once (on all cores) and smaller batches take its
  * first QPs. Per family and dtype, a first call (batch 1, cold: kernel compilation or the
@@ -14,7 +14,8 @@
  * times (default 3 up to batch 10000, 1 above), and the best setup + solve is reported with
  * the median. --breakdown adds one more call per batch with settings.profile = 1 and prints
  * (and writes as "qp_phase" JSON rows) the time of every phase of setup and solve.
- * --threads sets gala_qp_settings.threads (0: automatic).
+ * --threads sets gala_qp_settings.threads (0: automatic), --refine its refine (-1: the
+ * default, on for float).
  *
  * Families: control = OSQP's control/MPC benchmark (nx = 10: 160 variables, 270 rows), QP k
  * of a batch with seed + k, default settings (eps 1e-3, adaptive ρ); di = the double
@@ -181,7 +182,7 @@ static gala_qp_problem *generate(const char *family, int nx, int horizon, uint64
 
 /* ------------------------------------------------------------------ one run */
 typedef struct {
-    int reps, threads, breakdown;
+    int reps, threads, breakdown, refine;
 } run_opts;
 
 static void print_profile(const char *family, gala_dtype dt, long long B, const gala_qp_profile *pr,
@@ -224,6 +225,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     gala_qp_settings s;
     settings_for(r->family, r->dt, &s);
     s.threads = ro->threads;
+    s.refine = ro->refine;
     double best_total = 1e300, best_setup = 0, best_solve = 0;
     double tot[64];
     int ntot = 0;
@@ -290,7 +292,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     objstr[0] = 0;
     for (int k = 0; k < nobj && ol + 24 < sizeof objstr; ++k)
         ol += (size_t)snprintf(objstr + ol, sizeof objstr - ol, "%s%.12g", k ? "," : "", objs[k]);
-    bu_json_row(js, "ssssiiddddddddiiiidis", "bench", "qp", "device", device, "family", r->family,
+    bu_json_row(js, "ssssiiddddddddiiiidiis", "bench", "qp", "device", device, "family", r->family,
                 "dtype", gala_dtype_name(r->dt), "batch", (int)B, "linsys", linsys,
                 "qps_per_s", qps, "setup_s", best_setup, "solve_s", best_solve,
                 "median_total_s", median, "generate_s", tg,
@@ -298,7 +300,8 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
                 "mean_obj", obj_sum / (double)B, "work_units", (double)work,
                 "solved", (int)counts[1], "solved_inaccurate", (int)counts[2],
                 "max_iter", (int)counts[7], "other_status", (int)(B - counts[1] - counts[2] - counts[7]),
-                "reps", (double)ntot, "threads", ro->threads, "obj_first", objstr);
+                "reps", (double)ntot, "threads", ro->threads, "refine", ro->refine,
+                "obj_first", objstr);
     if (ro->breakdown) {
         /* one row per phase, so that report scripts can pick them */
         for (int p = 0; p < GALA_QP_NPHASES; ++p)
@@ -319,6 +322,7 @@ static int first_call(gala_context *ctx, const run_spec *r, const gala_qp_proble
     gala_qp_settings s;
     settings_for(r->family, r->dt, &s);
     s.threads = ro->threads;
+    s.refine = ro->refine;
     double su, so;
     gala_status st = one_call(ctx, pb, 1, &s, &su, &so, NULL);
     if (st != GALA_OK) {
@@ -362,7 +366,7 @@ int main(int argc, char **argv)
     int nb = 5, nx = 10, horizon = 37, dump_count = 2000, hetero = 0, reps_set = 0;
     uint64_t seed = 1;
     double max_seconds = 1800;
-    run_opts ro = {0, 0, 0};
+    run_opts ro = {0, 0, 0, -1};
     bu_opts o;
     /* the common options (--backend, --device, --reps, --json, --quick) first */
     for (int i = 1; i < argc; ++i)
@@ -383,6 +387,7 @@ int main(int argc, char **argv)
         else if (OPT("--dump-count")) dump_count = atoi(v);
         else if (OPT("--max-seconds")) max_seconds = atof(v);
         else if (OPT("--threads")) ro.threads = atoi(v);
+        else if (OPT("--refine")) ro.refine = atoi(v);
         else if (!strcmp(a, "--breakdown")) ro.breakdown = 1;
         else if (!strcmp(a, "--hetero")) hetero = 1;
         else {

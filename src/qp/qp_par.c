@@ -43,6 +43,8 @@ static void *worker_main(void *a)
 void gala_qp_par(int nthreads, long count, long chunk, qp_par_fn fn, void *arg)
 {
     if (count <= 0) return;
+    /* smaller chunks when there are too few for the threads (about 4 per thread) */
+    if (nthreads > 1 && chunk * 4 * nthreads > count) chunk = count / (4L * nthreads);
     if (chunk < 1) chunk = 1;
     long chunks = (count + chunk - 1) / chunk;
     if (nthreads > chunks) nthreads = (int)chunks;
