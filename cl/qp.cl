@@ -32,11 +32,12 @@
  * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
  * only, and writes the QP's status. Finished QPs are skipped by later launches.
  *
- * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1 RB=2
  * -D parameters: WG (work-group size, a multiple of 32), TB (QPs per work-group, power of
  * two <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors
  * in local memory), REFINE (1: one step of iterative refinement per solve, for float), KS
- * (TB = 1: column slices of the K⁻¹ product). The other kernels use WG only.
+ * (TB = 1: column slices of the K⁻¹ product), RB (TB > 1: rows of the K⁻¹ product per
+ * work-item). The other kernels use WG only.
  */
 
 /* QPs whose K⁻¹ products one work-item computes together (register blocking) */
@@ -51,6 +52,12 @@
 #define KSPLIT KS
 #else
 #define KSPLIT 1
+#endif
+/* rows of the K⁻¹ product per work-item in a tile (-D RB, TB > 1) */
+#if defined(RB) && RB > 1 && TB > 1
+#define RBLK RB
+#else
+#define RBLK 1
 #endif
 
 #define NMETA 20
@@ -749,9 +756,9 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
  *   partial sums meet in local memory (lks) and the row's owner adds them. Reads of K⁻¹
  *   are coalesced over i (column-major), the KSPLIT slices keep every work-item busy and
  *   double the loads in flight.
- * TB > 1: work-item (QP group tg, row slot rs) computes rows rs and rs + RS for the QB QPs
- *   t0 .. t0 + QB − 1: per column one load of K⁻¹ per row serves QB products (the QPs of
- *   one rung share K⁻¹), one load of R per QP serves RB = 2 rows. */
+ * TB > 1: work-item (QP group tg, row slot i0) computes rows i0 + r·⌈n/RB⌉, r < RB, for
+ *   the QB QPs t0 .. t0 + QB − 1: per column one load of K⁻¹ per row serves QB products
+ *   (the QPs of one rung share K⁻¹), one load of R per QP serves RB rows. */
 #if KSPLIT > 1
 #define QP_KINV(SECOND, FINAL)                                                               \
     do {                                                                                    \
@@ -801,24 +808,26 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
         }                                                                                   \
     } while (0)
 #else
-#define QP_KINV(SECOND, FINAL)                                                               \
+#define QP_KINV(SECOND, FINAL)                                                              \
     do {                                                                                    \
-        const int rs_n = (n + 1) / 2;                                                       \
+        const int rs_n = (n + RBLK - 1) / RBLK;                                             \
         for (int idx = lid; idx < (TB / QB) * rs_n; idx += WG) {                            \
             const int tg = idx / rs_n, i0 = idx - tg * rs_n, t0 = tg * QB;                  \
-            const int i1 = i0 + rs_n, has1 = i1 < n, i1c = has1 ? i1 : i0;                 \
+            int ir[RBLK];                                                                   \
+            for (int r = 0; r < RBLK; ++r) ir[r] = i0 + r * rs_n < n ? i0 + r * rs_n : i0;  \
             int same = 1;                                                                   \
-            for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];            \
-            REAL s0[QB], s1[QB];                                                            \
-            for (int c = 0; c < QB; ++c) s0[c] = s1[c] = 0;                                 \
+            for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];             \
+            REAL sa[RBLK][QB];                                                              \
+            for (int r = 0; r < RBLK; ++r)                                                  \
+                for (int c = 0; c < QB; ++c) sa[r][c] = 0;                                  \
             if (same) {                                                                     \
                 GLOBAL const REAL *Kt = K + cko[t0];                                        \
                 for (int j = 0; j < n; ++j) {                                               \
-                    const REAL k0 = Kt[i0 + (gidx)j * n], k1 = Kt[i1c + (gidx)j * n];       \
+                    REAL kr[RBLK];                                                          \
+                    for (int r = 0; r < RBLK; ++r) kr[r] = Kt[ir[r] + (gidx)j * n];         \
                     for (int c = 0; c < QB; ++c) {                                          \
                         const REAL rv = VR(t0 + c, j);                                      \
-                        s0[c] += k0 * rv;                                                   \
-                        s1[c] += k1 * rv;                                                   \
+                        for (int r = 0; r < RBLK; ++r) sa[r][c] += kr[r] * rv;              \
                     }                                                                       \
                 }                                                                           \
             } else {                                                                        \
@@ -826,21 +835,20 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
                     GLOBAL const REAL *Kt = K + cko[t0 + c];                                \
                     for (int j = 0; j < n; ++j) {                                           \
                         const REAL rv = VR(t0 + c, j);                                      \
-                        s0[c] += Kt[i0 + (gidx)j * n] * rv;                                 \
-                        s1[c] += Kt[i1c + (gidx)j * n] * rv;                                \
+                        for (int r = 0; r < RBLK; ++r) sa[r][c] += Kt[ir[r] + (gidx)j * n] * rv;\
                     }                                                                       \
                 }                                                                           \
             }                                                                               \
             for (int c = 0; c < QB; ++c) {                                                  \
                 const int t = t0 + c;                                                       \
                 if (!cact[t]) continue;                                                     \
-                const REAL x0 = (SECOND) ? VXT(t, i0) + s0[c] : s0[c];                      \
-                VXT(t, i0) = x0;                                                            \
-                if (FINAL) VX(t, i0) = alpha * x0 + ((REAL)1 - alpha) * VX(t, i0);          \
-                if (has1) {                                                                 \
-                    const REAL x1 = (SECOND) ? VXT(t, i1) + s1[c] : s1[c];                  \
-                    VXT(t, i1) = x1;                                                        \
-                    if (FINAL) VX(t, i1) = alpha * x1 + ((REAL)1 - alpha) * VX(t, i1);      \
+                for (int r = 0; r < RBLK; ++r) {                                            \
+                    const int i = i0 + r * rs_n;                                            \
+                    if (i < n) {                                                            \
+                        const REAL xt = (SECOND) ? VXT(t, i) + sa[r][c] : sa[r][c];         \
+                        VXT(t, i) = xt;                                                     \
+                        if (FINAL) VX(t, i) = alpha * xt + ((REAL)1 - alpha) * VX(t, i);    \
+                    }                                                                       \
                 }                                                                           \
             }                                                                               \
         }                                                                                   \

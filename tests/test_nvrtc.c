@@ -213,12 +213,12 @@ END_TEST
 START_TEST(qp_launch_classes_compile)
 {
     static const char *classes[] = {
-        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=1 -DKS=2",
-        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=0 -DKS=2",
-        "-DWG=256 -DTB=1 -DNCAP=1 -DMCAP=1 -DVLOCAL=0 -DREFINE=1 -DKS=1",
-        "-DWG=224 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1",
-        "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1",
-        "-DWG=64 -DTB=2 -DNCAP=64 -DMCAP=64 -DVLOCAL=1 -DREFINE=1 -DKS=1"};
+        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=1 -DKS=2 -DRB=1",
+        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=0 -DKS=2 -DRB=1",
+        "-DWG=256 -DTB=1 -DNCAP=1 -DMCAP=1 -DVLOCAL=0 -DREFINE=1 -DKS=1 -DRB=1",
+        "-DWG=224 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2",
+        "-DWG=128 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=4",
+        "-DWG=64 -DTB=2 -DNCAP=64 -DMCAP=64 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2"};
     const int c = _i / 2, dbl = _i % 2;
     char *src = NULL;
     TU_OK(NULL, gala_kernel_source(NULL, "qp", &src));
@@ -227,7 +227,7 @@ START_TEST(qp_launch_classes_compile)
     const char *cls = classes[c];
     char buf[256];
     if (dbl && strstr(cls, "-DTB=16")) {
-        snprintf(buf, sizeof buf, "%s", "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1");
+        snprintf(buf, sizeof buf, "%s", "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2");
         cls = buf;
     }
     snprintf(options, sizeof options, "-DREAL=%s%s %s", dbl ? "double" : "float",

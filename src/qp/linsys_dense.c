@@ -53,6 +53,7 @@ static qp_bin class_for(const gala_qp_solver *s, int n, int m, size_t budget, in
     qp_bin c;
     memset(&c, 0, sizeof c);
     c.tb = 1;
+    c.rb = 1;
     c.ncap = cap_class(n);
     c.mcap = cap_class(m > 0 ? m : 1);
     c.ks = c.ncap <= 256 ? clampi((int)gala_tune(s->ctx, "qp.ks", s->dt, 2), 1, 4) : 1;
@@ -109,7 +110,7 @@ static gala_status dense_setup(gala_qp_solver *s)
         int b;
         for (b = 0; b < nb; ++b)
             if (bins[b].wg == c.wg && bins[b].ncap == c.ncap && bins[b].mcap == c.mcap &&
-                bins[b].vlocal == c.vlocal && bins[b].ks == c.ks)
+                bins[b].vlocal == c.vlocal && bins[b].ks == c.ks && bins[b].rb == c.rb)
                 break;
         if (b == nb) bins[nb++] = c;
         bins[b].count++;
@@ -361,10 +362,12 @@ static gala_status shared_setup(gala_qp_solver *s)
     if (c.mcap < 8) c.mcap = 8;
     c.vlocal = 1;
     c.ks = 1;
+    const int rb = clampi((int)gala_tune(ctx, "qp.rb", s->dt, 2), 1, 8);
     for (c.tb = tb;; c.tb /= 2) {
         const int qb = c.tb >= 4 ? 4 : c.tb;
+        c.rb = c.tb > 1 ? rb : 1;
         c.wg = c.tb == 1 ? clampi(round32(c.ncap), 64, wgmax)
-                         : clampi(round32((c.tb / qb) * ((n + 1) / 2)), 64, wgmax);
+                         : clampi(round32((c.tb / qb) * ((n + c.rb - 1) / c.rb)), 64, wgmax);
         if (c.tb == 1 || gala_qp_admm_local_bytes(s, &c) <= budget) break;
     }
     if (gala_qp_admm_local_bytes(s, &c) > budget) {

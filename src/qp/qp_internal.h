@@ -32,7 +32,7 @@ extern const qp_linsys_ops gala_qp_linsys_shared;
 
 /** One launch class of the per-QP strategy: QPs whose vectors fit the same local sizes. */
 typedef struct qp_bin {
-    int ncap, mcap, vlocal, wg, tb, ks;
+    int ncap, mcap, vlocal, wg, tb, ks, rb;
     int count;
     gala_buffer *list;
 } qp_bin;

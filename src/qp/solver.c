@@ -361,6 +361,7 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c
     gala_key_def(key, "VLOCAL", c ? c->vlocal : 0);
     gala_key_def(key, "REFINE", s->refine);
     gala_key_def(key, "KS", c ? c->ks : 1);
+    gala_key_def(key, "RB", c ? c->rb : 1);
 }
 
 gala_status gala_qp_kernel(gala_qp_solver *s, const char *name, gala_kernel **k)
