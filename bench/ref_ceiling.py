@@ -18,24 +18,7 @@ import sys
 
 import torch
 
-
-def time_ms(fn, warmup, reps):
-    """Median, min and max of `reps` CUDA-event timings of fn() after `warmup` calls."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b))
-    out.sort()
-    k = len(out)
-    med = out[k // 2] if k % 2 else 0.5 * (out[k // 2 - 1] + out[k // 2])
-    return med, out[0], out[-1]
+from refutil import time_ms
 
 
 def main():

@@ -18,9 +18,10 @@ import argparse
 import datetime
 import json
 import sys
-import time
 
 import torch
+
+import refutil
 
 FULL = [(8, 20000), (32, 2000), (64, 500), (128, 100), (300, 10)]
 QUICK = [(8, 2000), (32, 200), (128, 10)]
@@ -33,30 +34,6 @@ def quasi_definite(batch, n, dtype, dev, gen):
     d = torch.full((n,), 2.0 + n ** 0.5, device=dev, dtype=dtype)
     d[n // 2:] *= -1
     return e + e.transpose(-1, -2) + torch.diag(d)
-
-
-def time_ms(fn, warmup, reps):
-    """Median, min, max over `reps` CUDA-event timings after `warmup` calls (3 reps when slow)."""
-    t0 = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    if time.perf_counter() - t0 > 0.2:
-        warmup, reps = 0, 3
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b))
-    out.sort()
-    k = len(out)
-    med = out[k // 2] if k % 2 else 0.5 * (out[k // 2 - 1] + out[k // 2])
-    return med, out[0], out[-1]
 
 
 def main():
@@ -87,9 +64,9 @@ def main():
             K = quasi_definite(batch, n, dt, dev, gen)
             B = torch.randn(batch, n, 1, generator=gen, device=dev, dtype=dt)
             LD, piv = torch.linalg.ldl_factor(K)
-            fmed, flo, fhi = time_ms(lambda K=K: torch.linalg.ldl_factor(K), a.warmup, a.reps)
-            smed, _, _ = time_ms(lambda LD=LD, piv=piv, B=B: torch.linalg.ldl_solve(LD, piv, B),
-                                 a.warmup, a.reps)
+            fmed, flo, fhi = refutil.time_ms(lambda K=K: torch.linalg.ldl_factor(K), a.warmup, a.reps, slow_s=0.2)
+            smed, _, _ = refutil.time_ms(lambda LD=LD, piv=piv, B=B: torch.linalg.ldl_solve(LD, piv, B),
+                                         a.warmup, a.reps, slow_s=0.2)
             rec = {"kind": "dense", "n": n, "batch": batch, "dtype": name,
                    "median_ms": round(fmed, 6), "min_ms": round(flo, 6), "max_ms": round(fhi, 6),
                    "factor_ms_per_matrix": fmed / batch, "solve_ms_per_matrix": smed / batch}

@@ -26,6 +26,8 @@ import sys
 
 import torch
 
+from refutil import time_ms
+
 POTRF_FULL = [("batched", 8, 100000), ("batched", 16, 100000), ("batched", 32, 50000),
               ("batched", 64, 20000), ("batched", 128, 5000), ("batched", 256, 1000),
               ("batched", 512, 200), ("single", 1024, 1), ("single", 2048, 1),
@@ -49,24 +51,6 @@ def spd(batch, n, dtype, dev, gen):
     e = (torch.rand(batch, n, n, generator=gen, device=dev, dtype=dtype) - 0.5) * (0.8 / n)
     e = torch.tril(e, -1)
     return e + e.transpose(-1, -2) + torch.eye(n, device=dev, dtype=dtype)
-
-
-def time_ms(fn, warmup, reps):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b))
-    out.sort()
-    k = len(out)
-    med = out[k // 2] if k % 2 else 0.5 * (out[k // 2 - 1] + out[k // 2])
-    return med, out[0], out[-1]
 
 
 def make_call(op, A, L, B):

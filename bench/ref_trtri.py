@@ -18,6 +18,8 @@ import sys
 
 import torch
 
+from refutil import time_ms
+
 FULL = [("batched", 32, 50000), ("batched", 64, 20000), ("batched", 128, 5000),
         ("batched", 256, 1000), ("batched", 512, 200), ("single", 4096, 1),
         ("single", 8192, 1), ("vbatched", 64, 50000), ("vbatched", 512, 500)]
@@ -37,24 +39,6 @@ def lower(batch, n, dtype, dev, gen):
     e = torch.rand(batch, n, n, generator=gen, device=dev, dtype=dtype) * (2.0 / n)
     L = -d.unsqueeze(-1) * torch.tril(e, -1)
     return L + torch.diag_embed(d)
-
-
-def time_ms(fn, warmup, reps):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    out = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b))
-    out.sort()
-    k = len(out)
-    med = out[k // 2] if k % 2 else 0.5 * (out[k // 2 - 1] + out[k // 2])
-    return med, out[0], out[-1]
 
 
 def main():

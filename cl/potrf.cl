@@ -168,8 +168,12 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                 const REAL l = r[j] / sd;
                 const REAL li = l / sd;
                 r[j] = l;
+                /* constant trip count (k > j as a test, not as the start): NVIDIA's OpenCL
+                 * compiler unrolls only such loops, and keeps r[] in registers only when
+                 * every index is constant (with k = j + 1 .. N it put r on the stack) */
                 UNROLL_LOOP
-                for (int k = j + 1; k < N; ++k) r[k] -= li * c[k];
+                for (int k = 1; k < N; ++k)
+                    if (k > j) r[k] -= li * c[k];
             }
         }
     }

@@ -1,69 +1,150 @@
-/* Maros–Meszaros validation: the subset in tests/data/maros_meszaros (read with the QPS
- * reader) solved in one heterogeneous batch, objectives against the OPT values of
- * 00README.QP (BPMPD), primal residuals checked independently in double; and a batch in
- * which every QP ends with its own status. */
+/* Maros–Meszaros validation: every QPS file of tests/data/maros_meszaros (read with the QPS
+ * reader) solved in one heterogeneous batch in double at eps_abs = eps_rel = 1e-5, the other
+ * settings OSQP's defaults (max_iter 4000), objectives recomputed from x against the OPT
+ * column of 00README.QP (BPMPD), primal residuals checked independently in double; and a
+ * batch in which every QP ends with its own status. docs/maros_meszaros.md has the results
+ * next to OSQP's on the same files and settings (bench/ref_mm_osqp.py). */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "testutil.h"
 
-typedef struct { const char *name; double opt; int strict; } mm;
-/* strict: must reach SOLVED with the objective within tolerance (the well-scaled problems
- * qp-reference.md lists); the others must end in a proper status without NaN */
-static const mm set[] = {
-    {"HS21", -9.9960000e+01, 1}, {"TAME", 0, 1}, {"HS35", 1.1111111e-01, 1},
-    {"HS35MOD", 2.5000000e-01, 1}, {"QPTEST", 4.3718750e+00, 1}, {"ZECEVIC2", -4.1250000e+00, 1},
-    {"HS76", -4.6818182e+00, 1}, {"HS51", 0, 1}, {"HS52", 5.3266476e+00, 1},
-    {"HS53", 4.0930233e+00, 1}, {"GENHS28", 9.2717369e-01, 1}, {"LOTSCHD", 2.3984159e+03, 1},
-    {"HS118", 6.6482045e+02, 1}, {"QAFIRO", -1.5907818e+00, 1}, {"DUAL1", 3.5012966e-02, 1},
-    {"DUAL2", 3.3733676e-02, 1}, {"CVXQP2_S", 8.1209405e+03, 1}, {"CVXQP1_S", 1.1590718e+04, 1},
-    {"PRIMALC1", -6.1552508e+03, 0}, {"QADLITTL", 4.8031886e+05, 0}, {"QPCBLEND", -7.8425409e-03, 0},
-    {"QSC205", -5.8139518e-03, 0}, {"QSHARE1B", 7.2007832e+05, 0}, {"QBANDM", 1.6352342e+04, 0},
-};
-#define NSET (int)(sizeof set / sizeof set[0])
+#define MM_DIR GALA_TEST_DATA_DIR "/maros_meszaros"
 
-START_TEST(maros_meszaros_subset)
+/* The problems of the set that gala does not solve at these settings, with the status gala
+ * ends in — the same status, at the same iteration, as OSQP 1.1.3 with the same settings
+ * (bench/ref_mm_osqp.py). Every other file must be SOLVED with the objective within 1e-3. */
+static const struct {
+    const char *name;
+    int status;
+    int objective_ok; /* the objective is still within 1e-3 of OPT */
+    const char *why;
+} not_reached[] = {
+    {"PRIMALC1", GALA_QP_DUAL_INFEASIBLE, 0,
+     "OSQP's dual-infeasibility test fires after 525 iterations on a problem with a finite "
+     "optimum (bounds up to 3.4e6 against a unit cost); with the test tightened "
+     "(eps_dual_inf 1e-7) ADMM does not converge within 50000 iterations"},
+    {"QBANDM", GALA_QP_SOLVED_INACCURATE, 1,
+     "needs 12050 iterations for eps 1e-5; at 4000 only the tenfold looser tolerances hold"},
+    {"QSHARE1B", GALA_QP_MAX_ITER_REACHED, 0,
+     "mostly linear (39 of 225 variables have a quadratic term), A spans 1e-1..1.3e3: ADMM "
+     "converges slowly; still not solved after 50000 iterations (objective error 2e-4 there)"},
+};
+#define NNOT (int)(sizeof not_reached / sizeof not_reached[0])
+
+/* Name without case and without anything but letters and digits (00README.QP writes
+ * cvxqp1s for CVXQP1_S). */
+static void key_of(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && *s != '.' && n + 1 < cap; ++s)
+        if (isalnum((unsigned char)*s)) out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = 0;
+}
+
+/* OPT of a problem from 00README.QP's table (NAME M N NZ QN QNZ OPT). */
+static int readme_opt(const char *name, double *opt)
+{
+    FILE *f = fopen(MM_DIR "/00README.QP", "r");
+    if (!f) return 0;
+    char want[64], line[512], key[64];
+    key_of(name, want, sizeof want);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char nm[64], last[64];
+        long a, b, c, d, e;
+        if (sscanf(line, "%63s %ld %ld %ld %ld %ld %63s", nm, &a, &b, &c, &d, &e, last) != 7) continue;
+        key_of(nm, key, sizeof key);
+        char *end;
+        double v = strtod(last, &end);
+        if (!strcmp(key, want) && end != last && *end == 0) {
+            *opt = v;
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+typedef struct {
+    char file[64]; /* NAME.QPS */
+    char name[64]; /* NAME */
+} mm_file;
+
+/* The .QPS files of the directory, sorted. */
+static int list_mm(mm_file *files, int cap)
+{
+    DIR *d = opendir(MM_DIR);
+    if (!d) return -1;
+    char *tmp[256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < cap && n < 256) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && l < 64 && !strcasecmp(e->d_name + l - 4, ".qps")) tmp[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(tmp, (size_t)n, sizeof *tmp, cmp_str);
+    for (int k = 0; k < n; ++k) {
+        snprintf(files[k].file, sizeof files[k].file, "%s", tmp[k]);
+        snprintf(files[k].name, sizeof files[k].name, "%.*s", (int)(strlen(tmp[k]) - 4), tmp[k]);
+        free(tmp[k]);
+    }
+    return n;
+}
+
+enum { MAXMM = 160 };
+
+START_TEST(maros_meszaros_all)
 {
     if (tu_target_get(_i)->dtype != GALA_DOUBLE) return; /* float: see docs/qp.md */
     gala_context *ctx = tu_ctx(_i);
-    gala_qp_problem pb[NSET];
-    for (int k = 0; k < NSET; ++k) {
+    static mm_file files[MAXMM];
+    static gala_qp_problem pb[MAXMM];
+    static double opt[MAXMM];
+    int count = list_mm(files, MAXMM);
+    TU_ASSERT(count >= 24, _i, "%d QPS files in %s", count, MM_DIR);
+    for (int k = 0; k < count; ++k) {
         char path[512];
-        snprintf(path, sizeof path, "%s/maros_meszaros/%s.QPS", GALA_TEST_DATA_DIR, set[k].name);
-        TU_ASSERT(gala_qp_read_qps(path, &pb[k]) == GALA_OK, _i, "%s: %.200s", set[k].name,
+        snprintf(path, sizeof path, "%s/%s", MM_DIR, files[k].file);
+        TU_ASSERT(gala_qp_read_qps(path, &pb[k]) == GALA_OK, _i, "%s: %.200s", files[k].name,
                   gala_last_error(NULL));
+        TU_ASSERT(readme_opt(files[k].name, &opt[k]), _i, "%s: no OPT in 00README.QP", files[k].name);
     }
     gala_qp_settings s;
     gala_qp_settings_default(&s);
-    s.eps_abs = 1e-6;
-    s.eps_rel = 1e-6;
-    s.max_iter = 20000;
+    s.eps_abs = 1e-5;
+    s.eps_rel = 1e-5;
     gala_qp_solver *sv;
-    TU_OK(ctx, gala_qp_setup(ctx, pb, NSET, &s, &sv));
+    TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &sv));
     TU_OK(ctx, gala_qp_solve(sv));
-    int strict_ok = 0;
-    for (int k = 0; k < NSET; ++k) {
+    int solved = 0, listed = 0;
+    for (int k = 0; k < count; ++k) {
         gala_qp_info in;
         const double *x, *y;
         TU_OK(ctx, gala_qp_get_info(sv, k, &in));
         TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
-        if (!strcmp(set[k].name, "PRIMALC1")) {
-            /* OSQP 1.1.3 with the same settings also stops here with "dual infeasible" after
-             * 525 iterations (a false detection of OSQP's test, reproduced faithfully) */
-            TU_ASSERT(in.status == GALA_QP_DUAL_INFEASIBLE, _i, "PRIMALC1: status %d iter %d",
-                      in.status, in.iter);
-            continue;
+        int exc = -1;
+        for (int e = 0; e < NNOT; ++e)
+            if (!strcmp(files[k].name, not_reached[e].name)) exc = e;
+        if (exc >= 0) {
+            ++listed;
+            TU_ASSERT(in.status == not_reached[exc].status, _i, "%s: status %s after %d iterations, "
+                      "listed as %s (%s): update the list and docs/maros_meszaros.md", files[k].name,
+                      gala_qp_status_string(in.status), in.iter,
+                      gala_qp_status_string(not_reached[exc].status), not_reached[exc].why);
+            if (!not_reached[exc].objective_ok) continue;
+        } else {
+            TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "%s: status %s after %d iterations", files[k].name,
+                      gala_qp_status_string(in.status), in.iter);
+            ++solved;
         }
-        if (!set[k].strict) {
-            TU_ASSERT(in.status >= GALA_QP_SOLVED && in.status <= GALA_QP_MAX_ITER_REACHED, _i,
-                      "%s: status %d", set[k].name, in.status);
-            if (in.status == GALA_QP_SOLVED || in.status == GALA_QP_MAX_ITER_REACHED)
-                for (int j = 0; j < pb[k].n; ++j)
-                    TU_ASSERT(isfinite(x[j]), _i, "%s: x[%d] = %g", set[k].name, j, x[j]);
-            continue;
-        }
-        TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "%s: status %s after %d iterations",
-                  set[k].name, gala_qp_status_string(in.status), in.iter);
         /* objective from x, in double, with c0 */
         const gala_qp_problem *p = &pb[k];
         double obj = p->c0, pr = 0, ax_scale = 0;
@@ -82,15 +163,19 @@ START_TEST(maros_meszaros_subset)
             ax_scale = fmax(ax_scale, fabs(ax[i]));
         }
         free(ax);
-        TU_ASSERT(pr <= 1e-4 * (1 + ax_scale), _i, "%s: primal residual %g", set[k].name, pr);
-        double tol = 1e-3 * (1 + fabs(set[k].opt));
-        TU_ASSERT(fabs(obj - set[k].opt) <= tol, _i, "%s: objective %.9g, OPT %.9g (reported %.9g)",
-                  set[k].name, obj, set[k].opt, in.obj_val);
-        ++strict_ok;
+        /* the solver's own stopping test, with the tenfold margin of SOLVED_INACCURATE */
+        TU_ASSERT(pr <= 10 * (s.eps_abs + s.eps_rel * ax_scale), _i, "%s: primal residual %g",
+                  files[k].name, pr);
+        TU_ASSERT(fabs(obj - in.obj_val) <= 1e-9 * fmax(1, fabs(obj)), _i,
+                  "%s: reported objective %.17g, from x %.17g", files[k].name, in.obj_val, obj);
+        double err = fabs(obj - opt[k]) / fmax(1, fabs(opt[k]));
+        TU_ASSERT(err <= 1e-3, _i, "%s: objective %.9g, OPT %.9g: error %.2e", files[k].name, obj,
+                  opt[k], err);
     }
-    TU_ASSERT(strict_ok == 18, _i, "%d strict problems passed", strict_ok);
+    TU_ASSERT(listed == NNOT && solved == count - NNOT, _i, "%d solved of %d, %d listed", solved,
+              count, listed);
     gala_qp_destroy(sv);
-    for (int k = 0; k < NSET; ++k) gala_qp_problem_free(&pb[k]);
+    for (int k = 0; k < count; ++k) gala_qp_problem_free(&pb[k]);
 }
 END_TEST
 
@@ -192,7 +277,7 @@ int main(void)
 {
     Suite *s = suite_create("qp_mm");
     TCase *tc = tcase_create("qp_mm");
-    tcase_add_loop_test(tc, maros_meszaros_subset, 0, tu_target_count());
+    tcase_add_loop_test(tc, maros_meszaros_all, 0, tu_target_count());
     tcase_add_loop_test(tc, mixed_statuses_one_batch, 0, tu_target_count());
     suite_add_tcase(s, tc);
     int rc = tu_run(s);

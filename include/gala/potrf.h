@@ -124,7 +124,8 @@ GALA_API gala_status gala_potrs_batched(struct gala_context *ctx, gala_uplo uplo
 /**
  * @brief gala_potrs for `batch` systems of orders n[b] with nrhs[b] right-hand sides:
  *        factor b at A[a_off[b]] (lda[b]), right-hand sides at B[b_off[b]] (ldb[b]); host
- *        arrays. Systems with n[b] = 0 or nrhs[b] = 0 are skipped.
+ *        arrays. Systems with n[b] = 0 or nrhs[b] = 0 are skipped. The call uploads its
+ *        matrix descriptors with a blocking write, which also waits for earlier work.
  * @return as gala_potrs.
  */
 GALA_API gala_status gala_potrs_vbatched(struct gala_context *ctx, gala_uplo uplo, const int *n,

@@ -321,14 +321,15 @@ int la_wg(const gala_context *ctx, long want, int lo)
     return p < lo ? lo : p;
 }
 
-/* The part of a set starting at its matrix `start`. */
-static la_set la_sub(const la_set *s, int start)
+int la_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
+
+la_set la_sub(const la_set *s, int start, int count)
 {
     la_set r = *s;
-    r.count = s->count - start;
+    r.count = count;
     if (s->vb) {
         r.dofs = s->dofs + (size_t)start;
-        r.nlist = s->nlist + start;
+        r.nlist = s->nlist ? s->nlist + start : NULL;
     } else {
         r.a_off = s->a_off + (size_t)start * s->a_stride;
         r.b_off = s->b_off + (size_t)start * s->b_stride;
@@ -369,7 +370,7 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
     const gala_buffer *inf = li ? li->info : dsc;
     for (int start = 0; start < count; start += per) {
         int cnt = count - start < per ? count - start : per;
-        la_set t = la_sub(s, start);
+        la_set t = la_sub(s, start, cnt);
         gala_dims d = gala_dims_1d((size_t)cnt * (size_t)tiles * (size_t)(td * td),
                                    (size_t)(td * td));
         GALA_TRY(GALA_LAUNCH(ctx, kern, &d, ga_int(cnt), ga_int(tm), ga_int(tn), ga_int(m.x),

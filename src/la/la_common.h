@@ -129,6 +129,13 @@ GALA_INTERNAL gala_status la_desc_build(struct gala_context *ctx, const int *n, 
 /** The run of a set that is still active at column j (n_b > j): a prefix for descriptors. */
 GALA_INTERNAL int la_active(const la_set *s, int j);
 
+/** The largest order of a set. */
+GALA_INTERNAL int la_nmax(const la_set *s);
+
+/** Matrices start .. start + count − 1 of a set, as a set (offsets, descriptors and info
+ *  slots shifted). */
+GALA_INTERNAL la_set la_sub(const la_set *s, int start, int count);
+
 /** Smallest power of two >= n, at least lo. */
 GALA_INTERNAL int la_pow2(int n, int lo);
 

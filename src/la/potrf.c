@@ -79,23 +79,6 @@ static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_s
     return s;
 }
 
-/* Matrices start .. start+cnt of a set, as a set. */
-static la_set sub(const la_set *s, int start, int cnt)
-{
-    la_set r = *s;
-    r.count = cnt;
-    if (s->vb) {
-        r.dofs = s->dofs + (size_t)start;
-        r.nlist = s->nlist ? s->nlist + start : NULL;
-    } else {
-        r.a_off = s->a_off + (size_t)start * s->a_stride;
-        r.info_base = s->info_base + (size_t)start;
-    }
-    return r;
-}
-
-static int set_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
-
 /* One fused launch: every matrix of s (n <= N) factored by potrf_panel, info written. */
 static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int N,
                             int wg, const la_info *li)
@@ -120,7 +103,7 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
                             const pf_cfg *c, int j0, int wlim, const la_info *li)
 {
     const int N = c->nb, wg = c->wg_panel, R = wg - N;
-    const int mrows = set_nmax(s) - j0;
+    const int mrows = la_nmax(s) - j0;
     if (count <= 0 || mrows <= 0) return GALA_OK;
     gala_kernel *k;
     GALA_TRY(pf_kernel(ctx, dt, N, wg, "potrf_panel", &k));
@@ -129,7 +112,7 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
     if (per < 1) per = 1;
     for (int start = 0; start < count; start += per) {
         const int cnt = count - start < per ? count - start : per;
-        la_set t = sub(s, start, cnt);
+        la_set t = la_sub(s, start, cnt);
         /* several chunks: the rows every work-group reads (< N) are written by a second
          * launch (see potrf.cl) */
         for (int pass = 0; pass < (nchunks > 1 ? 2 : 1); ++pass) {
@@ -149,7 +132,7 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
 
 static size_t pf_scan_tmp(const la_set *s)
 {
-    return (size_t)s->count * (size_t)((set_nmax(s) + 63) / 64);
+    return (size_t)s->count * (size_t)((la_nmax(s) + 63) / 64);
 }
 
 /* potrf_scan + potrf_scan_finish: info = −(first column with a NaN/Inf) or 0. */
@@ -160,13 +143,13 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
     gala_kernel *ks, *kf;
     GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan", &ks));
     GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan_finish", &kf));
-    const int nblk = (set_nmax(s) + 63) / 64;
+    const int nblk = (la_nmax(s) + 63) / 64;
     const int wg = c->wg_panel;
     int per = (int)((1LL << 30) / nblk);
     if (per < 1) per = 1;
     for (int start = 0; start < s->count; start += per) {
         const int cnt = s->count - start < per ? s->count - start : per;
-        la_set t = sub(s, start, cnt);
+        la_set t = la_sub(s, start, cnt);
         const size_t to = li->to + (size_t)start * (size_t)nblk;
         gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nblk * (size_t)wg, (size_t)wg);
         GALA_TRY(GALA_LAUNCH(ctx, ks, &d, ga_int(t.n), ga_int(cnt), ga_int(nblk), ga_buf(t.A),
@@ -189,7 +172,7 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
 static gala_status pf_blocked(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                               const pf_cfg *c, const la_info *li, int jb, int wend)
 {
-    const int N = c->nb, nmax = set_nmax(s);
+    const int N = c->nb, nmax = la_nmax(s);
     const int jend = wend < nmax ? wend : nmax;
     for (int j0 = jb; j0 < jend; j0 += N) {
         GALA_TRY(pf_panel(ctx, dt, up, s, la_active(s, j0), c, j0, wend, li));

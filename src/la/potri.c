@@ -41,8 +41,6 @@ static gala_status pi_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, co
     return gala_kernel_get(ctx, &key, name, k);
 }
 
-static int set_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
-
 static gala_status pi_lauum_diag(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                                  int count, const pi_cfg *c, int N, int j0)
 {
@@ -76,7 +74,7 @@ static gala_status pi_trmm(gala_context *ctx, gala_dtype dt, int up, const la_se
 static gala_status pi_lauum(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                             const pi_cfg *c)
 {
-    const int nmax = set_nmax(s), N = c->nb;
+    const int nmax = la_nmax(s), N = c->nb;
     if (nmax <= N) return pi_lauum_diag(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0);
     for (int I = 0; I < nmax; I += N) {
         const int cnt = la_active(s, I);

@@ -65,12 +65,10 @@ static gala_status ps_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
                        ga_long((long long)s->dofs), ga_int(s->vb));
 }
 
-static int set_nmax(const la_set *s) { return s->vb ? (s->count ? s->nlist[0] : 0) : s->n; }
-
 static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                               const ps_cfg *c)
 {
-    const int N = c->nb, nmax = set_nmax(s);
+    const int N = c->nb, nmax = la_nmax(s);
     for (int j0 = 0; j0 < nmax; j0 += N) {
         GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, 1));
         const int j1 = j0 + N;
@@ -98,7 +96,7 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
 static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                           const ps_cfg *c)
 {
-    const int nmax = set_nmax(s);
+    const int nmax = la_nmax(s);
     if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
     if (!s->vb && s->count == 1 && nmax >= c->blas3_min && s->nrhs >= c->blas3_nrhs &&
         gala_blas3_available(ctx)) {
@@ -170,48 +168,6 @@ gala_status gala_potrs(gala_context *ctx, gala_uplo uplo, int n, int nrhs, const
     return ps_batched("gala_potrs", ctx, uplo, n, nrhs, A, a_off, lda, 0, B, b_off, ldb, 0, 1);
 }
 
-typedef struct span2 {
-    size_t lo, hi;
-    int idx, is_b;
-} span2;
-
-static int span2_cmp(const void *a, const void *b)
-{
-    const span2 *x = a, *y = b;
-    return x->lo < y->lo ? -1 : (x->lo > y->lo);
-}
-
-/* With A and B in one buffer: no B_b may share an element with any A_c. */
-static gala_status ps_check_ab(gala_context *ctx, const char *fn, const int *n, const int *nrhs,
-                               const size_t *a_off, const int *lda, const size_t *b_off,
-                               const int *ldb, int batch)
-{
-    span2 *sp = gala_malloc(2 * (size_t)batch * sizeof *sp);
-    if (!sp) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
-    int ns = 0;
-    for (int b = 0; b < batch; ++b) {
-        int ovf = 0;
-        size_t ea = gala_mat_extent((size_t)n[b], (size_t)n[b], (size_t)lda[b], &ovf);
-        size_t eb = gala_mat_extent((size_t)n[b], (size_t)nrhs[b], (size_t)ldb[b], &ovf);
-        if (ea) sp[ns++] = (span2){a_off[b], a_off[b] + ea, b, 0};
-        if (eb) sp[ns++] = (span2){b_off[b], b_off[b] + eb, b, 1};
-    }
-    qsort(sp, (size_t)ns, sizeof *sp, span2_cmp);
-    gala_status st = GALA_OK;
-    int far = -1; /* the span reaching furthest so far */
-    for (int i = 0; i < ns; ++i) {
-        if (far >= 0 && sp[i].lo < sp[far].hi && (sp[i].is_b || sp[far].is_b)) {
-            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %s of matrix %d overlaps %s of matrix "
-                            "%d", fn, sp[i].is_b ? "B" : "A", sp[i].idx, sp[far].is_b ? "B" : "A",
-                            sp[far].idx);
-            break;
-        }
-        if (far < 0 || sp[i].hi > sp[far].hi) far = i;
-    }
-    gala_free(sp);
-    return st;
-}
-
 gala_status gala_potrs_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, const int *nrhs,
                                 const gala_buffer *A, const size_t *a_off, const int *lda,
                                 gala_buffer *B, const size_t *b_off, const int *ldb, int batch)
@@ -227,7 +183,7 @@ gala_status gala_potrs_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
     const gala_dtype dt = A->dtype;
     GALA_TRY(gala_check_float_type(ctx, fn, dt));
     GALA_TRY(la_check_vbatched(ctx, fn, "B", B, dt, n, nrhs, b_off, ldb, batch, 1));
-    if (A == B) GALA_TRY(ps_check_ab(ctx, fn, n, nrhs, a_off, lda, b_off, ldb, batch));
+    GALA_TRY(la_check_ab_disjoint(ctx, fn, A, B, n, nrhs, a_off, lda, b_off, ldb, batch));
     ps_cfg c;
     ps_config(ctx, dt, &c);
     gala_buffer *desc;

@@ -1,0 +1,1149 @@
+/*
+ * gala-qp: solve QPs from QPS/MPS files or gala's generators as one batch, and write
+ * generated QPs as QPS files. docs/gala-qp.md is the manual; `gala-qp --help` the summary.
+ *
+ *   gala-qp solve [OPTIONS] FILE.qps|DIR ... [--generate FAMILY:SIZExCOUNT ...]
+ *   gala-qp generate FAMILY --size N --count K [--seed S] [--out DIR]
+ *
+ * Exit codes: 0 every QP solved; 1 some not solved; 2 usage or input error; 3 the device or
+ * the library failed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gqp.h"
+
+/* ================================================================== options */
+
+typedef enum {
+    K_DBL,    /* a settings field of type double */
+    K_INT,    /* a settings field of type int */
+    K_ENUM,   /* a settings field of type int (or gala_dtype), from a list of words */
+    K_BOOL,   /* a settings field of type int: --name sets 1, --no-name sets 0 */
+    K_TOOL,   /* a tool option, handled by id */
+    K_HEAD    /* not an option: the heading of the next group in --help */
+} opt_kind;
+
+typedef struct {
+    const char *word;
+    int value;
+} choice;
+
+/* auto: double where the device has it, else float (resolved once the device is known) */
+#define PRECISION_AUTO 0
+static const choice ch_precision[] = {{"double", GALA_DOUBLE}, {"float", GALA_FLOAT},
+                                      {"auto", PRECISION_AUTO}, {NULL, 0}};
+static const choice ch_linsys[] = {{"auto", GALA_QP_LINSYS_AUTO}, {"dense", GALA_QP_LINSYS_DENSE},
+                                   {"dense-shared", GALA_QP_LINSYS_DENSE_SHARED},
+                                   {"sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT}, {NULL, 0}};
+static const choice ch_adaptive[] = {{"iterations", GALA_QP_ADAPTIVE_RHO_ITERATIONS},
+                                     {"time", GALA_QP_ADAPTIVE_RHO_TIME},
+                                     {"off", GALA_QP_ADAPTIVE_RHO_DISABLED}, {NULL, 0}};
+static const choice ch_auto3[] = {{"auto", -1}, {"on", 1}, {"off", 0}, {NULL, 0}};
+
+enum {
+    T_HELP = 1, T_EPS, T_BACKEND, T_PLATFORM, T_DEVICE, T_JSON, T_CSV, T_OUTPUT, T_SUMMARY,
+    T_QUIET, T_PROGRESS, T_NO_PROGRESS, T_SOLDIR, T_WARM, T_REF, T_REF_TOL, T_GENERATE,
+    T_SEED, T_ALL_BOUND_ROWS, T_STRICT, T_MAX_N, T_SIZE, T_COUNT, T_OUT, T_VERSION
+};
+
+typedef struct {
+    const char *name;  /* without the leading "--" */
+    const char *arg;   /* metavariable, NULL for a switch */
+    opt_kind kind;
+    size_t off;        /* settings field (K_DBL, K_INT, K_ENUM, K_BOOL) */
+    int id;            /* K_TOOL */
+    const choice *choices;
+    const char *help;
+    int cmd;           /* 1: solve, 2: generate, 3: both */
+} optdef;
+
+#define S_(f) offsetof(gala_qp_settings, f)
+static const optdef opts[] = {
+    /* ---- inputs ---- */
+    {"inputs", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
+    {"generate", "FAMILY:SIZExCOUNT", K_TOOL, 0, T_GENERATE, NULL,
+     "add COUNT generated QPs of a family (random, eq, control|mpc, portfolio, lasso, huber, svm, "
+     "double-integrator|di) with size parameter SIZE, seeds SEED, SEED+1, ...; repeatable", 1},
+    {"seed", "S", K_TOOL, 0, T_SEED, NULL, "first seed of generated QPs (default 1)", 3},
+    {"all-bound-rows", NULL, K_TOOL, 0, T_ALL_BOUND_ROWS, NULL,
+     "one row of A per variable, free ones included (OSQP's .mat form); default: only variables "
+     "with a finite bound", 1},
+    {"strict", NULL, K_TOOL, 0, T_STRICT, NULL, "reader warnings (integer markers, ...) are errors", 1},
+    {"reference", "FILE", K_TOOL, 0, T_REF, NULL,
+     "optimal values to compare with: lines 'NAME ... VALUE' (00README.QP of Maros-Meszaros)", 1},
+    {"reference-tol", "X", K_TOOL, 0, T_REF_TOL, NULL,
+     "tolerance of the reference check, |f - ref| / max(1, |ref|) (default 1e-3)", 1},
+    {"max-n", "N", K_TOOL, 0, T_MAX_N, NULL,
+     "skip QPs with more than N variables (dense K of n^2 values per QP; default 5000)", 1},
+    /* ---- device ---- */
+    {"device", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
+    {"backend", "NAME", K_TOOL, 0, T_BACKEND, NULL,
+     "auto, opencl, cuda or host (default auto: GPU, else OpenCL CPU, else host; GALA_BACKEND)", 1},
+    {"platform", "P", K_TOOL, 0, T_PLATFORM, NULL, "OpenCL platform: index or part of its name", 1},
+    {"device", "D", K_TOOL, 0, T_DEVICE, NULL, "device: index or part of its name", 1},
+    {"precision", "double|float|auto", K_ENUM, S_(dtype), 0, ch_precision,
+     "arithmetic on the device (auto: double if the device has it, else float)", 1},
+    {"linsys", "auto|dense|dense-shared|sparse-ldlt", K_ENUM, S_(linsys_solver), 0, ch_linsys,
+     "linear-system strategy (auto: dense-shared when all QPs share P and A)", 1},
+    /* ---- OSQP settings ---- */
+    {"solver: OSQP's settings", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
+    {"eps", "X", K_TOOL, 0, T_EPS, NULL, "set both --eps-abs and --eps-rel", 1},
+    {"eps-abs", "X", K_DBL, S_(eps_abs), 0, NULL, "absolute tolerance", 1},
+    {"eps-rel", "X", K_DBL, S_(eps_rel), 0, NULL, "relative tolerance", 1},
+    {"eps-prim-inf", "X", K_DBL, S_(eps_prim_inf), 0, NULL, "primal infeasibility tolerance", 1},
+    {"eps-dual-inf", "X", K_DBL, S_(eps_dual_inf), 0, NULL, "dual infeasibility tolerance", 1},
+    {"max-iter", "N", K_INT, S_(max_iter), 0, NULL, "iteration limit per QP", 1},
+    {"time-limit", "SEC", K_DBL, S_(time_limit), 0, NULL, "limit for the whole solve call (0: none)", 1},
+    {"rho", "X", K_DBL, S_(rho), 0, NULL, "ADMM step rho", 1},
+    {"rho-vec", NULL, K_BOOL, S_(rho_is_vec), 0, NULL,
+     "rho per row: 1e3*rho on equalities, 1e-6 on free rows (--no-rho-vec: one rho)", 1},
+    {"sigma", "X", K_DBL, S_(sigma), 0, NULL, "regularization sigma", 1},
+    {"alpha", "X", K_DBL, S_(alpha), 0, NULL, "relaxation alpha in (0, 2)", 1},
+    {"scaling", "N", K_INT, S_(scaling), 0, NULL, "Ruiz scaling iterations (0: off)", 1},
+    {"adaptive-rho", "iterations|time|off", K_ENUM, S_(adaptive_rho), 0, ch_adaptive,
+     "when rho is re-estimated", 1},
+    {"adaptive-rho-interval", "N", K_INT, S_(adaptive_rho_interval), 0, NULL,
+     "iterations between rho updates", 1},
+    {"adaptive-rho-fraction", "X", K_DBL, S_(adaptive_rho_fraction), 0, NULL,
+     "time mode: fraction of the setup time", 1},
+    {"adaptive-rho-tolerance", "X", K_DBL, S_(adaptive_rho_tolerance), 0, NULL,
+     "change rho only by at least this factor", 1},
+    {"check-termination", "N", K_INT, S_(check_termination), 0, NULL,
+     "iterations between termination checks (0: only at max-iter)", 1},
+    {"check-dualgap", "auto|on|off", K_ENUM, S_(check_dualgap), 0, ch_auto3,
+     "duality-gap test (auto: on in double, off in float)", 1},
+    {"scaled-termination", NULL, K_BOOL, S_(scaled_termination), 0, NULL,
+     "test the residuals of the scaled problem", 1},
+    {"polish", NULL, K_BOOL, S_(polishing), 0, NULL, "polish solved QPs (on the host, in double)", 1},
+    {"delta", "X", K_DBL, S_(delta), 0, NULL, "polishing regularization", 1},
+    {"polish-refine-iter", "N", K_INT, S_(polish_refine_iter), 0, NULL, "polishing refinement steps", 1},
+    {"warm-start", "DIR", K_TOOL, 0, T_WARM, NULL,
+     "start each QP from DIR/NAME.sol (written by --solution-dir) where present", 1},
+    /* ---- gala settings ---- */
+    {"solver: gala's settings", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
+    {"rho-ladder-ratio", "X", K_DBL, S_(rho_ladder_ratio), 0, NULL,
+     "dense-shared: ratio between the rho rungs", 1},
+    {"iters-per-launch", "N", K_INT, S_(iters_per_launch), 0, NULL,
+     "most iterations per device launch (0: up to the next check)", 1},
+    {"refine", "auto|on|off", K_ENUM, S_(refine), 0, ch_auto3,
+     "iterative refinement of each linear solve (auto: on in float)", 1},
+    /* ---- output ---- */
+    {"output", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
+    {"json", NULL, K_TOOL, 0, T_JSON, NULL, "report as JSON", 1},
+    {"csv", NULL, K_TOOL, 0, T_CSV, NULL, "report as CSV, one line per QP", 1},
+    {"output", "FILE", K_TOOL, 0, T_OUTPUT, NULL,
+     "write the report to FILE (the summary still goes to stdout); also -o", 1},
+    {"summary", NULL, K_TOOL, 0, T_SUMMARY, NULL, "table format: only the summary, no line per QP", 1},
+    {"solution-dir", "DIR", K_TOOL, 0, T_SOLDIR, NULL, "write DIR/NAME.sol with x and y of every QP", 1},
+    {"progress", NULL, K_TOOL, 0, T_PROGRESS, NULL,
+     "progress bar on stderr (default: when stderr is a terminal)", 1},
+    {"no-progress", NULL, K_TOOL, 0, T_NO_PROGRESS, NULL, "no progress bar", 1},
+    {"quiet", NULL, K_TOOL, 0, T_QUIET, NULL, "no warnings, no summary after -o; also -q", 3},
+    /* ---- generate ---- */
+    {"generate, and general", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
+    {"size", "N", K_TOOL, 0, T_SIZE, NULL, "size parameter of the family", 2},
+    {"count", "K", K_TOOL, 0, T_COUNT, NULL, "number of QPs (default 1)", 2},
+    {"out", "DIR", K_TOOL, 0, T_OUT, NULL, "directory to write into (default .; - : stdout, K = 1)", 2},
+    {"help", NULL, K_TOOL, 0, T_HELP, NULL, "this help; also -h", 3},
+    {"version", NULL, K_TOOL, 0, T_VERSION, NULL, "gala's version", 3},
+};
+#define NOPTS (int)(sizeof opts / sizeof opts[0])
+
+/* ================================================================== tool state */
+
+typedef struct {
+    int cmd;                 /* 1 solve, 2 generate */
+    gala_qp_settings set;
+    const char *backend, *platform, *device;
+    int format;              /* 0 table, 1 json, 2 csv */
+    const char *output, *soldir, *warmdir, *ref, *out;
+    double ref_tol;
+    int summary, quiet, progress; /* progress: -1 auto */
+    unsigned read_flags;
+    long long seed;
+    int max_n;
+    const char **inputs;     /* files and directories */
+    int ninputs;
+    const char **gens;       /* --generate specs */
+    int ngens;
+    const char *family;      /* generate */
+    int size, count;
+    int have_size;
+} tool;
+
+static const char *prog = "gala-qp";
+
+static void err_(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: error: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void warn_(const tool *t, const char *fmt, ...)
+{
+    if (t->quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: warning: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ================================================================== help */
+
+/* " (default V)" of a settings option, from gala_qp_settings_default. */
+static void default_text(char *buf, size_t cap, const optdef *o, const gala_qp_settings *d)
+{
+    const char *p = (const char *)d + o->off;
+    buf[0] = 0;
+    switch (o->kind) {
+    case K_DBL: snprintf(buf, cap, " (default %g)", *(const double *)p); break;
+    case K_INT: snprintf(buf, cap, " (default %d)", *(const int *)p); break;
+    case K_BOOL: snprintf(buf, cap, " (default %s)", *(const int *)p ? "on" : "off"); break;
+    case K_ENUM: {
+        int v = o->off == S_(dtype) ? (int)d->dtype : *(const int *)p;
+        for (const choice *c = o->choices; c->word; ++c)
+            if (c->value == v) {
+                snprintf(buf, cap, " (default %s)", c->word);
+                break;
+            }
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Print text from column 29 on, wrapped before column 100. */
+static void wrapped(FILE *f, const char *text)
+{
+    const int indent = 29, width = 100;
+    int col = indent;
+    while (*text) {
+        while (*text == ' ') ++text;
+        size_t w = strcspn(text, " ");
+        if (col > indent && col + 1 + (int)w > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            ++col;
+        }
+        fwrite(text, 1, w, f);
+        col += (int)w;
+        text += w;
+    }
+    fputc('\n', f);
+}
+
+static void usage(FILE *f)
+{
+    gala_qp_settings d;
+    gala_qp_settings_default(&d);
+    fprintf(f,
+            "usage: gala-qp solve [OPTIONS] FILE.qps|DIR ... [--generate FAMILY:SIZExCOUNT ...]\n"
+            "       gala-qp generate FAMILY --size N [--count K] [--seed S] [--out DIR]\n"
+            "       gala-qp --help | --version\n\n"
+            "solve: read QPS/MPS files (a directory: every *.qps and *.mps in it) and generated QPs,\n"
+            "solve them all as one batch with gala's ADMM solver (OSQP's algorithm) and report.\n"
+            "generate: write generated QPs as QPS files FAMILY_nSIZE_sSEED.qps.\n"
+            "Exit status: 0 all QPs solved, 1 some not solved, 2 usage or input error,\n"
+            "3 device or library failure.\n");
+    for (int i = 0; i < NOPTS; ++i) {
+        const optdef *o = &opts[i];
+        if (o->kind == K_HEAD) {
+            fprintf(f, "\n%s:\n", o->name);
+            continue;
+        }
+        char lhs[96];
+        if (o->kind == K_BOOL) snprintf(lhs, sizeof lhs, "--[no-]%s", o->name);
+        else snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (strlen(lhs) > 26) fprintf(f, "  %s\n  %-26s ", lhs, "");
+        else fprintf(f, "  %-26s ", lhs);
+        char text[512], def[64];
+        default_text(def, sizeof def, o, &d);
+        snprintf(text, sizeof text, "%s%s", o->help, def);
+        wrapped(f, text);
+    }
+    fprintf(f, "\nExamples:\n"
+               "  gala-qp solve tests/data/maros_meszaros/ --eps 1e-5 --max-iter 10000 \\\n"
+               "      --reference tests/data/maros_meszaros/00README.QP\n"
+               "  gala-qp solve --generate mpc:10x1000 --summary\n"
+               "  gala-qp solve HS21.QPS --json --solution-dir sol/\n"
+               "  gala-qp generate portfolio --size 5 --count 10 --seed 7 --out qps/\n"
+               "Manual: docs/gala-qp.md. Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE.\n");
+}
+
+/* ================================================================== parsing */
+
+static int parse_dbl(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0' && errno != ERANGE && isfinite(*v);
+}
+
+static int parse_int(const char *s, int *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || x < INT_MIN || x > INT_MAX) return 0;
+    *v = (int)x;
+    return 1;
+}
+
+static int parse_ll(const char *s, long long *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE) return 0;
+    *v = x;
+    return 1;
+}
+
+static const optdef *find_opt(const char *name, size_t len, int *negated)
+{
+    *negated = 0;
+    for (int i = 0; i < NOPTS; ++i)
+        if (opts[i].kind != K_HEAD && strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len))
+            return &opts[i];
+    if (len > 3 && !strncmp(name, "no-", 3))
+        for (int i = 0; i < NOPTS; ++i)
+            if (opts[i].kind == K_BOOL && strlen(opts[i].name) == len - 3 &&
+                !strncmp(opts[i].name, name + 3, len - 3)) {
+                *negated = 1;
+                return &opts[i];
+            }
+    return NULL;
+}
+
+static int push(const char ***v, int *n, const char *s)
+{
+    const char **nv = realloc(*v, (size_t)(*n + 1) * sizeof *nv);
+    if (!nv) return -1;
+    nv[(*n)++] = s;
+    *v = nv;
+    return 0;
+}
+
+/* Apply one option with its value (NULL for switches). Returns 0, or GQP_EXIT_USAGE. */
+static int apply(tool *t, const optdef *o, int negated, const char *val)
+{
+    char *base = (char *)&t->set;
+    double d;
+    int i;
+    if (!(o->cmd & t->cmd)) {
+        err_("--%s is not an option of '%s' (try --help)", o->name, t->cmd == 1 ? "solve" : "generate");
+        return GQP_EXIT_USAGE;
+    }
+    switch (o->kind) {
+    case K_DBL:
+        if (!parse_dbl(val, &d)) {
+            err_("--%s: '%s' is not a finite number", o->name, val);
+            return GQP_EXIT_USAGE;
+        }
+        *(double *)(base + o->off) = d;
+        return 0;
+    case K_INT:
+        if (!parse_int(val, &i)) {
+            err_("--%s: '%s' is not an integer", o->name, val);
+            return GQP_EXIT_USAGE;
+        }
+        *(int *)(base + o->off) = i;
+        return 0;
+    case K_BOOL:
+        *(int *)(base + o->off) = !negated;
+        return 0;
+    case K_ENUM:
+        for (const choice *c = o->choices; c->word; ++c)
+            if (!strcasecmp(c->word, val)) {
+                if (o->off == S_(dtype)) t->set.dtype = (gala_dtype)c->value;
+                else *(int *)(base + o->off) = c->value;
+                return 0;
+            }
+        err_("--%s: '%s' is not one of %s", o->name, val, o->arg);
+        return GQP_EXIT_USAGE;
+    case K_TOOL:
+    case K_HEAD: break;
+    }
+    switch (o->id) {
+    case T_EPS:
+        if (!parse_dbl(val, &d)) {
+            err_("--eps: '%s' is not a finite number", val);
+            return GQP_EXIT_USAGE;
+        }
+        t->set.eps_abs = t->set.eps_rel = d;
+        break;
+    case T_BACKEND:
+        if (strcmp(val, "auto") && strcmp(val, "opencl") && strcmp(val, "cuda") && strcmp(val, "host")) {
+            err_("--backend: '%s' is not one of auto, opencl, cuda, host", val);
+            return GQP_EXIT_USAGE;
+        }
+        t->backend = val;
+        break;
+    case T_PLATFORM: t->platform = val; break;
+    case T_DEVICE: t->device = val; break;
+    case T_JSON: t->format = 1; break;
+    case T_CSV: t->format = 2; break;
+    case T_OUTPUT: t->output = val; break;
+    case T_SUMMARY: t->summary = 1; break;
+    case T_QUIET: t->quiet = 1; break;
+    case T_PROGRESS: t->progress = 1; break;
+    case T_NO_PROGRESS: t->progress = 0; break;
+    case T_SOLDIR: t->soldir = val; break;
+    case T_WARM: t->warmdir = val; break;
+    case T_REF: t->ref = val; break;
+    case T_REF_TOL:
+        if (!parse_dbl(val, &t->ref_tol) || t->ref_tol < 0) {
+            err_("--reference-tol: '%s' is not a number >= 0", val);
+            return GQP_EXIT_USAGE;
+        }
+        break;
+    case T_GENERATE:
+        if (push(&t->gens, &t->ngens, val)) return GQP_EXIT_FAILURE;
+        break;
+    case T_SEED:
+        if (!parse_ll(val, &t->seed) || t->seed < 0) {
+            err_("--seed: '%s' is not an integer >= 0", val);
+            return GQP_EXIT_USAGE;
+        }
+        break;
+    case T_ALL_BOUND_ROWS: t->read_flags |= GALA_QPS_ALL_BOUND_ROWS; break;
+    case T_STRICT: t->read_flags |= GALA_QPS_STRICT; break;
+    case T_MAX_N:
+        if (!parse_int(val, &t->max_n) || t->max_n < 1) {
+            err_("--max-n: '%s' is not an integer >= 1", val);
+            return GQP_EXIT_USAGE;
+        }
+        break;
+    case T_SIZE:
+        if (!parse_int(val, &t->size) || t->size < 1) {
+            err_("--size: '%s' is not an integer >= 1", val);
+            return GQP_EXIT_USAGE;
+        }
+        t->have_size = 1;
+        break;
+    case T_COUNT:
+        if (!parse_int(val, &t->count) || t->count < 1) {
+            err_("--count: '%s' is not an integer >= 1", val);
+            return GQP_EXIT_USAGE;
+        }
+        break;
+    case T_OUT: t->out = val; break;
+    default: break;
+    }
+    return 0;
+}
+
+/* Parse argv[first..]: options anywhere, "--" ends them. Returns 0, -1 (help or version
+ * printed: exit 0), or an exit code. */
+static int parse_args(tool *t, int argc, char **argv, int first)
+{
+    int only_args = 0;
+    for (int i = first; i < argc; ++i) {
+        const char *a = argv[i];
+        if (only_args || a[0] != '-' || !strcmp(a, "-")) {
+            if (t->cmd == 2 && !t->family) t->family = a;
+            else if (t->cmd == 2) {
+                err_("generate: unexpected argument '%s' (one FAMILY only)", a);
+                return GQP_EXIT_USAGE;
+            } else if (push(&t->inputs, &t->ninputs, a)) {
+                return GQP_EXIT_FAILURE;
+            }
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_args = 1;
+            continue;
+        }
+        const optdef *o = NULL;
+        int negated = 0;
+        const char *val = NULL;
+        if (!strcmp(a, "-h")) o = find_opt("help", 4, &negated);
+        else if (!strcmp(a, "-q")) o = find_opt("quiet", 5, &negated);
+        else if (!strcmp(a, "-o")) o = find_opt("output", 6, &negated);
+        else if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            o = find_opt(a + 2, len, &negated);
+            if (eq) val = eq + 1;
+        }
+        if (!o) {
+            err_("unknown option '%s' (try --help)", a);
+            return GQP_EXIT_USAGE;
+        }
+        if (o->id == T_HELP && o->kind == K_TOOL) {
+            usage(stdout);
+            return -1;
+        }
+        if (o->id == T_VERSION && o->kind == K_TOOL) {
+            printf("gala-qp (gala %s)\n", gala_version());
+            return -1;
+        }
+        int takes = o->arg != NULL && o->kind != K_BOOL;
+        if (takes && !val) {
+            if (i + 1 >= argc) {
+                err_("%s needs a value (%s)", a, o->arg);
+                return GQP_EXIT_USAGE;
+            }
+            val = argv[++i];
+        } else if (!takes && val) {
+            err_("--%s takes no value", o->name);
+            return GQP_EXIT_USAGE;
+        }
+        int rc = apply(t, o, negated, val);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* ================================================================== families */
+
+static const struct {
+    const char *name;
+    gala_qp_family family;
+} families[] = {
+    {"random", GALA_QP_GEN_RANDOM},       {"eq", GALA_QP_GEN_EQUALITY},
+    {"equality", GALA_QP_GEN_EQUALITY},   {"control", GALA_QP_GEN_CONTROL},
+    {"mpc", GALA_QP_GEN_CONTROL},         {"portfolio", GALA_QP_GEN_PORTFOLIO},
+    {"lasso", GALA_QP_GEN_LASSO},         {"huber", GALA_QP_GEN_HUBER},
+    {"svm", GALA_QP_GEN_SVM},             {"double-integrator", GALA_QP_GEN_DOUBLE_INTEGRATOR},
+    {"double_integrator", GALA_QP_GEN_DOUBLE_INTEGRATOR}, {"di", GALA_QP_GEN_DOUBLE_INTEGRATOR},
+};
+
+static int find_family(const char *s, size_t len, gala_qp_family *f)
+{
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; ++i)
+        if (strlen(families[i].name) == len && !strncasecmp(families[i].name, s, len)) {
+            *f = families[i].family;
+            return 1;
+        }
+    return 0;
+}
+
+/* FAMILY_nSIZE_sSEED for every family (the double integrator's own name has no seed). */
+static void gen_name(gala_qp_problem *pb, gala_qp_family fam, int size, unsigned long long seed)
+{
+    snprintf(pb->name, sizeof pb->name, "%s_n%d_s%llu", gala_qp_family_name(fam), size, seed);
+}
+
+/* "FAMILY:SIZExCOUNT" (x, X or ×); COUNT may be omitted (1). */
+static int parse_gen_spec(const char *spec, gala_qp_family *f, int *size, int *count)
+{
+    const char *colon = strchr(spec, ':');
+    if (!colon || !find_family(spec, (size_t)(colon - spec), f)) return 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", colon + 1);
+    char *x = strpbrk(buf, "xX");
+    char *times = strstr(buf, "\xc3\x97"); /* × in UTF-8 */
+    const char *cnt = "1";
+    if (times && (!x || times < x)) {
+        *times = 0;
+        cnt = times + 2;
+    } else if (x) {
+        *x = 0;
+        cnt = x + 1;
+    }
+    return parse_int(buf, size) && *size >= 1 && parse_int(cnt, count) && *count >= 1;
+}
+
+/* ================================================================== progress, SIGINT */
+
+static volatile sig_atomic_t g_interrupted = 0;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_interrupted = 1;
+}
+
+typedef struct {
+    int enabled;
+    double t0;    /* start of the phase shown */
+    double delay; /* draw only after this many seconds (quick runs show no bar) */
+    double last;
+    int drawn;
+} progress_state;
+
+static void draw_bar(progress_state *p, const char *what, int done, int total, const char *extra)
+{
+    double now = gqp_now();
+    if (!p->enabled || now - p->t0 < p->delay || (now - p->last < 0.1 && done < total)) return;
+    p->last = now;
+    int w = 30, fill = total > 0 ? (int)((long long)w * done / total) : 0;
+    char bar[64];
+    for (int i = 0; i < w; ++i) bar[i] = i < fill ? '#' : '.';
+    bar[w] = 0;
+    fprintf(stderr, "\r%s [%s] %d/%d%s %.1f s\033[K", what, bar, done, total, extra, now - p->t0);
+    fflush(stderr);
+    p->drawn = 1;
+}
+
+static void clear_bar(progress_state *p)
+{
+    if (p->drawn) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+    p->drawn = 0;
+}
+
+static int on_progress(void *user, int done, int total, int iteration)
+{
+    progress_state *p = user;
+    char extra[48];
+    snprintf(extra, sizeof extra, " QPs done, iteration %d,", iteration);
+    draw_bar(p, "solving", done, total, extra);
+    return g_interrupted ? 1 : 0;
+}
+
+/* ================================================================== inputs */
+
+typedef struct {
+    gqp_item *v;
+    int n, cap;
+} item_list;
+
+static gqp_item *new_item(item_list *l)
+{
+    if (l->n == l->cap) {
+        int nc = l->cap ? 2 * l->cap : 64;
+        gqp_item *nv = realloc(l->v, (size_t)nc * sizeof *nv);
+        if (!nv) return NULL;
+        l->v = nv;
+        l->cap = nc;
+    }
+    gqp_item *it = &l->v[l->n++];
+    memset(it, 0, sizeof *it);
+    it->sense = 1;
+    it->batch_index = -1;
+    return it;
+}
+
+static void free_items(item_list *l)
+{
+    for (int k = 0; k < l->n; ++k) {
+        free(l->v[k].source);
+        gala_qp_problem_free(&l->v[k].pb);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* Display name of a file: its base name without the extension. */
+static void stem(const char *path, char *out, size_t cap)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, cap, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = 0;
+}
+
+/* Make names unique (NAME, NAME~2, ...): they name the solution files. Sorting keeps this
+ * O(n log n) for batches of 10^5 generated QPs; a renamed one may clash again (a file named
+ * X~2), hence the rounds. */
+static const gqp_item *g_sort_items;
+
+static int cmp_name_idx(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    int c = strcmp(g_sort_items[i].name, g_sort_items[j].name);
+    return c ? c : (i > j) - (i < j);
+}
+
+static int unique_names(item_list *l)
+{
+    int *ix = malloc(sizeof(int) * (size_t)(l->n ? l->n : 1));
+    if (!ix) return -1;
+    for (int round = 0; round < 8; ++round) {
+        for (int k = 0; k < l->n; ++k) ix[k] = k;
+        g_sort_items = l->v;
+        qsort(ix, (size_t)l->n, sizeof *ix, cmp_name_idx);
+        int changed = 0;
+        for (int k = 1, run = 1; k < l->n; ++k) {
+            gqp_item *it = &l->v[ix[k]];
+            if (strcmp(it->name, l->v[ix[k - run]].name) != 0) {
+                run = 1;
+                continue;
+            }
+            char base[81];
+            snprintf(base, sizeof base, "%.80s", it->name);
+            snprintf(it->name, sizeof it->name, "%s~%d", base, ++run);
+            changed = 1;
+        }
+        if (!changed) break;
+    }
+    free(ix);
+    return 0;
+}
+
+/* Read one file. Returns 0, GQP_EXIT_USAGE (parse or I/O error, printed) or GQP_EXIT_FAILURE. */
+static int read_one(const tool *t, item_list *l, const char *path)
+{
+    gqp_item *it = new_item(l);
+    if (!it || !(it->source = dupstr(path))) {
+        if (it) l->n--;
+        err_("out of memory");
+        return GQP_EXIT_FAILURE;
+    }
+    gala_qps_info qi;
+    gala_status s = gala_qp_read_qps_ex(path, t->read_flags, &it->pb, &qi);
+    if (s != GALA_OK) {
+        /* the reader's message starts with PATH:LINE:COLUMN for parse errors */
+        const char *msg = gala_last_error(NULL);
+        if (s == GALA_ERR_PARSE || !strncmp(msg, path, strlen(path))) err_("%s", msg);
+        else err_("%s: %s", path, msg);
+        free(it->source);
+        l->n--;
+        return s == GALA_ERR_OUT_OF_MEMORY ? GQP_EXIT_FAILURE : GQP_EXIT_USAGE;
+    }
+    it->sense = qi.objective_sense < 0 ? -1 : 1;
+    it->rows = qi.rows;
+    it->bound_rows = qi.bound_rows;
+    stem(path, it->name, sizeof it->name);
+    if (qi.warning_count)
+        warn_(t, "%s:%ld: %s (%d warning%s in this file)", path, qi.first_warning_line,
+              qi.first_warning, qi.warning_count, qi.warning_count > 1 ? "s" : "");
+    return 0;
+}
+
+static int collect_inputs(const tool *t, item_list *l, progress_state *pg)
+{
+    /* expand directories first, so that the progress bar knows the total */
+    const char **files = NULL;
+    char **owned = NULL;
+    int nfiles = 0, nowned = 0, rc = 0;
+    for (int i = 0; i < t->ninputs && !rc; ++i) {
+        struct stat st;
+        if (stat(t->inputs[i], &st) != 0) {
+            err_("%s: %s", t->inputs[i], strerror(errno));
+            rc = GQP_EXIT_USAGE;
+        } else if (S_ISDIR(st.st_mode)) {
+            char **list = NULL, msg[512];
+            int n = gqp_list_dir(t->inputs[i], &list, msg, sizeof msg);
+            if (n < 0) {
+                err_("%s", msg);
+                rc = GQP_EXIT_USAGE;
+            } else if (n == 0) {
+                err_("%s: no .qps or .mps files in this directory", t->inputs[i]);
+                rc = GQP_EXIT_USAGE;
+            }
+            for (int k = 0; k < n; ++k) {
+                char **no = realloc(owned, (size_t)(nowned + 1) * sizeof *no);
+                if (no) owned = no;
+                if (!no || push(&files, &nfiles, list[k])) {
+                    for (int j = k; j < n; ++j) free(list[j]);
+                    rc = GQP_EXIT_FAILURE;
+                    break;
+                }
+                owned[nowned++] = list[k];
+            }
+            free(list);
+        } else if (push(&files, &nfiles, t->inputs[i])) {
+            rc = GQP_EXIT_FAILURE;
+        }
+    }
+    /* read them all, reporting every bad file before giving up */
+    int bad = 0;
+    for (int i = 0; i < nfiles && !rc; ++i) {
+        draw_bar(pg, "reading", i, nfiles, " files,");
+        int r = read_one(t, l, files[i]);
+        if (r == GQP_EXIT_FAILURE) rc = r;
+        else if (r) bad++;
+    }
+    clear_bar(pg);
+    if (!rc && bad) {
+        if (bad > 1) err_("%d files could not be read", bad);
+        rc = GQP_EXIT_USAGE;
+    }
+    for (int i = 0; i < nowned; ++i) free(owned[i]);
+    free(owned);
+    free(files);
+    if (rc) return rc;
+    /* generated QPs */
+    for (int g = 0; g < t->ngens; ++g) {
+        gala_qp_family fam;
+        int size, count;
+        if (!parse_gen_spec(t->gens[g], &fam, &size, &count)) {
+            err_("--generate '%s': expected FAMILY:SIZExCOUNT with FAMILY one of random, eq, "
+                 "control, mpc, portfolio, lasso, huber, svm, double-integrator (e.g. mpc:10x1000)",
+                 t->gens[g]);
+            return GQP_EXIT_USAGE;
+        }
+        for (int k = 0; k < count; ++k) {
+            draw_bar(pg, "generating", k, count, " QPs,");
+            gqp_item *it = new_item(l);
+            if (!it) return GQP_EXIT_FAILURE;
+            unsigned long long seed = (unsigned long long)t->seed + (unsigned long long)k;
+            gala_status s = gala_qp_generate(fam, size, seed, &it->pb);
+            if (s != GALA_OK) {
+                l->n--;
+                clear_bar(pg);
+                err_("--generate '%s': %s", t->gens[g], gala_last_error(NULL));
+                return s == GALA_ERR_INVALID_ARG ? GQP_EXIT_USAGE : GQP_EXIT_FAILURE;
+            }
+            char src[128];
+            snprintf(src, sizeof src, "generated: %s size %d seed %llu", gala_qp_family_name(fam),
+                     size, seed);
+            if (!(it->source = dupstr(src))) return GQP_EXIT_FAILURE;
+            gen_name(&it->pb, fam, size, seed);
+            snprintf(it->name, sizeof it->name, "%s", it->pb.name);
+            it->rows = it->pb.m;
+        }
+        clear_bar(pg);
+    }
+    if (l->n == 0) {
+        err_("solve: no QPs given (files, directories or --generate; try --help)");
+        return GQP_EXIT_USAGE;
+    }
+    if (unique_names(l)) return GQP_EXIT_FAILURE;
+    return 0;
+}
+
+/* ================================================================== solve */
+
+static gala_context *open_context(const tool *t, int *rc)
+{
+    gala_context_options co;
+    gala_context_options_default(&co);
+    if (t->backend || t->platform || t->device) co.use_environment = 0;
+    if (t->backend) {
+        if (!strcmp(t->backend, "opencl")) co.backend = GALA_BACKEND_OPENCL;
+        else if (!strcmp(t->backend, "cuda")) co.backend = GALA_BACKEND_CUDA;
+        else if (!strcmp(t->backend, "host")) co.backend = GALA_BACKEND_HOST;
+    }
+    co.platform = t->platform;
+    co.device = t->device;
+    gala_context *ctx = NULL;
+    gala_status s = gala_context_create(&co, &ctx);
+    if (s != GALA_OK) {
+        err_("no device: %s", gala_last_error(NULL));
+        *rc = s == GALA_ERR_INVALID_ARG || s == GALA_ERR_NO_DEVICE || s == GALA_ERR_NOT_SUPPORTED
+                  ? GQP_EXIT_USAGE
+                  : GQP_EXIT_FAILURE;
+        return NULL;
+    }
+    return ctx;
+}
+
+static int write_report(const tool *t, const gqp_run *run)
+{
+    FILE *f = stdout;
+    if (t->output && !(f = fopen(t->output, "w"))) {
+        err_("%s: cannot write: %s", t->output, strerror(errno));
+        return GQP_EXIT_USAGE;
+    }
+    if (t->format == 1) gqp_report_json(f, run);
+    else if (t->format == 2) gqp_report_csv(f, run);
+    else {
+        gqp_report_table(f, run, !t->summary);
+        gqp_report_summary(f, run);
+    }
+    int bad = ferror(f);
+    if (f != stdout && fclose(f) != 0) bad = 1;
+    if (bad) {
+        err_("%s: write error", t->output ? t->output : "stdout");
+        return GQP_EXIT_FAILURE;
+    }
+    if (t->output && !t->quiet) { /* the report went to a file: the summary to the terminal */
+        if (t->format == 0 && !t->summary) gqp_report_summary(stdout, run);
+        else if (t->format != 0) gqp_report_summary(stdout, run);
+    }
+    return 0;
+}
+
+static int warm_start(const tool *t, gala_qp_solver *sv, item_list *l)
+{
+    int used = 0;
+    for (int k = 0; k < l->n; ++k) {
+        gqp_item *it = &l->v[k];
+        if (it->batch_index < 0) continue;
+        char path[4096], msg[512];
+        snprintf(path, sizeof path, "%s/%s.sol", t->warmdir, it->name);
+        double *x = malloc(sizeof(double) * (size_t)it->pb.n);
+        double *y = malloc(sizeof(double) * (size_t)(it->pb.m ? it->pb.m : 1));
+        int r = x && y ? gqp_read_solution(path, it->pb.n, it->pb.m, x, y, msg, sizeof msg) : -2;
+        if (r == 1) {
+            int finite = 1;
+            for (int i = 0; i < it->pb.n && finite; ++i) finite = isfinite(x[i]);
+            for (int i = 0; i < it->pb.m && finite; ++i) finite = isfinite(y[i]);
+            if (finite && gala_qp_warm_start(sv, it->batch_index, x, y) == GALA_OK) used++;
+            else warn_(t, "%s: not used for a warm start (no finite solution)", path);
+        }
+        free(x);
+        free(y);
+        if (r == -2) return GQP_EXIT_FAILURE;
+        if (r < 0) {
+            err_("%s", msg);
+            return GQP_EXIT_USAGE;
+        }
+    }
+    if (!used) warn_(t, "--warm-start %s: no solution file matched a QP", t->warmdir);
+    return 0;
+}
+
+static int cmd_solve(tool *t)
+{
+    item_list l = {0};
+    gala_context *ctx = NULL;
+    gala_qp_solver *sv = NULL;
+    gala_qp_problem *batch = NULL;
+    progress_state pg = {0};
+    pg.enabled = t->progress < 0 ? isatty(2) : t->progress;
+    pg.t0 = gqp_now();
+    pg.delay = 0.5;
+    gqp_run run;
+    memset(&run, 0, sizeof run);
+    run.settings = t->set;
+    run.linsys = -1;
+    run.ref_tol = t->ref_tol;
+
+    double t0 = gqp_now();
+    int rc = collect_inputs(t, &l, &pg);
+    run.read_time = gqp_now() - t0;
+    if (rc) goto done;
+    run.items = l.v;
+    run.count = l.n;
+    if (t->ref) {
+        char msg[512];
+        int matched = gqp_read_reference(t->ref, l.v, l.n, msg, sizeof msg);
+        if (matched < 0) {
+            err_("%s", msg);
+            rc = GQP_EXIT_USAGE;
+            goto done;
+        }
+        if (matched < l.n) warn_(t, "%s: no reference value for %d of %d QPs", t->ref, l.n - matched, l.n);
+        run.with_ref = 1;
+    }
+    if (!(ctx = open_context(t, &rc))) goto done;
+    gala_device_info di;
+    gala_context_info(ctx, &di);
+    snprintf(run.device, sizeof run.device, "%s: %s / %s", di.backend_name, di.platform_name, di.device_name);
+    snprintf(run.backend, sizeof run.backend, "%s", di.backend_name);
+    if ((int)t->set.dtype == PRECISION_AUTO) {
+        t->set.dtype = di.fp64 ? GALA_DOUBLE : GALA_FLOAT;
+        run.settings.dtype = t->set.dtype;
+    }
+    if (t->set.dtype == GALA_DOUBLE && !di.fp64) {
+        err_("%s has no double precision: use --precision float", run.device);
+        rc = GQP_EXIT_USAGE;
+        goto done;
+    }
+
+    /* the batch: every QP small enough for the dense strategy */
+    batch = malloc(sizeof *batch * (size_t)l.n);
+    if (!batch) {
+        err_("out of memory");
+        rc = GQP_EXIT_FAILURE;
+        goto done;
+    }
+    int nb = 0;
+    for (int k = 0; k < l.n; ++k) {
+        gqp_item *it = &l.v[k];
+        if (it->pb.n > t->max_n) {
+            it->info.status = GQP_STATUS_SKIPPED;
+            snprintf(it->skip_reason, sizeof it->skip_reason,
+                     "n = %d > --max-n %d: too large for the dense strategy", it->pb.n, t->max_n);
+            continue;
+        }
+        it->batch_index = nb;
+        batch[nb++] = it->pb;
+    }
+    if (nb > 0) {
+        gala_qp_settings s = t->set;
+        s.progress = on_progress; /* draws the bar when enabled, and honours SIGINT */
+        s.progress_user = &pg;
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills as usual */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old);
+        if (pg.enabled) {
+            fprintf(stderr, "\rsetting up %d QPs\033[K", nb);
+            fflush(stderr);
+            pg.drawn = 1;
+        }
+        double t1 = gqp_now();
+        gala_status st = gala_qp_setup(ctx, batch, nb, &s, &sv);
+        run.setup_time = gqp_now() - t1;
+        if (st == GALA_OK && t->warmdir) rc = warm_start(t, sv, &l);
+        if (st == GALA_OK && !rc) {
+            pg.t0 = gqp_now();
+            pg.delay = 0; /* the bar may appear at once: "setting up" was on the screen */
+            double t2 = gqp_now();
+            st = gala_qp_solve(sv);
+            run.solve_time = gqp_now() - t2;
+        }
+        clear_bar(&pg);
+        sigaction(SIGINT, &old, NULL);
+        run.interrupted = g_interrupted != 0;
+        if (rc) goto done;
+        if (st != GALA_OK) {
+            err_("%s", gala_last_error(ctx));
+            rc = st == GALA_ERR_INVALID_ARG || st == GALA_ERR_NOT_SUPPORTED ? GQP_EXIT_USAGE
+                                                                           : GQP_EXIT_FAILURE;
+            goto done;
+        }
+        run.linsys = gala_qp_linsys_used(sv);
+        for (int k = 0; k < l.n; ++k) {
+            gqp_item *it = &l.v[k];
+            if (it->batch_index < 0) continue;
+            gala_qp_get_info(sv, it->batch_index, &it->info);
+            if (gala_qp_get_solution(sv, it->batch_index, &it->x, &it->y, &it->prim_cert,
+                                     &it->dual_cert) != GALA_OK)
+                it->x = it->y = it->prim_cert = it->dual_cert = NULL;
+        }
+    }
+    if (t->soldir) {
+        char msg[512];
+        if (gqp_write_solutions(t->soldir, &run, msg, sizeof msg) != 0) {
+            err_("%s", msg);
+            rc = GQP_EXIT_USAGE;
+            goto done;
+        }
+    }
+    if ((rc = write_report(t, &run)) != 0) goto done;
+    rc = GQP_EXIT_OK;
+    for (int k = 0; k < l.n; ++k)
+        if (!gqp_is_solved(&l.v[k])) rc = GQP_EXIT_UNSOLVED;
+done:
+    gala_qp_destroy(sv);
+    free(batch);
+    gala_context_destroy(ctx);
+    free_items(&l);
+    return rc;
+}
+
+/* ================================================================== generate */
+
+static int cmd_generate(tool *t)
+{
+    gala_qp_family fam;
+    if (!t->family || !find_family(t->family, strlen(t->family), &fam)) {
+        if (t->family) err_("generate: unknown family '%s'", t->family);
+        else err_("generate: no FAMILY given");
+        fprintf(stderr, "%s: families: random, eq, control (mpc), portfolio, lasso, huber, svm, "
+                        "double-integrator (di)\n", prog);
+        return GQP_EXIT_USAGE;
+    }
+    if (!t->have_size) {
+        err_("generate: --size N is required");
+        return GQP_EXIT_USAGE;
+    }
+    const char *out = t->out ? t->out : ".";
+    int to_stdout = !strcmp(out, "-");
+    if (to_stdout && t->count != 1) {
+        err_("generate: --out - writes one QP to stdout; --count must be 1");
+        return GQP_EXIT_USAGE;
+    }
+    if (!to_stdout) {
+        struct stat st;
+        if (stat(out, &st) != 0 && mkdir(out, 0777) != 0) {
+            err_("%s: cannot create directory: %s", out, strerror(errno));
+            return GQP_EXIT_USAGE;
+        } else if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            err_("%s: not a directory", out);
+            return GQP_EXIT_USAGE;
+        }
+    }
+    progress_state pg = {0};
+    pg.enabled = t->progress < 0 ? isatty(2) : t->progress;
+    pg.t0 = gqp_now();
+    pg.delay = 0.5;
+    for (int k = 0; k < t->count; ++k) {
+        draw_bar(&pg, "writing", k, t->count, " files,");
+        gala_qp_problem pb;
+        unsigned long long seed = (unsigned long long)t->seed + (unsigned long long)k;
+        gala_status s = gala_qp_generate(fam, t->size, seed, &pb);
+        if (s != GALA_OK) {
+            clear_bar(&pg);
+            err_("generate: %s", gala_last_error(NULL));
+            return s == GALA_ERR_INVALID_ARG ? GQP_EXIT_USAGE : GQP_EXIT_FAILURE;
+        }
+        gen_name(&pb, fam, t->size, seed);
+        if (to_stdout) {
+            s = gala_qp_write_qps_stream(stdout, &pb);
+        } else {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s.qps", out, pb.name);
+            s = gala_qp_write_qps(path, &pb);
+            if (s == GALA_OK) printf("%s\n", path);
+        }
+        gala_qp_problem_free(&pb);
+        if (s != GALA_OK) {
+            clear_bar(&pg);
+            err_("generate: %s", gala_last_error(NULL));
+            return s == GALA_ERR_IO ? GQP_EXIT_USAGE : GQP_EXIT_FAILURE;
+        }
+    }
+    clear_bar(&pg);
+    return fflush(stdout) == 0 ? GQP_EXIT_OK : GQP_EXIT_FAILURE;
+}
+
+/* ================================================================== main */
+
+int main(int argc, char **argv)
+{
+    tool t;
+    memset(&t, 0, sizeof t);
+    gala_qp_settings_default(&t.set);
+    t.progress = -1;
+    t.seed = 1;
+    t.count = 1;
+    t.max_n = 5000;
+    t.ref_tol = 1e-3;
+    if (argc < 2) {
+        usage(stderr);
+        return GQP_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return GQP_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("gala-qp (gala %s)\n", gala_version());
+        return GQP_EXIT_OK;
+    }
+    if (!strcmp(cmd, "solve")) t.cmd = 1;
+    else if (!strcmp(cmd, "generate")) t.cmd = 2;
+    else {
+        err_("unknown command '%s': expected solve or generate (try --help)", cmd);
+        return GQP_EXIT_USAGE;
+    }
+    int rc = parse_args(&t, argc, argv, 2);
+    if (rc == 0) rc = t.cmd == 1 ? cmd_solve(&t) : cmd_generate(&t);
+    else if (rc < 0) rc = GQP_EXIT_OK;
+    free(t.inputs);
+    free(t.gens);
+    return rc;
+}
