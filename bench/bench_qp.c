@@ -3,10 +3,19 @@
  * counts them) on batches of generated QPs, float and double, with JSON output; and a dump
  * of the same instances for bench/ref_osqp.py (format: bench/README.md).
  *
- *   bench_qp [--backend opencl|cuda|host] [--device D] [--json out.json] [--reps 1] [--quick]
+ *   bench_qp [--backend opencl|cuda|host] [--device D] [--json out.json] [--reps N] [--quick]
  *            [--family control,di] [--batches 1,100,1000,10000,100000] [--dtypes float,double]
  *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
- *            [--max-seconds 1800]
+ *            [--max-seconds 1800] [--threads N] [--breakdown] [--refine -1|0|1]
+ *
+ * Each family's largest batch is generated once (on all cores) and smaller batches take its
+ * first QPs. Per family and dtype, a first call (batch 1, cold: kernel compilation or the
+ * kernel cache) is timed and reported on its own; then every batch is timed warm, --reps
+ * times (default 3 up to batch 10000, 1 above), and the best setup + solve is reported with
+ * the median. --breakdown adds one more call per batch with settings.profile = 1 and prints
+ * (and writes as "qp_phase" JSON rows) the time of every phase of setup and solve.
+ * --threads sets gala_qp_settings.threads (0: automatic), --refine its refine (-1: the
+ * default, on for float).
  *
  * Families: control = OSQP's control/MPC benchmark (nx = 10: 160 variables, 270 rows), QP k
  * of a batch with seed + k, default settings (eps 1e-3, adaptive ρ); di = the double
@@ -17,11 +26,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchutil.h"
 #include "gala/gala.h"
@@ -113,49 +124,131 @@ static int dump(const char *dir, const char *family, int nx, int horizon, uint64
     return rc;
 }
 
+/* ------------------------------------------------------------------ generation */
+/* The batch is generated once per family (the largest batch; smaller batches use its first
+ * QPs), on several threads: the control generator's Riccati iteration takes ~0.4 ms per QP. */
+typedef struct {
+    const char *family;
+    int nx, horizon, nthreads, tid, fail;
+    uint64_t seed;
+    long long count;
+    gala_qp_problem *pb;
+} gen_job;
+
+static void *gen_worker(void *arg)
+{
+    gen_job *j = arg;
+    for (long long k = j->tid; k < j->count && !j->fail; k += j->nthreads)
+        if (make_qp(j->family, j->nx, j->horizon, j->seed, k, &j->pb[k]) != GALA_OK) j->fail = 1;
+    return NULL;
+}
+
+static int online_cpus(void)
+{
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c < 1 ? 1 : (c > 64 ? 64 : (int)c);
+}
+
+static gala_qp_problem *generate(const char *family, int nx, int horizon, uint64_t seed,
+                                 long long count, double *seconds)
+{
+    gala_qp_problem *pb = calloc((size_t)count, sizeof *pb);
+    if (!pb) return NULL;
+    double t0 = bu_now();
+    int nt = online_cpus();
+    if (nt > count) nt = (int)count;
+    gen_job jobs[64];
+    pthread_t th[64];
+    int started[64] = {0}, fail = 0;
+    for (int t = 0; t < nt; ++t) {
+        jobs[t] = (gen_job){family, nx, horizon, nt, t, 0, seed, count, pb};
+        if (t > 0) started[t] = pthread_create(&th[t], NULL, gen_worker, &jobs[t]) == 0;
+    }
+    gen_worker(&jobs[0]);
+    for (int t = 1; t < nt; ++t) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else gen_worker(&jobs[t]); /* no thread: its share here */
+    }
+    for (int t = 0; t < nt; ++t) fail |= jobs[t].fail;
+    *seconds = bu_now() - t0;
+    if (fail) {
+        fprintf(stderr, "generator failed for %s\n", family);
+        for (long long k = 0; k < count; ++k) gala_qp_problem_free(&pb[k]);
+        free(pb);
+        return NULL;
+    }
+    return pb;
+}
+
 /* ------------------------------------------------------------------ one run */
-static int run(gala_context *ctx, const run_spec *r, int nx, int horizon, uint64_t seed, int reps,
-               bu_json *js, const char *device)
+typedef struct {
+    int reps, threads, breakdown, refine;
+} run_opts;
+
+static void print_profile(const char *family, gala_dtype dt, long long B, const gala_qp_profile *pr,
+                          double setup, double solve)
+{
+    fprintf(stderr, "  breakdown %s %s batch %lld (profile on: setup %.4f s, solve %.4f s):\n",
+            family, gala_dtype_name(dt), B, setup, solve);
+    for (int p = 0; p < GALA_QP_NPHASES; ++p) {
+        if (pr->calls[p] == 0 && pr->seconds[p] == 0) continue;
+        fprintf(stderr, "    %-12s %9.4f s  %7.2f us/QP  %5d calls\n", gala_qp_phase_name(p),
+                pr->seconds[p], 1e6 * pr->seconds[p] / (double)B, pr->calls[p]);
+    }
+}
+
+/* Setup + solve of the first B problems, once; times in *setup / *solve. */
+static gala_status one_call(gala_context *ctx, const gala_qp_problem *pb, long long B,
+                            const gala_qp_settings *s, double *setup, double *solve,
+                            gala_qp_solver **out)
+{
+    gala_qp_solver *sv = NULL;
+    double t0 = bu_now();
+    gala_status st = gala_qp_setup(ctx, pb, (int)B, s, &sv);
+    double t1 = bu_now();
+    if (st == GALA_OK) st = gala_qp_solve(sv);
+    double t2 = bu_now();
+    *setup = t1 - t0;
+    *solve = t2 - t1;
+    if (st != GALA_OK || !out) gala_qp_destroy(sv);
+    else *out = sv;
+    return st;
+}
+
+static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, double tg,
+               const run_opts *ro, bu_json *js, const char *device)
 {
     long long B = r->batch;
-    gala_qp_problem *pb = calloc((size_t)B, sizeof *pb);
-    if (!pb) return -1;
-    double tg = bu_now();
     long long work = 0;
-    for (long long k = 0; k < B; ++k) {
-        if (make_qp(r->family, nx, horizon, seed, k, &pb[k]) != GALA_OK) {
-            fprintf(stderr, "generator failed: %s\n", gala_last_error(NULL));
-            return -1;
-        }
+    for (long long k = 0; k < B; ++k)
         work += pb[k].P.p[pb[k].n] + pb[k].A.p[pb[k].n] + (long long)pb[k].n * pb[k].n;
-    }
-    tg = bu_now() - tg;
     gala_qp_settings s;
     settings_for(r->family, r->dt, &s);
+    s.threads = ro->threads;
+    s.refine = ro->refine;
     double best_total = 1e300, best_setup = 0, best_solve = 0;
+    double tot[64];
+    int ntot = 0;
     long long iters = 0, counts[13] = {0};
     double objs[100];
     int nobj = B < 100 ? (int)B : 100;
-    int linsys = -1, ok = 1;
+    int linsys = -1, reps = ro->reps > 0 ? ro->reps : (B <= 10000 ? 3 : 1);
+    if (reps > 64) reps = 64;
     double obj_sum = 0;
-    for (int rep = 0; rep < reps && ok; ++rep) {
+    for (int rep = 0; rep < reps; ++rep) {
         gala_qp_solver *sv = NULL;
-        double t0 = bu_now();
-        gala_status st = gala_qp_setup(ctx, pb, (int)B, &s, &sv);
-        double t1 = bu_now();
-        if (st == GALA_OK) st = gala_qp_solve(sv);
-        double t2 = bu_now();
+        double su, so;
+        gala_status st = one_call(ctx, pb, B, &s, &su, &so, &sv);
         if (st != GALA_OK) {
             fprintf(stderr, "%s batch %lld: %s: %s\n", r->family, B, gala_status_string(st),
                     gala_last_error(ctx));
-            gala_qp_destroy(sv);
-            ok = 0;
-            break;
+            return -1;
         }
-        if (t2 - t0 < best_total) {
-            best_total = t2 - t0;
-            best_setup = t1 - t0;
-            best_solve = t2 - t1;
+        tot[ntot++] = su + so;
+        if (su + so < best_total) {
+            best_total = su + so;
+            best_setup = su;
+            best_solve = so;
         }
         if (rep == reps - 1) {
             iters = 0;
@@ -173,27 +266,83 @@ static int run(gala_context *ctx, const run_spec *r, int nx, int horizon, uint64
         }
         gala_qp_destroy(sv);
     }
-    for (long long k = 0; k < B; ++k) gala_qp_problem_free(&pb[k]);
-    free(pb);
-    if (!ok) return -1;
+    double median = bu_median(tot, ntot);
+    /* the breakdown: one more call with profile on (a device synchronization per phase) */
+    gala_qp_profile prof;
+    memset(&prof, 0, sizeof prof);
+    double psu = 0, pso = 0;
+    if (ro->breakdown) {
+        gala_qp_settings sp = s;
+        sp.profile = 1;
+        gala_qp_solver *sv = NULL;
+        if (one_call(ctx, pb, B, &sp, &psu, &pso, &sv) == GALA_OK) {
+            gala_qp_get_profile(sv, &prof);
+            gala_qp_destroy(sv);
+        }
+    }
     double qps = (double)B / best_total;
     bu_progress_clear();
-    fprintf(stderr, "%-8s %-6s batch %7lld: %10.1f QPs/s (setup %.4f s, solve %.4f s), mean iter %.1f, "
-            "solved %lld/%lld, linsys %d\n", r->family, gala_dtype_name(r->dt), B, qps, best_setup,
-            best_solve, (double)iters / (double)B, counts[1] + counts[2], B, linsys);
+    fprintf(stderr, "%-8s %-6s batch %7lld: %10.1f QPs/s (setup %.4f s, solve %.4f s; median "
+            "total %.4f s of %d), mean iter %.1f, solved %lld/%lld, linsys %d\n", r->family,
+            gala_dtype_name(r->dt), B, qps, best_setup, best_solve, median, ntot,
+            (double)iters / (double)B, counts[1] + counts[2], B, linsys);
+    if (ro->breakdown) print_profile(r->family, r->dt, B, &prof, psu, pso);
     char objstr[100 * 24 + 1];
     size_t ol = 0;
     objstr[0] = 0;
     for (int k = 0; k < nobj && ol + 24 < sizeof objstr; ++k)
         ol += (size_t)snprintf(objstr + ol, sizeof objstr - ol, "%s%.12g", k ? "," : "", objs[k]);
-    bu_json_row(js, "ssssiidddddddiiiids", "bench", "qp", "device", device, "family", r->family,
+    bu_json_row(js, "ssssiiddddddddiiiidiis", "bench", "qp", "device", device, "family", r->family,
                 "dtype", gala_dtype_name(r->dt), "batch", (int)B, "linsys", linsys,
                 "qps_per_s", qps, "setup_s", best_setup, "solve_s", best_solve,
-                "generate_s", tg, "mean_iter", (double)iters / (double)B,
+                "median_total_s", median, "generate_s", tg,
+                "mean_iter", (double)iters / (double)B,
                 "mean_obj", obj_sum / (double)B, "work_units", (double)work,
                 "solved", (int)counts[1], "solved_inaccurate", (int)counts[2],
                 "max_iter", (int)counts[7], "other_status", (int)(B - counts[1] - counts[2] - counts[7]),
-                "reps", (double)reps, "obj_first", objstr);
+                "reps", (double)ntot, "threads", ro->threads, "refine", ro->refine,
+                "obj_first", objstr);
+    if (ro->breakdown) {
+        /* one row per phase, so that report scripts can pick them */
+        for (int p = 0; p < GALA_QP_NPHASES; ++p)
+            bu_json_row(js, "ssssisddi", "bench", "qp_phase", "device", device, "family", r->family,
+                        "dtype", gala_dtype_name(r->dt), "batch", (int)B, "phase",
+                        gala_qp_phase_name(p), "seconds", prof.seconds[p],
+                        "us_per_qp", 1e6 * prof.seconds[p] / (double)B, "calls", prof.calls[p]);
+    }
+    return 0;
+}
+
+/* The first call of a family and dtype in this process: batch 1, cold (kernel compilation
+ * or the on-disk kernel cache, first allocations). Reported on its own, never in the rates;
+ * then an untimed warm-up batch of up to 64 QPs (r->batch: the most there are). */
+static int first_call(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb,
+                      const run_opts *ro, bu_json *js, const char *device)
+{
+    gala_qp_settings s;
+    settings_for(r->family, r->dt, &s);
+    s.threads = ro->threads;
+    s.refine = ro->refine;
+    double su, so;
+    gala_status st = one_call(ctx, pb, 1, &s, &su, &so, NULL);
+    if (st != GALA_OK) {
+        fprintf(stderr, "%s first call: %s: %s\n", r->family, gala_status_string(st),
+                gala_last_error(ctx));
+        return -1;
+    }
+    /* and an untimed warm-up batch: a batch of several QPs may use programs one QP does not
+     * (the shared strategy's tiles) */
+    double wsu = 0, wso = 0;
+    if (r->batch > 1 && one_call(ctx, pb, r->batch < 64 ? r->batch : 64, &s, &wsu, &wso, NULL) != GALA_OK) {
+        fprintf(stderr, "%s warm-up: %s\n", r->family, gala_last_error(ctx));
+        return -1;
+    }
+    bu_progress_clear();
+    fprintf(stderr, "%-8s %-6s first call (batch 1, cold: compilation or kernel cache): setup "
+            "%.4f s, solve %.4f s; warm-up batch of %lld: %.4f s\n", r->family,
+            gala_dtype_name(r->dt), su, so, r->batch < 64 ? r->batch : 64, wsu + wso);
+    bu_json_row(js, "ssssidd", "bench", "qp_first_call", "device", device, "family", r->family,
+                "dtype", gala_dtype_name(r->dt), "batch", 1, "setup_s", su, "solve_s", so);
     return 0;
 }
 
@@ -214,14 +363,17 @@ int main(int argc, char **argv)
 {
     const char *families = "control,di", *dumpdir = NULL, *dtypes = "float,double";
     long long batches[16] = {1, 100, 1000, 10000, 100000};
-    int nb = 5, nx = 10, horizon = 37, dump_count = 2000, hetero = 0;
+    int nb = 5, nx = 10, horizon = 37, dump_count = 2000, hetero = 0, reps_set = 0;
     uint64_t seed = 1;
     double max_seconds = 1800;
+    run_opts ro = {0, 0, 0, -1};
     bu_opts o;
     /* the common options (--backend, --device, --reps, --json, --quick) first */
+    for (int i = 1; i < argc; ++i)
+        if (!strcmp(argv[i], "--reps")) reps_set = 1;
     gala_context *ctx = bu_init(&argc, argv, &o);
     if (!ctx) return 1;
-    int reps = o.reps > 3 ? 1 : o.reps; /* default 1: a batch of 100000 takes a while */
+    ro.reps = reps_set ? o.reps : 0; /* 0: 3 up to batch 10000, 1 above */
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define OPT(name) (!strcmp(a, name) && v && ++i)
@@ -234,6 +386,9 @@ int main(int argc, char **argv)
         else if (OPT("--dump")) dumpdir = v;
         else if (OPT("--dump-count")) dump_count = atoi(v);
         else if (OPT("--max-seconds")) max_seconds = atof(v);
+        else if (OPT("--threads")) ro.threads = atoi(v);
+        else if (OPT("--refine")) ro.refine = atoi(v);
+        else if (!strcmp(a, "--breakdown")) ro.breakdown = 1;
         else if (!strcmp(a, "--hetero")) hetero = 1;
         else {
             fprintf(stderr, "usage: see the comment at the top of bench/bench_qp.c\n");
@@ -272,26 +427,46 @@ int main(int argc, char **argv)
             for (int d = 0; d < 2; ++d)
                 if (strstr(dtypes, d ? "double" : "float") && (!d || info.fp64)) total += nb;
     }
-    for (char *fam = strtok(fbuf, ","); fam; fam = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *fam = strtok_r(fbuf, ",", &save); fam; fam = strtok_r(NULL, ",", &save)) {
+        int capped = !strcmp(fam, "hetero") || !strcmp(fam, "uniform");
+        long long bmax = 1;
+        for (int b = 0; b < nb; ++b) {
+            long long bb = capped && batches[b] > 1000 ? 1000 : batches[b];
+            if (bb > bmax) bmax = bb;
+        }
+        double tg = 0;
+        gala_qp_problem *pb = generate(fam, nx, horizon, seed, bmax, &tg);
+        if (!pb) {
+            rc = 1;
+            continue;
+        }
+        fprintf(stderr, "%-8s generated %lld QPs in %.2f s\n", fam, bmax, tg);
         for (int d = 0; d < 2; ++d) {
             gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
             if (!strstr(dtypes, gala_dtype_name(dt))) continue;
             if (dt == GALA_DOUBLE && !info.fp64) continue;
+            run_spec r0 = {fam, dt, bmax}; /* batch: the warm-up's upper bound */
+            if (first_call(ctx, &r0, pb, &ro, js, device)) rc = 1;
             for (int b = 0; b < nb; ++b) {
                 if (bu_now() - t_start > max_seconds) {
                     fprintf(stderr, "time budget of %.0f s spent: stopping\n", max_seconds);
+                    for (long long k = 0; k < bmax; ++k) gala_qp_problem_free(&pb[k]);
+                    free(pb);
                     goto done;
                 }
                 run_spec r = {fam, dt, batches[b]};
+                if (capped && r.batch > 1000) r.batch = 1000;
                 char label[96];
                 snprintf(label, sizeof label, "qp %s %s batch=%lld", fam, gala_dtype_name(dt),
-                         batches[b]);
+                         r.batch);
                 bu_progress(label, step++, total);
-                if (!strcmp(fam, "hetero") || !strcmp(fam, "uniform")) r.batch = batches[b] < 1000 ? batches[b] : 1000;
-                if (run(ctx, &r, nx, horizon, seed, reps, js, device)) rc = 1;
+                if (run(ctx, &r, pb, tg, &ro, js, device)) rc = 1;
                 bu_progress_clear();
             }
         }
+        for (long long k = 0; k < bmax; ++k) gala_qp_problem_free(&pb[k]);
+        free(pb);
     }
 done:
     bu_progress("qp", total, total);

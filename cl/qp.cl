@@ -4,12 +4,16 @@
  * termination / infeasibility tests, ρ decisions, and counting the QPs still running.
  *
  * Data of QP b (all scaled in place by qp_scale):
- *   meta[b·NMETA + ...]   n, m, offset of its n-vectors, of its m-vectors, of its row pointers
- *                         of P (full symmetric, CSR), A (CSR) and Aᵀ (CSR), of K⁻¹ (/KALIGN)
- *   vn[k·ntot + xo + j]   n-vectors, kind k: X, XPREV, XT, R, Q, D, W2 (refinement)
- *   vm[k·mtot + zo + i]   m-vectors, kind k: Z, Y, YPREV, L, U, E, W (refinement)
- *   ctype[zo + i]         row kind: 0 free (ρ_i = 1e-6), 1 inequality (ρ), 2 equality (1e3·ρ)
- *   rp, ci, mv            row pointers (absolute), column indices and values of all matrices
+ *   meta[b·NMETA + ...]   n, m, offsets of its n-vectors, m-vectors, K⁻¹ (/KALIGN), row
+ *                         kinds; per matrix block (P full symmetric CSR, A CSR, Aᵀ CSR) the
+ *                         offsets of its row pointers (rp), column indices (ci), values (mv);
+ *                         its raw CSC values and the CSC -> CSR maps (qp_expand)
+ *   vn[k·ntot + xo + j]   n-vectors, kind k: X, XPREV, XT, R, Q, D, W2 (refinement, output)
+ *   vm[k·mtot + zo + i]   m-vectors, kind k: Z, Y, YPREV, L, U, E, W (refinement, output)
+ *   ctype[co + i]         row kind: 0 free (ρ_i = 1e-6), 1 inequality (ρ), 2 equality (1e3·ρ)
+ *   rp, ci                row pointers (from the block's start) and column indices, stored
+ *                         once per distinct sparsity pattern (QPs of one pattern share them)
+ *   mv                    values, per QP (once for the batch in the shared strategy)
  *   K[ko·KALIGN ...]      n×n column-major K⁻¹ = (P + σI + Aᵀdiag(ρ)A)⁻¹
  *   state[b·NSTATE + ...] status (0 running), iterations, ρ updates, ladder rung
  *   info[b·NINFO + ...]   ρ, cost scale c, residuals, objective, gap, ρ estimate
@@ -28,11 +32,12 @@
  * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
  * only, and writes the QP's status. Finished QPs are skipped by later launches.
  *
- * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1
- * -D parameters: WG (work-group size, power of two), TB (QPs per work-group, power of two
- * <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors in
- * local memory), REFINE (1: one step of iterative refinement per solve, for float). The
- * other kernels use WG only.
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1 RB=2
+ * -D parameters: WG (work-group size, a multiple of 32), TB (QPs per work-group, power of
+ * two <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors
+ * in local memory), REFINE (1: one step of iterative refinement per solve, for float), KS
+ * (TB = 1: column slices of the K⁻¹ product), RB (TB > 1: rows of the K⁻¹ product per
+ * work-item). The other kernels use WG only.
  */
 
 /* QPs whose K⁻¹ products one work-item computes together (register blocking) */
@@ -41,16 +46,52 @@
 #else
 #define QB TB
 #endif
+/* column slices of the K⁻¹ product of one QP per work-group (-D KS; TB = 1 with the
+ * vectors in local memory only) */
+#if VLOCAL && TB == 1 && defined(KS)
+#define KSPLIT KS
+#else
+#define KSPLIT 1
+#endif
+/* rows of the K⁻¹ product per work-item in a tile (-D RB, TB > 1) */
+#if defined(RB) && RB > 1 && TB > 1
+#define RBLK RB
+#else
+#define RBLK 1
+#endif
 
-#define NMETA 8
+#define NMETA 20
 #define M_N 0
 #define M_M 1
 #define M_XO 2
 #define M_ZO 3
-#define M_PP 4
-#define M_AP 5
-#define M_TP 6
-#define M_KO 7
+#define M_KO 4
+#define M_CO 5
+#define M_PP 6
+#define M_PC 7
+#define M_PV 8
+#define M_AP 9
+#define M_AC 10
+#define M_AV 11
+#define M_TP 12
+#define M_TC 13
+#define M_TV 14
+#define M_RO 15
+#define M_PM 16
+#define M_AM 17
+#define M_PNZ 18
+#define M_ANZ 19
+
+#define H_HOST 1
+#define H_KIND 2
+
+/* the matrix blocks of a QP: row pointers, column indices, values */
+#define QP_MATS(mt)                                                                         \
+    GLOBAL const int *Pp = rp + (mt)[M_PP], *Pc = ci + (mt)[M_PC];                          \
+    GLOBAL const int *Ap = rp + (mt)[M_AP], *Ac = ci + (mt)[M_AC];                          \
+    GLOBAL const int *Tp = rp + (mt)[M_TP], *Tc = ci + (mt)[M_TC]
+#define QP_VALS(mt, Q)                                                                      \
+    Q REAL *Pv = mv + (mt)[M_PV], *Av = mv + (mt)[M_AV], *Tv = mv + (mt)[M_TV]
 
 #define NSTATE 4
 #define S_STATUS 0
@@ -163,7 +204,7 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
     GLOBAL const int *mt = meta + (gidx)b * NMETA;                                          \
     const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;                                   \
     const gidx xo = mt[M_XO], zo = mt[M_ZO];                                                \
-    GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];         \
+    QP_MATS(mt);                                                                            \
     GLOBAL REAL *Dv = vn + V_D * ntot + xo, *Dt = vn + V_R * ntot + xo;                     \
     GLOBAL REAL *q = vn + V_Q * ntot + xo;                                                  \
     GLOBAL REAL *Ev = vm + V_E * mtot + zo, *Et = vm + V_YPREV * mtot + zo;                 \
@@ -176,16 +217,17 @@ KERNEL void qp_scale_norms(GLOBAL const int *meta, GLOBAL const int *list, const
                            GLOBAL REAL *info)
 {
     QP_SCALE_PROLOGUE;
+    QP_VALS(mt, GLOBAL const);
     (void)q;
     for (int j = lid; j < n; j += WG) {
         REAL nrm = 0, dj = Dv[j];
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * Dv[ci[k]]));
-        for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(Ev[ci[k]] * mv[k] * dj));
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(Ev[Tc[k]] * Tv[k] * dj));
         Dt[j] = (REAL)1 / sqrt(qp_limit(nrm));
     }
     for (int i = lid; i < m; i += WG) {
         REAL nrm = 0, ei = Ev[i];
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = qp_max(nrm, qp_abs(ei * mv[k] * Dv[ci[k]]));
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = qp_max(nrm, qp_abs(ei * Av[k] * Dv[Ac[k]]));
         Et[i] = (REAL)1 / sqrt(qp_limit(nrm));
     }
 }
@@ -197,6 +239,13 @@ KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, cons
 {
     LOCAL_ARRAY REAL part[4 * WG];
     QP_SCALE_PROLOGUE;
+    QP_VALS(mt, GLOBAL const);
+    (void)Ap;
+    (void)Ac;
+    (void)Tp;
+    (void)Tc;
+    (void)Av;
+    (void)Tv;
     for (int j = lid; j < n; j += WG) Dv[j] *= Dt[j];
     for (int i = lid; i < m; i += WG) Ev[i] *= Et[i];
     GLOBAL_BARRIER();
@@ -204,7 +253,7 @@ KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, cons
     REAL sum = 0, qn = 0;
     for (int j = lid; j < n; j += WG) {
         REAL nrm = 0, dj = Dv[j];
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * mv[k] * Dv[ci[k]]));
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
         sum += nrm;
         qn = qp_max(qn, qp_abs(c * dj * q[j]));
     }
@@ -221,59 +270,68 @@ KERNEL void qp_scale_apply(GLOBAL const int *meta, GLOBAL const int *list, const
                            GLOBAL REAL *info, GLOBAL int *ctype, const int rho_is_vec)
 {
     QP_SCALE_PROLOGUE;
+    QP_VALS(mt, GLOBAL);
     (void)Dt;
     (void)Et;
     GLOBAL REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
     for (int j = lid; j < n; j += WG) {
         REAL dj = Dv[j];
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) mv[k] *= c * dj * Dv[ci[k]];
-        for (int k = Tp[j]; k < Tp[j + 1]; ++k) mv[k] *= Ev[ci[k]] * dj;
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) Pv[k] *= c * dj * Dv[Pc[k]];
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) Tv[k] *= Ev[Tc[k]] * dj;
         q[j] *= c * dj;
     }
     for (int i = lid; i < m; i += WG) {
         REAL ei = Ev[i];
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) mv[k] *= ei * Dv[ci[k]];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) Av[k] *= ei * Dv[Ac[k]];
         REAL lv = l[i] * ei, uv = u[i] * ei;
         l[i] = lv;
         u[i] = uv;
         int t = 1;
         if (lv < -QP_INFV && uv > QP_INFV) t = 0;
         else if (uv - lv < (REAL)1e-4) t = 2;
-        ctype[zo + i] = rho_is_vec ? t : 1;
+        ctype[mt[M_CO] + i] = rho_is_vec ? t : 1;
     }
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* qp_form_k: for job g with flag[g] != 0: K = P + σI + Aᵀdiag(ρ)A (dense, column-major)  */
-/* of QP jqp[g] with ρ = jrho[g·jrs + jro], at K[jko[g]·KALIGN]. Work-item j owns column   */
-/* j: K(:, j) = P(:, j) + σe_j + Σ_{r: A_rj ≠ 0} ρ_r A_rj A(r, :)ᵀ.                        */
+/* of QP jqp[g] with ρ = jrho[g·jrs + jro], at K[jko[g]·KALIGN]. One work-group per job:  */
+/* the block is zeroed by all work-items (coalesced), then work-item j owns column j:     */
+/*     K(:, j) = P(:, j) + σe_j + Σ_{r: A_rj ≠ 0} ρ_r A_rj A(r, :)ᵀ                       */
+/* With lower != 0 only K(i, j), i >= j, is formed (what a lower Cholesky reads).         */
 /* ------------------------------------------------------------------------------------ */
 KERNEL void qp_form_k(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
                       GLOBAL const REAL *jrho, const int jrs, const int jro,
                       GLOBAL const int *flag, const int njobs, GLOBAL const int *rp,
                       GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL const int *ctype,
-                      GLOBAL REAL *K, const REAL sigma)
+                      GLOBAL REAL *K, const REAL sigma, const int lower)
 {
     const int lid = (int)LID(0);
-    for (gidx g = GRP(0); g < njobs; g += NGRP(0)) {
-        if (!flag[g]) continue;
-        const int b = jqp[g];
-        GLOBAL const int *mt = meta + (gidx)b * NMETA;
-        const int n = mt[M_N];
-        const gidx zo = mt[M_ZO];
-        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
-        const REAL rho = jrho[g * jrs + jro];
-        GLOBAL REAL *Kb = K + (gidx)jko[g] * KALIGN;
-        for (int j = lid; j < n; j += WG) {
-            GLOBAL REAL *col = Kb + (gidx)j * n;
-            for (int i = 0; i < n; ++i) col[i] = 0;
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) col[ci[k]] += mv[k];
-            col[j] += sigma;
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                const int r = ci[k];
-                const REAL w = qp_rho_row(ctype[zo + r], rho) * mv[k];
-                for (int k2 = Ap[r]; k2 < Ap[r + 1]; ++k2) col[ci[k2]] += w * mv[k2];
-            }
+    const gidx g = GRP(0) < njobs ? GRP(0) : 0;
+    const int active = GRP(0) < njobs && flag[g] != 0;
+    const int b = jqp[g];
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    /* no early exit around the barrier (PoCL): an inactive group runs every loop 0 times */
+    const int n = active ? mt[M_N] : 0;
+    const gidx co = mt[M_CO];
+    QP_MATS(mt);
+    QP_VALS(mt, GLOBAL const);
+    const REAL rho = jrho[g * jrs + jro];
+    GLOBAL REAL *Kb = K + (gidx)jko[g] * KALIGN;
+    const gidx nn = (gidx)n * n;
+    for (gidx idx = lid; idx < nn; idx += WG) Kb[idx] = 0;
+    GLOBAL_BARRIER();
+    for (int j = lid; j < n; j += WG) {
+        GLOBAL REAL *col = Kb + (gidx)j * n;
+        const int lo = lower ? j : 0;
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+            if (Pc[k] >= lo) col[Pc[k]] += Pv[k];
+        col[j] += sigma;
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+            const int r = Tc[k];
+            const REAL w = qp_rho_row(ctype[co + r], rho) * Tv[k];
+            for (int k2 = Ap[r]; k2 < Ap[r + 1]; ++k2)
+                if (Ac[k2] >= lo) col[Ac[k2]] += w * Av[k2];
         }
     }
 }
@@ -352,26 +410,273 @@ KERNEL void qp_mirror(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL cons
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* qp_ax: z = A x for every listed QP (warm start).                                        */
+/* qp_expand: the CSR values of every listed QP from its raw CSC values (unscaled):        */
+/*   P's upper CSC entry e -> rows map[PM + 2e] and (mirror, or -1) map[PM + 2e + 1] of the */
+/*   full symmetric P; A's CSC entry e -> map[AM + e] in A's CSR and e in Aᵀ's (A's CSC). */
+/*     raw: [P.x (PNZ) | A.x (ANZ)]  --map-->  mv: [P rows | A rows | Aᵀ rows]              */
+/* One work-group per QP, no barrier.                                                      */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_ax(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                  GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                  GLOBAL const REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot)
+KERNEL void qp_expand(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                      GLOBAL const int *map, GLOBAL const REAL *raw, GLOBAL REAL *mv)
+{
+    const int lid = (int)LID(0);
+    for (gidx g = GRP(0); g < nlist; g += NGRP(0)) {
+        GLOBAL const int *mt = meta + (gidx)list[g] * NMETA;
+        const int pnz = mt[M_PNZ], anz = mt[M_ANZ];
+        GLOBAL const REAL *r = raw + mt[M_RO];
+        GLOBAL const int *pm = map + mt[M_PM], *am = map + mt[M_AM];
+        QP_VALS(mt, GLOBAL);
+        for (int e = lid; e < pnz; e += WG) {
+            const REAL v = r[e];
+            Pv[pm[2 * e]] = v;
+            if (pm[2 * e + 1] >= 0) Pv[pm[2 * e + 1]] = v;
+        }
+        for (int e = lid; e < anz; e += WG) {
+            const REAL v = r[pnz + e];
+            Av[am[e]] = v;
+            Tv[e] = v;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_init: per listed QP before scaling: info = (ρ = rho unless keep_rho, c = 1, the     */
+/* rest 0), D = 1, E = 1, state = (running, or INVALID where hstat != 0; 0 iterations,    */
+/* 0 ρ updates, rung rung0). One work-group per QP, no barrier.                            */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_init(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                    GLOBAL int *state, GLOBAL REAL *info, GLOBAL REAL *vn, const gidx ntot,
+                    GLOBAL REAL *vm, const gidx mtot, GLOBAL const int *hstat, const REAL rho,
+                    const int rung0, const int keep_rho)
 {
     const int lid = (int)LID(0);
     for (gidx g = GRP(0); g < nlist; g += NGRP(0)) {
         const int b = list[g];
         GLOBAL const int *mt = meta + (gidx)b * NMETA;
-        const int m = mt[M_M];
-        GLOBAL const int *Ap = rp + mt[M_AP];
-        GLOBAL const REAL *x = vn + V_X * ntot + mt[M_XO];
-        GLOBAL REAL *z = vm + V_Z * mtot + mt[M_ZO];
-        for (int i = lid; i < m; i += WG) {
-            REAL s = 0;
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) s += mv[k] * x[ci[k]];
-            z[i] = s;
+        const int n = mt[M_N], m = mt[M_M];
+        GLOBAL REAL *D = vn + V_D * ntot + mt[M_XO], *E = vm + V_E * mtot + mt[M_ZO];
+        for (int j = lid; j < n; j += WG) D[j] = 1;
+        for (int i = lid; i < m; i += WG) E[i] = 1;
+        if (lid < NINFO && !(lid == I_RHO && keep_rho))
+            info[(gidx)b * NINFO + lid] = lid == I_RHO ? rho : (lid == I_C ? (REAL)1 : (REAL)0);
+        if (lid == 0) {
+            GLOBAL int *st = state + (gidx)b * NSTATE;
+            st[S_STATUS] = hstat[b] ? 12 : 0;
+            st[S_ITER] = 0;
+            st[S_RHOUPD] = 0;
+            st[S_RUNG] = rung0;
         }
     }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_reset: the state of every slot before a solve (keep != 0: the ladder rung and a     */
+/* NON_CVX status stay) or after an update (keep = 0: rung = rung0): status INVALID where  */
+/* hstat != 0, else running; iterations and ρ updates 0. One work-item per slot.          */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_reset(GLOBAL int *state, GLOBAL const int *hstat, const int nslots,
+                     const int keep, const int rung0)
+{
+    const gidx b = GID(0);
+    if (b >= nslots) return;
+    GLOBAL int *st = state + b * NSTATE;
+    const int old = st[S_STATUS];
+    st[S_STATUS] = hstat[b] ? 12 : (keep && old == 9 ? 9 : 0);
+    st[S_ITER] = 0;
+    st[S_RHOUPD] = 0;
+    if (!keep) st[S_RUNG] = rung0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_shared_apply (shared strategy): list[0] is the reference QP, already scaled; every   */
+/* other listed QP takes its D, E and c, scales its own q, l, u and compares its row kinds */
+/* with the reference's ctype[0 .. m): a difference makes it INVALID (hstat = H_KIND + the */
+/* first such row; an earlier such mark is cleared when the kinds agree again). One        */
+/* work-group per QP.                                                                      */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_shared_apply(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                            GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                            GLOBAL REAL *info, GLOBAL const int *ctype, GLOBAL int *state,
+                            GLOBAL int *hstat, const int rho_is_vec)
+{
+    LOCAL_ARRAY REAL part[4 * WG];
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0);
+    const int ok = g > 0 && g < nlist;
+    const int b = ok ? list[g] : list[0], r = list[0];
+    GLOBAL const int *mt = meta + (gidx)b * NMETA, *mr = meta + (gidx)r * NMETA;
+    /* no early exit around barriers: the reference's group runs its loops 0 times */
+    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
+    GLOBAL REAL *D = vn + V_D * ntot + mt[M_XO], *E = vm + V_E * mtot + mt[M_ZO];
+    GLOBAL const REAL *D0 = vn + V_D * ntot + mr[M_XO], *E0 = vm + V_E * mtot + mr[M_ZO];
+    GLOBAL REAL *q = vn + V_Q * ntot + mt[M_XO];
+    GLOBAL REAL *l = vm + V_L * mtot + mt[M_ZO], *u = vm + V_U * mtot + mt[M_ZO];
+    const REAL c = info[(gidx)r * NINFO + I_C];
+    for (int j = lid; j < n; j += WG) {
+        D[j] = D0[j];
+        q[j] *= c * D0[j];
+    }
+    REAL first = 0; /* m − (first row whose kind differs), 0 if none */
+    for (int i = lid; i < m; i += WG) {
+        const REAL e = E0[i], lv = l[i] * e, uv = u[i] * e;
+        E[i] = e;
+        l[i] = lv;
+        u[i] = uv;
+        int t = 1;
+        if (lv < -QP_INFV && uv > QP_INFV) t = 0;
+        else if (uv - lv < (REAL)1e-4) t = 2;
+        if ((rho_is_vec ? t : 1) != ctype[mr[M_CO] + i] && first == 0) first = (REAL)(m - i);
+    }
+    QP_RED4(part, lid, WG, 1, first, 0, 0, 0, 0);
+    if (ok && lid == 0) {
+        info[(gidx)b * NINFO + I_C] = c;
+        if (hstat[b] == H_HOST) {
+            /* invalid data: stays so whatever its kinds */
+        } else if (part[0] > 0) {
+            hstat[b] = H_KIND + (m - (int)part[0]);
+            state[(gidx)b * NSTATE + S_STATUS] = 12;
+        } else if (hstat[b] >= H_KIND) { /* an earlier mismatch, gone after an update */
+            hstat[b] = 0;
+            state[(gidx)b * NSTATE + S_STATUS] = 0;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_vec_update (gala_qp_update_vectors): the listed QPs' new q (which & 1), l (& 2) and  */
+/* u (& 4) were written unscaled into Q, L, U: scale them with the QP's D, E, c and        */
+/* recompute the row kinds. A changed kind updates ctype and asks for a refactorization    */
+/* (refac), or, with shared != 0 (kinds shared by the batch), only counts the QP in cnt[0]. */
+/* One work-group per QP.                                                                  */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                          GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                          GLOBAL const REAL *info, GLOBAL int *ctype, GLOBAL int *refac,
+                          GLOBAL int *cnt, const int which, const int shared,
+                          const int rho_is_vec)
+{
+    LOCAL_ARRAY REAL part[4 * WG];
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0) < nlist ? GRP(0) : 0;
+    const int ok = GRP(0) < nlist;
+    const int b = list[g];
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
+    GLOBAL const REAL *D = vn + V_D * ntot + mt[M_XO], *E = vm + V_E * mtot + mt[M_ZO];
+    GLOBAL REAL *q = vn + V_Q * ntot + mt[M_XO];
+    GLOBAL REAL *l = vm + V_L * mtot + mt[M_ZO], *u = vm + V_U * mtot + mt[M_ZO];
+    GLOBAL int *ct = ctype + mt[M_CO];
+    const REAL c = info[(gidx)b * NINFO + I_C];
+    if (which & 1)
+        for (int j = lid; j < n; j += WG) q[j] *= c * D[j];
+    REAL changed = 0;
+    for (int i = lid; i < m; i += WG) {
+        const REAL lv = (which & 2) ? l[i] * E[i] : l[i], uv = (which & 4) ? u[i] * E[i] : u[i];
+        l[i] = lv;
+        u[i] = uv;
+        int t = 1;
+        if (lv < -QP_INFV && uv > QP_INFV) t = 0;
+        else if (uv - lv < (REAL)1e-4) t = 2;
+        t = rho_is_vec ? t : 1;
+        if (t != ct[i]) {
+            changed = 1;
+            if (!shared) ct[i] = t;
+        }
+    }
+    QP_RED4(part, lid, WG, 1, changed, 0, 0, 0, 0);
+    if (ok && lid == 0 && part[0] > 0) {
+        if (shared) atomic_inc(cnt);
+        else refac[b] = 1;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_warm (gala_qp_warm_start): the listed QPs' x (which & 1) and y (which & 2) were      */
+/* written unscaled into XT and W: x = x/D, y = c·y/E (scaled), then z = A x when x was    */
+/* given (OSQP's warm start). One work-group per QP.                                       */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                    GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                    GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                    GLOBAL const REAL *info, const int which)
+{
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0) < nlist ? GRP(0) : 0;
+    const int ok = GRP(0) < nlist;
+    const int b = list[g];
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
+    QP_MATS(mt);
+    QP_VALS(mt, GLOBAL const);
+    (void)Pp;
+    (void)Pc;
+    (void)Tp;
+    (void)Tc;
+    (void)Pv;
+    (void)Tv;
+    const gidx xo = mt[M_XO], zo = mt[M_ZO];
+    GLOBAL REAL *x = vn + V_X * ntot + xo, *y = vm + V_Y * mtot + zo, *z = vm + V_Z * mtot + zo;
+    GLOBAL const REAL *xr = vn + V_XT * ntot + xo, *yr = vm + V_W * mtot + zo;
+    GLOBAL const REAL *D = vn + V_D * ntot + xo, *E = vm + V_E * mtot + zo;
+    const REAL c = info[(gidx)b * NINFO + I_C];
+    if (which & 1)
+        for (int j = lid; j < n; j += WG) x[j] = xr[j] / D[j];
+    if (which & 2)
+        for (int i = lid; i < m; i += WG) y[i] = c * yr[i] / E[i];
+    GLOBAL_BARRIER();
+    if (which & 1)
+        for (int i = lid; i < m; i += WG) {
+            REAL s = 0;
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) s += Av[k] * x[Ac[k]];
+            z[i] = s;
+        }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_unscale (results): per listed QP, into the output n-vector W2 and m-vector W:        */
+/*   with a solution (status 1, 2, 7, 8, 10): x = D∘x, y = E∘y/c                          */
+/*   primal infeasible (3, 4): W = E∘Π(y − y_prev) / its ‖·‖∞ (the certificate)          */
+/*   dual infeasible (5, 6):   W2 = D∘(x − x_prev) / its ‖·‖∞                            */
+/* Π: projection on the polar of the recession cone of [l, u]. One work-group per QP.    */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_unscale(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                       GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                       GLOBAL const REAL *info, GLOBAL const int *state)
+{
+    LOCAL_ARRAY REAL part[4 * WG];
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0) < nlist ? GRP(0) : 0;
+    const int ok = GRP(0) < nlist;
+    const int b = list[g];
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int st = state[(gidx)b * NSTATE + S_STATUS];
+    const int sol = st == 1 || st == 2 || st == 7 || st == 8 || st == 10;
+    const int pinf = st == 3 || st == 4, dinf = st == 5 || st == 6;
+    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
+    const gidx xo = mt[M_XO], zo = mt[M_ZO];
+    GLOBAL const REAL *x = vn + V_X * ntot + xo, *xp = vn + V_XPREV * ntot + xo;
+    GLOBAL const REAL *D = vn + V_D * ntot + xo, *E = vm + V_E * mtot + zo;
+    GLOBAL const REAL *y = vm + V_Y * mtot + zo, *yp = vm + V_YPREV * mtot + zo;
+    GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
+    GLOBAL REAL *ox = vn + V_W2 * ntot + xo, *oy = vm + V_W * mtot + zo;
+    const REAL c = info[(gidx)b * NINFO + I_C];
+    REAL nx = 0, ny = 0;
+    for (int j = lid; j < n; j += WG) {
+        const REAL v = sol ? D[j] * x[j] : (dinf ? D[j] * (x[j] - xp[j]) : (REAL)0);
+        ox[j] = v;
+        nx = qp_max(nx, qp_abs(v));
+    }
+    for (int i = lid; i < m; i += WG) {
+        const REAL v = sol ? E[i] * y[i] / c : (pinf ? E[i] * qp_polar(y[i] - yp[i], l[i], u[i]) : (REAL)0);
+        oy[i] = v;
+        ny = qp_max(ny, qp_abs(v));
+    }
+    QP_RED4(part, lid, WG, 1, nx, ny, 0, 0, 0);
+    const REAL sx = part[0], sy = part[WG];
+    if (dinf && sx > 0)
+        for (int j = lid; j < n; j += WG) ox[j] /= sx;
+    if (pinf && sy > 0)
+        for (int i = lid; i < m; i += WG) oy[i] /= sy;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -412,20 +717,20 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
 /* ------------------------------------------------------------------------------------ */
 #if VLOCAL
 #define VW(t, i) lw[(t) * MCAP + (i)]
-#define VW2(t, j) lw2[(t) * NCAP + (j)]
 #define VX(t, j) lx[(t) * NCAP + (j)]
 #define VR(t, j) lr[(t) * NCAP + (j)]
 #define VXT(t, j) lxt[(t) * NCAP + (j)]
 #define VZ(t, i) lz[(t) * MCAP + (i)]
 #define VY(t, i) ly[(t) * MCAP + (i)]
+#define RK(i) lct[i] /* row kinds, shared by the tile: in local memory */
 #else
 #define VW(t, i) vm[V_W * mtot + czo[t] + (i)]
-#define VW2(t, j) vn[V_W2 * ntot + cxo[t] + (j)]
 #define VX(t, j) vn[V_X * ntot + cxo[t] + (j)]
 #define VR(t, j) vn[V_R * ntot + cxo[t] + (j)]
 #define VXT(t, j) vn[V_XT * ntot + cxo[t] + (j)]
 #define VZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
 #define VY(t, i) vm[V_Y * mtot + czo[t] + (i)]
+#define RK(i) ctype[co + (i)]
 #endif
 #define GQ(t, j) vn[V_Q * ntot + cxo[t] + (j)]
 #define GD(t, j) vn[V_D * ntot + cxo[t] + (j)]
@@ -434,7 +739,121 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
 #define GU(t, i) vm[V_U * mtot + czo[t] + (i)]
 #define GE(t, i) vm[V_E * mtot + czo[t] + (i)]
 #define GYP(t, i) vm[V_YPREV * mtot + czo[t] + (i)]
-#define GCT(t, i) ctype[czo[t] + (i)]
+#define GCT(t, i) ctype[co + (i)]
+/* q, l, u: in local memory for one QP per work-group (TB = 1, VLOCAL), else read */
+#if VLOCAL && TB == 1
+#define LQ(t, j) lq[j]
+#define LL(t, i) ll[i]
+#define LU(t, i) lu[i]
+#else
+#define LQ(t, j) GQ(t, j)
+#define LL(t, i) GL(t, i)
+#define LU(t, i) GU(t, i)
+#endif
+
+/* x̃ = K⁻¹R (SECOND: x̃ += K⁻¹R, the refinement step), then with FINAL x = αx̃ + (1 − α)x.
+ * TB = 1: work-item (slice ks, row i) sums row i over 1/KSPLIT of the columns; the slices'
+ *   partial sums meet in local memory (lks) and the row's owner adds them. Reads of K⁻¹
+ *   are coalesced over i (column-major), the KSPLIT slices keep every work-item busy and
+ *   double the loads in flight.
+ * TB > 1: work-item (QP group tg, row slot i0) computes rows i0 + r·⌈n/RB⌉, r < RB, for
+ *   the QB QPs t0 .. t0 + QB − 1: per column one load of K⁻¹ per row serves QB products
+ *   (the QPs of one rung share K⁻¹), one load of R per QP serves RB rows. */
+#if KSPLIT > 1
+#define QP_KINV(SECOND, FINAL)                                                               \
+    do {                                                                                    \
+        const int ch_ = (n + KSPLIT - 1) / KSPLIT;                                          \
+        for (int idx = lid; idx < KSPLIT * n; idx += WG) {                                  \
+            const int ks = idx / n, i = idx - ks * n;                                       \
+            const int j0 = ks * ch_, j1 = j0 + ch_ < n ? j0 + ch_ : n;                      \
+            GLOBAL const REAL *Kt = K + cko[0] + i;                                         \
+            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
+            int j = j0;                                                                     \
+            for (; j + 4 <= j1; j += 4) {                                                   \
+                a0 += Kt[(gidx)j * n] * VR(0, j);                                           \
+                a1 += Kt[(gidx)(j + 1) * n] * VR(0, j + 1);                                 \
+                a2 += Kt[(gidx)(j + 2) * n] * VR(0, j + 2);                                 \
+                a3 += Kt[(gidx)(j + 3) * n] * VR(0, j + 3);                                 \
+            }                                                                               \
+            for (; j < j1; ++j) a0 += Kt[(gidx)j * n] * VR(0, j);                          \
+            lks[ks * NCAP + i] = (a0 + a1) + (a2 + a3);                                     \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+        for (int i = lid; i < n && cact[0]; i += WG) {                                      \
+            REAL sum = 0;                                                                   \
+            for (int ks = 0; ks < KSPLIT; ++ks) sum += lks[ks * NCAP + i];                  \
+            const REAL xt = (SECOND) ? VXT(0, i) + sum : sum;                               \
+            VXT(0, i) = xt;                                                                 \
+            if (FINAL) VX(0, i) = alpha * xt + ((REAL)1 - alpha) * VX(0, i);                \
+        }                                                                                   \
+    } while (0)
+#elif TB == 1
+#define QP_KINV(SECOND, FINAL)                                                               \
+    do {                                                                                    \
+        for (int i = lid; i < n && cact[0]; i += WG) {                                      \
+            GLOBAL const REAL *Kt = K + cko[0] + i;                                         \
+            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
+            int j = 0;                                                                      \
+            for (; j + 4 <= n; j += 4) {                                                    \
+                a0 += Kt[(gidx)j * n] * VR(0, j);                                           \
+                a1 += Kt[(gidx)(j + 1) * n] * VR(0, j + 1);                                 \
+                a2 += Kt[(gidx)(j + 2) * n] * VR(0, j + 2);                                 \
+                a3 += Kt[(gidx)(j + 3) * n] * VR(0, j + 3);                                 \
+            }                                                                               \
+            for (; j < n; ++j) a0 += Kt[(gidx)j * n] * VR(0, j);                            \
+            const REAL sum = (a0 + a1) + (a2 + a3);                                         \
+            const REAL xt = (SECOND) ? VXT(0, i) + sum : sum;                               \
+            VXT(0, i) = xt;                                                                 \
+            if (FINAL) VX(0, i) = alpha * xt + ((REAL)1 - alpha) * VX(0, i);                \
+        }                                                                                   \
+    } while (0)
+#else
+#define QP_KINV(SECOND, FINAL)                                                              \
+    do {                                                                                    \
+        const int rs_n = (n + RBLK - 1) / RBLK;                                             \
+        for (int idx = lid; idx < (TB / QB) * rs_n; idx += WG) {                            \
+            const int tg = idx / rs_n, i0 = idx - tg * rs_n, t0 = tg * QB;                  \
+            int ir[RBLK];                                                                   \
+            for (int r = 0; r < RBLK; ++r) ir[r] = i0 + r * rs_n < n ? i0 + r * rs_n : i0;  \
+            int same = 1;                                                                   \
+            for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];             \
+            REAL sa[RBLK][QB];                                                              \
+            for (int r = 0; r < RBLK; ++r)                                                  \
+                for (int c = 0; c < QB; ++c) sa[r][c] = 0;                                  \
+            if (same) {                                                                     \
+                GLOBAL const REAL *Kt = K + cko[t0];                                        \
+                for (int j = 0; j < n; ++j) {                                               \
+                    REAL kr[RBLK];                                                          \
+                    for (int r = 0; r < RBLK; ++r) kr[r] = Kt[ir[r] + (gidx)j * n];         \
+                    for (int c = 0; c < QB; ++c) {                                          \
+                        const REAL rv = VR(t0 + c, j);                                      \
+                        for (int r = 0; r < RBLK; ++r) sa[r][c] += kr[r] * rv;              \
+                    }                                                                       \
+                }                                                                           \
+            } else {                                                                        \
+                for (int c = 0; c < QB; ++c) {                                              \
+                    GLOBAL const REAL *Kt = K + cko[t0 + c];                                \
+                    for (int j = 0; j < n; ++j) {                                           \
+                        const REAL rv = VR(t0 + c, j);                                      \
+                        for (int r = 0; r < RBLK; ++r) sa[r][c] += Kt[ir[r] + (gidx)j * n] * rv;\
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+            for (int c = 0; c < QB; ++c) {                                                  \
+                const int t = t0 + c;                                                       \
+                if (!cact[t]) continue;                                                     \
+                for (int r = 0; r < RBLK; ++r) {                                            \
+                    const int i = i0 + r * rs_n;                                            \
+                    if (i < n) {                                                            \
+                        const REAL xt = (SECOND) ? VXT(t, i) + sa[r][c] : sa[r][c];         \
+                        VXT(t, i) = xt;                                                     \
+                        if (FINAL) VX(t, i) = alpha * xt + ((REAL)1 - alpha) * VX(t, i);    \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#endif
 
 /* result slots per column */
 #define R_PRIM 0
@@ -475,13 +894,19 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
     LOCAL_ARRAY REAL lxt[TB * NCAP];
     LOCAL_ARRAY REAL lz[TB * MCAP];
     LOCAL_ARRAY REAL ly[TB * MCAP];
+    LOCAL_ARRAY int lct[MCAP];
 #if REFINE
     LOCAL_ARRAY REAL lw[TB * MCAP];
-    LOCAL_ARRAY REAL lw2[TB * NCAP];
+#endif
+#if TB == 1
+    LOCAL_ARRAY REAL lq[NCAP];
+    LOCAL_ARRAY REAL ll[MCAP];
+    LOCAL_ARRAY REAL lu[MCAP];
+#endif
+#if KSPLIT > 1
+    LOCAL_ARRAY REAL lks[KSPLIT * NCAP];
 #endif
 #endif
-    LOCAL_ARRAY REAL part[4 * WG];
-    LOCAL_ARRAY REAL res[TB * NRES];
     LOCAL_ARRAY int cqp[TB];
     LOCAL_ARRAY int cact[TB];
     LOCAL_ARRAY gidx cxo[TB];
@@ -504,7 +929,10 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
         GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
         const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
         const int iters_g = b0 < 0 ? 0 : iters;
-        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
+        QP_MATS(mt);
+        QP_VALS(mt, GLOBAL const);
+        const gidx co = mt[M_CO]; /* row kinds: the QP's own (TB = 1) or the tile's shared */
+        (void)co;
         if (lid < TB) {
             const int t = lid;
             gidx li = g * TB + t;
@@ -535,6 +963,14 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
             VZ(t, i) = vm[V_Z * mtot + czo[t] + i];
             VY(t, i) = vm[V_Y * mtot + czo[t] + i];
         }
+        for (int i = lid; i < m; i += WG) lct[i] = ctype[co + i];
+#if TB == 1
+        for (int j = lid; j < n; j += WG) lq[j] = GQ(0, j);
+        for (int i = lid; i < m; i += WG) {
+            ll[i] = GL(0, i);
+            lu[i] = GU(0, i);
+        }
+#endif
         LOCAL_BARRIER();
 #endif
         for (int it = 0; it < iters_g; ++it) {
@@ -544,109 +980,56 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
                 const int t = idx / n, j = idx - t * n;
                 if (!cact[t]) continue;
                 const REAL rho = crho[t];
-                REAL s = sigma * VX(t, j) - GQ(t, j);
+                REAL s = sigma * VX(t, j) - LQ(t, j);
                 for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                    const int i = ci[k];
-                    s += mv[k] * (qp_rho_row(GCT(t, i), rho) * VZ(t, i) - VY(t, i));
+                    const int i = Tc[k];
+                    s += Tv[k] * (qp_rho_row(RK(i), rho) * VZ(t, i) - VY(t, i));
                 }
                 VR(t, j) = s;
                 if (last) GXP(t, j) = VX(t, j);
             }
             GLOBAL_BARRIER();
-            /* x̃ = K⁻¹ r ; x = αx̃ + (1 − α)x. A work-item computes row i for QB = min(TB, 4)
-             * QPs of the tile: one load of K⁻¹(i, j) serves the QB products when they share
-             * the matrix (shared mode, same rung), else each QP reads its own. */
-            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
-                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
-                int same = 1;
-                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
-                REAL s[QB];
-                for (int c = 0; c < QB; ++c) s[c] = 0;
-                if (same) {
-                    GLOBAL const REAL *Kt = K + cko[t0] + i;
-                    for (int j = 0; j < n; ++j) {
-                        const REAL kv = Kt[(gidx)j * n];
-                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
-                    }
-                } else {
-                    for (int c = 0; c < QB; ++c) {
-                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
-                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
-                    }
-                }
-                for (int c = 0; c < QB; ++c) {
-                    const int t = t0 + c;
-                    if (!cact[t]) continue;
-                    VXT(t, i) = s[c];
-#if !REFINE
-                    VX(t, i) = alpha * s[c] + ((REAL)1 - alpha) * VX(t, i);
-#endif
-                }
-            }
-            GLOBAL_BARRIER();
 #if REFINE
-            /* one step of iterative refinement, K applied sparsely: w = ρ∘(A x̃);
-             * r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r (float: removes the bias of the
-             * explicit inverse). Compile-time, so that no barrier sits in a branch. */
+            /* x̃ = K⁻¹r, then one step of iterative refinement with K applied sparsely:
+             * w = ρ∘(A x̃); r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r (float: removes the
+             * bias of the explicit inverse); x = αx̃ + (1 − α)x. Compile-time, so that no
+             * barrier sits in a branch. */
+            QP_KINV(0, 0);
+            GLOBAL_BARRIER();
             for (int idx = lid; idx < TB * m; idx += WG) {
                 const int t = idx / m, i = idx - t * m;
                 if (!cact[t]) continue;
                 REAL a = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += mv[k] * VXT(t, ci[k]);
-                VW(t, i) = qp_rho_row(GCT(t, i), crho[t]) * a;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * VXT(t, Ac[k]);
+                VW(t, i) = qp_rho_row(RK(i), crho[t]) * a;
             }
             GLOBAL_BARRIER();
             for (int idx = lid; idx < TB * n; idx += WG) {
                 const int t = idx / n, j = idx - t * n;
                 if (!cact[t]) continue;
                 REAL kx = sigma * VXT(t, j);
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += mv[k] * VXT(t, ci[k]);
-                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += mv[k] * VW(t, ci[k]);
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += Pv[k] * VXT(t, Pc[k]);
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += Tv[k] * VW(t, Tc[k]);
                 VR(t, j) -= kx;
             }
             GLOBAL_BARRIER();
-            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
-                const int tg = idx / n, i = idx - tg * n, t0 = tg * QB;
-                int same = 1;
-                for (int c = 1; c < QB; ++c) same = same && cko[t0 + c] == cko[t0];
-                REAL s[QB];
-                for (int c = 0; c < QB; ++c) s[c] = 0;
-                if (same) {
-                    GLOBAL const REAL *Kt = K + cko[t0] + i;
-                    for (int j = 0; j < n; ++j) {
-                        const REAL kv = Kt[(gidx)j * n];
-                        for (int c = 0; c < QB; ++c) s[c] += kv * VR(t0 + c, j);
-                    }
-                } else {
-                    for (int c = 0; c < QB; ++c) {
-                        GLOBAL const REAL *Kt = K + cko[t0 + c] + i;
-                        for (int j = 0; j < n; ++j) s[c] += Kt[(gidx)j * n] * VR(t0 + c, j);
-                    }
-                }
-                for (int c = 0; c < QB; ++c)
-                    if (cact[t0 + c]) VW2(t0 + c, i) = s[c] + VXT(t0 + c, i);
-            }
-            GLOBAL_BARRIER();
-            for (int idx = lid; idx < TB * n; idx += WG) {
-                const int t = idx / n, i = idx - t * n;
-                if (!cact[t]) continue;
-                const REAL s = VW2(t, i);
-                VXT(t, i) = s;
-                VX(t, i) = alpha * s + ((REAL)1 - alpha) * VX(t, i);
-            }
-            GLOBAL_BARRIER();
+            QP_KINV(1, 1);
+#else
+            /* x̃ = K⁻¹ r ; x = αx̃ + (1 − α)x */
+            QP_KINV(0, 1);
 #endif
+            GLOBAL_BARRIER();
             /* z̃ = A x̃ ; z, y updates */
             for (int idx = lid; idx < TB * m; idx += WG) {
                 const int t = idx / m, i = idx - t * m;
                 if (!cact[t]) continue;
                 REAL zt = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += mv[k] * VXT(t, ci[k]);
-                const REAL rho = qp_rho_row(GCT(t, i), crho[t]);
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * VXT(t, Ac[k]);
+                const REAL rho = qp_rho_row(RK(i), crho[t]);
                 const REAL zold = VZ(t, i), yold = VY(t, i);
                 const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
                 REAL zn = zh + yold / rho;
-                const REAL lv = GL(t, i), uv = GU(t, i);
+                const REAL lv = LL(t, i), uv = LU(t, i);
                 zn = zn < lv ? lv : zn;
                 zn = zn > uv ? uv : zn;
                 if (last) GYP(t, i) = yold;
@@ -719,7 +1102,10 @@ KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int n
          * barriers, for PoCL) */
         GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
         const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
-        GLOBAL const int *Pp = rp + mt[M_PP], *Ap = rp + mt[M_AP], *Tp = rp + mt[M_TP];
+        QP_MATS(mt);
+        QP_VALS(mt, GLOBAL const);
+        const gidx co = mt[M_CO];
+        (void)co;
         if (lid < TB) {
             const int t = lid;
             gidx li = g * TB + t;
@@ -748,7 +1134,7 @@ KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int n
         if (ok) {
             for (int i = lid / TB; i < m; i += rstep) {
                 REAL ax = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += mv[k] * GX(t, ci[k]);
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += Av[k] * GX(t, Ac[k]);
                 const REAL zi = GZ(t, i), yi = GY(t, i), lv = GL(t, i), uv = GU(t, i);
                 const REAL ei = GE(t, i), sc = U ? (REAL)1 / ei : (REAL)1;
                 const REAL pr = qp_abs(ax - zi);
@@ -783,15 +1169,15 @@ KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int n
             for (int j = lid / TB; j < n; j += rstep) {
                 REAL px = 0, aty = 0, atdy = 0, pdx = 0;
                 for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
-                    const int c = ci[k];
-                    px += mv[k] * GX(t, c);
-                    pdx += mv[k] * (GX(t, c) - GXP(t, c));
+                    const int c = Pc[k];
+                    px += Pv[k] * GX(t, c);
+                    pdx += Pv[k] * (GX(t, c) - GXP(t, c));
                 }
                 for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                    const int i = ci[k];
+                    const int i = Tc[k];
                     const REAL yi = GY(t, i);
-                    aty += mv[k] * yi;
-                    atdy += mv[k] * qp_polar(yi - GYP(t, i), GL(t, i), GU(t, i));
+                    aty += Tv[k] * yi;
+                    atdy += Tv[k] * qp_polar(yi - GYP(t, i), GL(t, i), GU(t, i));
                 }
                 const REAL xj = GX(t, j), qj = GQ(t, j), dj = GD(t, j);
                 const REAL sc = U ? (REAL)1 / dj : (REAL)1;
@@ -838,8 +1224,8 @@ KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int n
             for (int i = lid / TB; i < m; i += rstep) {
                 REAL adx = 0;
                 for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
-                    const int c = ci[k];
-                    adx += mv[k] * (GX(t, c) - GXP(t, c));
+                    const int c = Ac[k];
+                    adx += Av[k] * (GX(t, c) - GXP(t, c));
                 }
                 if (U) adx /= GE(t, i);
                 const REAL lv = GL(t, i), uv = GU(t, i);

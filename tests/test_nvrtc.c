@@ -205,6 +205,44 @@ START_TEST(family_compiles_for_cuda)
 }
 END_TEST
 
+/* The QP solver's ADMM program in the launch classes the host picks (docs/qp.md): one QP
+ * per work-group with the K⁻¹ product in column slices, one QP with vectors in global
+ * memory, tiles of QPs sharing K⁻¹; float and double, to CUBIN for sm_90 (ptxas checks the
+ * 48 KiB static shared memory the host's local budget assumes). The `gala-defines:` line
+ * of cl/qp.cl covers one more class. */
+START_TEST(qp_launch_classes_compile)
+{
+    static const char *classes[] = {
+        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=1 -DKS=2 -DRB=1",
+        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=0 -DKS=2 -DRB=1",
+        "-DWG=256 -DTB=1 -DNCAP=1 -DMCAP=1 -DVLOCAL=0 -DREFINE=1 -DKS=1 -DRB=1",
+        "-DWG=224 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2",
+        "-DWG=128 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=4",
+        "-DWG=64 -DTB=2 -DNCAP=64 -DMCAP=64 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2"};
+    const int c = _i / 2, dbl = _i % 2;
+    char *src = NULL;
+    TU_OK(NULL, gala_kernel_source(NULL, "qp", &src));
+    char options[640], what[512];
+    /* float tiles of 16 need 2.7 KiB per QP: double gets half the tile */
+    const char *cls = classes[c];
+    char buf[256];
+    if (dbl && strstr(cls, "-DTB=16")) {
+        snprintf(buf, sizeof buf, "%s", "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2");
+        cls = buf;
+    }
+    snprintf(options, sizeof options, "-DREAL=%s%s %s", dbl ? "double" : "float",
+             dbl ? " -DGALA_DOUBLE=1" : "", cls);
+    snprintf(what, sizeof what, "cl/qp.cl (%s) for sm_90", cls);
+    char *img = NULL;
+    size_t size = 0;
+    gala_status st = compile("sm_90", 1, what, src, options, &img, &size);
+    ck_assert_msg(st == GALA_OK, "%s (%s): %s", what, options, gala_last_error(NULL));
+    ck_assert_uint_gt(size, 0);
+    gala_free(img);
+    gala_free(src);
+}
+END_TEST
+
 START_TEST(builtin_kernels_compile)
 {
     char *img;
@@ -279,6 +317,7 @@ int main(void)
     Suite *s = suite_create("nvrtc");
     TCase *tc = tcase_create("nvrtc");
     tcase_add_loop_test(tc, family_compiles_for_cuda, 0, 2 * gala_kernel_family_count());
+    tcase_add_loop_test(tc, qp_launch_classes_compile, 0, 12);
     tcase_add_test(tc, builtin_kernels_compile);
     tcase_add_test(tc, options_are_converted);
     tcase_add_test(tc, build_errors_carry_the_log);

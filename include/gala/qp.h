@@ -130,6 +130,15 @@ typedef struct gala_qp_settings {
                                         float and 0 for double (default) */
     gala_qp_progress_fn progress;  /**< optional progress callback (NULL: none) */
     void *progress_user;           /**< passed to progress */
+    int threads;                   /**< host threads for the per-QP host work of setup,
+                                        updates and results (validation, copies, staging,
+                                        unscaling): 0 = automatic (the online cores, at
+                                        most 16, and one for small batches), 1 = the
+                                        calling thread only, n > 1 = up to n; default 0 */
+    int profile;                   /**< 1: wait for the device after every phase of setup
+                                        and solve and record the phase's wall time
+                                        (gala_qp_get_profile); costs one synchronization
+                                        per phase; default 0 */
 } gala_qp_settings;
 
 /** @brief Fill @p s with the defaults above. NULL is ignored. */
@@ -249,6 +258,44 @@ GALA_API gala_status gala_qp_cold_start(gala_qp_solver *solver);
 
 /** @brief Release a solver and its device memory. NULL is accepted. @return GALA_OK. */
 GALA_API gala_status gala_qp_destroy(gala_qp_solver *solver);
+
+/** Phases of gala_qp_profile (docs/qp.md, "Profile"). Setup phases are recorded by
+ *  gala_qp_setup (and gala_qp_update_matrices), solve phases by the last gala_qp_solve. */
+typedef enum gala_qp_phase {
+    GALA_QP_PHASE_VALIDATE = 0, /**< host: validation, copies, sharing detection */
+    GALA_QP_PHASE_LAYOUT,       /**< host: device layout, sparsity patterns, staging */
+    GALA_QP_PHASE_UPLOAD,       /**< device buffers and host-to-device transfers */
+    GALA_QP_PHASE_SCALE,        /**< device: matrix expansion, Ruiz and cost scaling */
+    GALA_QP_PHASE_FORM_K,       /**< device: K = P + σI + AᵀρA at setup */
+    GALA_QP_PHASE_FACTOR,       /**< device: factorization and inversion of K at setup */
+    GALA_QP_PHASE_SETUP_OTHER,  /**< the rest of setup (state initialization) */
+    GALA_QP_PHASE_ITERATE,      /**< solve: ADMM iteration launches */
+    GALA_QP_PHASE_CHECK,        /**< solve: termination-check launches */
+    GALA_QP_PHASE_SYNC,         /**< solve: counting running QPs and reading the counter */
+    GALA_QP_PHASE_REFACTOR,     /**< solve: refactorizations after ρ changes */
+    GALA_QP_PHASE_COLLECT,      /**< solve: device-to-host read-back, unscaling, results */
+    GALA_QP_PHASE_POLISH,       /**< solve: polishing on the host */
+    GALA_QP_PHASE_SOLVE_OTHER,  /**< the rest of solve (state reset, time keeping) */
+    GALA_QP_NPHASES
+} gala_qp_phase;
+
+/** Wall time per phase, with settings.profile = 1 (all zero otherwise). */
+typedef struct gala_qp_profile {
+    double seconds[GALA_QP_NPHASES]; /**< wall-clock seconds spent in each phase */
+    int calls[GALA_QP_NPHASES];      /**< how many times each phase was entered */
+    int enabled;                     /**< settings.profile of the solver */
+} gala_qp_profile;
+
+/**
+ * @brief The phase times of the last setup and the last solve (settings.profile = 1: the
+ * solver waits for the device at the end of every phase, so that each phase is charged its
+ * own device work; the phases then add up to the calls' wall time).
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL).
+ */
+GALA_API gala_status gala_qp_get_profile(const gala_qp_solver *solver, gala_qp_profile *profile);
+
+/** @brief Short name of a phase ("validate", "layout", ...), or "unknown". */
+GALA_API const char *gala_qp_phase_name(int phase);
 
 /** @brief OSQP-style name of a status ("solved", "primal infeasible", ...). */
 GALA_API const char *gala_qp_status_string(int status);

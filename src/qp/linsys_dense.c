@@ -12,29 +12,60 @@
 
 static size_t kalign(size_t n) { return (n + QP_KALIGN - 1) / QP_KALIGN * QP_KALIGN; }
 
-/* capacity classes (×4 steps, from 128) so that few programs are built */
+/* Capacity classes of the local vectors: multiples of 32 up to 128, then steps of ×3/2 and
+ * ×4/3 (192, 256, 384, 512, 768, ...): the vectors fit local memory tightly (occupancy)
+ * while a heterogeneous batch builds few programs. */
 static int cap_class(int v)
 {
-    int c = 128;
-    while (c < v) c *= 4;
+    int c = 32;
+    while (c < v) c = c < 128 ? c + 32 : (c % 3 == 0 ? c / 3 * 4 : c / 2 * 3);
     return c;
 }
 
+static int round32(int v) { return (v + 31) / 32 * 32; }
+
+/* Local memory one work-group may use (qp.local_bytes; NVIDIA's OpenCL allows 48 KiB). */
 static size_t local_budget(const gala_qp_solver *s)
 {
-    size_t b = (size_t)gala_tune(s->ctx, "qp.local_bytes", s->dt, 40960);
+    size_t b = (size_t)gala_tune(s->ctx, "qp.local_bytes", s->dt, 47104);
     if (s->ctx->info.local_mem_bytes && b > s->ctx->info.local_mem_bytes - 1024)
         b = s->ctx->info.local_mem_bytes - 1024;
     return b;
 }
 
+/* Largest work-group (qp.wg, a multiple of 32). */
 static int max_wg(const gala_qp_solver *s)
 {
-    int wg = (int)gala_tune(s->ctx, "qp.wg", s->dt, 256);
+    int wg = (int)gala_tune(s->ctx, "qp.wg", s->dt, 512);
     if ((size_t)wg > s->ctx->info.max_work_group_size) wg = (int)s->ctx->info.max_work_group_size;
-    int p = 1;
-    while (p * 2 <= wg) p *= 2;
-    return p < 32 ? 32 : p;
+    wg = wg / 32 * 32;
+    return wg < 32 ? 32 : wg;
+}
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/* The launch class of a QP of n variables and m rows, alone in its work-group (TB = 1):
+ * local capacities from the classes, KS column slices of the K⁻¹ product (qp.ks, for
+ * n <= 256), a work-group of KS·cap(n) work-items (the K⁻¹ product in one pass); vectors
+ * in global memory when they do not fit. */
+static qp_bin class_for(const gala_qp_solver *s, int n, int m, size_t budget, int wgmax)
+{
+    qp_bin c;
+    memset(&c, 0, sizeof c);
+    c.tb = 1;
+    c.rb = 1;
+    c.ncap = cap_class(n);
+    c.mcap = cap_class(m > 0 ? m : 1);
+    c.ks = c.ncap <= 256 ? clampi((int)gala_tune(s->ctx, "qp.ks", s->dt, 2), 1, 4) : 1;
+    c.wg = clampi(round32(c.ncap) * c.ks, 64, wgmax);
+    c.vlocal = 1;
+    if (gala_qp_admm_local_bytes(s, &c) > budget) {
+        c.ks = 1;
+        c.wg = clampi(c.wg, 64, 256 < wgmax ? 256 : wgmax);
+        c.vlocal = gala_qp_admm_local_bytes(s, &c) <= budget;
+    }
+    if (!c.vlocal) c.ncap = c.mcap = 1;
+    return c;
 }
 
 static gala_status dummies(gala_qp_solver *s)
@@ -75,20 +106,11 @@ static gala_status dense_setup(gala_qp_solver *s)
                             "the batch are too large");
         mt[QP_M_KO] = kofs[sl] = (int)(ko / QP_KALIGN);
         ko += kalign((size_t)n * (size_t)n);
-        qp_bin c;
-        memset(&c, 0, sizeof c);
-        c.tb = 1;
-        /* one class size for n and m: 128 (WG 64), 512 (WG 128), 2048 (WG 256), ... */
-        int cls = cap_class(n > m ? n : m);
-        c.wg = cls <= 128 ? 64 : (cls <= 512 ? 128 : 256);
-        if (c.wg > wgmax) c.wg = wgmax;
-        c.ncap = c.mcap = cls;
-        c.vlocal = gala_qp_admm_local_bytes(s, c.wg, 1, c.ncap, c.mcap, 1) <= budget;
-        if (!c.vlocal) c.ncap = c.mcap = 1;
+        qp_bin c = class_for(s, n, m, budget, wgmax);
         int b;
         for (b = 0; b < nb; ++b)
             if (bins[b].wg == c.wg && bins[b].ncap == c.ncap && bins[b].mcap == c.mcap &&
-                bins[b].vlocal == c.vlocal)
+                bins[b].vlocal == c.vlocal && bins[b].ks == c.ks && bins[b].rb == c.rb)
                 break;
         if (b == nb) bins[nb++] = c;
         bins[b].count++;
@@ -100,7 +122,6 @@ static gala_status dense_setup(gala_qp_solver *s)
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, ko ? ko : 1, &s->b_K);
     if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &s->b_kofs);
     if (st == GALA_OK) st = gala_buffer_write(s->b_kofs, 0, nv, kofs);
-    if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, nv * QP_NMETA, s->meta);
     if (st == GALA_OK) st = dummies(s);
     /* per bin, the QPs largest first (the long work-groups start early) */
     if (st == GALA_OK) qsort(order, nv, sizeof *order, by_n_desc);
@@ -130,22 +151,27 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
     GALA_TRY(gala_qp_kernel(s, "qp_form_k", &kf));
     GALA_TRY(gala_qp_kernel(s, "qp_chol_inv", &ki));
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
+    /* the sweep works on the full matrix */
     GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
                          ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
                          ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
-                         ga_buf(s->b_K), ga_real(s->set.sigma)));
-    return GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
+                         ga_buf(s->b_K), ga_real(s->set.sigma), ga_int(0)));
+    gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
+    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
                        ga_int(njobs), ga_buf(s->b_K), ga_buf(jinfo), ga_buf(s->b_state),
-                       ga_int(set_status));
+                       ga_int(set_status)));
+    gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
+    return GALA_OK;
 }
 
-/* The library path: K formed by qp_form_k, factored by gala_potrf_vbatched (lower),
- * inverted by gala_potri_vbatched, mirrored by qp_mirror. The flags are read back (the
- * vbatched calls take host arrays): fail[j] receives the job's potrf info (> 0: K not
- * positive definite). jqp_h / jko_h: host copies of the job arrays. */
+/* The library path: K formed by qp_form_k (lower triangle), factored by
+ * gala_potrf_vbatched (lower), inverted by gala_potri_vbatched, mirrored by qp_mirror. The
+ * flags are read back (the vbatched calls take host arrays) unless all_flagged says every
+ * job is flagged: fail[j] receives the job's potrf info (> 0: K not positive definite).
+ * jqp_h / jko_h: host copies of the job arrays. */
 static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *jko,
                              gala_buffer *jrho, int jrs, int jro, gala_buffer *flag, int njobs,
-                             const int *jqp_h, const int *jko_h, int *fail)
+                             const int *jqp_h, const int *jko_h, int *fail, int all_flagged)
 {
     int *fl = gala_malloc(sizeof(int) * (size_t)njobs * 4);
     size_t *off = gala_malloc(sizeof(size_t) * (size_t)njobs);
@@ -155,7 +181,11 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     }
     int *nn = fl + njobs, *info = fl + 2 * njobs, *idx = fl + 3 * njobs;
-    gala_status st = gala_buffer_read(flag, 0, (size_t)njobs, fl);
+    gala_status st = GALA_OK;
+    if (all_flagged)
+        for (int g = 0; g < njobs; ++g) fl[g] = 1;
+    else
+        st = gala_buffer_read(flag, 0, (size_t)njobs, fl);
     int cnt = 0;
     for (int g = 0; st == GALA_OK && g < njobs; ++g) {
         fail[g] = 0;
@@ -173,7 +203,8 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
         st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
                          ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rp),
                          ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype), ga_buf(s->b_K),
-                         ga_real(s->set.sigma));
+                         ga_real(s->set.sigma), ga_int(1));
+    gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     if (st == GALA_OK && cnt) {
         gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, nn, cnt, info);
         if (f != GALA_OK && f != GALA_ERR_NOT_POSITIVE_DEFINITE && f != GALA_ERR_NOT_FINITE) st = f;
@@ -207,6 +238,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
                              ga_buf(flag), ga_int(njobs), ga_buf(s->b_K));
         if (st == GALA_OK) st = gala_buffer_fill(flag, 0, (size_t)njobs, 0);
     }
+    gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
     gala_free(fl);
     gala_free(off);
     return st;
@@ -216,7 +248,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
  * Tuning key qp.factor (docs/qp.md). */
 static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) != 0; }
 
-static gala_status dense_refactor(gala_qp_solver *s)
+static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
 {
     if (!use_la(s))
         return form_and_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
@@ -230,7 +262,7 @@ static gala_status dense_refactor(gala_qp_solver *s)
         kofs[i] = s->meta[(size_t)i * QP_NMETA + QP_M_KO];
     }
     gala_status st = la_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
-                               s->b_refac, nv, ident, kofs, fail);
+                               s->b_refac, nv, ident, kofs, fail, all_flagged);
     /* K not positive definite: that QP is non-convex (as qp_chol_inv with set_status) */
     for (int i = 0; st == GALA_OK && i < nv; ++i)
         if (fail[i]) {
@@ -245,8 +277,7 @@ static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int ad
 {
     for (int b = 0; b < s->nbins; ++b) {
         const qp_bin *c = &s->bins[b];
-        GALA_TRY(gala_qp_launch_admm(s, c->list, c->count, c->wg, 1, c->ncap, c->mcap, c->vlocal,
-                                     iters, check, adapt, fin));
+        GALA_TRY(gala_qp_launch_admm(s, c->list, c->count, c, iters, check, adapt, fin));
     }
     return GALA_OK;
 }
@@ -315,27 +346,40 @@ static gala_status shared_setup(gala_qp_solver *s)
     }
     gala_free(zeros);
     gala_free(kofs);
-    if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)s->nvalid * QP_NMETA, s->meta);
-    /* tile of QPs per work-group */
-    s->wg = max_wg(s);
-    s->ncap = s->mcap = cap_class(n > m ? n : m);
-    size_t budget = local_budget(s);
+    /* tile of TB QPs per work-group: as many as local memory holds (qp.tb at most); the
+     * work-group covers the tile's K⁻¹ product (TB/QB QP groups × ⌈n/2⌉ row pairs) in one
+     * pass */
+    const size_t budget = local_budget(s);
+    const int wgmax = max_wg(s);
     int tb = (int)gala_tune(ctx, "qp.tb", s->dt, 16);
     int p = 1;
-    while (p * 2 <= tb && p * 2 <= s->wg) p *= 2;
+    while (p * 2 <= tb && p * 2 <= wgmax) p *= 2;
     tb = p;
-    while (tb > 1 && gala_qp_admm_local_bytes(s, s->wg, tb, s->ncap, s->mcap, 1) > budget) tb /= 2;
-    s->vlocal = gala_qp_admm_local_bytes(s, s->wg, tb, s->ncap, s->mcap, 1) <= budget;
-    if (!s->vlocal) {
-        s->ncap = s->mcap = 1;
-        tb = p;
+    qp_bin c;
+    memset(&c, 0, sizeof c);
+    c.ncap = (n + 7) / 8 * 8;
+    c.mcap = (m + 7) / 8 * 8;
+    if (c.mcap < 8) c.mcap = 8;
+    c.vlocal = 1;
+    c.ks = 1;
+    const int rb = clampi((int)gala_tune(ctx, "qp.rb", s->dt, 2), 1, 8);
+    for (c.tb = tb;; c.tb /= 2) {
+        const int qb = c.tb >= 4 ? 4 : c.tb;
+        c.rb = c.tb > 1 ? rb : 1;
+        c.wg = c.tb == 1 ? clampi(round32(c.ncap), 64, wgmax)
+                         : clampi(round32((c.tb / qb) * ((n + c.rb - 1) / c.rb)), 64, wgmax);
+        if (c.tb == 1 || gala_qp_admm_local_bytes(s, &c) <= budget) break;
     }
-    s->tb = tb;
+    if (gala_qp_admm_local_bytes(s, &c) > budget) {
+        c = class_for(s, n, m, budget, wgmax); /* one QP per work-group, maybe global vectors */
+    }
+    s->sbin = c;
     return st;
 }
 
-static gala_status shared_refactor(gala_qp_solver *s)
+static gala_status shared_refactor(gala_qp_solver *s, int all_flagged)
 {
+    (void)all_flagged; /* the rungs are always refactored together */
     int nr = s->nrungs;
     GALA_TRY(gala_buffer_fill(s->b_rflag, 0, (size_t)nr, 1));
     int info[130];
@@ -346,7 +390,7 @@ static gala_status shared_refactor(gala_qp_solver *s)
             kofs[k] = k * s->lad_ks;
         }
         GALA_TRY(la_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr, zeros, kofs,
-                           info));
+                           info, 1));
     } else {
         GALA_TRY(form_and_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr,
                                  s->b_jinfo, 0));
@@ -373,8 +417,7 @@ static gala_status shared_refactor(gala_qp_solver *s)
 
 static gala_status shared_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
 {
-    return gala_qp_launch_admm(s, s->b_ident, s->nvalid, s->wg, s->tb, s->ncap, s->mcap,
-                               s->vlocal, iters, check, adapt, fin);
+    return gala_qp_launch_admm(s, s->b_ident, s->nvalid, &s->sbin, iters, check, adapt, fin);
 }
 
 const qp_linsys_ops gala_qp_linsys_shared = {

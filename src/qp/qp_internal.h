@@ -1,7 +1,10 @@
 /* The batched QP solver's internals: the solver object, the linear-system strategy
- * interface, and the launch helpers shared by solver.c and linsys_dense.c. */
+ * interface, the launch helpers shared by solver.c and linsys_dense.c, and the host-thread
+ * helper (qp_par.c). */
 #ifndef GALA_QP_INTERNAL_H
 #define GALA_QP_INTERNAL_H
+
+#include <stdint.h>
 
 #include "../core/kernel.h"
 #include "gala/qp.h"
@@ -13,12 +16,12 @@ struct gala_qp_solver;
 typedef struct qp_linsys_ops {
     const char *name;
     int id; /* gala_qp_linsys */
-    /** Allocate K⁻¹ storage, form and invert for every device QP; QPs found not convex get
-     *  status NON_CVX on the device. */
+    /** Allocate K⁻¹ storage and the launch lists (meta is uploaded afterwards by the
+     *  caller, so the strategy may fill QP_M_KO). */
     gala_status (*setup)(struct gala_qp_solver *s);
     /** Refactor the QPs whose refactor flag is set (device array), after a ρ change or an
-     *  update. */
-    gala_status (*refactor)(struct gala_qp_solver *s);
+     *  update. all_flagged: the caller knows every flag is set (no read-back needed). */
+    gala_status (*refactor)(struct gala_qp_solver *s, int all_flagged);
     /** Launch `iters` ADMM iterations (and the check) for every running QP. */
     gala_status (*iterate)(struct gala_qp_solver *s, int iters, int check, int adapt,
                            int final_status);
@@ -29,10 +32,24 @@ extern const qp_linsys_ops gala_qp_linsys_shared;
 
 /** One launch class of the per-QP strategy: QPs whose vectors fit the same local sizes. */
 typedef struct qp_bin {
-    int ncap, mcap, vlocal, wg, tb;
+    int ncap, mcap, vlocal, wg, tb, ks, rb;
     int count;
     gala_buffer *list;
 } qp_bin;
+
+/** A distinct sparsity pattern of P (upper CSC, n×n) or of A (CSC, m×n), kept once for all
+ *  the QPs that have it. Host copy of the CSC pattern (for polishing and update checks),
+ *  and where its device structures live. */
+typedef struct qp_pat {
+    int is_a;           /* 0: P (upper triangle), 1: A */
+    int rows, cols, nnz;
+    int rep;            /* the QP whose arrays define it */
+    uint64_t hash;
+    int *p, *i;         /* host copy: cols + 1 pointers, nnz row indices */
+    int full;           /* P: entries of the full symmetric matrix; A: nnz */
+    size_t rp, ci, map; /* device offsets (rp: P rows, or A rows then Aᵀ rows; ci likewise;
+                           map: 2 per entry for P, 1 for A) */
+} qp_pat;
 
 struct gala_qp_solver {
     gala_context *ctx;
@@ -40,29 +57,36 @@ struct gala_qp_solver {
     gala_dtype dt;
     int dualgap;
     int refine;             /* REFINE of the ADMM program */
+    int nthreads;           /* host threads for per-QP host work */
     int count;              /* QPs of the batch */
     int nvalid;             /* QPs on the device ("slots") */
     int *slot;              /* per QP: slot or -1 */
     int *qp_of;             /* per slot: QP index */
-    gala_qp_problem *pb;    /* deep copies of the problems (unscaled, ±1e30 bounds) */
     gala_qp_info *info;     /* per QP */
     int *host_status;       /* per QP: INVALID_DATA (host decided) or 0 */
+    int *qn, *qm;           /* per QP: n, m (0 for QPs rejected with invalid sizes) */
+    double *c0;             /* per QP */
     int shared;             /* 1: DENSE_SHARED */
+
+    /* patterns: per slot the P and A pattern ids; the distinct patterns */
+    int *ppat, *apat;
+    qp_pat *pats;
+    int npats;
+
+    /* host copies (slot order, unscaled, bounds clamped to ±1e30): needed by partial
+     * updates and polishing. hval: raw CSC values [P.x | A.x] per slot (polishing only) */
+    double *hq, *hl, *hu, *hval; /* hval at each slot's QP_M_RO, like the device's raw */
+    int *patmem;            /* the patterns' host copies */
 
     /* per slot host metadata and layout */
     int *meta;              /* nvalid·QP_NMETA */
-    size_t ntot, mtot, nrp, nnz;
-    int *p_pos, *a_pos;     /* CSC entry -> CSR positions: P (2 per entry: upper, mirror or
-                               -1), A (1 per entry); indexed from p_base/a_base of the slot */
-    size_t *p_base, *a_base;
-    int *t_base;            /* position of Aᵀ values (= CSC order of A) per slot */
-    double *D, *E, *c;      /* scaling (host copies, double) */
-    int *ctype;             /* mtot */
+    size_t ntot, mtot, nrp, nci, nmap, nnz, nraw, nct;
 
     /* device data */
     gala_buffer *b_meta, *b_ident, *b_state, *b_info, *b_refac, *b_rp, *b_ci, *b_mv, *b_K;
     gala_buffer *b_vn, *b_vm, *b_ctype, *b_lrho, *b_rungok, *b_cnt, *b_kofs, *b_jinfo;
     gala_buffer *b_jqp, *b_rflag; /* ladder jobs */
+    gala_buffer *b_map, *b_raw, *b_hstat, *b_one;
     size_t ksize;           /* elements of b_K */
 
     const qp_linsys_ops *ls;
@@ -73,27 +97,60 @@ struct gala_qp_solver {
     double *lrho;
     int *rungok;
     int lad_ks;             /* KALIGN units between rungs */
-    int tb, wg, vlocal, ncap, mcap;
+    qp_bin sbin;            /* the shared strategy's launch class */
 
     /* results on the host */
-    size_t *hxo, *hzo;      /* per QP offsets into x/dcert (n) and y/pcert (m) */
-    double *x, *y, *pcert, *dcert;
+    size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */
+    double *x, *y;          /* per QP: solution, or NaN */
+    double *cert;           /* certificates of the infeasible QPs of the last solve */
+    size_t *cxo;            /* per QP: offset of its certificate in cert, or SIZE_MAX */
+    double *nanv;           /* max(n, m) NaN: the certificate of every other QP */
     int solved;
     double setup_time, update_time;
+
+    /* profile (settings.profile): phase times, the clock at the end of the last phase */
+    gala_qp_profile prof;
+    double prof_t;
+    int in_solve;           /* 1 while gala_qp_solve runs: factorizations count as REFACTOR */
 };
 
 /* launch helpers (solver.c) */
-GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key, int wg,
-                               int tb, int ncap, int mcap, int vlocal);
+/** The ADMM program of a launch class (c = NULL: the utility kernels' program). */
+GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key,
+                               const qp_bin *c);
 GALA_INTERNAL gala_status gala_qp_kernel(struct gala_qp_solver *s, const char *name,
                                          gala_kernel **k);
 GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, gala_buffer *list,
-                                              int nlist, int wg, int tb, int ncap, int mcap,
-                                              int vlocal, int iters, int check, int adapt,
-                                              int final_status);
-GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, int wg, int tb,
-                                              int ncap, int mcap, int vlocal);
+                                              int nlist, const qp_bin *c, int iters, int check,
+                                              int adapt, int final_status);
+/** Local memory of the larger of qp_admm and qp_check for a launch class. */
+GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
+/** Write reals given in double into a buffer of the solver's dtype (converted through a
+ *  staging array on up to s->nthreads threads for float). */
+GALA_INTERNAL gala_status gala_qp_write_real(struct gala_qp_solver *s, gala_buffer *b,
+                                             size_t off, size_t count, const double *src);
 #define QP_UTIL_WG 256
 #define QP_NRES 20
+
+/* Profile: with settings.profile, wait for the device and charge the time since the last
+ * mark to `phase` (FORM_K / FACTOR become REFACTOR inside a solve). Nothing otherwise. */
+GALA_INTERNAL void gala_qp_prof(struct gala_qp_solver *s, int phase);
+
+/* ---- host threads (qp_par.c) ---------------------------------------------------------- */
+
+/** A range of items [begin, end) of a parallel loop, run by thread `tid` (0 = the caller). */
+typedef void (*qp_par_fn)(void *arg, long begin, long end, int tid);
+
+/** Run fn over [0, count) in chunks of `chunk` items handed out in order to up to
+ *  nthreads threads (the calling thread is one of them). Threads that cannot be started
+ *  leave their share to the others; the call always completes the loop. */
+GALA_INTERNAL void gala_qp_par(int nthreads, long count, long chunk, qp_par_fn fn, void *arg);
+
+/** Threads for host work of about `work` elements: settings.threads when > 0, else the
+ *  online cores (at most 16), one per 32768 elements, at least one. */
+GALA_INTERNAL int gala_qp_threads_for(int setting, double work);
+
+/** 64-bit hash of an int array (word-wise multiply-xorshift), chained from h. */
+GALA_INTERNAL uint64_t gala_qp_hash_ints(const int *v, size_t n, uint64_t h);
 
 #endif

@@ -3,16 +3,31 @@
 #ifndef GALA_QP_LAYOUT_H
 #define GALA_QP_LAYOUT_H
 
-/* meta: per QP, ints */
-#define QP_NMETA 8
+/* meta: per device QP ("slot"), ints. The sparsity patterns (row pointers rp, column
+ * indices ci) are stored once per distinct pattern; the values mv once per slot (once for
+ * the batch in the shared strategy). Row pointers count from the start of their block:
+ * entry k of P's row j is (ci[PC + k], mv[PV + k]) for k in rp[PP + j] .. rp[PP + j + 1]. */
+#define QP_NMETA 20
 #define QP_M_N 0
 #define QP_M_M 1
-#define QP_M_XO 2
-#define QP_M_ZO 3
-#define QP_M_PP 4
-#define QP_M_AP 5
-#define QP_M_TP 6
-#define QP_M_KO 7
+#define QP_M_XO 2   /* n-vector offset */
+#define QP_M_ZO 3   /* m-vector offset */
+#define QP_M_KO 4   /* K⁻¹ offset / KALIGN */
+#define QP_M_CO 5   /* row kinds offset (ZO, or 0 when the batch shares them) */
+#define QP_M_PP 6   /* P, full symmetric, CSR: row pointers (rp) */
+#define QP_M_PC 7   /*   column indices (ci) */
+#define QP_M_PV 8   /*   values (mv) */
+#define QP_M_AP 9   /* A, CSR */
+#define QP_M_AC 10
+#define QP_M_AV 11
+#define QP_M_TP 12  /* Aᵀ, CSR (= A's CSC) */
+#define QP_M_TC 13
+#define QP_M_TV 14
+#define QP_M_RO 15  /* raw (unscaled, CSC) values: P's upper triangle then A, in raw */
+#define QP_M_PM 16  /* CSC -> CSR map of P: 2 per entry (its row, its mirror or -1), in map */
+#define QP_M_AM 17  /* CSC -> CSR map of A: 1 per entry, in map */
+#define QP_M_PNZ 18 /* entries of P's upper triangle */
+#define QP_M_ANZ 19 /* entries of A */
 
 /* state: per QP, ints */
 #define QP_NSTATE 4
@@ -20,6 +35,11 @@
 #define QP_S_ITER 1
 #define QP_S_RHOUPD 2
 #define QP_S_RUNG 3
+
+/* hstat: per slot, why a QP is invalid: 0 valid, 1 decided on the host (its data), 2 + i
+ * row i's kind differs from the batch's shared kinds (shared strategy, after scaling) */
+#define QP_H_HOST 1
+#define QP_H_KIND 2
 
 /* info: per QP, reals */
 #define QP_NINFO 8

@@ -97,7 +97,16 @@ static gala_status h_copy(gala_context *ctx, void *s, size_t so, void *d, size_t
 static gala_status h_fill(gala_context *ctx, void *h, size_t off, size_t n, const void *pat, size_t ps)
 {
     (void)ctx;
-    for (size_t i = 0; i < n; i += ps) memcpy((char *)h + off + i, pat, ps);
+    char *d = (char *)h + off;
+    if (n == 0) return GALA_OK;
+    /* one element, then doubling copies of what is already filled */
+    size_t done = ps < n ? ps : n;
+    memcpy(d, pat, done);
+    while (done < n) {
+        size_t c = done < n - done ? done : n - done;
+        memcpy(d + done, d, c);
+        done += c;
+    }
     return GALA_OK;
 }
 

@@ -28,10 +28,16 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_scale_norms, "bbibbbblblb"),
     K(qp_scale_update, "bbibbbblblb"),
     K(qp_scale_apply, "bbibbbblblbbi"),
-    K(qp_form_k, "bbbbiibibbbbbr"),
+    K(qp_form_k, "bbbbiibibbbbbri"),
     K(qp_chol_inv, "bbbbibbbi"),
     K(qp_mirror, "bbbbib"),
-    K(qp_ax, "bbibbbblbl"),
+    K(qp_expand, "bbibbb"),
+    K(qp_init, "bbibbblblbrii"),
+    K(qp_reset, "bbiii"),
+    K(qp_shared_apply, "bbiblblbbbbi"),
+    K(qp_vec_update, "bbiblblbbbbiii"),
+    K(qp_warm, "bbibbbblblbi"),
+    K(qp_unscale, "bbiblblbb"),
     K(qp_count, "bibbb"),
     K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
@@ -59,6 +65,16 @@ static REAL SUF(polar)(REAL v, REAL l, REAL u)
 }
 static REAL SUF(support)(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? l * v : (REAL)0); }
 
+#ifndef HQP_MATS
+/* the matrix blocks of a QP (see QP_MATS in cl/qp.cl) */
+#define HQP_MATS(mt)                                                                        \
+    const int *Pp = rp + (mt)[QP_M_PP], *Pc = ci + (mt)[QP_M_PC];                           \
+    const int *Ap = rp + (mt)[QP_M_AP], *Ac = ci + (mt)[QP_M_AC];                           \
+    const int *Tp = rp + (mt)[QP_M_TP], *Tc = ci + (mt)[QP_M_TC]
+#define HQP_VALS(mt, Q)                                                                     \
+    Q REAL *Pv = mv + (mt)[QP_M_PV], *Av = mv + (mt)[QP_M_AV], *Tv = mv + (mt)[QP_M_TV]
+#endif
+
 /* qp_scale_norms / qp_scale_update / qp_scale_apply: one Ruiz round per launch pair, then
  * the in-place scaling (see cl/qp.cl). */
 #define HSCALE_PRO                                                                          \
@@ -73,7 +89,8 @@ static REAL SUF(support)(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0
     const int *mt = meta + (ptrdiff_t)b * QP_NMETA;                                         \
     const int n = mt[QP_M_N], m = mt[QP_M_M];                                               \
     const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];                                     \
-    const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];       \
+    HQP_MATS(mt);                                                                           \
+    HQP_VALS(mt, );                                                                         \
     REAL *D = vn + QP_V_D * ntot + xo, *Dt = vn + QP_V_R * ntot + xo;                       \
     REAL *q = vn + QP_V_Q * ntot + xo;                                                      \
     REAL *E = vm + QP_V_E * mtot + zo, *Et = vm + QP_V_YPREV * mtot + zo;                   \
@@ -87,13 +104,13 @@ static gala_status SUF(qp_scale_norms)(const gala_host_launch *L)
         (void)q;
         for (int j = 0; j < n; ++j) {
             REAL nrm = 0, dj = D[j];
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(E[ci[k]] * mv[k] * dj));
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * Pv[k] * D[Pc[k]]));
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(E[Tc[k]] * Tv[k] * dj));
             Dt[j] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
         }
         for (int i = 0; i < m; ++i) {
             REAL nrm = 0, ei = E[i];
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(ei * mv[k] * D[ci[k]]));
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(ei * Av[k] * D[Ac[k]]));
             Et[i] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
         }
     }
@@ -106,13 +123,17 @@ static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
     for (int g = 0; g < nlist; ++g) {
         HSCALE_QP;
         (void)Ap;
+        (void)Ac;
+        (void)Av;
         (void)Tp;
+        (void)Tc;
+        (void)Tv;
         for (int j = 0; j < n; ++j) D[j] *= Dt[j];
         for (int i = 0; i < m; ++i) E[i] *= Et[i];
         REAL sum = 0, qn = 0;
         for (int j = 0; j < n; ++j) {
             REAL nrm = 0, dj = D[j];
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * mv[k] * D[ci[k]]));
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * Pv[k] * D[Pc[k]]));
             sum += nrm;
             qn = SUF(qmax)(qn, SUF(qabs)(c * dj * q[j]));
         }
@@ -131,24 +152,23 @@ static gala_status SUF(qp_scale_apply)(const gala_host_launch *L)
         HSCALE_QP;
         (void)Dt;
         (void)Et;
-        (void)Ap;
         REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
         for (int j = 0; j < n; ++j) {
             REAL dj = D[j];
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) mv[k] *= c * dj * D[ci[k]];
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) mv[k] *= E[ci[k]] * dj;
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) Pv[k] *= c * dj * D[Pc[k]];
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) Tv[k] *= E[Tc[k]] * dj;
             q[j] *= c * dj;
         }
         for (int i = 0; i < m; ++i) {
             REAL ei = E[i];
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) mv[k] *= ei * D[ci[k]];
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) Av[k] *= ei * D[Ac[k]];
             REAL lv = l[i] * ei, uv = u[i] * ei;
             l[i] = lv;
             u[i] = uv;
             int t = 1;
             if (lv < -(REAL)QP_INFV && uv > (REAL)QP_INFV) t = 0;
             else if (uv - lv < (REAL)1e-4) t = 2;
-            ctype[zo + i] = rho_is_vec ? t : 1;
+            ctype[mt[QP_M_CO] + i] = rho_is_vec ? t : 1;
         }
     }
     return GALA_OK;
@@ -168,23 +188,28 @@ static gala_status SUF(qp_form_k)(const gala_host_launch *L)
     const int *ctype = HBUF(int, 11);
     REAL *K = HBUF(REAL, 12);
     const REAL sigma = HREAL(13);
+    const int lower = HINT(14);
     for (int g = 0; g < njobs; ++g) {
         if (!flag[g]) continue;
         const int *mt = meta + (ptrdiff_t)jqp[g] * QP_NMETA;
         const int n = mt[QP_M_N];
-        const ptrdiff_t zo = mt[QP_M_ZO];
-        const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];
+        const ptrdiff_t co = mt[QP_M_CO];
+        HQP_MATS(mt);
+        HQP_VALS(mt, const);
         const REAL rho = jrho[(ptrdiff_t)g * jrs + jro];
         REAL *Kb = K + (ptrdiff_t)jko[g] * QP_KALIGN;
+        memset(Kb, 0, sizeof(REAL) * (size_t)n * (size_t)n);
         for (int j = 0; j < n; ++j) {
             REAL *col = Kb + (ptrdiff_t)j * n;
-            for (int i = 0; i < n; ++i) col[i] = 0;
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) col[ci[k]] += mv[k];
+            const int lo = lower ? j : 0;
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+                if (Pc[k] >= lo) col[Pc[k]] += Pv[k];
             col[j] += sigma;
             for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                const int r = ci[k];
-                const REAL w = SUF(rho_row)(ctype[zo + r], rho) * mv[k];
-                for (int k2 = Ap[r]; k2 < Ap[r + 1]; ++k2) col[ci[k2]] += w * mv[k2];
+                const int r = Tc[k];
+                const REAL w = SUF(rho_row)(ctype[co + r], rho) * Tv[k];
+                for (int k2 = Ap[r]; k2 < Ap[r + 1]; ++k2)
+                    if (Ac[k2] >= lo) col[Ac[k2]] += w * Av[k2];
             }
         }
     }
@@ -275,24 +300,237 @@ static gala_status SUF(qp_mirror)(const gala_host_launch *L)
     return GALA_OK;
 }
 
-static gala_status SUF(qp_ax)(const gala_host_launch *L)
+static gala_status SUF(qp_expand)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *map = HBUF(int, 3);
+    const REAL *raw = HBUF(REAL, 4);
+    REAL *mv = HBUF(REAL, 5);
+    for (int g = 0; g < nlist; ++g) {
+        const int *mt = meta + (ptrdiff_t)list[g] * QP_NMETA;
+        const int pnz = mt[QP_M_PNZ], anz = mt[QP_M_ANZ];
+        const REAL *r = raw + mt[QP_M_RO];
+        const int *pm = map + mt[QP_M_PM], *am = map + mt[QP_M_AM];
+        HQP_VALS(mt, );
+        for (int e = 0; e < pnz; ++e) {
+            Pv[pm[2 * e]] = r[e];
+            if (pm[2 * e + 1] >= 0) Pv[pm[2 * e + 1]] = r[e];
+        }
+        for (int e = 0; e < anz; ++e) {
+            Av[am[e]] = r[pnz + e];
+            Tv[e] = r[pnz + e];
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_init)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    int *state = HBUF(int, 3);
+    REAL *info = HBUF(REAL, 4), *vn = HBUF(REAL, 5), *vm = HBUF(REAL, 7);
+    const ptrdiff_t ntot = HLONG(6), mtot = HLONG(8);
+    const int *hstat = HBUF(int, 9);
+    const REAL rho = HREAL(10);
+    const int rung0 = HINT(11), keep_rho = HINT(12);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
+        for (int j = 0; j < mt[QP_M_N]; ++j) D[j] = 1;
+        for (int i = 0; i < mt[QP_M_M]; ++i) E[i] = 1;
+        REAL *inf = info + (ptrdiff_t)b * QP_NINFO;
+        for (int k = 0; k < QP_NINFO; ++k)
+            if (!(k == QP_I_RHO && keep_rho)) inf[k] = k == QP_I_RHO ? rho : (k == QP_I_C ? (REAL)1 : (REAL)0);
+        int *st = state + (ptrdiff_t)b * QP_NSTATE;
+        st[QP_S_STATUS] = hstat[b] ? 12 : 0;
+        st[QP_S_ITER] = 0;
+        st[QP_S_RHOUPD] = 0;
+        st[QP_S_RUNG] = rung0;
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_reset)(const gala_host_launch *L)
+{
+    int *state = HBUF(int, 0);
+    const int *hstat = HBUF(int, 1);
+    const int nslots = HINT(2), keep = HINT(3), rung0 = HINT(4);
+    for (int b = 0; b < nslots; ++b) {
+        int *st = state + (ptrdiff_t)b * QP_NSTATE;
+        const int old = st[QP_S_STATUS];
+        st[QP_S_STATUS] = hstat[b] ? 12 : (keep && old == 9 ? 9 : 0);
+        st[QP_S_ITER] = 0;
+        st[QP_S_RHOUPD] = 0;
+        if (!keep) st[QP_S_RUNG] = rung0;
+    }
+    return GALA_OK;
+}
+
+static int SUF(kind)(REAL lv, REAL uv, int rho_is_vec)
+{
+    int t = 1;
+    if (lv < -(REAL)QP_INFV && uv > (REAL)QP_INFV) t = 0;
+    else if (uv - lv < (REAL)1e-4) t = 2;
+    return rho_is_vec ? t : 1;
+}
+
+static gala_status SUF(qp_shared_apply)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    REAL *vn = HBUF(REAL, 3), *vm = HBUF(REAL, 5), *info = HBUF(REAL, 7);
+    const ptrdiff_t ntot = HLONG(4), mtot = HLONG(6);
+    const int *ctype = HBUF(int, 8);
+    int *state = HBUF(int, 9), *hstat = HBUF(int, 10);
+    const int rho_is_vec = HINT(11);
+    const int r = list[0];
+    const int *mr = meta + (ptrdiff_t)r * QP_NMETA;
+    const REAL *D0 = vn + QP_V_D * ntot + mr[QP_M_XO], *E0 = vm + QP_V_E * mtot + mr[QP_M_ZO];
+    const REAL c = info[(ptrdiff_t)r * QP_NINFO + QP_I_C];
+    for (int g = 1; g < nlist; ++g) {
+        const int b = list[g];
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
+        REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
+        REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
+        for (int j = 0; j < n; ++j) {
+            D[j] = D0[j];
+            q[j] *= c * D0[j];
+        }
+        int first = -1;
+        for (int i = 0; i < m; ++i) {
+            const REAL e = E0[i];
+            E[i] = e;
+            l[i] *= e;
+            u[i] *= e;
+            if (first < 0 && SUF(kind)(l[i], u[i], rho_is_vec) != ctype[mr[QP_M_CO] + i]) first = i;
+        }
+        info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c;
+        if (hstat[b] == QP_H_HOST) {
+            /* invalid data: stays so whatever its kinds */
+        } else if (first >= 0) {
+            hstat[b] = QP_H_KIND + first;
+            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 12;
+        } else if (hstat[b] >= QP_H_KIND) {
+            hstat[b] = 0;
+            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 0;
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    REAL *vn = HBUF(REAL, 3), *vm = HBUF(REAL, 5);
+    const ptrdiff_t ntot = HLONG(4), mtot = HLONG(6);
+    const REAL *info = HBUF(REAL, 7);
+    int *ctype = HBUF(int, 8), *refac = HBUF(int, 9), *cnt = HBUF(int, 10);
+    const int which = HINT(11), shared = HINT(12), rho_is_vec = HINT(13);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        const REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
+        REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
+        REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
+        int *ct = ctype + mt[QP_M_CO];
+        const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
+        if (which & 1)
+            for (int j = 0; j < n; ++j) q[j] *= c * D[j];
+        int changed = 0;
+        for (int i = 0; i < m; ++i) {
+            if (which & 2) l[i] *= E[i];
+            if (which & 4) u[i] *= E[i];
+            const int t = SUF(kind)(l[i], u[i], rho_is_vec);
+            if (t != ct[i]) {
+                changed = 1;
+                if (!shared) ct[i] = t;
+            }
+        }
+        if (changed) {
+            if (shared) cnt[0]++;
+            else refac[b] = 1;
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_warm)(const gala_host_launch *L)
 {
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     const int *rp = HBUF(int, 3), *ci = HBUF(int, 4);
-    const REAL *mv = HBUF(REAL, 5), *vn = HBUF(REAL, 6);
-    REAL *vm = HBUF(REAL, 8);
+    const REAL *mv = HBUF(REAL, 5);
+    REAL *vn = HBUF(REAL, 6), *vm = HBUF(REAL, 8);
     const ptrdiff_t ntot = HLONG(7), mtot = HLONG(9);
+    const REAL *info = HBUF(REAL, 10);
+    const int which = HINT(11);
     for (int g = 0; g < nlist; ++g) {
-        const int *mt = meta + (ptrdiff_t)list[g] * QP_NMETA;
-        const int *Ap = rp + mt[QP_M_AP];
-        const REAL *x = vn + QP_V_X * ntot + mt[QP_M_XO];
-        REAL *z = vm + QP_V_Z * mtot + mt[QP_M_ZO];
-        for (int i = 0; i < mt[QP_M_M]; ++i) {
-            REAL s = 0;
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) s += mv[k] * x[ci[k]];
-            z[i] = s;
+        const int b = list[g];
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+        const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
+        const REAL *Av = mv + mt[QP_M_AV];
+        REAL *x = vn + QP_V_X * ntot + xo, *y = vm + QP_V_Y * mtot + zo, *z = vm + QP_V_Z * mtot + zo;
+        const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_W * mtot + zo;
+        const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
+        const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
+        if (which & 1)
+            for (int j = 0; j < n; ++j) x[j] = xr[j] / D[j];
+        if (which & 2)
+            for (int i = 0; i < m; ++i) y[i] = c * yr[i] / E[i];
+        if (which & 1)
+            for (int i = 0; i < m; ++i) {
+                REAL sum = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) sum += Av[k] * x[Ac[k]];
+                z[i] = sum;
+            }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_unscale)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    REAL *vn = HBUF(REAL, 3), *vm = HBUF(REAL, 5);
+    const ptrdiff_t ntot = HLONG(4), mtot = HLONG(6);
+    const REAL *info = HBUF(REAL, 7);
+    const int *state = HBUF(int, 8);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int st = state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS];
+        const int sol = st == 1 || st == 2 || st == 7 || st == 8 || st == 10;
+        const int pinf = st == 3 || st == 4, dinf = st == 5 || st == 6;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+        const REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+        const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
+        const REAL *y = vm + QP_V_Y * mtot + zo, *yp = vm + QP_V_YPREV * mtot + zo;
+        const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
+        REAL *ox = vn + QP_V_W2 * ntot + xo, *oy = vm + QP_V_W * mtot + zo;
+        const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
+        REAL sx = 0, sy = 0;
+        for (int j = 0; j < n; ++j) {
+            ox[j] = sol ? D[j] * x[j] : (dinf ? D[j] * (x[j] - xp[j]) : (REAL)0);
+            sx = SUF(qmax)(sx, SUF(qabs)(ox[j]));
         }
+        for (int i = 0; i < m; ++i) {
+            oy[i] = sol ? E[i] * y[i] / c : (pinf ? E[i] * SUF(polar)(y[i] - yp[i], l[i], u[i]) : (REAL)0);
+            sy = SUF(qmax)(sy, SUF(qabs)(oy[i]));
+        }
+        if (dinf && sx > 0)
+            for (int j = 0; j < n; ++j) ox[j] /= sx;
+        if (pinf && sy > 0)
+            for (int i = 0; i < m; ++i) oy[i] /= sy;
     }
     return GALA_OK;
 }
@@ -337,7 +575,8 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
     const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
     const int n = mt[QP_M_N], m = mt[QP_M_M];
     const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
-    const int *Pp = rp + mt[QP_M_PP], *Ap = rp + mt[QP_M_AP], *Tp = rp + mt[QP_M_TP];
+    HQP_MATS(mt);
+    HQP_VALS(mt, const);
     int *st = state + (ptrdiff_t)b * QP_NSTATE;
     REAL *inf = info + (ptrdiff_t)b * QP_NINFO;
     const REAL *Kb;
@@ -356,7 +595,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
     REAL *yp = vm + QP_V_YPREV * mtot + zo;
     const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     const REAL *E = vm + QP_V_E * mtot + zo;
-    const int *ct = ctype + zo;
+    const int *ct = ctype + mt[QP_M_CO];
     const int refine = (int)HDEF("REFINE", 0);
     REAL *w = vm + QP_V_W * mtot + zo, *w2 = vn + QP_V_W2 * ntot + xo;
     for (int it = 0; do_iter && it < iters; ++it) {
@@ -364,8 +603,8 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
         for (int j = 0; j < n; ++j) {
             REAL s = sigma * x[j] - q[j];
             for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                const int i = ci[k];
-                s += mv[k] * (SUF(rho_row)(ct[i], rho) * z[i] - y[i]);
+                const int i = Tc[k];
+                s += Tv[k] * (SUF(rho_row)(ct[i], rho) * z[i] - y[i]);
             }
             r[j] = s;
         }
@@ -389,13 +628,13 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
             /* w = ρ∘(A x̃); r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r */
             for (int i = 0; i < m; ++i) {
                 REAL a = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += mv[k] * xt[ci[k]];
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * xt[Ac[k]];
                 w[i] = SUF(rho_row)(ct[i], rho) * a;
             }
             for (int j = 0; j < n; ++j) {
                 REAL kx = sigma * xt[j];
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += mv[k] * xt[ci[k]];
-                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += mv[k] * w[ci[k]];
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += Pv[k] * xt[Pc[k]];
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += Tv[k] * w[Tc[k]];
                 r[j] -= kx;
             }
             for (int i = 0; i < n; ++i) {
@@ -409,7 +648,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
         for (int i = 0; i < n; ++i) x[i] = alpha * xt[i] + ((REAL)1 - alpha) * x[i];
         for (int i = 0; i < m; ++i) {
             REAL zt = 0;
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += mv[k] * xt[ci[k]];
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * xt[Ac[k]];
             const REAL rh = SUF(rho_row)(ct[i], rho);
             const REAL zold = z[i], yold = y[i];
             const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
@@ -428,7 +667,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
     REAL prim = 0, prims = 0, ptol = 0, ptols = 0, sup = 0, ndy = 0, lhs = 0;
     for (int i = 0; i < m; ++i) {
         REAL ax = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += mv[k] * x[ci[k]];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += Av[k] * x[Ac[k]];
         const REAL sc = U ? (REAL)1 / E[i] : (REAL)1;
         const REAL pr = SUF(qabs)(ax - z[i]);
         const REAL an = SUF(qmax)(SUF(qabs)(ax), SUF(qabs)(z[i]));
@@ -447,14 +686,14 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
     for (int j = 0; j < n; ++j) {
         REAL px = 0, aty = 0, atdy = 0, pdx = 0;
         for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
-            const int c = ci[k];
-            px += mv[k] * x[c];
-            pdx += mv[k] * (x[c] - xp[c]);
+            const int c = Pc[k];
+            px += Pv[k] * x[c];
+            pdx += Pv[k] * (x[c] - xp[c]);
         }
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-            const int i = ci[k];
-            aty += mv[k] * y[i];
-            atdy += mv[k] * SUF(polar)(y[i] - yp[i], l[i], u[i]);
+            const int i = Tc[k];
+            aty += Tv[k] * y[i];
+            atdy += Tv[k] * SUF(polar)(y[i] - yp[i], l[i], u[i]);
         }
         const REAL sc = U ? (REAL)1 / D[j] : (REAL)1;
         const REAL dr = SUF(qabs)(px + q[j] + aty);
@@ -475,7 +714,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
     const REAL tols[2] = {eps_dinf * ndx, 10 * eps_dinf * ndx};
     for (int i = 0; i < m; ++i) {
         REAL adx = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += mv[k] * (x[ci[k]] - xp[ci[k]]);
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += Av[k] * (x[Ac[k]] - xp[Ac[k]]);
         if (U) adx /= E[i];
         for (int p = 0; p < 2; ++p)
             viol[p] += ((u[i] < (REAL)QP_INFV && adx > tols[p]) ||
