@@ -124,7 +124,8 @@ def main():
             doc = json.load(f)
         runs = doc["results"] if isinstance(doc, dict) else doc
         for r in runs:
-            if r.get("family") != a.family:
+            # only the timed batch rows (bench_qp also writes cold first calls and phases)
+            if r.get("family") != a.family or "qps_per_s" not in r:
                 continue
             g = r.get("obj_first", [])
             if isinstance(g, str):

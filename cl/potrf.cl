@@ -147,12 +147,20 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
     int ev = 0;
     LOCAL REAL *cb = col + slot * N;
     LOCAL int *fl = nf + slot * N;
+    /* Every index of r[] is a compile-time constant once the k loops are unrolled: NVIDIA's
+     * OpenCL compiler does not unroll this j loop (it holds a barrier), and any r[j] there
+     * put r on the stack (ptxas: 32 to 512 bytes, the kernel ran at a third of its CUDA
+     * twin's speed). So r[j] is read by a select over k and written in the update loop. */
     UNROLL_LOOP
     for (int j = 0; j < N; ++j) {
         LOCAL REAL *c = cb + (j & 1) * WG;
+        REAL rj = r[0];
+        UNROLL_LOOP
+        for (int k = 1; k < N; ++k)
+            if (k == j) rj = r[k];
         if (active && row >= j) {
-            if (row < ncols) c[row] = r[j];
-            if (row < N && !gala_finite(r[j])) fl[j] = 1;
+            if (row < ncols) c[row] = rj;
+            if (row < N && !gala_finite(rj)) fl[j] = 1;
         }
         LOCAL_BARRIER();
         if (j < ncols && !dead) {
@@ -162,18 +170,16 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                 else if (d <= (REAL)0) ev = j0 + j + 1;
             }
             const REAL sd = sqrt(d);
-            if (row == j) {
-                r[j] = sd;
-            } else if (row > j) {
-                const REAL l = r[j] / sd;
-                const REAL li = l / sd;
-                r[j] = l;
-                /* constant trip count (k > j as a test, not as the start): NVIDIA's OpenCL
-                 * compiler unrolls only such loops, and keeps r[] in registers only when
-                 * every index is constant (with k = j + 1 .. N it put r on the stack) */
+            if (row >= j) {
+                /* row == j: the diagonal becomes sqrt(d); row > j: l = r[j] / sqrt(d), and
+                 * r[k] -= l·c[k] / sqrt(d) for k > j */
+                const REAL l = row == j ? sd : rj / sd;
+                const REAL li = row == j ? (REAL)0 : l / sd;
                 UNROLL_LOOP
-                for (int k = 1; k < N; ++k)
-                    if (k > j) r[k] -= li * c[k];
+                for (int k = 0; k < N; ++k) {
+                    if (k == j) r[k] = l;
+                    else if (k > j) r[k] -= li * c[k];
+                }
             }
         }
     }

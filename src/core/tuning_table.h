@@ -61,9 +61,9 @@
  * kernels several times faster and a CPU does not need them in registers). */
 {"trtri.fused_max", 0, NULL, NULL, 0, 64},
 {"trtri.nb", 0, NULL, NULL, 0, 64},
+/* trtri.cpt = 1 everywhere: H200, 2026-11-22, batched n = 32, batch 50000, float: OpenCL
+ * 0.343 ms with 1 against 0.518 ms with 2, CUDA 0.348 against 0.403 ms (n = 64: equal). */
 {"trtri.cpt", 0, NULL, NULL, 0, 1},
-{"trtri.cpt", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 2},
-{"trtri.cpt", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 2},
 {"trtri.wg", 0, NULL, NULL, 0, 128},
 {"trtri.ts", 0, NULL, NULL, 0, 64},
 {"trtri.ts", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 128},
