@@ -74,11 +74,11 @@ trtri-torch   trtri     25  15
 trtri-ocl     trtri     20  10
 trtri-cuda    trtri     20  10
 potrf-torch   potrf     50  25
-potrf-ocl     potrf     80  30
-potrf-cuda    potrf     45  20
+potrf-ocl     potrf    100  30
+potrf-cuda    potrf     90  20
 qp-ocl        qp        50  20
 qp-cuda       qp        40  20
-qp-hetero     qp        20  10
+qp-hetero     qp        35  10
 qp-host       qp        10   8
 qp-osqp       qp        30  15
 ldlt-ocl      ldlt      40  20
@@ -259,7 +259,9 @@ s_qp_cuda() { s_qp cuda --backend cuda "$1"; }
 s_qp_hetero() {
     need "$BIN/bench_qp"
     "$BIN/bench_qp" --backend opencl --platform nvidia --family hetero,uniform --batches 1000 \
-        --json "$W/gala_qp_hetero_ocl.json"
+        --json "$W/gala_qp_hetero_ocl.json" &&
+        "$BIN/bench_qp" --backend cuda --family hetero,uniform --batches 1000 \
+            --json "$W/gala_qp_hetero_cuda.json"
 }
 s_qp_host() {
     need "$BIN/bench_qp"
