@@ -52,9 +52,10 @@
  * columns), coalesced reads down the stored columns; the block's minimum goes to tmp.
  * potrf_scan_finish: one work-item per matrix takes the minimum over its blocks.
  *
- * gala-defines: N=32 WG=128 UNROLL=1
+ * gala-defines: N=32 WG=128 UNROLL=1 SEL=1
  * -D parameters: N (panel width and register row length, a power of two <= 64),
- *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1).
+ *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
+ *                SEL (0 or 1: how potrf_panel indexes its register row, see there).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -147,17 +148,23 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
     int ev = 0;
     LOCAL REAL *cb = col + slot * N;
     LOCAL int *fl = nf + slot * N;
-    /* Every index of r[] is a compile-time constant once the k loops are unrolled: NVIDIA's
-     * OpenCL compiler does not unroll this j loop (it holds a barrier), and any r[j] there
-     * put r on the stack (ptxas: 32 to 512 bytes, the kernel ran at a third of its CUDA
-     * twin's speed). So r[j] is read by a select over k and written in the update loop. */
+    /* SEL = 1: every index of r[] is a compile-time constant once the k loops are unrolled.
+     * NVIDIA's OpenCL compiler does not unroll this j loop (it holds a barrier), and any r[j]
+     * there put r on the stack (ptxas: 32 to 512 bytes; the kernel ran at a third of its
+     * CUDA twin's speed), so r[j] is read by a select over k and written in the update
+     * loop. SEL = 0: plain r[j], for compilers that unroll the j loop too (NVRTC, where the
+     * selects made N = 64 four times slower) and CPUs (r is memory there anyway). */
     UNROLL_LOOP
     for (int j = 0; j < N; ++j) {
         LOCAL REAL *c = cb + (j & 1) * WG;
+#if SEL
         REAL rj = r[0];
         UNROLL_LOOP
         for (int k = 1; k < N; ++k)
             if (k == j) rj = r[k];
+#else
+        const REAL rj = r[j];
+#endif
         if (active && row >= j) {
             if (row < ncols) c[row] = rj;
             if (row < N && !gala_finite(rj)) fl[j] = 1;
@@ -170,6 +177,7 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                 else if (d <= (REAL)0) ev = j0 + j + 1;
             }
             const REAL sd = sqrt(d);
+#if SEL
             if (row >= j) {
                 /* row == j: the diagonal becomes sqrt(d); row > j: l = r[j] / sqrt(d), and
                  * r[k] -= l·c[k] / sqrt(d) for k > j */
@@ -181,6 +189,18 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                     else if (k > j) r[k] -= li * c[k];
                 }
             }
+#else
+            if (row == j) {
+                r[j] = sd;
+            } else if (row > j) {
+                const REAL l = rj / sd;
+                const REAL li = l / sd;
+                r[j] = l;
+                UNROLL_LOOP
+                for (int k = 1; k < N; ++k)
+                    if (k > j) r[k] -= li * c[k];
+            }
+#endif
         }
     }
 
