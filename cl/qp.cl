@@ -855,6 +855,44 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
     } while (0)
 #endif
 
+/* The tile of a work-group in qp_admm and qp_check (same parameter names in both):
+ * QP_TILE_FIRST sets B0 to the first QP of tile g that is still running (-1: none);
+ * QP_TILE_CACHE has work-items t < TB put QP t's index, activity, vector offsets, K⁻¹ offset
+ * (its own or its ladder rung's) and ρ into the local arrays cqp, cact, cxo, czo, cko, crho. */
+#define QP_TILE_FIRST(B0)                                                                   \
+    do {                                                                                    \
+        for (int t_ = 0; t_ < TB; ++t_) {                                                   \
+            const gidx li_ = g * TB + t_;                                                   \
+            const int b_ = li_ < nlist ? list[li_] : -1;                                    \
+            if (b_ >= 0 && state[(gidx)b_ * NSTATE + S_STATUS] == 0) {                      \
+                (B0) = b_;                                                                  \
+                break;                                                                      \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#define QP_TILE_CACHE(B0)                                                                   \
+    do {                                                                                    \
+        if (lid < TB) {                                                                     \
+            const int t_ = lid;                                                             \
+            const gidx li_ = g * TB + t_;                                                   \
+            const int b_ = li_ < nlist ? list[li_] : -1;                                    \
+            const int act_ = b_ >= 0 && state[(gidx)b_ * NSTATE + S_STATUS] == 0;           \
+            cqp[t_] = b_;                                                                   \
+            cact[t_] = act_;                                                                \
+            const int bb_ = act_ ? b_ : ((B0) < 0 ? 0 : (B0));                              \
+            cxo[t_] = meta[(gidx)bb_ * NMETA + M_XO];                                       \
+            czo[t_] = meta[(gidx)bb_ * NMETA + M_ZO];                                       \
+            if (nrungs > 0) {                                                               \
+                const int rung_ = state[(gidx)bb_ * NSTATE + S_RUNG];                       \
+                cko[t_] = ((gidx)lad_ko + (gidx)rung_ * lad_ks) * KALIGN;                   \
+                crho[t_] = lrho[rung_];                                                     \
+            } else {                                                                        \
+                cko[t_] = (gidx)meta[(gidx)bb_ * NMETA + M_KO] * KALIGN;                    \
+                crho[t_] = info[(gidx)bb_ * NINFO + I_RHO];                                 \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+
 /* result slots per column */
 #define R_PRIM 0
 #define R_PRIMS 1
@@ -919,11 +957,7 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
         const gidx g = GRP(0);
         /* the QPs of this group; b0 is a valid one whose n, m and matrices all share */
         int b0 = -1;
-        for (int t = 0; t < TB; ++t) {
-            gidx li = g * TB + t;
-            int b = li < nlist ? list[li] : -1;
-            if (b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0) { b0 = b; break; }
-        }
+        QP_TILE_FIRST(b0);
         /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
          * barriers, for PoCL) */
         GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
@@ -933,25 +967,7 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
         QP_VALS(mt, GLOBAL const);
         const gidx co = mt[M_CO]; /* row kinds: the QP's own (TB = 1) or the tile's shared */
         (void)co;
-        if (lid < TB) {
-            const int t = lid;
-            gidx li = g * TB + t;
-            int b = li < nlist ? list[li] : -1;
-            int act = b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0;
-            cqp[t] = b;
-            cact[t] = act;
-            int bb = act ? b : (b0 < 0 ? 0 : b0);
-            cxo[t] = meta[(gidx)bb * NMETA + M_XO];
-            czo[t] = meta[(gidx)bb * NMETA + M_ZO];
-            if (nrungs > 0) {
-                int rung = state[(gidx)bb * NSTATE + S_RUNG];
-                cko[t] = ((gidx)lad_ko + (gidx)rung * lad_ks) * KALIGN;
-                crho[t] = lrho[rung];
-            } else {
-                cko[t] = (gidx)meta[(gidx)bb * NMETA + M_KO] * KALIGN;
-                crho[t] = info[(gidx)bb * NINFO + I_RHO];
-            }
-        }
+        QP_TILE_CACHE(b0);
         LOCAL_BARRIER();
 #if VLOCAL
         for (int idx = lid; idx < TB * n; idx += WG) {
@@ -1093,11 +1109,7 @@ KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int n
         const gidx g = GRP(0);
         /* the QPs of this group; b0 is a valid one whose n, m and matrices all share */
         int b0 = -1;
-        for (int t = 0; t < TB; ++t) {
-            gidx li = g * TB + t;
-            int b = li < nlist ? list[li] : -1;
-            if (b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0) { b0 = b; break; }
-        }
+        QP_TILE_FIRST(b0);
         /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
          * barriers, for PoCL) */
         GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
@@ -1106,25 +1118,7 @@ KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int n
         QP_VALS(mt, GLOBAL const);
         const gidx co = mt[M_CO];
         (void)co;
-        if (lid < TB) {
-            const int t = lid;
-            gidx li = g * TB + t;
-            int b = li < nlist ? list[li] : -1;
-            int act = b >= 0 && state[(gidx)b * NSTATE + S_STATUS] == 0;
-            cqp[t] = b;
-            cact[t] = act;
-            int bb = act ? b : (b0 < 0 ? 0 : b0);
-            cxo[t] = meta[(gidx)bb * NMETA + M_XO];
-            czo[t] = meta[(gidx)bb * NMETA + M_ZO];
-            if (nrungs > 0) {
-                int rung = state[(gidx)bb * NSTATE + S_RUNG];
-                cko[t] = ((gidx)lad_ko + (gidx)rung * lad_ks) * KALIGN;
-                crho[t] = lrho[rung];
-            } else {
-                cko[t] = (gidx)meta[(gidx)bb * NMETA + M_KO] * KALIGN;
-                crho[t] = info[(gidx)bb * NINFO + I_RHO];
-            }
-        }
+        QP_TILE_CACHE(b0);
         LOCAL_BARRIER();
         const int U = !scaled_term;
         const int t = lid % TB, rstep = WG / TB;
