@@ -35,11 +35,16 @@
 {"la.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
 {"potrf.fused_max", 0, NULL, NULL, 0, 64},
 /* potrf.select (-D SEL of potrf_panel): read and write the register row by selects with
- * constant indices. H200, 2026-11-22: NVIDIA's OpenCL 2-3.3x faster with it (batched n = 32
- * double 1.765 -> 0.538 ms; n = 128 float 3.46 -> 1.90 ms); CUDA (NVRTC) 1.1-4.3x slower
- * (n = 64 float 0.835 -> 3.57 ms), so only NVIDIA's OpenCL has it. */
+ * constant indices, for register rows of N <= potrf.select_max. H200, 2026-11-22: NVIDIA's
+ * OpenCL 2-3.3x faster with it at every N (batched n = 32 double 1.765 -> 0.538 ms; n = 128
+ * float 3.46 -> 1.90 ms). CUDA (NVRTC): N = 64 up to 4.3x slower (n = 64 float 0.835 -> 3.57
+ * ms), N = 8 and 16 equal, N = 32 float 7 % slower but double 15 % faster (0.627 -> 0.531
+ * ms), so CUDA uses it for double rows of N <= 32 only. */
 {"potrf.select", 0, NULL, NULL, 0, 0},
 {"potrf.select", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 1},
+{"potrf.select", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 1},
+{"potrf.select_max", 0, NULL, NULL, 0, 64},
+{"potrf.select_max", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 32},
 {"la.min_bucket", 0, NULL, NULL, 0, 8},
 {"la.min_bucket", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 32},
 {"potrf.nb", 0, NULL, NULL, 0, 64},

@@ -55,7 +55,8 @@ static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, co
     gala_key_def(&key, "N", N);
     gala_key_def(&key, "WG", wg);
     gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
-    gala_key_def(&key, "SEL", gala_tune(ctx, "potrf.select", dt, 0) != 0);
+    gala_key_def(&key, "SEL", gala_tune(ctx, "potrf.select", dt, 0) != 0 &&
+                                  N <= gala_tune(ctx, "potrf.select_max", dt, 64));
     return gala_kernel_get(ctx, &key, name, k);
 }
 
