@@ -422,7 +422,10 @@ static gala_status check_var_overlap(gala_context *ctx, const char *fn, const in
             iv[k++] = (tr_iv){a_off[b], a_off[b] + ea, 0, b};
         }
     }
-    qsort(iv, k, sizeof *iv, iv_cmp);
+    /* callers usually lay matrices out in order: sort only when they are not */
+    int sorted = 1;
+    for (size_t i = 1; i < k && sorted; ++i) sorted = iv_cmp(&iv[i - 1], &iv[i]) <= 0;
+    if (!sorted) qsort(iv, k, sizeof *iv, iv_cmp);
     size_t end_all = 0, end_out = 0;
     int id_all = -1, id_out = -1;
     gala_status s = GALA_OK;
@@ -629,11 +632,17 @@ gala_status gala_trtri_vbatched(gala_context *ctx, gala_uplo uplo, gala_diag dia
         const size_t ea = gala_mat_extent((size_t)n[b], (size_t)n[b], (size_t)lda[b], &ovf);
         const size_t eb = gala_mat_extent((size_t)n[b], (size_t)n[b], (size_t)ldb[b], &ovf);
         if (ovf) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d: sizes overflow", fn, b);
-        char name[32];
-        snprintf(name, sizeof name, "A (matrix %d)", b);
-        GALA_TRY(gala_check_buf(ctx, fn, name, A, dt, a_off[b], ea));
-        snprintf(name, sizeof name, "B (matrix %d)", b);
-        GALA_TRY(gala_check_buf(ctx, fn, name, B, dt, b_off[b], eb));
+        /* the matrix number is formatted only on failure: this loop runs for every matrix
+         * of the batch (an snprintf per matrix was half of the host time of 50000 small
+         * matrices) */
+        gala_status s = gala_check_buf(ctx, fn, "A", A, dt, a_off[b], ea);
+        if (s == GALA_OK) s = gala_check_buf(ctx, fn, "B", B, dt, b_off[b], eb);
+        if (s != GALA_OK) {
+            char num[40];
+            snprintf(num, sizeof num, " (matrix %d)", b);
+            gala_error_append(ctx, num);
+            return s;
+        }
     }
     GALA_TRY(check_var_overlap(ctx, fn, n, A, a_off, lda, B, b_off, ldb, batch));
     if (info)
