@@ -759,6 +759,22 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
  * TB > 1: work-item (QP group tg, row slot i0) computes rows i0 + r·⌈n/RB⌉, r < RB, for
  *   the QB QPs t0 .. t0 + QB − 1: per column one load of K⁻¹ per row serves QB products
  *   (the QPs of one rung share K⁻¹), one load of R per QP serves RB rows. */
+/* SUM = Σ_{J0 <= j < J1} Kt[j·n]·VR(0, j): part of row i of K⁻¹ (Kt = K⁻¹ + i; K⁻¹ is
+ * column-major, so neighbouring work-items read neighbouring addresses) times the right-hand
+ * side of QP 0 of the tile, with four partial sums to keep four loads in flight. */
+#define QP_KDOT(Kt, J0, J1, SUM)                                                            \
+    do {                                                                                    \
+        REAL a0_ = 0, a1_ = 0, a2_ = 0, a3_ = 0;                                            \
+        int j_ = (J0);                                                                      \
+        for (; j_ + 4 <= (J1); j_ += 4) {                                                   \
+            a0_ += (Kt)[(gidx)j_ * n] * VR(0, j_);                                          \
+            a1_ += (Kt)[(gidx)(j_ + 1) * n] * VR(0, j_ + 1);                                \
+            a2_ += (Kt)[(gidx)(j_ + 2) * n] * VR(0, j_ + 2);                                \
+            a3_ += (Kt)[(gidx)(j_ + 3) * n] * VR(0, j_ + 3);                                \
+        }                                                                                   \
+        for (; j_ < (J1); ++j_) a0_ += (Kt)[(gidx)j_ * n] * VR(0, j_);                      \
+        (SUM) = (a0_ + a1_) + (a2_ + a3_);                                                  \
+    } while (0)
 #if KSPLIT > 1
 #define QP_KINV(SECOND, FINAL)                                                               \
     do {                                                                                    \
@@ -767,16 +783,9 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
             const int ks = idx / n, i = idx - ks * n;                                       \
             const int j0 = ks * ch_, j1 = j0 + ch_ < n ? j0 + ch_ : n;                      \
             GLOBAL const REAL *Kt = K + cko[0] + i;                                         \
-            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
-            int j = j0;                                                                     \
-            for (; j + 4 <= j1; j += 4) {                                                   \
-                a0 += Kt[(gidx)j * n] * VR(0, j);                                           \
-                a1 += Kt[(gidx)(j + 1) * n] * VR(0, j + 1);                                 \
-                a2 += Kt[(gidx)(j + 2) * n] * VR(0, j + 2);                                 \
-                a3 += Kt[(gidx)(j + 3) * n] * VR(0, j + 3);                                 \
-            }                                                                               \
-            for (; j < j1; ++j) a0 += Kt[(gidx)j * n] * VR(0, j);                          \
-            lks[ks * NCAP + i] = (a0 + a1) + (a2 + a3);                                     \
+            REAL part_;                                                                     \
+            QP_KDOT(Kt, j0, j1, part_);                                                     \
+            lks[ks * NCAP + i] = part_;                                                     \
         }                                                                                   \
         LOCAL_BARRIER();                                                                    \
         for (int i = lid; i < n && cact[0]; i += WG) {                                      \
@@ -792,16 +801,8 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
     do {                                                                                    \
         for (int i = lid; i < n && cact[0]; i += WG) {                                      \
             GLOBAL const REAL *Kt = K + cko[0] + i;                                         \
-            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
-            int j = 0;                                                                      \
-            for (; j + 4 <= n; j += 4) {                                                    \
-                a0 += Kt[(gidx)j * n] * VR(0, j);                                           \
-                a1 += Kt[(gidx)(j + 1) * n] * VR(0, j + 1);                                 \
-                a2 += Kt[(gidx)(j + 2) * n] * VR(0, j + 2);                                 \
-                a3 += Kt[(gidx)(j + 3) * n] * VR(0, j + 3);                                 \
-            }                                                                               \
-            for (; j < n; ++j) a0 += Kt[(gidx)j * n] * VR(0, j);                            \
-            const REAL sum = (a0 + a1) + (a2 + a3);                                         \
+            REAL sum;                                                                       \
+            QP_KDOT(Kt, 0, n, sum);                                                         \
             const REAL xt = (SECOND) ? VXT(0, i) + sum : sum;                               \
             VXT(0, i) = xt;                                                                 \
             if (FINAL) VX(0, i) = alpha * xt + ((REAL)1 - alpha) * VX(0, i);                \
