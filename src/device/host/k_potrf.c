@@ -21,6 +21,27 @@ static ptrdiff_t desc_off(const int *d, int k)
                        ((unsigned long long)(unsigned int)d[k + 1] << 32));
 }
 
+/* Matrix s of a launch: its order, leading dimension, base offset and info slot (from the
+ * launch's uniform arguments, or from descriptor s when vb: src/la/la_common.h). */
+typedef struct {
+    int n, ld, idx;
+    ptrdiff_t base;
+} hmat;
+
+static hmat mat_at(int s, int n, int lda, ptrdiff_t ao, ptrdiff_t as, const int *desc,
+                   ptrdiff_t dofs, int vb)
+{
+    hmat m = {n, lda, s, ao + (ptrdiff_t)s * as};
+    if (vb) {
+        const int *d = desc + (dofs + s) * DSZ;
+        m.n = d[0];
+        m.ld = d[1];
+        m.base = desc_off(d, 2);
+        m.idx = d[4];
+    }
+    return m;
+}
+
 /* offset of logical L(i, j) */
 static ptrdiff_t lidx(ptrdiff_t i, ptrdiff_t j, ptrdiff_t ld, int up)
 {
@@ -84,15 +105,9 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
     REAL *W = NULL, colj[64];
     size_t cap = 0;
     for (int s = 0; s < count; ++s) {
-        int nb = n, ld = lda, idx = s;
-        ptrdiff_t base = ao + (ptrdiff_t)s * as;
-        if (vb) {
-            const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = desc_off(d, 2);
-            idx = d[4];
-        }
+        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+        const int nb = mm.n, ld = mm.ld, idx = mm.idx;
+        const ptrdiff_t base = mm.base;
         const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
         const int ncols = imin(N, imin(wlim, nb) - j0);
         const int mrows = head ? imin(N, nb - j0) : nb - j0; /* HEAD: rows < N only */
@@ -160,14 +175,9 @@ static gala_status SUF(potrf_scan)(const gala_host_launch *L)
     int *tmp = HBUF(int, 11);
     const ptrdiff_t to = HLONG(12);
     for (int s = 0; s < count; ++s) {
-        int nb = n, ld = lda;
-        ptrdiff_t base = ao + (ptrdiff_t)s * as;
-        if (vb) {
-            const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = desc_off(d, 2);
-        }
+        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+        const int nb = mm.n, ld = mm.ld;
+        const ptrdiff_t base = mm.base;
         for (int blk = 0; blk < nblk; ++blk) {
             int best = BIGCOL;
             for (int c = blk * 64; c < imin(nb, blk * 64 + 64); ++c) {
@@ -341,14 +351,9 @@ static gala_status SUF(lauum_fused)(const gala_host_launch *L)
     const int vb = HINT(10);
     const int N = (int)HDEF("N", 32);
     for (int s = 0; s < count; ++s) {
-        int nb = n, ld = lda;
-        ptrdiff_t base = ao + (ptrdiff_t)s * as;
-        if (vb) {
-            const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = desc_off(d, 2);
-        }
+        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+        const int nb = mm.n, ld = mm.ld;
+        const ptrdiff_t base = mm.base;
         const int nbk = imin(N, nb - j0);
         if (nbk <= 0) continue;
         REAL *T = A + base + lidx(j0, j0, ld, up);
@@ -374,14 +379,9 @@ static gala_status SUF(trmm_lt)(const gala_host_launch *L)
     const int vb = HINT(11);
     const int N = (int)HDEF("N", 32);
     for (int s = 0; s < count; ++s) {
-        int nb = n, ld = lda;
-        ptrdiff_t base = ao + (ptrdiff_t)s * as;
-        if (vb) {
-            const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = desc_off(d, 2);
-        }
+        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+        const int nb = mm.n, ld = mm.ld;
+        const ptrdiff_t base = mm.base;
         const int nbk = imin(N, nb - I);
         if (nbk <= 0) continue;
         REAL *W = A + base;
