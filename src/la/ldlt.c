@@ -11,7 +11,6 @@
  * pivot counts) lives in a device int array read back at the end.
  */
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,14 +146,6 @@ static void clear_results(int batch, int *info, int *inertia)
     if (inertia) memset(inertia, 0, (size_t)batch * 2 * sizeof *inertia);
 }
 
-static gala_status check_uplo(gala_context *ctx, const char *fn, gala_uplo uplo)
-{
-    if (uplo != GALA_LOWER && uplo != GALA_UPPER)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: uplo = %d is not GALA_LOWER or GALA_UPPER",
-                          fn, (int)uplo);
-    return GALA_OK;
-}
-
 /* ------------------------------------------------------------------------------ factor */
 
 gala_status gala_ldlt_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A,
@@ -163,7 +154,7 @@ gala_status gala_ldlt_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buf
 {
     static const char fn[] = "gala_ldlt_batched";
     GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(check_uplo(ctx, fn, uplo));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
     if (n < 0 || batch < 0)
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
                           n, batch);
@@ -231,30 +222,12 @@ gala_status gala_ldlt_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, 
 {
     static const char fn[] = "gala_ldlt_vbatched";
     GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(check_uplo(ctx, fn, uplo));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
     if (batch < 0) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch = %d is negative", fn, batch);
     if (batch > 0 && (!n || !a_off || !lda))
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: n, a_off or lda is NULL", fn);
     if (!A) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: A is NULL", fn);
-    for (int b = 0; b < batch; ++b) {
-        if (n[b] < 0)
-            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: n[%d] = %d is negative", fn, b, n[b]);
-        if (lda[b] < (n[b] > 1 ? n[b] : 1))
-            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: lda[%d] = %d < max(1, n[%d] = %d)",
-                              fn, b, lda[b], b, n[b]);
-        int ovf = 0;
-        size_t ext = gala_mat_extent((size_t)n[b], (size_t)n[b], (size_t)lda[b], &ovf);
-        if (ovf) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d: sizes overflow", fn, b);
-        gala_status s = gala_check_buf(ctx, fn, "A", A, 0, a_off[b], n[b] ? ext : 0);
-        if (s != GALA_OK) {
-            gala_error_append(ctx, " (matrix ");
-            char num[24];
-            snprintf(num, sizeof num, "%d)", b);
-            gala_error_append(ctx, num);
-            return s;
-        }
-    }
-    /* the matrices must not share elements */
+    /* sizes, leading dimensions, extents, type, and no two matrices sharing an element */
     GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 1));
     const gala_dtype dt = A->dtype;
     GALA_TRY(gala_check_float_type(ctx, fn, dt));
@@ -376,7 +349,7 @@ gala_status gala_ldlt_solve_batched(gala_context *ctx, gala_uplo uplo, int n, in
 {
     static const char fn[] = "gala_ldlt_solve_batched";
     GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(check_uplo(ctx, fn, uplo));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
     if (n < 0 || nrhs < 0 || batch < 0)
         return gala_error(ctx, GALA_ERR_INVALID_ARG,
                           "%s: negative size (n = %d, nrhs = %d, batch = %d)", fn, n, nrhs, batch);
@@ -420,29 +393,14 @@ gala_status gala_ldlt_solve_vbatched(gala_context *ctx, gala_uplo uplo, const in
 {
     static const char fn[] = "gala_ldlt_solve_vbatched";
     GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(check_uplo(ctx, fn, uplo));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
     if (batch < 0) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch = %d is negative", fn, batch);
     if (batch > 0 && (!n || !nrhs || !a_off || !lda || !b_off || !ldb))
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: a size or offset array is NULL", fn);
     if (!A || !B) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: A or B is NULL", fn);
-    for (int b = 0; b < batch; ++b) {
-        if (n[b] < 0 || nrhs[b] < 0)
-            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d: negative size (n = %d, "
-                              "nrhs = %d)", fn, b, n[b], nrhs[b]);
-        if (lda[b] < (n[b] > 1 ? n[b] : 1) || ldb[b] < (n[b] > 1 ? n[b] : 1))
-            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d: lda = %d or ldb = %d < "
-                              "max(1, n = %d)", fn, b, lda[b], ldb[b], n[b]);
-        int ovf = 0;
-        size_t ae = gala_mat_extent((size_t)n[b], (size_t)n[b], (size_t)lda[b], &ovf);
-        size_t be = gala_mat_extent((size_t)n[b], (size_t)nrhs[b], (size_t)ldb[b], &ovf);
-        if (ovf) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d: sizes overflow", fn, b);
-        if (n[b] == 0) ae = be = 0;
-        GALA_TRY(gala_check_buf(ctx, fn, "A", A, 0, a_off[b], ae));
-        GALA_TRY(gala_check_buf(ctx, fn, "B", B, A->dtype, b_off[b], be));
-        if (gala_ranges_overlap(A, a_off[b], ae, B, b_off[b], be))
-            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d: B overlaps A", fn, b);
-    }
-    /* right-hand sides of different systems must not share elements, nor touch any factor */
+    /* the factors (read), then the right-hand sides: different systems must not share
+     * elements, nor touch any factor */
+    GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 0));
     GALA_TRY(la_check_vbatched(ctx, fn, "B", B, A->dtype, n, nrhs, b_off, ldb, batch, 1));
     GALA_TRY(la_check_ab_disjoint(ctx, fn, A, B, n, nrhs, a_off, lda, b_off, ldb, batch));
     const gala_dtype dt = A->dtype;
