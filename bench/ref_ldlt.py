@@ -14,11 +14,6 @@ Output: one header object, then one JSON object per line with "kind" ("dense"), 
 
     python3 bench/ref_ldlt.py [--quick] [--dtype float|double|both] [--out torch_ldlt.json]
 """
-import argparse
-import datetime
-import json
-import sys
-
 import torch
 
 import refutil
@@ -37,29 +32,12 @@ def quasi_definite(batch, n, dtype, dev, gen):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--dtype", default="both", choices=["float", "double", "both"])
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--out")
-    a = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("ref_ldlt.py needs a CUDA device")
-    dev = torch.device("cuda")
+    a = refutil.parser().parse_args()
+    dev, lines = refutil.begin("ref_ldlt.py", "ldlt-reference",
+                               "torch.linalg.ldl_factor / ldl_solve", a)
     gen = torch.Generator(device=dev)
     gen.manual_seed(7)
-    header = {"bench": "ldlt-reference", "what": "torch.linalg.ldl_factor / ldl_solve",
-              "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
-              "cuda": torch.version.cuda,
-              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "warmup": a.warmup, "reps": a.reps}
-    lines = [json.dumps(header)]
-    print(lines[0], flush=True)
-    dtypes = {"float": [torch.float32], "double": [torch.float64],
-              "both": [torch.float32, torch.float64]}[a.dtype]
-    for dt in dtypes:
-        name = "float" if dt == torch.float32 else "double"
+    for dt, name in refutil.dtypes(a.dtype):
         for n, batch in (QUICK if a.quick else FULL):
             K = quasi_definite(batch, n, dt, dev, gen)
             B = torch.randn(batch, n, 1, generator=gen, device=dev, dtype=dt)
@@ -70,13 +48,10 @@ def main():
             rec = {"kind": "dense", "n": n, "batch": batch, "dtype": name,
                    "median_ms": round(fmed, 6), "min_ms": round(flo, 6), "max_ms": round(fhi, 6),
                    "factor_ms_per_matrix": fmed / batch, "solve_ms_per_matrix": smed / batch}
-            lines.append(json.dumps(rec))
-            print(lines[-1], flush=True)
+            refutil.emit(lines, rec)
             del K, B, LD, piv
             torch.cuda.empty_cache()
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    refutil.finish(lines, a.out)
 
 
 if __name__ == "__main__":

@@ -19,14 +19,10 @@ bench_potrf), which favours torch (no size mixing).
     python3 bench/ref_potrf.py [--quick] [--dtype float|double|both] [--op potrf|potrs|potri|all]
                                [--out torch_potrf.json]
 """
-import argparse
-import datetime
-import json
-import sys
-
 import torch
 
-from refutil import time_ms
+import refutil
+from refutil import time_ms, var_sizes
 
 POTRF_FULL = [("batched", 8, 100000), ("batched", 16, 100000), ("batched", 32, 50000),
               ("batched", 64, 20000), ("batched", 128, 5000), ("batched", 256, 1000),
@@ -40,10 +36,6 @@ POTRI_FULL = [("batched", 32, 50000), ("batched", 64, 20000), ("batched", 128, 5
               ("batched", 256, 1000), ("single", 4096, 1), ("vbatched", 64, 50000)]
 POTRI_QUICK = [("batched", 32, 2000), ("batched", 128, 100), ("single", 1024, 1),
                ("vbatched", 64, 2000)]
-
-
-def var_sizes(batch, nmax):
-    return [1 + (((1103515245 * b + 12345) & 0x7FFFFFFF) >> 8) % nmax for b in range(batch)]
 
 
 def spd(batch, n, dtype, dev, gen):
@@ -64,32 +56,16 @@ def make_call(op, A, L, B):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--dtype", default="both", choices=["float", "double", "both"])
+    ap = refutil.parser()
     ap.add_argument("--op", default="all", choices=["potrf", "potrs", "potri", "all"])
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--out")
     a = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("ref_potrf.py needs a CUDA device")
-    dev = torch.device("cuda")
+    dev, lines = refutil.begin(
+        "ref_potrf.py", "potrf-reference",
+        "torch.linalg.cholesky / cholesky_ex / cholesky_solve / cholesky_inverse", a)
     gen = torch.Generator(device=dev)
     gen.manual_seed(42)
-    header = {"bench": "potrf-reference",
-              "what": "torch.linalg.cholesky / cholesky_ex / cholesky_solve / cholesky_inverse",
-              "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
-              "cuda": torch.version.cuda,
-              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "warmup": a.warmup, "reps": a.reps}
-    lines = [json.dumps(header)]
-    print(lines[0], flush=True)
-    dtypes = {"float": [torch.float32], "double": [torch.float64],
-              "both": [torch.float32, torch.float64]}[a.dtype]
     ops = [("potrf", 0), ("potrf_async", 0), ("potrs1", 1), ("potrs17", 17), ("potri", 0)]
-    for dt in dtypes:
-        name = "float" if dt == torch.float32 else "double"
+    for dt, name in refutil.dtypes(a.dtype):
         for op, nrhs in ops:
             family = "potri" if op == "potri" else ("potrs" if op.startswith("potrs") else "potrf")
             if a.op not in ("all", family):
@@ -125,13 +101,10 @@ def main():
                        "median_ms": round(med, 6), "min_ms": round(lo, 6), "max_ms": round(hi, 6)}
                 if nrhs:
                     rec["nrhs"] = nrhs
-                lines.append(json.dumps(rec))
-                print(lines[-1], flush=True)
+                refutil.emit(lines, rec)
                 del fn
                 torch.cuda.empty_cache()
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    refutil.finish(lines, a.out)
 
 
 if __name__ == "__main__":

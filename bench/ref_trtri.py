@@ -11,14 +11,10 @@ x_b = (1103515245·b + 12345) mod 2^31), which favours torch (no size mixing).
 
     python3 bench/ref_trtri.py [--quick] [--dtype float|double|both] [--out torch.json]
 """
-import argparse
-import datetime
-import json
-import sys
-
 import torch
 
-from refutil import time_ms
+import refutil
+from refutil import time_ms, var_sizes
 
 FULL = [("batched", 32, 50000), ("batched", 64, 20000), ("batched", 128, 5000),
         ("batched", 256, 1000), ("batched", 512, 200), ("single", 4096, 1),
@@ -26,10 +22,6 @@ FULL = [("batched", 32, 50000), ("batched", 64, 20000), ("batched", 128, 5000),
 QUICK = [("batched", 32, 2000), ("batched", 64, 500), ("batched", 128, 100),
          ("batched", 256, 20), ("batched", 512, 4), ("single", 1024, 1),
          ("vbatched", 64, 2000), ("vbatched", 512, 20)]
-
-
-def var_sizes(batch, nmax):
-    return [1 + (((1103515245 * b + 12345) & 0x7FFFFFFF) >> 8) % nmax for b in range(batch)]
 
 
 def lower(batch, n, dtype, dev, gen):
@@ -42,29 +34,12 @@ def lower(batch, n, dtype, dev, gen):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--dtype", default="both", choices=["float", "double", "both"])
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--out")
-    a = ap.parse_args()
-    if not torch.cuda.is_available():
-        sys.exit("ref_trtri.py needs a CUDA device")
-    dev = torch.device("cuda")
+    a = refutil.parser().parse_args()
+    dev, lines = refutil.begin("ref_trtri.py", "trtri-reference",
+                               "torch.linalg.solve_triangular(L, I, upper=False)", a)
     gen = torch.Generator(device=dev)
     gen.manual_seed(42)
-    header = {"bench": "trtri-reference", "what": "torch.linalg.solve_triangular(L, I, upper=False)",
-              "device": torch.cuda.get_device_name(dev), "torch": torch.__version__,
-              "cuda": torch.version.cuda,
-              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "warmup": a.warmup, "reps": a.reps}
-    lines = [json.dumps(header)]
-    print(lines[0], flush=True)
-    dtypes = {"float": [torch.float32], "double": [torch.float64],
-              "both": [torch.float32, torch.float64]}[a.dtype]
-    for dt in dtypes:
-        name = "float" if dt == torch.float32 else "double"
+    for dt, name in refutil.dtypes(a.dtype):
         for kind, n, batch in (QUICK if a.quick else FULL):
             if kind == "vbatched":
                 sizes = var_sizes(batch, n)
@@ -88,13 +63,10 @@ def main():
             med, lo, hi = time_ms(fn, a.warmup, a.reps)
             rec = {"kind": kind, "n": n, "batch": batch, "dtype": name, "median_ms": round(med, 6),
                    "min_ms": round(lo, 6), "max_ms": round(hi, 6)}
-            lines.append(json.dumps(rec))
-            print(lines[-1], flush=True)
+            refutil.emit(lines, rec)
             del fn
             torch.cuda.empty_cache()
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    refutil.finish(lines, a.out)
 
 
 if __name__ == "__main__":
