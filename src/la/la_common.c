@@ -112,6 +112,19 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
     return st;
 }
 
+gala_status la_check_vbatched_inplace(gala_context *ctx, const char *fn, gala_uplo uplo,
+                                      const int *n, const gala_buffer *A, const size_t *a_off,
+                                      const int *lda, int batch)
+{
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch = %d is negative", fn, batch);
+    if (batch == 0) return GALA_OK;
+    GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 1));
+    return gala_check_float_type(ctx, fn, A->dtype);
+}
+
 static atomic_int la_epoch_counter;
 
 gala_status la_info_begin(gala_context *ctx, int batch, size_t tmp, gala_buffer *user_info,

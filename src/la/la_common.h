@@ -79,6 +79,15 @@ GALA_INTERNAL gala_status la_check_vbatched(struct gala_context *ctx, const char
                                             const size_t *off, const int *ld, int batch,
                                             int output);
 
+/** The arguments of an in-place variable-batch routine (potrf, potri): context, uplo,
+ *  batch >= 0 and, when batch > 0, the square matrices of A (la_check_vbatched, as outputs)
+ *  and a float type. GALA_OK for batch = 0 without looking at the arrays. */
+GALA_INTERNAL gala_status la_check_vbatched_inplace(struct gala_context *ctx, const char *fn,
+                                                    gala_uplo uplo, const int *n,
+                                                    const struct gala_buffer *A,
+                                                    const size_t *a_off, const int *lda,
+                                                    int batch);
+
 /** Variable batches with A (read) and B (written) in one buffer: no B_b may share an
  *  element with any A_c (c = b included). Sizes must have been checked. */
 GALA_INTERNAL gala_status la_check_ab_disjoint(struct gala_context *ctx, const char *fn,

@@ -227,14 +227,9 @@ gala_status gala_potri_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
                                 const size_t *a_off, const int *lda, int batch, int *info)
 {
     static const char fn[] = "gala_potri_vbatched";
-    GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(la_check_uplo(ctx, fn, uplo));
-    if (batch < 0)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: batch = %d is negative", fn, batch);
+    GALA_TRY(la_check_vbatched_inplace(ctx, fn, uplo, n, A, a_off, lda, batch));
     if (batch == 0) return GALA_OK;
-    GALA_TRY(la_check_vbatched(ctx, fn, "A", A, 0, n, NULL, a_off, lda, batch, 1));
     const gala_dtype dt = A->dtype;
-    GALA_TRY(gala_check_float_type(ctx, fn, dt));
     int *inf = info ? info : gala_malloc((size_t)batch * sizeof *inf);
     int *good = gala_malloc((size_t)batch * sizeof *good);
     gala_status st = GALA_OK;
