@@ -165,21 +165,38 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
 /* reduce four values at once (op bit k: 1 = sum, 0 = max); the results of column t are  */
 /* left in part[k·WG + t]. Every work-item must call it.                                */
 /* ------------------------------------------------------------------------------------ */
-/* A macro, two levels: every work-item stores its partial values, then one work-item per
- * column combines the WG/TB partials of its column serially. No barrier sits inside a loop
- * or a branch of the macro (PoCL mishandles barriers in loops nested in other loops). */
+/* A macro: every work-item stores its partial values, then a tree halves the live range
+ * [0, n_) while it holds more than one partial per column (the half a multiple of tb, so a
+ * column's partials stay in its column), and work-items t < tb combine what is left
+ * serially (nothing when tb divides the halvings down to tb). The tree is one loop with a
+ * uniform, compile-time trip count and a barrier per step, not nested in another loop
+ * (PoCL mishandles barriers in loops nested in other loops). The serial form it replaces
+ * had one work-item per column combine wg/tb partials: 4·384 local loads per reduction
+ * for one QP per work-group of 384, which made qp_check cost ~100 µs per work-group. */
 #define QP_RED4(part, lid, wg, tb, a, b, c, d, ops)                                          \
-    do {                                                                                    \
+    {                                                                                       \
         LOCAL_BARRIER();                                                                    \
         part[lid] = (a);                                                                    \
         part[(wg) + lid] = (b);                                                             \
         part[2 * (wg) + lid] = (c);                                                         \
         part[3 * (wg) + lid] = (d);                                                         \
+        int n_ = (wg);                                                                      \
+        for (int h_ = ((wg) / (tb) + 1) / 2 * (tb); (wg) % (tb) == 0 && n_ > (tb);          \
+             h_ = (h_ / (tb) + 1) / 2 * (tb)) {                                             \
+            LOCAL_BARRIER();                                                                \
+            if (lid + h_ < n_) {                                                            \
+                for (int k_ = 0; k_ < 4; ++k_) {                                            \
+                    const REAL p_ = part[k_ * (wg) + lid], q_ = part[k_ * (wg) + lid + h_]; \
+                    part[k_ * (wg) + lid] = (((ops) >> k_) & 1) ? p_ + q_ : qp_max(p_, q_); \
+                }                                                                           \
+            }                                                                               \
+            n_ = h_;                                                                        \
+        }                                                                                   \
         LOCAL_BARRIER();                                                                    \
-        if (lid < (tb)) {                                                                   \
+        if (lid < (tb) && n_ > (tb)) {                                                      \
             for (int k_ = 0; k_ < 4; ++k_) {                                                \
                 REAL acc_ = part[k_ * (wg) + lid];                                          \
-                for (int r_ = lid + (tb); r_ < (wg); r_ += (tb)) {                          \
+                for (int r_ = lid + (tb); r_ < n_; r_ += (tb)) {                            \
                     REAL q_ = part[k_ * (wg) + r_];                                         \
                     acc_ = (((ops) >> k_) & 1) ? acc_ + q_ : qp_max(acc_, q_);              \
                 }                                                                           \
@@ -187,7 +204,7 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
             }                                                                               \
         }                                                                                   \
         LOCAL_BARRIER();                                                                    \
-    } while (0)
+    }
 
 /* ------------------------------------------------------------------------------------ */
 /* Ruiz equilibration and cost scaling as OSQP's scale_data, one round per launch of        */
