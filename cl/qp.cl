@@ -30,7 +30,8 @@
  *
  * then, when asked, the termination check of OSQP 1.0 (residuals, tolerances, duality gap,
  * primal/dual infeasibility, non-convexity, ρ estimate) with reductions in local memory
- * only, and writes the QP's status. Finished QPs are skipped by later launches.
+ * only, and writes the QP's status. Finished QPs leave the launch lists (qp_compact_*)
+ * and are skipped by the launches before that.
  *
  * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1 RB=2
  * -D parameters: WG (work-group size, a multiple of 32), TB (QPs per work-group, power of
@@ -725,6 +726,60 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
         out[0] = c0[0];
         out[1] = c1[0];
     }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* qp_compact_count, qp_compact_write: the QPs of a launch list that are still running,   */
+/* in list order, into alist (gala_qp_compact), so that qp_admm and qp_check launch one    */
+/* work-group per running tile, not per listed one. One work-group per chunk of WG list    */
+/* entries; the first kernel counts each chunk's running QPs into ccnt[chunk], the second */
+/* gives the chunk its offset (the counts before it) and each running entry its rank in    */
+/* the chunk, and the last chunk writes the total to out[slot].                            */
+/*                                                                                         */
+/*   list   [ a  b  c  d | e  f  g  h | i  j ]   chunks of WG (here 4)                    */
+/*   running  1  0  1  1   0  0  1  0   1  1                                               */
+/*   ccnt   [     3      |     1      |  2   ]   offsets 0, 3, 4; out[slot] = 6            */
+/*   alist  [ a  c  d  g  i  j ]                                                           */
+/* ------------------------------------------------------------------------------------ */
+KERNEL void qp_compact_count(GLOBAL const int *list, const int nlist, GLOBAL const int *state,
+                             GLOBAL int *ccnt)
+{
+    LOCAL_ARRAY int c0[WG];
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0), e = g * WG + lid;
+    c0[lid] = e < nlist && state[(gidx)list[e] * NSTATE + S_STATUS] == 0;
+    for (int s = WG >> 1; s > 0; s >>= 1) {
+        LOCAL_BARRIER();
+        if (lid < s) c0[lid] += c0[lid + s];
+    }
+    if (lid == 0) ccnt[g] = c0[0];
+}
+
+KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL const int *state,
+                             GLOBAL const int *ccnt, GLOBAL int *alist, GLOBAL int *out,
+                             const int slot)
+{
+    LOCAL_ARRAY int c0[WG];
+    LOCAL_ARRAY int fl[WG];
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0), e = g * WG + lid;
+    const int nchunks = (nlist + WG - 1) / WG;
+    int before = 0;
+    for (gidx k = lid; k < g; k += WG) before += ccnt[k];
+    c0[lid] = before;
+    const int run = e < nlist && state[(gidx)list[e] * NSTATE + S_STATUS] == 0;
+    fl[lid] = run;
+    for (int s = WG >> 1; s > 0; s >>= 1) {
+        LOCAL_BARRIER();
+        if (lid < s) c0[lid] += c0[lid + s];
+    }
+    LOCAL_BARRIER();
+    if (run) {
+        int rank = 0;
+        for (int k = 0; k < lid; ++k) rank += fl[k];
+        alist[c0[0] + rank] = list[e];
+    }
+    if (lid == 0 && g == nchunks - 1) out[slot] = c0[0] + ccnt[g];
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -694,6 +694,67 @@ START_TEST(larger_batch_no_nan)
 }
 END_TEST
 
+/* Finished QPs leave the launch lists (solver.c: active_compact) while the others run on:
+ * a batch whose QPs stop at very different iterations gives each QP the status, iteration
+ * count and solution it gets alone. The batch mixes sizes (two launch classes) and a
+ * primal-infeasible QP, which stops early. */
+START_TEST(batch_matches_alone)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    enum { B = 30 };
+    gala_qp_problem pb[B];
+    for (int k = 0; k < B - 1; ++k)
+        TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, k % 5 == 4 ? 9 : 2 + k % 4,
+                                     700 + (uint64_t)k, &pb[k]));
+    double P1[] = {1, 0, 0, 1}, q1[] = {1, 1}, A1[] = {1, 0, 1, 0}, l1[] = {0, 2}, u1[] = {1, 3};
+    pb[B - 1] = make_qp(2, 2, P1, q1, A1, l1, u1); /* x0 in [0, 1] and in [2, 3] */
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    int lo = 1 << 30, hi = 0;
+    for (int k = 0; k < B; ++k) {
+        gala_qp_info in, ia;
+        const double *x, *y, *xa, *ya;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+        gala_qp_solver *one;
+        TU_OK(ctx, gala_qp_setup(ctx, &pb[k], 1, &s, &one));
+        TU_OK(ctx, gala_qp_solve(one));
+        TU_OK(ctx, gala_qp_get_info(one, 0, &ia));
+        TU_OK(ctx, gala_qp_get_solution(one, 0, &xa, &ya, NULL, NULL));
+        TU_ASSERT(in.status == ia.status && in.iter == ia.iter, _i,
+                  "QP %d: in the batch %s after %d iterations, alone %s after %d", k,
+                  gala_qp_status_string(in.status), in.iter, gala_qp_status_string(ia.status),
+                  ia.iter);
+        TU_ASSERT(k == B - 1 ? in.status == GALA_QP_PRIMAL_INFEASIBLE
+                             : (in.status == GALA_QP_SOLVED ||
+                                (fl && in.status == GALA_QP_SOLVED_INACCURATE)),
+                  _i, "QP %d: status %s", k, gala_qp_status_string(in.status));
+        if (k < B - 1) {
+            double d = 0, sc = 1;
+            for (int j = 0; j < pb[k].n; ++j) {
+                d = fmax(d, fabs(x[j] - xa[j]));
+                sc = fmax(sc, fabs(xa[j]));
+            }
+            for (int i = 0; i < pb[k].m; ++i) {
+                d = fmax(d, fabs(y[i] - ya[i]));
+                sc = fmax(sc, fabs(ya[i]));
+            }
+            TU_ASSERT(d <= (fl ? 1e-4 : 1e-10) * sc, _i, "QP %d: batch and alone differ by %g", k, d);
+        }
+        if (in.iter < lo) lo = in.iter;
+        if (in.iter > hi) hi = in.iter;
+        gala_qp_destroy(one);
+    }
+    /* the batch did finish in stages (else the lists were never compacted) */
+    TU_ASSERT(hi >= 2 * lo, _i, "iterations %d..%d: the batch does not finish in stages", lo, hi);
+    gala_qp_destroy(sv);
+    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qp");
@@ -707,6 +768,7 @@ int main(void)
     tcase_add_loop_test(tc, warm_start_mpc_sequence, 0, nt);
     tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);
     tcase_add_loop_test(tc, larger_batch_no_nan, 0, nt);
+    tcase_add_loop_test(tc, batch_matches_alone, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
     tcase_add_loop_test(tc, device_failures_are_clean, 0, nt);
     suite_add_tcase(s, tc);

@@ -276,8 +276,7 @@ static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
 static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
 {
     for (int b = 0; b < s->nbins; ++b) {
-        const qp_bin *c = &s->bins[b];
-        GALA_TRY(gala_qp_launch_admm(s, c->list, c->count, c, iters, check, adapt, fin));
+        GALA_TRY(gala_qp_launch_admm(s, &s->bins[b], iters, check, adapt, fin));
     }
     return GALA_OK;
 }
@@ -373,6 +372,8 @@ static gala_status shared_setup(gala_qp_solver *s)
     if (gala_qp_admm_local_bytes(s, &c) > budget) {
         c = class_for(s, n, m, budget, wgmax); /* one QP per work-group, maybe global vectors */
     }
+    c.list = s->b_ident; /* owned by the solver */
+    c.count = s->nvalid;
     s->sbin = c;
     return st;
 }
@@ -417,7 +418,7 @@ static gala_status shared_refactor(gala_qp_solver *s, int all_flagged)
 
 static gala_status shared_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
 {
-    return gala_qp_launch_admm(s, s->b_ident, s->nvalid, &s->sbin, iters, check, adapt, fin);
+    return gala_qp_launch_admm(s, &s->sbin, iters, check, adapt, fin);
 }
 
 const qp_linsys_ops gala_qp_linsys_shared = {

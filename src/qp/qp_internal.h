@@ -34,7 +34,10 @@ extern const qp_linsys_ops gala_qp_linsys_shared;
 typedef struct qp_bin {
     int ncap, mcap, vlocal, wg, tb, ks, rb;
     int count;
-    gala_buffer *list;
+    gala_buffer *list;  /* its QPs (slots), in launch order */
+    gala_buffer *alist; /* the running ones among them (gala_qp_compact) */
+    int acount;         /* entries the launches use: of alist when compacted, else of list */
+    int compacted;
 } qp_bin;
 
 /** A distinct sparsity pattern of P (upper CSC, n×n) or of A (CSC, m×n), kept once for all
@@ -87,6 +90,7 @@ struct gala_qp_solver {
     gala_buffer *b_vn, *b_vm, *b_ctype, *b_lrho, *b_rungok, *b_cnt, *b_kofs, *b_jinfo;
     gala_buffer *b_jqp, *b_rflag; /* ladder jobs */
     gala_buffer *b_map, *b_raw, *b_hstat, *b_one;
+    gala_buffer *b_ccnt, *b_acnt; /* gala_qp_compact: per-chunk counts, per-class totals */
     size_t ksize;           /* elements of b_K */
 
     const qp_linsys_ops *ls;
@@ -120,9 +124,11 @@ GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key 
                                const qp_bin *c);
 GALA_INTERNAL gala_status gala_qp_kernel(struct gala_qp_solver *s, const char *name,
                                          gala_kernel **k);
-GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, gala_buffer *list,
-                                              int nlist, const qp_bin *c, int iters, int check,
-                                              int adapt, int final_status);
+/** qp_admm (iters > 0) and qp_check (check or final_status) over the running QPs of a
+ *  launch class (its compacted list, or its whole list before the first compaction). */
+GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp_bin *c,
+                                              int iters, int check, int adapt,
+                                              int final_status);
 /** Local memory of the larger of qp_admm and qp_check for a launch class. */
 GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
 /** Write reals given in double into a buffer of the solver's dtype (converted through a

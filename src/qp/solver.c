@@ -395,9 +395,12 @@ static gala_dims qp_dims(long long groups, int wg)
     return gala_dims_1d((size_t)groups * (size_t)wg, (size_t)wg);
 }
 
-gala_status gala_qp_launch_admm(gala_qp_solver *s, gala_buffer *list, int nlist, const qp_bin *c,
-                                int iters, int check, int adapt, int final_status)
+gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_bin *c, int iters, int check,
+                                int adapt, int final_status)
 {
+    gala_buffer *list = c->compacted ? c->alist : c->list;
+    const int nlist = c->acount;
+    if (nlist <= 0) return GALA_OK;
     gala_program_key key;
     gala_kernel *k, *kc;
     gala_qp_key(s, &key, c);
@@ -489,6 +492,87 @@ static gala_status count_running(gala_qp_solver *s, int out[2])
     GALA_TRY(gala_buffer_read(s->b_cnt, 0, 2, out));
     gala_qp_prof(s, GALA_QP_PHASE_SYNC);
     return GALA_OK;
+}
+
+/* ------------------------------------------------------------------ active lists */
+
+/* The launch classes of the strategy: the per-QP bins, or the shared strategy's one. */
+static qp_bin *launch_classes(gala_qp_solver *s, int *n)
+{
+    if (s->bins) {
+        *n = s->nbins;
+        return s->bins;
+    }
+    *n = 1;
+    return &s->sbin;
+}
+
+/* After the strategy's setup: the buffers of the compacted lists. */
+static gala_status active_setup(gala_qp_solver *s)
+{
+    int nc;
+    qp_bin *c = launch_classes(s, &nc);
+    for (int b = 0; b < nc; ++b) {
+        GALA_TRY(mkbuf(s, GALA_INT, (size_t)c[b].count, &c[b].alist));
+        c[b].acount = c[b].count;
+        c[b].compacted = 0;
+    }
+    GALA_TRY(mkbuf(s, GALA_INT, (size_t)nc, &s->b_acnt));
+    return mkbuf(s, GALA_INT, ((size_t)s->nvalid + QP_UTIL_WG - 1) / QP_UTIL_WG, &s->b_ccnt);
+}
+
+/* Launches use every listed QP again (start of a solve: statuses were reset). */
+static void active_reset(gala_qp_solver *s)
+{
+    int nc;
+    qp_bin *c = launch_classes(s, &nc);
+    for (int b = 0; b < nc; ++b) {
+        c[b].acount = c[b].count;
+        c[b].compacted = 0;
+    }
+}
+
+/* QPs the launches cover now. */
+static long long active_total(gala_qp_solver *s)
+{
+    int nc;
+    long long t = 0;
+    qp_bin *c = launch_classes(s, &nc);
+    for (int b = 0; b < nc; ++b) t += c[b].acount;
+    return t;
+}
+
+/* Compact every class's list to its running QPs (in list order; cl/qp.cl's
+ * qp_compact_count and qp_compact_write), so that later launches of qp_admm and qp_check
+ * have one work-group per running tile: a batch whose last QPs need many more iterations
+ * than the rest no longer pays for a whole-batch launch per check. One read-back. */
+static gala_status active_compact(gala_qp_solver *s)
+{
+    int nc;
+    qp_bin *c = launch_classes(s, &nc);
+    gala_kernel *kc, *kw;
+    GALA_TRY(gala_qp_kernel(s, "qp_compact_count", &kc));
+    GALA_TRY(gala_qp_kernel(s, "qp_compact_write", &kw));
+    int *cnt = gala_malloc(sizeof(int) * (size_t)nc);
+    if (!cnt) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    gala_status st = GALA_OK;
+    for (int b = 0; st == GALA_OK && b < nc; ++b) {
+        gala_dims d = qp_dims(((long long)c[b].count + QP_UTIL_WG - 1) / QP_UTIL_WG, QP_UTIL_WG);
+        st = GALA_LAUNCH(s->ctx, kc, &d, ga_buf(c[b].list), ga_int(c[b].count),
+                         ga_buf(s->b_state), ga_buf(s->b_ccnt));
+        if (st == GALA_OK)
+            st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(c[b].list), ga_int(c[b].count),
+                             ga_buf(s->b_state), ga_buf(s->b_ccnt), ga_buf(c[b].alist),
+                             ga_buf(s->b_acnt), ga_int(b));
+    }
+    if (st == GALA_OK) st = gala_buffer_read(s->b_acnt, 0, (size_t)nc, cnt);
+    for (int b = 0; st == GALA_OK && b < nc; ++b) {
+        c[b].acount = cnt[b];
+        c[b].compacted = 1;
+    }
+    gala_free(cnt);
+    gala_qp_prof(s, GALA_QP_PHASE_SYNC);
+    return st;
 }
 
 /* Status reset of every slot (keep: before a solve; else after an update). */
@@ -1003,6 +1087,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_hstat, 0, (size_t)nv, 0);
     if (st == GALA_OK) st = s->ls->setup(s); /* K storage and offsets, ladder, launch lists */
+    if (st == GALA_OK) st = active_setup(s);
     if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)nv * QP_NMETA, s->meta);
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
 
@@ -1087,9 +1172,13 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
     gala_buffer *bufs[] = {s->b_meta, s->b_ident, s->b_state, s->b_info, s->b_refac, s->b_rp,
                            s->b_ci, s->b_mv, s->b_K, s->b_vn, s->b_vm, s->b_ctype, s->b_lrho,
                            s->b_rungok, s->b_cnt, s->b_kofs, s->b_jinfo, s->b_jqp, s->b_rflag,
-                           s->b_map, s->b_raw, s->b_hstat, s->b_one};
+                           s->b_map, s->b_raw, s->b_hstat, s->b_one, s->b_ccnt, s->b_acnt,
+                           s->sbin.alist};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) gala_buffer_free(bufs[i]);
-    for (int b = 0; s->bins && b < s->nbins; ++b) gala_buffer_free(s->bins[b].list);
+    for (int b = 0; s->bins && b < s->nbins; ++b) {
+        gala_buffer_free(s->bins[b].list);
+        gala_buffer_free(s->bins[b].alist);
+    }
     void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qn, s->c0, s->ppat, s->pats,
                     s->patmem, s->hq, s->hval, s->meta, s->bins, s->lrho, s->rungok, s->hxo,
                     s->x, s->y, s->cert, s->cxo, s->nanv};
@@ -1326,6 +1415,7 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
     gala_qp_settings *set = &s->set;
     if (!set->warm_starting) GALA_TRY(gala_qp_cold_start(s));
     GALA_TRY(reset_state(s, 1));
+    active_reset(s);
     gala_qp_prof(s, GALA_QP_PHASE_SOLVE_OTHER);
     int cnt[2];
     GALA_TRY(count_running(s, cnt));
@@ -1371,6 +1461,9 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
                 (*sync_it)[(*nsync)++] = it;
             }
             if (cnt[1] > 0 && running > 0 && it < set->max_iter) GALA_TRY(s->ls->refactor(s, 0));
+            /* a quarter of the launched QPs finished: launch only the running ones */
+            if (running > 0 && it < set->max_iter && 4 * (long long)running <= 3 * active_total(s))
+                GALA_TRY(active_compact(s));
         }
         if (!synced) continue;
         double el = gala_now() - t0;

@@ -39,6 +39,8 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_warm, "bbibbbblblbi"),
     K(qp_unscale, "bbiblblbb"),
     K(qp_count, "bibbb"),
+    K(qp_compact_count, "bibb"),
+    K(qp_compact_write, "bibbbbi"),
     K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     {NULL, NULL, NULL, NULL},
@@ -549,6 +551,36 @@ static gala_status SUF(qp_count)(const gala_host_launch *L)
     }
     out[0] = a;
     out[1] = r;
+    return GALA_OK;
+}
+
+/* qp_compact_count / qp_compact_write: chunks of the program's WG entries, as on a device
+ * (the per-chunk counts are part of the kernels' results). */
+static gala_status SUF(qp_compact_count)(const gala_host_launch *L)
+{
+    const int *list = HBUF(int, 0);
+    const int nlist = HINT(1);
+    const int *state = HBUF(int, 2);
+    int *ccnt = HBUF(int, 3);
+    const int wg = (int)HDEF("WG", 1);
+    for (int e = 0; e < nlist; ++e) {
+        if (e % wg == 0) ccnt[e / wg] = 0;
+        ccnt[e / wg] += state[(ptrdiff_t)list[e] * QP_NSTATE + QP_S_STATUS] == 0;
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_compact_write)(const gala_host_launch *L)
+{
+    const int *list = HBUF(int, 0);
+    const int nlist = HINT(1);
+    const int *state = HBUF(int, 2);
+    int *alist = HBUF(int, 4), *out = HBUF(int, 5);
+    const int slot = HINT(6);
+    int k = 0;
+    for (int e = 0; e < nlist; ++e)
+        if (state[(ptrdiff_t)list[e] * QP_NSTATE + QP_S_STATUS] == 0) alist[k++] = list[e];
+    if (nlist > 0) out[slot] = k;
     return GALA_OK;
 }
 
