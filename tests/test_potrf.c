@@ -145,7 +145,8 @@ START_TEST(potrf_n1000)
 }
 END_TEST
 
-/* The BLAS-3 path (single large matrices) and the blocked path with other panel widths,
+/* The BLAS-3 path (single large matrices: left- and right-looking, panel rows by TRSM and by
+ * gala's panel kernels) and the blocked path with other panel widths,
  * at small n through lowered thresholds. */
 START_TEST(potrf_blas3_paths)
 {
@@ -156,7 +157,7 @@ START_TEST(potrf_blas3_paths)
                         tu_target_get(_i)->dtype == GALA_DOUBLE;
     static const char *tunes[] = {
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1",
-        "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0",
+        "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0",
         "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128",
     };
     static const int ns[] = {150, 257, 70};

@@ -28,7 +28,8 @@
  * OpenCL a larger minimum means fewer programs to compile. potrf.fused_max: largest n factored by one fused launch;
  * potrf.nb: panel width of the blocked path; potrf.wg / potrf.panel_wg: work-groups of the
  * fused and chunked panel launches; potrf.blas3_min: one matrix of at least this order
- * uses the backend's BLAS-3 with steps of potrf.blas3_nb, left-looking when potrf.left.
+ * uses the backend's BLAS-3 with steps of potrf.blas3_nb, left-looking when potrf.left,
+ * the rows below each diagonal block by TRSM when potrf.trsm (else by gala's panel kernels).
  * potrs.*: the same for the solves (rc right-hand sides per pass, chunks passes per
  * work-group); lagemm.*: tile, depth and work-items per side of the update kernel. */
 {"la.unroll", 0, NULL, NULL, 0, 1},
@@ -53,6 +54,7 @@
 {"potrf.blas3_min", 0, NULL, NULL, 0, 1024},
 {"potrf.blas3_nb", 0, NULL, NULL, 0, 256},
 {"potrf.left", 0, NULL, NULL, 0, 1},
+{"potrf.trsm", 0, NULL, NULL, 0, 1},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},

@@ -10,8 +10,9 @@
  *   one matrix, n >= potrf.blas3_min, backend with BLAS-3
  *                          steps of width potrf.blas3_nb: the BLAS-3 update (left-looking:
  *                          SYRK + GEMM of the panel from the columns left of it; or right-
- *                          looking: SYRK of the trailing matrix), the tall panel factored by
- *                          gala's own kernels as above.
+ *                          looking: SYRK of the trailing matrix), then the diagonal block
+ *                          factored by gala's own kernels as above and the rows below it by
+ *                          TRSM (potrf.trsm; 0: the whole tall panel by gala's kernels).
  * Variable batches: matrices <= fused_max go to power-of-two buckets (one fused launch per
  * bucket), the others are sorted by n (largest first) and run the blocked steps together;
  * at step j only the prefix of matrices with n > j is launched.
@@ -30,6 +31,8 @@ typedef struct pf_cfg {
     int blas3_min; /* one matrix of n >= blas3_min uses BLAS-3 when the backend has it */
     int blas3_nb;  /* step of the BLAS-3 path (multiple of nb) */
     int left;      /* BLAS-3 path: 1 left-looking, 0 right-looking */
+    int trsm;      /* BLAS-3 path: 1 diagonal block by gala's kernels, rows below by TRSM;
+                      0 the whole tall panel by gala's kernels */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -45,6 +48,7 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     int b3 = clampi(gala_tune(ctx, "potrf.blas3_nb", dt, 256), c->nb, 1 << 20);
     c->blas3_nb = (b3 + c->nb - 1) / c->nb * c->nb;
     c->left = gala_tune(ctx, "potrf.left", dt, 1) != 0;
+    c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
 }
 
 static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, const char *name,
@@ -217,7 +221,23 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
                                        o + loff(up, k + kb, k, lda), lda));
             }
         }
-        GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + kb));
+        if (c->trsm && m > 0) {
+            /* the diagonal block alone (the leading k + kb rows and columns, so that info
+             * counts in the whole matrix), then the rows below it: L_below = A_below·L_kk⁻ᵀ */
+            la_set d = *s;
+            d.n = k + kb;
+            GALA_TRY(pf_blocked(ctx, dt, up, &d, c, li, k, k + kb));
+            if (up)
+                GALA_TRY(gala_trsm(ctx, GALA_LEFT, GALA_UPPER, GALA_TRANS, GALA_NON_UNIT, kb, m,
+                                   1.0, A, o + loff(up, k, k, lda), lda, A,
+                                   o + loff(up, k + kb, k, lda), lda));
+            else
+                GALA_TRY(gala_trsm(ctx, GALA_RIGHT, GALA_LOWER, GALA_TRANS, GALA_NON_UNIT, m, kb,
+                                   1.0, A, o + loff(up, k, k, lda), lda, A,
+                                   o + loff(up, k + kb, k, lda), lda));
+        } else {
+            GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + kb));
+        }
         if (!c->left && m > 0)
             GALA_TRY(gala_syrk(ctx, ul, tr, m, kb, -1.0, A, o + loff(up, k + kb, k, lda), lda, 1.0,
                                A, o + loff(up, k + kb, k + kb, lda), lda));
