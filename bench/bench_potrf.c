@@ -7,7 +7,9 @@
  *
  *   bench_potrf [common options: --backend --platform --device --reps --warmup --json
  *               --quick, see benchutil.h] [--dtype float|double|both]
- *               [--op potrf|potrs|potri|all] [--only batched|single|vbatched] [--ref FILE]
+ *               [--op potrf|potrs|potri|all] [--only batched|single|vbatched] [--n N]
+ *               [--ref FILE]
+ * (--n N: only the cases of order N, e.g. one n = 16384 matrix in a tuning sweep.)
  *
  * Rows ("kind" in the JSON and in the reference file):
  *   potrf_batched / _single / _vbatched   gala_potrf_*, info read back (what callers get)
@@ -268,12 +270,15 @@ int main(int argc, char **argv)
     if (!ctx) return 1;
     int dtypes = 3;
     const char *only = NULL, *refpath = NULL, *ops = "all";
+    int only_n = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
             ++i;
             dtypes = !strcmp(argv[i], "float") ? 1 : !strcmp(argv[i], "double") ? 2 : 3;
         } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             only = argv[++i];
+        } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+            only_n = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--op") && i + 1 < argc) {
             ops = argv[++i];
         } else if (!strcmp(argv[i], "--ref") && i + 1 < argc) {
@@ -282,7 +287,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: %s [--backend B] [--platform P] [--device D] [--reps N] "
                     "[--warmup N] [--json FILE] [--quick] [--dtype float|double|both] "
                     "[--op potrf|potrs|potri|all] [--only batched|single|vbatched] "
-                    "[--ref FILE]\n", argv[0]);
+                    "[--n N] [--ref FILE]\n", argv[0]);
             gala_context_destroy(ctx);
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
@@ -325,6 +330,7 @@ int main(int argc, char **argv)
                                    : (int)(sizeof potrf_full / sizeof potrf_full[0]));
                 for (int k = 0; k < ncases; ++k) {
                     if (only && strcmp(only, cases[k].kind)) continue;
+                    if (only_n && cases[k].n != only_n) continue;
                     if (opv[v].op == OP_POTRF_ASYNC && !strcmp(cases[k].kind, "vbatched")) continue;
                     if (pass == 0) {
                         ++total;
