@@ -694,10 +694,11 @@ START_TEST(larger_batch_no_nan)
 }
 END_TEST
 
-/* Finished QPs leave the launch lists (solver.c: active_compact) while the others run on:
- * a batch whose QPs stop at very different iterations gives each QP the status, iteration
- * count and solution it gets alone. The batch mixes sizes (two launch classes) and a
- * primal-infeasible QP, which stops early. */
+/* Finished QPs leave the launch lists (solver.c: active_compact) while the others run on,
+ * and small launch classes are merged into larger ones (linsys_dense.c: merge_small): a
+ * batch whose QPs stop at very different iterations, in several classes, gives each QP the
+ * status, iteration count and solution it gets alone, with the tight classes (qp.min_bin =
+ * 0) and with merged ones. The batch mixes sizes and a primal-infeasible QP. */
 START_TEST(batch_matches_alone)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -710,48 +711,67 @@ START_TEST(batch_matches_alone)
                                      700 + (uint64_t)k, &pb[k]));
     double P1[] = {1, 0, 0, 1}, q1[] = {1, 1}, A1[] = {1, 0, 1, 0}, l1[] = {0, 2}, u1[] = {1, 3};
     pb[B - 1] = make_qp(2, 2, P1, q1, A1, l1, u1); /* x0 in [0, 1] and in [2, 3] */
-    gala_qp_solver *sv;
-    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv));
-    TU_OK(ctx, gala_qp_solve(sv));
+    /* each QP alone */
+    gala_qp_info ia[B];
+    double *xa[B], *ya[B];
     int lo = 1 << 30, hi = 0;
     for (int k = 0; k < B; ++k) {
-        gala_qp_info in, ia;
-        const double *x, *y, *xa, *ya;
-        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
-        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
         gala_qp_solver *one;
+        const double *x, *y;
         TU_OK(ctx, gala_qp_setup(ctx, &pb[k], 1, &s, &one));
         TU_OK(ctx, gala_qp_solve(one));
-        TU_OK(ctx, gala_qp_get_info(one, 0, &ia));
-        TU_OK(ctx, gala_qp_get_solution(one, 0, &xa, &ya, NULL, NULL));
-        TU_ASSERT(in.status == ia.status && in.iter == ia.iter, _i,
-                  "QP %d: in the batch %s after %d iterations, alone %s after %d", k,
-                  gala_qp_status_string(in.status), in.iter, gala_qp_status_string(ia.status),
-                  ia.iter);
-        TU_ASSERT(k == B - 1 ? in.status == GALA_QP_PRIMAL_INFEASIBLE
-                             : (in.status == GALA_QP_SOLVED ||
-                                (fl && in.status == GALA_QP_SOLVED_INACCURATE)),
-                  _i, "QP %d: status %s", k, gala_qp_status_string(in.status));
-        if (k < B - 1) {
+        TU_OK(ctx, gala_qp_get_info(one, 0, &ia[k]));
+        TU_OK(ctx, gala_qp_get_solution(one, 0, &x, &y, NULL, NULL));
+        xa[k] = malloc(sizeof(double) * (size_t)pb[k].n);
+        ya[k] = malloc(sizeof(double) * (size_t)pb[k].m);
+        memcpy(xa[k], x, sizeof(double) * (size_t)pb[k].n);
+        memcpy(ya[k], y, sizeof(double) * (size_t)pb[k].m);
+        gala_qp_destroy(one);
+        TU_ASSERT(k == B - 1 ? ia[k].status == GALA_QP_PRIMAL_INFEASIBLE
+                             : (ia[k].status == GALA_QP_SOLVED ||
+                                (fl && ia[k].status == GALA_QP_SOLVED_INACCURATE)),
+                  _i, "QP %d alone: status %s", k, gala_qp_status_string(ia[k].status));
+        if (ia[k].iter < lo) lo = ia[k].iter;
+        if (ia[k].iter > hi) hi = ia[k].iter;
+    }
+    /* the batch finishes in stages (else its lists are never compacted) */
+    TU_ASSERT(hi >= 2 * lo, _i, "iterations %d..%d: the batch does not finish in stages", lo, hi);
+    static const char *tunes[] = {"qp.min_bin=0", "qp.min_bin=12"};
+    for (int t = 0; t < 2; ++t) {
+        setenv("GALA_TUNE", tunes[t], 1);
+        gala_qp_solver *sv;
+        TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv));
+        TU_OK(ctx, gala_qp_solve(sv));
+        for (int k = 0; k < B; ++k) {
+            gala_qp_info in;
+            const double *x, *y;
+            TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+            TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+            TU_ASSERT(in.status == ia[k].status && in.iter == ia[k].iter, _i,
+                      "%s: QP %d: in the batch %s after %d iterations, alone %s after %d",
+                      tunes[t], k, gala_qp_status_string(in.status), in.iter,
+                      gala_qp_status_string(ia[k].status), ia[k].iter);
+            if (k == B - 1) continue;
             double d = 0, sc = 1;
             for (int j = 0; j < pb[k].n; ++j) {
-                d = fmax(d, fabs(x[j] - xa[j]));
-                sc = fmax(sc, fabs(xa[j]));
+                d = fmax(d, fabs(x[j] - xa[k][j]));
+                sc = fmax(sc, fabs(xa[k][j]));
             }
             for (int i = 0; i < pb[k].m; ++i) {
-                d = fmax(d, fabs(y[i] - ya[i]));
-                sc = fmax(sc, fabs(ya[i]));
+                d = fmax(d, fabs(y[i] - ya[k][i]));
+                sc = fmax(sc, fabs(ya[k][i]));
             }
-            TU_ASSERT(d <= (fl ? 1e-4 : 1e-10) * sc, _i, "QP %d: batch and alone differ by %g", k, d);
+            TU_ASSERT(d <= (fl ? 1e-4 : 1e-10) * sc, _i, "%s: QP %d: batch and alone differ by %g",
+                      tunes[t], k, d);
         }
-        if (in.iter < lo) lo = in.iter;
-        if (in.iter > hi) hi = in.iter;
-        gala_qp_destroy(one);
+        gala_qp_destroy(sv);
     }
-    /* the batch did finish in stages (else the lists were never compacted) */
-    TU_ASSERT(hi >= 2 * lo, _i, "iterations %d..%d: the batch does not finish in stages", lo, hi);
-    gala_qp_destroy(sv);
-    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    unsetenv("GALA_TUNE");
+    for (int k = 0; k < B; ++k) {
+        free(xa[k]);
+        free(ya[k]);
+        free_qp(&pb[k]);
+    }
 }
 END_TEST
 

@@ -14,6 +14,8 @@
 {"qp.wg", 0, NULL, NULL, 0, 256},
 {"qp.tb", 0, NULL, NULL, 0, 16},
 {"qp.local_bytes", 0, NULL, NULL, 0, 40960},
+/* qp.min_bin (no row: the default is two QPs per compute unit): launch classes of fewer
+ * QPs are merged into larger ones (src/qp/linsys_dense.c, merge_small); 0 keeps them. */
 /* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the
  * solver's fused sweep kernel (qp_chol_inv). PoCL, control nx = 10, batch 100: 70 QPs/s
  * with 1 against 16-26 with 0; the host backend's C sweep beats its potrf/potri loops

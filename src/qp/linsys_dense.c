@@ -84,6 +84,89 @@ static int by_n_desc(const void *a, const void *b)
     return x->n != y->n ? (y->n > x->n ? 1 : -1) : (x->sl - y->sl);
 }
 
+static int same_class(const qp_bin *a, const qp_bin *b)
+{
+    return a->wg == b->wg && a->ncap == b->ncap && a->mcap == b->mcap && a->vlocal == b->vlocal &&
+           a->ks == b->ks && a->rb == b->rb;
+}
+
+/* Launch classes of fewer than qp.min_bin QPs (default: two per compute unit) keep most of
+ * the device idle while their launch runs, and the classes of a batch run one after the
+ * other. Their QPs are regrouped, largest first, into groups of at least min_bin whose
+ * class covers the group's largest n and m (smaller QPs then run with larger local
+ * capacities and work-groups); classes of min_bin QPs or more stay as they are. Returns
+ * the new number of classes; bins and bin_of are rewritten. */
+static int merge_small(const gala_qp_solver *s, qp_bin *bins, int nb, int *bin_of,
+                       const slot_n *order, size_t nv, size_t budget, int wgmax)
+{
+    const long cu = s->ctx->info.compute_units > 0 ? s->ctx->info.compute_units : 1;
+    const long min_bin = gala_tune(s->ctx, "qp.min_bin", s->dt, 2 * cu);
+    int small = 0;
+    for (int b = 0; b < nb; ++b) small += bins[b].count < min_bin;
+    if (min_bin <= 1 || small < 2) return nb;
+    int *grp = gala_malloc(sizeof(int) * nv);
+    int *gmax = gala_calloc(2 * nv, sizeof(int)); /* per group: largest n, largest m */
+    qp_bin *nbins = gala_calloc((size_t)nb + nv, sizeof(qp_bin));
+    if (!grp || !gmax || !nbins) { /* no memory: keep the tight classes */
+        gala_free(grp);
+        gala_free(gmax);
+        gala_free(nbins);
+        return nb;
+    }
+    int ng = 0, gcount = 0;
+    for (size_t i = 0; i < nv; ++i) {
+        const int sl = order[i].sl;
+        grp[sl] = -1;
+        if (bins[bin_of[sl]].count >= min_bin) continue;
+        if (gcount >= min_bin) {
+            ++ng;
+            gcount = 0;
+        }
+        grp[sl] = ng;
+        ++gcount;
+        const int *mt = s->meta + (size_t)sl * QP_NMETA;
+        if (mt[QP_M_N] > gmax[2 * ng]) gmax[2 * ng] = mt[QP_M_N];
+        if (mt[QP_M_M] > gmax[2 * ng + 1]) gmax[2 * ng + 1] = mt[QP_M_M];
+    }
+    if (ng > 0 && gcount < min_bin) { /* a short last group joins the one before it */
+        for (size_t sl = 0; sl < nv; ++sl)
+            if (grp[sl] == ng) grp[sl] = ng - 1;
+        --ng;
+    }
+    int nn = 0;
+    int *newb = gala_malloc(sizeof(int) * ((size_t)nb + (size_t)ng + 1));
+    if (!newb) {
+        gala_free(grp);
+        gala_free(gmax);
+        gala_free(nbins);
+        return nb;
+    }
+    for (int b = 0; b < nb; ++b) {
+        newb[b] = -1;
+        if (bins[b].count < min_bin) continue;
+        nbins[nn] = bins[b];
+        nbins[nn].count = 0;
+        newb[b] = nn++;
+    }
+    for (int g = 0; g <= ng; ++g) {
+        qp_bin c = class_for(s, gmax[2 * g], gmax[2 * g + 1], budget, wgmax);
+        int b;
+        for (b = 0; b < nn && !same_class(&nbins[b], &c); ++b) {}
+        if (b == nn) nbins[nn++] = c;
+        newb[nb + g] = b;
+    }
+    for (size_t sl = 0; sl < nv; ++sl) {
+        bin_of[sl] = grp[sl] >= 0 ? newb[nb + grp[sl]] : newb[bin_of[sl]];
+        nbins[bin_of[sl]].count++;
+    }
+    memcpy(bins, nbins, sizeof(qp_bin) * (size_t)nn);
+    gala_free(newb);
+    gala_free(grp);
+    gala_free(gmax);
+    gala_free(nbins);
+    return nn;
+}
+
 static gala_status dense_setup(gala_qp_solver *s)
 {
     gala_context *ctx = s->ctx;
@@ -108,10 +191,7 @@ static gala_status dense_setup(gala_qp_solver *s)
         ko += kalign((size_t)n * (size_t)n);
         qp_bin c = class_for(s, n, m, budget, wgmax);
         int b;
-        for (b = 0; b < nb; ++b)
-            if (bins[b].wg == c.wg && bins[b].ncap == c.ncap && bins[b].mcap == c.mcap &&
-                bins[b].vlocal == c.vlocal && bins[b].ks == c.ks && bins[b].rb == c.rb)
-                break;
+        for (b = 0; b < nb && !same_class(&bins[b], &c); ++b) {}
         if (b == nb) bins[nb++] = c;
         bins[b].count++;
         bin_of[sl] = b;
@@ -125,6 +205,7 @@ static gala_status dense_setup(gala_qp_solver *s)
     if (st == GALA_OK) st = dummies(s);
     /* per bin, the QPs largest first (the long work-groups start early) */
     if (st == GALA_OK) qsort(order, nv, sizeof *order, by_n_desc);
+    if (st == GALA_OK) nb = merge_small(s, bins, nb, bin_of, order, nv, budget, wgmax);
     s->bins = bins;
     s->nbins = nb;
     bins = NULL;
