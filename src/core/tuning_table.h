@@ -54,9 +54,22 @@
 {"potrf.wg", 0, NULL, NULL, 0, 128},
 {"potrf.panel_wg", 0, NULL, NULL, 0, 128},
 {"potrf.blas3_min", 0, NULL, NULL, 0, 1024},
+/* One n = 16384 matrix on the H200, 2026-11-22 (.device sweep, bench_potrf --n 16384,
+ * median of 3; torch 44.1 ms float, 43.1 ms double): CUDA 67-69 ms float for every
+ * blas3_nb of 256-1024 with right-looking, 102 ms left-looking at 256, 67.0 / 65.6 ms
+ * (float / double) left-looking at 1024. NVIDIA's OpenCL: CLBlast's TRSM made the TRSM
+ * form 1.9x slower (255 against 133 ms at 256), so trsm = 0 there (the tall panel by gala's
+ * kernels); then float 96 ms at 512 right-looking (149 at 256 left-looking), double 192 ms
+ * at 1024 left-looking (241 at 256). Other OpenCL devices take the same trsm = 0 (CLBlast's
+ * TRSM, not measured elsewhere). */
 {"potrf.blas3_nb", 0, NULL, NULL, 0, 256},
+{"potrf.blas3_nb", GALA_BACKEND_CUDA, NULL, NULL, 0, 1024},
+{"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 512},
+{"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1024},
 {"potrf.left", 0, NULL, NULL, 0, 1},
+{"potrf.left", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 0},
 {"potrf.trsm", 0, NULL, NULL, 0, 1},
+{"potrf.trsm", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},
