@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -91,10 +92,31 @@ static void each_entry(const char *dir, void (*f)(const char *path))
     closedir(d);
 }
 
+/* The cache folders a test made, removed (with what is in them) by the teardown fixture,
+ * which runs in the test's own process. */
+static char made_dirs[8][256];
+static int n_made;
+
 static void fresh_dir(char *out, size_t cap, const char *tag)
 {
     snprintf(out, cap, "/tmp/gala-kcache-test-%ld-%s-XXXXXX", (long)getpid(), tag);
     ck_assert_ptr_nonnull(mkdtemp(out));
+    if (n_made < 8) snprintf(made_dirs[n_made++], sizeof made_dirs[0], "%s", out);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_made_dirs(void)
+{
+    for (int i = 0; i < n_made; ++i) nftw(made_dirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    n_made = 0;
 }
 
 START_TEST(second_context_loads_from_disk)
@@ -371,6 +393,7 @@ int main(int argc, char **argv)
     }
     Suite *s = suite_create("kcache");
     TCase *tc = tcase_create("kcache");
+    tcase_add_checked_fixture(tc, NULL, remove_made_dirs);
     tcase_add_test(tc, second_context_loads_from_disk);
     tcase_add_test(tc, corrupt_entries_are_rebuilt);
     tcase_add_test(tc, unusable_cache_folders_are_not_fatal);
