@@ -146,7 +146,8 @@ START_TEST(potrf_n1000)
 END_TEST
 
 /* The BLAS-3 path (single large matrices: left- and right-looking, panel rows by TRSM and by
- * gala's panel kernels) and the blocked path with other panel widths,
+ * gala's panel kernels, diagonal blocks whole and in steps) and the blocked path with other
+ * panel widths,
  * at small n through lowered thresholds. */
 START_TEST(potrf_blas3_paths)
 {
@@ -158,17 +159,18 @@ START_TEST(potrf_blas3_paths)
     static const char *tunes[] = {
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1",
         "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0",
+        "potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.inner=1",
         "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128",
     };
     static const int ns[] = {150, 257, 70};
-    for (int t = skip_b3 ? 2 : 0; t < 3; ++t) {
+    for (int t = skip_b3 ? 3 : 0; t < 4; ++t) {
         la_tune(tunes[t]);
         for (int k = 0; k < 3; ++k) {
             char what[160];
             snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
             int n = ns[k], n2[2] = {n, n};
             run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
-            if (t == 2) run_case(_i, &r, 2, n2, (t + k + 1) & 1, 1, what);
+            if (t == 3) run_case(_i, &r, 2, n2, (t + k + 1) & 1, 1, what);
         }
         la_tune(NULL);
     }
@@ -387,6 +389,8 @@ START_TEST(potrf_failures)
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST || tu_target_get(_i)->dtype == GALA_FLOAT) {
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=64");
         run_failures(_i, &r, 150, 0, "BLAS-3 path, single n=150");
+        la_tune("potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.inner=1");
+        run_failures(_i, &r, 150, 0, "BLAS-3 path, diagonal blocks in steps, single n=150");
         la_tune(NULL);
     }
     /* batched API with failures, and info = NULL */

@@ -70,6 +70,10 @@
 {"potrf.left", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 0},
 {"potrf.trsm", 0, NULL, NULL, 0, 1},
 {"potrf.trsm", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0},
+/* potrf.inner (with potrf.trsm): the diagonal block in steps of potrf.nb, each one launch of
+ * the panel kernel on nb rows plus TRSM and SYRK through the BLAS, instead of the chunked
+ * panel over the whole block (two passes per step). */
+{"potrf.inner", 0, NULL, NULL, 0, 0},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},

@@ -33,6 +33,7 @@ typedef struct pf_cfg {
     int left;      /* BLAS-3 path: 1 left-looking, 0 right-looking */
     int trsm;      /* BLAS-3 path: 1 diagonal block by gala's kernels, rows below by TRSM;
                       0 the whole tall panel by gala's kernels */
+    int inner;     /* with trsm: the diagonal block in steps of nb with TRSM + SYRK */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -49,6 +50,7 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->blas3_nb = (b3 + c->nb - 1) / c->nb * c->nb;
     c->left = gala_tune(ctx, "potrf.left", dt, 1) != 0;
     c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
+    c->inner = gala_tune(ctx, "potrf.inner", dt, 0) != 0;
 }
 
 static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, const char *name,
@@ -192,7 +194,54 @@ static gala_status pf_blocked(gala_context *ctx, gala_dtype dt, int up, const la
     return GALA_OK;
 }
 
-/* One large matrix: BLAS-3 updates, tall panels by gala's kernels. */
+/* BLAS-3 path helpers, on block column [j, j + w) of one matrix once its diagonal block is
+ * factored, for the r rows (columns, upper) after it: */
+/* the rows below the diagonal block: L_below = A_below·L_jj⁻ᵀ (upper: U_right = U_jj⁻ᵀ·A) */
+static gala_status pf_below(gala_context *ctx, int up, gala_buffer *A, size_t o, int lda, int j,
+                            int w, int r)
+{
+    if (up)
+        return gala_trsm(ctx, GALA_LEFT, GALA_UPPER, GALA_TRANS, GALA_NON_UNIT, w, r, 1.0, A,
+                         o + loff(up, j, j, lda), lda, A, o + loff(up, j + w, j, lda), lda);
+    return gala_trsm(ctx, GALA_RIGHT, GALA_LOWER, GALA_TRANS, GALA_NON_UNIT, r, w, 1.0, A,
+                     o + loff(up, j, j, lda), lda, A, o + loff(up, j + w, j, lda), lda);
+}
+
+/* the trailing r×r triangle: A_tt −= L_below·L_belowᵀ */
+static gala_status pf_trail(gala_context *ctx, int up, gala_buffer *A, size_t o, int lda, int j,
+                            int w, int r)
+{
+    return gala_syrk(ctx, up ? GALA_UPPER : GALA_LOWER, up ? GALA_TRANS : GALA_NO_TRANS, r, w,
+                     -1.0, A, o + loff(up, j + w, j, lda), lda, 1.0, A,
+                     o + loff(up, j + w, j + w, lda), lda);
+}
+
+/* The kb×kb diagonal block at k of one matrix (views of the leading rows and columns, so
+ * that info counts in the whole matrix): gala's blocked kernels on the whole block, or
+ * (potrf.inner) steps of potrf.nb columns, each factored by one launch of the panel kernel
+ * on its nb rows, with TRSM and SYRK of the rest of the block through the BLAS. */
+static gala_status pf_diag(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                           const pf_cfg *c, const la_info *li, int k, int kb)
+{
+    la_set d = *s;
+    if (!c->inner) {
+        d.n = k + kb;
+        return pf_blocked(ctx, dt, up, &d, c, li, k, k + kb);
+    }
+    gala_buffer *A = (gala_buffer *)s->A;
+    for (int j = k; j < k + kb; j += c->nb) {
+        const int w = k + kb - j < c->nb ? k + kb - j : c->nb, r = k + kb - j - w;
+        d.n = j + w;
+        GALA_TRY(pf_blocked(ctx, dt, up, &d, c, li, j, j + w));
+        if (r > 0) {
+            GALA_TRY(pf_below(ctx, up, A, s->a_off, s->lda, j, w, r));
+            GALA_TRY(pf_trail(ctx, up, A, s->a_off, s->lda, j, w, r));
+        }
+    }
+    return GALA_OK;
+}
+
+/* One large matrix: BLAS-3 updates, panels by gala's kernels. */
 static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                             const pf_cfg *c, const la_info *li)
 {
@@ -222,25 +271,15 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
             }
         }
         if (c->trsm && m > 0) {
-            /* the diagonal block alone (the leading k + kb rows and columns, so that info
-             * counts in the whole matrix), then the rows below it: L_below = A_below·L_kk⁻ᵀ */
-            la_set d = *s;
-            d.n = k + kb;
-            GALA_TRY(pf_blocked(ctx, dt, up, &d, c, li, k, k + kb));
-            if (up)
-                GALA_TRY(gala_trsm(ctx, GALA_LEFT, GALA_UPPER, GALA_TRANS, GALA_NON_UNIT, kb, m,
-                                   1.0, A, o + loff(up, k, k, lda), lda, A,
-                                   o + loff(up, k + kb, k, lda), lda));
-            else
-                GALA_TRY(gala_trsm(ctx, GALA_RIGHT, GALA_LOWER, GALA_TRANS, GALA_NON_UNIT, m, kb,
-                                   1.0, A, o + loff(up, k, k, lda), lda, A,
-                                   o + loff(up, k + kb, k, lda), lda));
+            /* the diagonal block alone, then the rows below it by TRSM */
+            GALA_TRY(pf_diag(ctx, dt, up, s, c, li, k, kb));
+            GALA_TRY(pf_below(ctx, up, A, o, lda, k, kb, m));
+        } else if (c->trsm) {
+            GALA_TRY(pf_diag(ctx, dt, up, s, c, li, k, kb)); /* the last block */
         } else {
             GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + kb));
         }
-        if (!c->left && m > 0)
-            GALA_TRY(gala_syrk(ctx, ul, tr, m, kb, -1.0, A, o + loff(up, k + kb, k, lda), lda, 1.0,
-                               A, o + loff(up, k + kb, k + kb, lda), lda));
+        if (!c->left && m > 0) GALA_TRY(pf_trail(ctx, up, A, o, lda, k, kb, m));
     }
     return GALA_OK;
 }
