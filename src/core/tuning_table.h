@@ -72,8 +72,11 @@
 {"potrf.trsm", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0},
 /* potrf.inner (with potrf.trsm): the diagonal block in steps of potrf.nb, each one launch of
  * the panel kernel on nb rows plus TRSM and SYRK through the BLAS, instead of the chunked
- * panel over the whole block (two passes per step). */
+ * panel over the whole block (two passes per step). H200, one n = 16384, same call: CUDA
+ * 57.1 / 58.8 ms (float / double) against 66.9 / 65.7 without (torch 43.9 / 42.9); step
+ * 2048: 55.3 / 60.4, right-looking 58.3 / 61.3. Through CLBlast's TRSM: 470 ms float. */
 {"potrf.inner", 0, NULL, NULL, 0, 0},
+{"potrf.inner", GALA_BACKEND_CUDA, NULL, NULL, 0, 1},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},
