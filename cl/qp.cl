@@ -61,6 +61,9 @@
 #define RBLK 1
 #endif
 
+#if defined(KFAC) && KFAC
+#error "qp.factor = 2 (KFAC: Cholesky factors solved every iteration) is implemented by the host backend's kernels only"
+#endif
 #define NMETA 20
 #define M_N 0
 #define M_M 1

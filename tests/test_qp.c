@@ -577,9 +577,12 @@ START_TEST(library_factorization_path)
     TU_OK(NULL, gala_qp_double_integrator(6, -0.3, 0.4, &pb[5]));
     const char *old = getenv("GALA_TUNE");
     char *keep = old ? strdup(old) : NULL;
-    gala_qp_solver *sv[2], *sh[2];
-    for (int f = 0; f < 2; ++f) {
-        setenv("GALA_TUNE", f ? "qp.factor=1" : "qp.factor=0", 1);
+    /* 0: the sweep (K⁻¹), 1: potrf + potri, 2 (host backend only): Cholesky factors */
+    static const char *tunes[] = {"qp.factor=0", "qp.factor=1", "qp.factor=2"};
+    const int nf = tu_target_get(_i)->backend == GALA_BACKEND_HOST ? 3 : 2;
+    gala_qp_solver *sv[3], *sh[3];
+    for (int f = 0; f < nf; ++f) {
+        setenv("GALA_TUNE", tunes[f], 1);
         TU_OK(ctx, gala_qp_setup(ctx, pb, 4, &s, &sv[f]));
         TU_OK(ctx, gala_qp_solve(sv[f]));
         TU_OK(ctx, gala_qp_setup(ctx, pb + 4, 2, &s, &sh[f]));
@@ -592,20 +595,22 @@ START_TEST(library_factorization_path)
     double tol = dt == GALA_FLOAT ? 1e-2 : 1e-4;
     for (int k = 0; k < 6; ++k) {
         gala_qp_info a, b;
-        gala_qp_solver *x0 = k < 4 ? sv[0] : sh[0], *x1 = k < 4 ? sv[1] : sh[1];
-        int kk = k < 4 ? k : k - 4;
-        TU_OK(ctx, gala_qp_get_info(x0, kk, &a));
-        TU_OK(ctx, gala_qp_get_info(x1, kk, &b));
-        int want = k == 3 ? GALA_QP_NON_CVX : GALA_QP_SOLVED;
-        TU_ASSERT(a.status == want && b.status == want, _i, "QP %d: sweep %d, potrf %d", k,
-                  a.status, b.status);
-        if (want == GALA_QP_SOLVED) {
-            assert_kkt(x1, kk, &pb[k], tol, _i, "potrf path");
-            TU_ASSERT(fabs(a.obj_val - b.obj_val) <= tol * (1 + fabs(a.obj_val)), _i,
-                      "QP %d: objective %.9g (sweep) vs %.9g (potrf)", k, a.obj_val, b.obj_val);
+        const int kk = k < 4 ? k : k - 4;
+        const int want = k == 3 ? GALA_QP_NON_CVX : GALA_QP_SOLVED;
+        TU_OK(ctx, gala_qp_get_info(k < 4 ? sv[1] : sh[1], kk, &b));
+        if (want == GALA_QP_SOLVED) assert_kkt(k < 4 ? sv[1] : sh[1], kk, &pb[k], tol, _i, "potrf path");
+        for (int f = 0; f < nf; ++f) {
+            if (f == 1) continue;
+            TU_OK(ctx, gala_qp_get_info(k < 4 ? sv[f] : sh[f], kk, &a));
+            TU_ASSERT(a.status == want && b.status == want, _i, "QP %d: %s %d, potrf %d", k,
+                      tunes[f], a.status, b.status);
+            if (want == GALA_QP_SOLVED)
+                TU_ASSERT(fabs(a.obj_val - b.obj_val) <= tol * (1 + fabs(a.obj_val)), _i,
+                          "QP %d: objective %.9g (%s) vs %.9g (potrf)", k, a.obj_val, tunes[f],
+                          b.obj_val);
         }
     }
-    for (int f = 0; f < 2; ++f) {
+    for (int f = 0; f < nf; ++f) {
         gala_qp_destroy(sv[f]);
         gala_qp_destroy(sh[f]);
     }

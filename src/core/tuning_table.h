@@ -17,11 +17,12 @@
 /* qp.min_bin (no row: the default is two QPs per compute unit): launch classes of fewer
  * QPs are merged into larger ones (src/qp/linsys_dense.c, merge_small); 0 keeps them. */
 /* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the
- * solver's fused sweep kernel (qp_chol_inv). PoCL, control nx = 10, batch 100: 70 QPs/s
- * with 1 against 16-26 with 0; the host backend's C sweep beats its potrf/potri loops
- * (399 against 244 QPs/s). Not measured on a GPU yet. */
+ * solver's fused sweep kernel (qp_chol_inv), 2 = qp_chol_inv keeps the Cholesky factor and
+ * every iteration solves with it (host backend only). PoCL, control nx = 10, batch 100: 70
+ * QPs/s with 1 against 16-26 with 0; host backend, double, one core of the development
+ * machine: 244 (1), 399 then 909 (0, after later work), 1160 (2) QPs/s. */
 {"qp.factor", 0, NULL, NULL, 0, 1},
-{"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 0},
+{"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 2},
 
 /* Dense factorizations (src/la: potrf, potrs, potri; cl/potrf.cl, potrs.cl, potri.cl,
  * lagemm.cl). la.unroll: unroll the register loops (GPUs); CPU OpenCL compiles the rolled

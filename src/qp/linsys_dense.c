@@ -325,9 +325,10 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
     return st;
 }
 
-/* Which factorization: 1 = gala_potrf + gala_potri (src/la), 0 = the fused sweep kernel.
- * Tuning key qp.factor (docs/qp.md). */
-static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) != 0; }
+/* Which factorization: 1 = gala_potrf + gala_potri (src/la); 0 = the fused sweep kernel
+ * (qp_chol_inv, K⁻¹); 2 = qp_chol_inv keeping the Cholesky factor (KFAC: the host backend's
+ * kernels solve with it every iteration). Tuning key qp.factor (docs/qp.md). */
+static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) == 1; }
 
 static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
 {

@@ -70,6 +70,7 @@ struct gala_qp_solver {
     int *qn, *qm;           /* per QP: n, m (0 for QPs rejected with invalid sizes) */
     double *c0;             /* per QP */
     int shared;             /* 1: DENSE_SHARED */
+    int kfac;               /* 1: b_K holds Cholesky factors, not inverses (qp.factor = 2) */
 
     /* patterns: per slot the P and A pattern ids; the distinct patterns */
     int *ppat, *apat;

@@ -362,6 +362,7 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c
     gala_key_def(key, "REFINE", s->refine);
     gala_key_def(key, "KS", c ? c->ks : 1);
     gala_key_def(key, "RB", c ? c->rb : 1);
+    if (s->kfac) gala_key_def(key, "KFAC", 1); /* host kernels only (cl/qp.cl refuses it) */
 }
 
 gala_status gala_qp_kernel(gala_qp_solver *s, const char *name, gala_kernel **k)
@@ -889,6 +890,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     }
     s->shared = shared;
     s->ls = shared ? &gala_qp_linsys_shared : &gala_qp_linsys_dense;
+    s->kfac = gala_tune(ctx, "qp.factor", s->dt, 1) == 2;
 
     /* ---- patterns: the reference's, and one per distinct hash among the others; matches
      * by hash are confirmed on several threads (a collision gets a pattern of its own) */

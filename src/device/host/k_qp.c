@@ -228,6 +228,7 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
     REAL *K = HBUF(REAL, 5);
     int *jinfo = HBUF(int, 6), *state = HBUF(int, 7);
     const int set_status = HINT(8);
+    const int kfac = (int)HDEF("KFAC", 0);
     REAL *v = NULL;
     ptrdiff_t vcap = 0;
     for (int g = 0; g < njobs; ++g) {
@@ -245,6 +246,29 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
             vcap = n;
         }
         int fail = 0;
+        if (kfac) { /* the Cholesky factor L in the lower triangle (right-looking, by columns) */
+            for (ptrdiff_t k = 0; k < n && !fail; ++k) {
+                REAL *restrict ck = A + k * n;
+                if (!(ck[k] > 0)) { fail = (int)k + 1; break; }
+                const REAL lkk = (REAL)sqrt(ck[k]);
+                ck[k] = lkk;
+                for (ptrdiff_t i = k + 1; i < n; ++i) ck[i] /= lkk;
+                for (ptrdiff_t j = k + 1; j < n; ++j) {
+                    REAL *restrict cj = A + j * n;
+                    const REAL f = ck[j];
+                    for (ptrdiff_t i = j; i < n; ++i) cj[i] -= ck[i] * f;
+                }
+            }
+            if (!fail) /* row i of L into column i above the diagonal, 1/L(i,i) on it */
+                for (ptrdiff_t j = 0; j < n; ++j) {
+                    for (ptrdiff_t i = j + 1; i < n; ++i) A[i * n + j] = A[j * n + i];
+                    A[j * n + j] = (REAL)1 / A[j * n + j];
+                }
+            jinfo[g] = fail;
+            flag[g] = 0;
+            if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
+            continue;
+        }
         for (ptrdiff_t k = 0; k < n; ++k) {
             const REAL d = A[k * n + k];
             if (!(d > 0)) { fail = (int)k + 1; break; }
@@ -584,6 +608,43 @@ static gala_status SUF(qp_compact_write)(const gala_host_launch *L)
     return GALA_OK;
 }
 
+/* Σ a[j]·b[j] over j in [j0, j1), in four sums (the loop vectorizes without reassociation) */
+static REAL SUF(dot)(const REAL *restrict a, const REAL *restrict b, int j0, int j1)
+{
+    REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int j = j0;
+    for (; j + 4 <= j1; j += 4) {
+        a0 += a[j] * b[j];
+        a1 += a[j + 1] * b[j + 1];
+        a2 += a[j + 2] * b[j + 2];
+        a3 += a[j + 3] * b[j + 3];
+    }
+    for (; j < j1; ++j) a0 += a[j] * b[j];
+    return (a0 + a1) + (a2 + a3);
+}
+
+/* out = K⁻¹·r for one QP: a product with the stored K⁻¹ (symmetric: column i read
+ * contiguously), or with KFAC two triangular solves with the stored Cholesky factor, kept
+ * in both triangles (column i holds row i of L above the diagonal, 1/L(i,i) on it and
+ * column i of L below it): L·t = r and Lᵀ·out = t, both as dot products over contiguous
+ * memory. */
+static void SUF(kapply)(const REAL *restrict Kb, int n, int kfac, const REAL *restrict r,
+                        REAL *restrict out)
+{
+    if (kfac) {
+        for (int i = 0; i < n; ++i) { /* row i of L: column i above the diagonal */
+            const REAL *restrict ci = Kb + (ptrdiff_t)i * n;
+            out[i] = (r[i] - SUF(dot)(ci, out, 0, i)) * ci[i];
+        }
+        for (int i = n - 1; i >= 0; --i) { /* column i of L below the diagonal */
+            const REAL *restrict ci = Kb + (ptrdiff_t)i * n;
+            out[i] = (out[i] - SUF(dot)(ci, out, i + 1, n)) * ci[i];
+        }
+        return;
+    }
+    for (int i = 0; i < n; ++i) out[i] = SUF(dot)(Kb + (ptrdiff_t)i * n, r, 0, n);
+}
+
 /* One QP of qp_admm: iterations, then the check. */
 static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_check)
 {
@@ -628,7 +689,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
     const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     const REAL *E = vm + QP_V_E * mtot + zo;
     const int *ct = ctype + mt[QP_M_CO];
-    const int refine = (int)HDEF("REFINE", 0);
+    const int refine = (int)HDEF("REFINE", 0), kfac = (int)HDEF("KFAC", 0);
     REAL *w = vm + QP_V_W * mtot + zo, *w2 = vn + QP_V_W2 * ntot + xo;
     for (int it = 0; do_iter && it < iters; ++it) {
         const int last = it == iters - 1;
@@ -641,21 +702,7 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
             r[j] = s;
         }
         if (last) memcpy(xp, x, (size_t)n * sizeof(REAL));
-        /* x̃_i = Σ_j K⁻¹(j, i)·r_j (K⁻¹ is symmetric: column i read contiguously) */
-        for (int i = 0; i < n; ++i) {
-            const REAL *restrict kc = Kb + (ptrdiff_t)i * n;
-            const REAL *restrict rr = r;
-            REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-            int j = 0;
-            for (; j + 4 <= n; j += 4) {
-                a0 += kc[j] * rr[j];
-                a1 += kc[j + 1] * rr[j + 1];
-                a2 += kc[j + 2] * rr[j + 2];
-                a3 += kc[j + 3] * rr[j + 3];
-            }
-            for (; j < n; ++j) a0 += kc[j] * rr[j];
-            xt[i] = (a0 + a1) + (a2 + a3);
-        }
+        SUF(kapply)(Kb, n, kfac, r, xt); /* x̃ = K⁻¹r */
         if (refine) {
             /* w = ρ∘(A x̃); r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r */
             for (int i = 0; i < m; ++i) {
@@ -669,13 +716,8 @@ static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_
                 for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += Tv[k] * w[Tc[k]];
                 r[j] -= kx;
             }
-            for (int i = 0; i < n; ++i) {
-                const REAL *kc = Kb + (ptrdiff_t)i * n;
-                REAL a0 = 0;
-                for (int j = 0; j < n; ++j) a0 += kc[j] * r[j];
-                w2[i] = xt[i] + a0;
-            }
-            memcpy(xt, w2, (size_t)n * sizeof(REAL));
+            SUF(kapply)(Kb, n, kfac, r, w2);
+            for (int i = 0; i < n; ++i) w2[i] = xt[i] += w2[i];
         }
         for (int i = 0; i < n; ++i) x[i] = alpha * xt[i] + ((REAL)1 - alpha) * x[i];
         for (int i = 0; i < m; ++i) {
