@@ -20,7 +20,7 @@
  * solver's fused sweep kernel (qp_chol_inv), 2 = qp_chol_inv keeps the Cholesky factor and
  * every iteration solves with it (host backend only). PoCL, control nx = 10, batch 100: 70
  * QPs/s with 1 against 16-26 with 0; host backend, double, one core of the development
- * machine: 244 (1), 399 then 909 (0, after later work), 1160 (2) QPs/s. */
+ * machine: 244 (1), 399 then 901 (0, after later work), 1250-1350 (2) QPs/s. */
 {"qp.factor", 0, NULL, NULL, 0, 1},
 {"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 2},
 

@@ -246,17 +246,31 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
             vcap = n;
         }
         int fail = 0;
-        if (kfac) { /* the Cholesky factor L in the lower triangle (right-looking, by columns) */
-            for (ptrdiff_t k = 0; k < n && !fail; ++k) {
-                REAL *restrict ck = A + k * n;
-                if (!(ck[k] > 0)) { fail = (int)k + 1; break; }
-                const REAL lkk = (REAL)sqrt(ck[k]);
-                ck[k] = lkk;
-                for (ptrdiff_t i = k + 1; i < n; ++i) ck[i] /= lkk;
-                for (ptrdiff_t j = k + 1; j < n; ++j) {
+        if (kfac) {
+            /* the Cholesky factor L in the lower triangle: right-looking in panels of four
+             * columns, so that the trailing triangle is read and written once per panel */
+            for (ptrdiff_t k0 = 0; k0 < n && !fail; k0 += 4) {
+                const ptrdiff_t k1 = k0 + 4 < n ? k0 + 4 : n;
+                for (ptrdiff_t k = k0; k < k1; ++k) { /* the panel, column by column */
+                    REAL *restrict ck = A + k * n;
+                    if (!(ck[k] > 0)) { fail = (int)k + 1; break; }
+                    const REAL lkk = (REAL)sqrt(ck[k]);
+                    ck[k] = lkk;
+                    for (ptrdiff_t i = k + 1; i < n; ++i) ck[i] /= lkk;
+                    for (ptrdiff_t j = k + 1; j < k1; ++j) {
+                        REAL *restrict cj = A + j * n;
+                        const REAL f = ck[j];
+                        for (ptrdiff_t i = j; i < n; ++i) cj[i] -= ck[i] * f;
+                    }
+                }
+                if (fail || k1 - k0 < 4) continue;
+                const REAL *restrict c0 = A + k0 * n, *restrict c1 = c0 + n;
+                const REAL *restrict c2 = c1 + n, *restrict c3 = c2 + n;
+                for (ptrdiff_t j = k1; j < n; ++j) { /* the trailing columns: rank-4 update */
                     REAL *restrict cj = A + j * n;
-                    const REAL f = ck[j];
-                    for (ptrdiff_t i = j; i < n; ++i) cj[i] -= ck[i] * f;
+                    const REAL f0 = c0[j], f1 = c1[j], f2 = c2[j], f3 = c3[j];
+                    for (ptrdiff_t i = j; i < n; ++i)
+                        cj[i] -= (c0[i] * f0 + c1[i] * f1) + (c2[i] * f2 + c3[i] * f3);
                 }
             }
             if (!fail) /* row i of L into column i above the diagonal, 1/L(i,i) on it */
