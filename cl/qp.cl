@@ -175,8 +175,8 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
  * serially (nothing when tb divides the halvings down to tb). The tree is one loop with a
  * uniform, compile-time trip count and a barrier per step, not nested in another loop
  * (PoCL mishandles barriers in loops nested in other loops). The serial form it replaces
- * had one work-item per column combine wg/tb partials: 4·384 local loads per reduction
- * for one QP per work-group of 384, which made qp_check cost ~100 µs per work-group. */
+ * had one work-item per column combine wg/tb partials: 4·256 dependent local loads per
+ * reduction for one QP per work-group of 256, five reductions per qp_check. */
 #define QP_RED4(part, lid, wg, tb, a, b, c, d, ops)                                          \
     {                                                                                       \
         LOCAL_BARRIER();                                                                    \
