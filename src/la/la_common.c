@@ -112,6 +112,19 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
     return st;
 }
 
+gala_status la_check_batched_inplace(gala_context *ctx, const char *fn, gala_uplo uplo, int n,
+                                     const gala_buffer *A, size_t a_off, int lda,
+                                     size_t a_stride, int batch)
+{
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    GALA_TRY(la_check_uplo(ctx, fn, uplo));
+    if (n < 0 || batch < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
+                          n, batch);
+    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    return gala_check_float_type(ctx, fn, A->dtype);
+}
+
 gala_status la_check_vbatched_inplace(gala_context *ctx, const char *fn, gala_uplo uplo,
                                       const int *n, const gala_buffer *A, const size_t *a_off,
                                       const int *lda, int batch)

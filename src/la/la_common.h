@@ -79,6 +79,14 @@ GALA_INTERNAL gala_status la_check_vbatched(struct gala_context *ctx, const char
                                             const size_t *off, const int *ld, int batch,
                                             int output);
 
+/** The arguments of an in-place strided-batch routine (potrf, potri, ldlt): context, uplo,
+ *  n >= 0 and batch >= 0, the batch of n×n matrices of A (la_check_strided, as an output)
+ *  and a float type. */
+GALA_INTERNAL gala_status la_check_batched_inplace(struct gala_context *ctx, const char *fn,
+                                                   gala_uplo uplo, int n,
+                                                   const struct gala_buffer *A, size_t a_off,
+                                                   int lda, size_t a_stride, int batch);
+
 /** The arguments of an in-place variable-batch routine (potrf, potri): context, uplo,
  *  batch >= 0 and, when batch > 0, the square matrices of A (la_check_vbatched, as outputs)
  *  and a float type. GALA_OK for batch = 0 without looking at the arrays. */

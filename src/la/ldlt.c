@@ -153,18 +153,10 @@ gala_status gala_ldlt_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buf
                               int *inertia)
 {
     static const char fn[] = "gala_ldlt_batched";
-    GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(la_check_uplo(ctx, fn, uplo));
-    if (n < 0 || batch < 0)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
-                          n, batch);
-    if (lda < (n > 1 ? n : 1))
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: lda = %d < max(1, n = %d)", fn, lda, n);
-    /* extent, overflow, and matrices that share elements (a_stride < n, or a_stride >= n
-     * with matrices that do not fit side by side within lda) */
-    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    /* sizes, lda, extent, overflow, and matrices that share elements (a_stride < n, or
+     * a_stride >= n with matrices that do not fit side by side within lda) */
+    GALA_TRY(la_check_batched_inplace(ctx, fn, uplo, n, A, a_off, lda, a_stride, batch));
     const gala_dtype dt = A->dtype;
-    GALA_TRY(gala_check_float_type(ctx, fn, dt));
     clear_results(batch, info, inertia);
     if (batch == 0 || n == 0) return GALA_OK;
 

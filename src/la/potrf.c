@@ -304,14 +304,8 @@ gala_status gala_potrf_batched(gala_context *ctx, gala_uplo uplo, int n, gala_bu
                                size_t a_off, int lda, size_t a_stride, int batch, int *info)
 {
     static const char fn[] = "gala_potrf_batched";
-    GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(la_check_uplo(ctx, fn, uplo));
-    if (n < 0 || batch < 0)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
-                          n, batch);
-    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    GALA_TRY(la_check_batched_inplace(ctx, fn, uplo, n, A, a_off, lda, a_stride, batch));
     const gala_dtype dt = A->dtype;
-    GALA_TRY(gala_check_float_type(ctx, fn, dt));
     if (n == 0 || batch == 0) {
         if (info) memset(info, 0, (size_t)batch * sizeof *info);
         return GALA_OK;
@@ -330,14 +324,8 @@ gala_status gala_potrf_batched_async(gala_context *ctx, gala_uplo uplo, int n, g
                                      gala_buffer *info, size_t info_off)
 {
     static const char fn[] = "gala_potrf_batched_async";
-    GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(la_check_uplo(ctx, fn, uplo));
-    if (n < 0 || batch < 0)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
-                          n, batch);
-    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    GALA_TRY(la_check_batched_inplace(ctx, fn, uplo, n, A, a_off, lda, a_stride, batch));
     const gala_dtype dt = A->dtype;
-    GALA_TRY(gala_check_float_type(ctx, fn, dt));
     GALA_TRY(gala_check_buf(ctx, fn, "info", info, GALA_INT, info_off, (size_t)batch));
     if (batch == 0) return GALA_OK;
     if (n == 0) return gala_buffer_fill(info, info_off, (size_t)batch, 0);

@@ -152,14 +152,8 @@ static gala_status pi_batched(const char *fn, gala_context *ctx, gala_uplo uplo,
                               gala_buffer *A, size_t a_off, int lda, size_t a_stride, int batch,
                               int *info)
 {
-    GALA_TRY(gala_check_ctx(ctx, fn));
-    GALA_TRY(la_check_uplo(ctx, fn, uplo));
-    if (n < 0 || batch < 0)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: negative size (n = %d, batch = %d)", fn,
-                          n, batch);
-    GALA_TRY(la_check_strided(ctx, fn, "A", A, 0, a_off, n, n, lda, a_stride, batch, 1));
+    GALA_TRY(la_check_batched_inplace(ctx, fn, uplo, n, A, a_off, lda, a_stride, batch));
     const gala_dtype dt = A->dtype;
-    GALA_TRY(gala_check_float_type(ctx, fn, dt));
     if (n == 0 || batch == 0) {
         if (info) memset(info, 0, (size_t)batch * sizeof *info);
         return GALA_OK;
