@@ -36,7 +36,7 @@ static size_t local_budget(const gala_qp_solver *s)
 /* Largest work-group (qp.wg, a multiple of 32). */
 static int max_wg(const gala_qp_solver *s)
 {
-    int wg = (int)gala_tune(s->ctx, "qp.wg", s->dt, 512);
+    int wg = (int)gala_tune(s->ctx, "qp.wg", s->dt, 256); /* the table's value */
     if ((size_t)wg > s->ctx->info.max_work_group_size) wg = (int)s->ctx->info.max_work_group_size;
     wg = wg / 32 * 32;
     return wg < 32 ? 32 : wg;
