@@ -127,7 +127,9 @@ typedef struct gala_qp_settings {
                                         the next termination check (default) */
     int refine;                    /**< iterative refinement of each linear solve (K applied
                                         sparsely, twice the dense work): 1, 0, or -1 = 1 for
-                                        float and 0 for double (default) */
+                                        float with an explicit K⁻¹ (the GPU backends), 0 for
+                                        double and where K is kept as a Cholesky factor
+                                        (the host backend) (default) */
     gala_qp_progress_fn progress;  /**< optional progress callback (NULL: none) */
     void *progress_user;           /**< passed to progress */
     int threads;                   /**< host threads for the per-QP host work of setup,

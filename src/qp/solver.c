@@ -896,7 +896,6 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     }
     s->shared = shared;
     s->ls = shared ? &gala_qp_linsys_shared : &gala_qp_linsys_dense;
-    s->kfac = gala_tune(ctx, "qp.factor", s->dt, 1) == 2;
 
     /* ---- patterns: the reference's, and one per distinct hash among the others; matches
      * by hash are confirmed on several threads (a collision gets a pattern of its own) */
@@ -1158,7 +1157,10 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     s->count = count;
     s->nthreads = 1;
     s->dualgap = set.check_dualgap < 0 ? set.dtype == GALA_DOUBLE : set.check_dualgap;
-    s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
+    /* K kept as a Cholesky factor (qp.factor = 2) is solved backward-stably: float needs no
+     * refinement step then (it corrects the explicit inverse's error) */
+    s->kfac = gala_tune(ctx, "qp.factor", s->dt, 1) == 2;
+    s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT && !s->kfac : set.refine;
     s->prof_t = t0;
     gala_status st = setup_impl(s, problems);
     if (st == GALA_OK) st = gala_finish(ctx);
