@@ -270,12 +270,10 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
                                        o + loff(up, k + kb, k, lda), lda));
             }
         }
-        if (c->trsm && m > 0) {
+        if (c->trsm) {
             /* the diagonal block alone, then the rows below it by TRSM */
             GALA_TRY(pf_diag(ctx, dt, up, s, c, li, k, kb));
-            GALA_TRY(pf_below(ctx, up, A, o, lda, k, kb, m));
-        } else if (c->trsm) {
-            GALA_TRY(pf_diag(ctx, dt, up, s, c, li, k, kb)); /* the last block */
+            if (m > 0) GALA_TRY(pf_below(ctx, up, A, o, lda, k, kb, m));
         } else {
             GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + kb));
         }

@@ -104,12 +104,16 @@ static int merge_small(const gala_qp_solver *s, qp_bin *bins, int nb, int *bin_o
     int small = 0;
     for (int b = 0; b < nb; ++b) small += bins[b].count < min_bin;
     if (min_bin <= 1 || small < 2) return nb;
+    /* per slot its group; per group its largest n and m; per old class then per group the
+     * new class (at most nv groups) */
     int *grp = gala_malloc(sizeof(int) * nv);
-    int *gmax = gala_calloc(2 * nv, sizeof(int)); /* per group: largest n, largest m */
+    int *gmax = gala_calloc(2 * nv, sizeof(int));
+    int *newb = gala_malloc(sizeof(int) * ((size_t)nb + nv));
     qp_bin *nbins = gala_calloc((size_t)nb + nv, sizeof(qp_bin));
-    if (!grp || !gmax || !nbins) { /* no memory: keep the tight classes */
+    if (!grp || !gmax || !newb || !nbins) { /* no memory: keep the tight classes */
         gala_free(grp);
         gala_free(gmax);
+        gala_free(newb);
         gala_free(nbins);
         return nb;
     }
@@ -134,13 +138,6 @@ static int merge_small(const gala_qp_solver *s, qp_bin *bins, int nb, int *bin_o
         --ng;
     }
     int nn = 0;
-    int *newb = gala_malloc(sizeof(int) * ((size_t)nb + (size_t)ng + 1));
-    if (!newb) {
-        gala_free(grp);
-        gala_free(gmax);
-        gala_free(nbins);
-        return nb;
-    }
     for (int b = 0; b < nb; ++b) {
         newb[b] = -1;
         if (bins[b].count < min_bin) continue;

@@ -564,6 +564,7 @@ static gala_status active_compact(gala_qp_solver *s)
     if (!cnt) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     gala_status st = GALA_OK;
     for (int b = 0; st == GALA_OK && b < nc; ++b) {
+        if (c[b].acount == 0) continue; /* nothing of it runs (it stays empty) */
         gala_dims d = qp_dims(((long long)c[b].count + QP_UTIL_WG - 1) / QP_UTIL_WG, QP_UTIL_WG);
         st = GALA_LAUNCH(s->ctx, kc, &d, ga_buf(c[b].list), ga_int(c[b].count),
                          ga_buf(s->b_state), ga_buf(s->b_ccnt));
@@ -574,6 +575,7 @@ static gala_status active_compact(gala_qp_solver *s)
     }
     if (st == GALA_OK) st = gala_buffer_read(s->b_acnt, 0, (size_t)nc, cnt);
     for (int b = 0; st == GALA_OK && b < nc; ++b) {
+        if (c[b].acount == 0) continue;
         c[b].acount = cnt[b];
         c[b].compacted = 1;
     }
