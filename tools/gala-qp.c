@@ -319,6 +319,14 @@ static int parse_ll(const char *s, long long *v)
     return 1;
 }
 
+/* An integer option of at least min into *v; GQP_EXIT_USAGE (message printed) otherwise. */
+static int int_at_least(const optdef *o, const char *val, int *v, int min)
+{
+    if (parse_int(val, v) && *v >= min) return 0;
+    err_("--%s: '%s' is not an integer >= %d", o->name, val, min);
+    return GQP_EXIT_USAGE;
+}
+
 static const optdef *find_opt(const char *name, size_t len, int *negated)
 {
     *negated = 0;
@@ -429,23 +437,14 @@ static int apply(tool *t, const optdef *o, int negated, const char *val)
     case T_ALL_BOUND_ROWS: t->read_flags |= GALA_QPS_ALL_BOUND_ROWS; break;
     case T_STRICT: t->read_flags |= GALA_QPS_STRICT; break;
     case T_MAX_N:
-        if (!parse_int(val, &t->max_n) || t->max_n < 1) {
-            err_("--max-n: '%s' is not an integer >= 1", val);
-            return GQP_EXIT_USAGE;
-        }
+        if (int_at_least(o, val, &t->max_n, 1)) return GQP_EXIT_USAGE;
         break;
     case T_SIZE:
-        if (!parse_int(val, &t->size) || t->size < 1) {
-            err_("--size: '%s' is not an integer >= 1", val);
-            return GQP_EXIT_USAGE;
-        }
+        if (int_at_least(o, val, &t->size, 1)) return GQP_EXIT_USAGE;
         t->have_size = 1;
         break;
     case T_COUNT:
-        if (!parse_int(val, &t->count) || t->count < 1) {
-            err_("--count: '%s' is not an integer >= 1", val);
-            return GQP_EXIT_USAGE;
-        }
+        if (int_at_least(o, val, &t->count, 1)) return GQP_EXIT_USAGE;
         break;
     case T_OUT: t->out = val; break;
     default: break;
