@@ -25,15 +25,7 @@ static int names_matrix(const char *msg, int b)
     return strstr(msg, a) != NULL || strstr(msg, c) != NULL;
 }
 
-static gala_context *other_ctx(void)
-{
-    gala_context_options o;
-    gala_context_options_default(&o);
-    o.backend = GALA_BACKEND_HOST;
-    gala_context *c = NULL;
-    TU_OK(NULL, gala_context_create(&o, &c));
-    return c;
-}
+static gala_context *other_ctx(void) { return tu_host_ctx(1); }
 
 START_TEST(argument_errors)
 {

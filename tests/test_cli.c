@@ -399,12 +399,7 @@ static void setup_tmp(void)
     ck_assert_msg(mkdtemp(g_tmp) != NULL, "mkdtemp failed");
 }
 
-static void rm_tree(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+static void rm_tree(const char *dir) { ck_assert_int_eq(tu_rm_tree(dir), 0); }
 
 static void teardown_tmp(void) { rm_tree(g_tmp); }
 

@@ -147,12 +147,7 @@ END_TEST
 /* Destroying a context with wrapped buffers left in it frees only gala's records. */
 START_TEST(context_destruction_leaves_wrapped_memory)
 {
-    gala_context_options o;
-    gala_context_options_default(&o);
-    o.backend = GALA_BACKEND_HOST;
-    o.use_environment = 0;
-    gala_context *ctx;
-    TU_OK(NULL, gala_context_create(&o, &ctx));
+    gala_context *ctx = tu_host_ctx(0);
     double *mem = malloc(8 * sizeof *mem);
     for (int i = 0; i < 8; ++i) mem[i] = i;
     gala_buffer *w;

@@ -3,7 +3,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -104,18 +103,9 @@ static void fresh_dir(char *out, size_t cap, const char *tag)
     if (n_made < 8) snprintf(made_dirs[n_made++], sizeof made_dirs[0], "%s", out);
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)type;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void remove_made_dirs(void)
 {
-    for (int i = 0; i < n_made; ++i) nftw(made_dirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    for (int i = 0; i < n_made; ++i) tu_rm_tree(made_dirs[i]);
     n_made = 0;
 }
 

@@ -154,12 +154,7 @@ START_TEST(family_compiles_for_cuda)
     }
 
     /* kernels and their parameters against the host backend's table */
-    gala_context_options o;
-    gala_context_options_default(&o);
-    o.backend = GALA_BACKEND_HOST;
-    o.use_environment = 0;
-    gala_context *hctx;
-    TU_OK(NULL, gala_context_create(&o, &hctx));
+    gala_context *hctx = tu_host_ctx(0);
     gala_program_key key;
     gala_key_init(&key, fam, dbl ? GALA_DOUBLE : GALA_FLOAT);
     void *prog = NULL;

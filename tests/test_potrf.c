@@ -498,12 +498,7 @@ START_TEST(potrf_faults)
     for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; ++q) {
         int hits = 0;
         for (int at = 1; at <= 60; ++at) {
-            gala_context_options o;
-            gala_context_options_default(&o);
-            o.backend = GALA_BACKEND_HOST;
-            o.use_environment = 0;
-            gala_context *ctx;
-            TU_OK(NULL, gala_context_create(&o, &ctx));
+            gala_context *ctx = tu_host_ctx(0);
             gala_buffer *A, *B;
             TU_OK(ctx, gala_buffer_create(ctx, dt, len, &A));
             TU_OK(ctx, gala_buffer_create(ctx, dt, 200, &B));

@@ -1,6 +1,8 @@
 #include "testutil.h"
 
+#include <errno.h>
 #include <float.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,31 @@ static void init_targets(void)
 int tu_target_count(void) { init_targets(); return ntargets; }
 const tu_target *tu_target_get(int i) { init_targets(); return &targets[i]; }
 gala_context *tu_ctx(int i) { init_targets(); return ctxs[i]; }
+
+gala_context *tu_host_ctx(int use_environment)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = GALA_BACKEND_HOST;
+    o.use_environment = use_environment;
+    gala_context *c = NULL;
+    TU_OK(NULL, gala_context_create(&o, &c));
+    return c;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    return remove(path) ? -1 : 0;
+}
+
+int tu_rm_tree(const char *dir)
+{
+    if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0) return 0;
+    return errno == ENOENT ? 0 : -1;
+}
 
 void tu_release(void)
 {

@@ -33,6 +33,12 @@ const tu_target *tu_target_get(int i);
 gala_context *tu_ctx(int i);
 /** Destroy the cached contexts (at exit of a test program). */
 void tu_release(void);
+/** A new context on the host backend, which the caller destroys; use_environment: whether
+ *  the GALA_* variables apply to it. Fails the test when it cannot be made. */
+gala_context *tu_host_ctx(int use_environment);
+/** Remove a folder and everything in it: 0, or -1 when something could not be removed (a
+ *  folder that does not exist is removed already). */
+int tu_rm_tree(const char *dir);
 
 /** Machine epsilon of a dtype. */
 double tu_eps(gala_dtype dt);
