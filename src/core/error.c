@@ -139,6 +139,16 @@ size_t gala_mat_extent(size_t m, size_t n, size_t ld, int *overflow)
     return gala_span(m, ld, n, overflow);
 }
 
+void gala_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    for (size_t i = 1; i < n; ++i)
+        if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+            qsort(base, n, size, cmp);
+            return;
+        }
+}
+
 gala_status gala_check_buf(const gala_context *ctx, const char *fn, const char *name,
                            const gala_buffer *b, gala_dtype dtype, size_t off, size_t extent)
 {

@@ -84,6 +84,11 @@ GALA_INTERNAL size_t gala_span(size_t item, size_t stride, size_t batch, int *ov
 
 /** Extent of a column-major m×n matrix with leading dimension ld: (n-1)·ld + m. */
 GALA_INTERNAL size_t gala_mat_extent(size_t m, size_t n, size_t ld, int *overflow);
+/** qsort, skipped when the array is in order already (the overlap checks of variable
+ *  batches sort their spans; callers usually lay matrices out in order, and then the check
+ *  costs one pass). */
+GALA_INTERNAL void gala_sort(void *base, size_t n, size_t size,
+                             int (*cmp)(const void *, const void *));
 
 /** Multiply with overflow detection. */
 GALA_INTERNAL int gala_mul_overflow(size_t a, size_t b, size_t *out);

@@ -97,9 +97,7 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
     }
     if (st == GALA_OK) st = gala_check_buf(ctx, fn, name, buf, dtype, 0, 0);
     if (st == GALA_OK && sp && ns > 1) {
-        int sorted = 1; /* callers usually lay matrices out in order: sort only if not */
-        for (int i = 1; i < ns && sorted; ++i) sorted = span_cmp(&sp[i - 1], &sp[i]) <= 0;
-        if (!sorted) qsort(sp, (size_t)ns, sizeof *sp, span_cmp);
+        gala_sort(sp, (size_t)ns, sizeof *sp, span_cmp);
         for (int i = 1; i < ns; ++i) {
             if (sp[i].lo < sp[i - 1].hi) {
                 st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrices %d and %d of %s overlap",
@@ -444,9 +442,7 @@ gala_status la_check_ab_disjoint(gala_context *ctx, const char *fn, const gala_b
         if (ea) sp[ns++] = (ab_span){a_off[b], a_off[b] + ea, b, 0};
         if (eb) sp[ns++] = (ab_span){b_off[b], b_off[b] + eb, b, 1};
     }
-    int sorted = 1; /* callers usually lay matrices out in order: sort only if not */
-    for (int i = 1; i < ns && sorted; ++i) sorted = ab_span_cmp(&sp[i - 1], &sp[i]) <= 0;
-    if (!sorted) qsort(sp, (size_t)ns, sizeof *sp, ab_span_cmp);
+    gala_sort(sp, (size_t)ns, sizeof *sp, ab_span_cmp);
     /* sweep in order of the first element, remembering the furthest end of the A spans and
      * of the B spans seen so far: a span that starts before the furthest end of a B span
      * (or, for a B span, of an A span) shares an element with it */

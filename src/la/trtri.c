@@ -422,10 +422,7 @@ static gala_status check_var_overlap(gala_context *ctx, const char *fn, const in
             iv[k++] = (tr_iv){a_off[b], a_off[b] + ea, 0, b};
         }
     }
-    /* callers usually lay matrices out in order: sort only when they are not */
-    int sorted = 1;
-    for (size_t i = 1; i < k && sorted; ++i) sorted = iv_cmp(&iv[i - 1], &iv[i]) <= 0;
-    if (!sorted) qsort(iv, k, sizeof *iv, iv_cmp);
+    gala_sort(iv, k, sizeof *iv, iv_cmp);
     size_t end_all = 0, end_out = 0;
     int id_all = -1, id_out = -1;
     gala_status s = GALA_OK;
