@@ -654,6 +654,127 @@ KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* The sparse strategy (src/qp/linsys_sparse.c). Each QP's quasi-definite KKT matrix         */
+/*                                                                                          */
+/*     [ P + σI        Aᵀ     ]    upper triangle, CSC, n + m columns: column j < n holds  */
+/*     [   A      −diag(1/ρ)  ]    P's column j (+ σ on the diagonal), column n + i holds  */
+/*                                 A's row i, then −1/ρ_i                                   */
+/*                                                                                          */
+/* is factored by gala_sparse_ldlt (one symbolic analysis per pair of P and A patterns);    */
+/* one ADMM iteration is qp_kkt_rhs, one batched sparse solve, and qp_kkt_update, the same  */
+/* iteration as qp_admm with K⁻¹r replaced by the solve:                                    */
+/*     [x̃; ν] = KKT⁻¹ [σx − q; z − y/ρ],  x ← αx̃ + (1 − α)x,  z̃ = Ax̃,                     */
+/*     ẑ = αz̃ + (1 − α)z,  z ← Π(ẑ + y/ρ),  y ← y + ρ(ẑ − z).                               */
+/* kq per slot (NKQ ints): its matrix in the factor object, the offset of its group's value */
+/* map, the KKT entries. Map entry 8·k + type: 0 P's CSR value k, 1 the same + σ (diagonal),*/
+/* 2 σ alone (no diagonal entry in P), 3 A's CSR value k, 4 −1/ρ of row k. One work-group   */
+/* per listed QP; kb holds one right-hand side (then solution) of n + m entries per matrix,*/
+/* entry e of matrix q at kb[q·kbm + e·kbe] (interleaved: kbm = 1, kbe = batch).             */
+/* ------------------------------------------------------------------------------------ */
+#define KQ_Q 0
+#define KQ_MAP 1
+#define KQ_NNZ 2
+#define NKQ 3
+
+KERNEL void qp_kkt_values(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                          GLOBAL const int *kq, GLOBAL const int *kmap, GLOBAL const REAL *mv,
+                          GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *kv,
+                          const gidx kstride, const REAL sigma)
+{
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0);
+    if (g >= nlist) return;
+    const int b = list[g];
+    GLOBAL const int *mt = meta + (gidx)b * NMETA, *k3 = kq + (gidx)b * NKQ;
+    GLOBAL const REAL *Pv = mv + mt[M_PV], *Av = mv + mt[M_AV];
+    GLOBAL const int *map = kmap + k3[KQ_MAP], *ct = ctype + mt[M_CO];
+    GLOBAL REAL *v = kv + (gidx)k3[KQ_Q] * kstride;
+    const REAL rho = info[(gidx)b * NINFO + I_RHO];
+    const int nnz = k3[KQ_NNZ];
+    for (int e = lid; e < nnz; e += WG) {
+        const int c = map[e], k = c >> 3, t = c & 7;
+        REAL val;
+        if (t == 0) val = Pv[k];
+        else if (t == 1) val = Pv[k] + sigma;
+        else if (t == 2) val = sigma;
+        else if (t == 3) val = Av[k];
+        else val = -(REAL)1 / qp_rho_row(ct[k], rho);
+        v[e] = val;
+    }
+}
+
+KERNEL void qp_kkt_rhs(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                       GLOBAL const int *state, GLOBAL const int *kq, GLOBAL REAL *vn,
+                       const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                       GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *kb,
+                       const gidx kbm, const gidx kbe, const REAL sigma, const int last)
+{
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0);
+    if (g >= nlist) return;
+    const int b = list[g];
+    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int n = mt[M_N], m = mt[M_M];
+    const gidx xo = mt[M_XO], zo = mt[M_ZO];
+    GLOBAL REAL *x = vn + V_X * ntot + xo, *xp = vn + V_XPREV * ntot + xo;
+    GLOBAL const REAL *q = vn + V_Q * ntot + xo;
+    GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
+    GLOBAL REAL *yp = vm + V_YPREV * mtot + zo;
+    GLOBAL const int *ct = ctype + mt[M_CO];
+    GLOBAL REAL *r = kb + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
+    const REAL rho = info[(gidx)b * NINFO + I_RHO];
+    for (int j = lid; j < n; j += WG) {
+        r[j * kbe] = sigma * x[j] - q[j];
+        if (last) xp[j] = x[j];
+    }
+    for (int i = lid; i < m; i += WG) {
+        r[(n + i) * kbe] = z[i] - y[i] / qp_rho_row(ct[i], rho);
+        if (last) yp[i] = y[i];
+    }
+}
+
+KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                          GLOBAL int *state, GLOBAL const int *kq, GLOBAL const int *rp,
+                          GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL REAL *vn,
+                          const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
+                          GLOBAL const int *ctype, GLOBAL const REAL *info,
+                          GLOBAL const REAL *kb, const gidx kbm, const gidx kbe,
+                          const REAL alpha, const int iters)
+{
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0);
+    if (g >= nlist) return;
+    const int b = list[g];
+    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int n = mt[M_N], m = mt[M_M];
+    const gidx xo = mt[M_XO], zo = mt[M_ZO];
+    GLOBAL const int *Ap = rp + mt[M_AP], *Ac = ci + mt[M_AC];
+    GLOBAL const REAL *Av = mv + mt[M_AV];
+    GLOBAL REAL *x = vn + V_X * ntot + xo;
+    GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
+    GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
+    GLOBAL const int *ct = ctype + mt[M_CO];
+    GLOBAL const REAL *xt = kb + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
+    const REAL rho = info[(gidx)b * NINFO + I_RHO];
+    for (int j = lid; j < n; j += WG) x[j] = alpha * xt[j * kbe] + ((REAL)1 - alpha) * x[j];
+    for (int i = lid; i < m; i += WG) {
+        REAL zt = 0;
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * xt[Ac[k] * kbe];
+        const REAL ri = qp_rho_row(ct[i], rho);
+        const REAL zold = z[i], yold = y[i];
+        const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
+        REAL zn = zh + yold / ri;
+        zn = zn < l[i] ? l[i] : zn;
+        zn = zn > u[i] ? u[i] : zn;
+        y[i] = yold + ri * (zh - zn);
+        z[i] = zn;
+    }
+    if (iters && lid == 0) state[(gidx)b * NSTATE + S_ITER] += iters;
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* qp_unscale (results): per listed QP, into the output n-vector W2 and m-vector W:        */
 /*   with a solution (status 1, 2, 7, 8, 10): x = D∘x, y = E∘y/c                          */
 /*   primal infeasible (3, 4): W = E∘Π(y − y_prev) / its ‖·‖∞ (the certificate)          */

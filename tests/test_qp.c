@@ -383,8 +383,8 @@ START_TEST(interrupt_and_settings)
     b.rho = 0;
     TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_INVALID_ARG, _i, "rho");
     b = s;
-    b.linsys_solver = GALA_QP_LINSYS_SPARSE_LDLT;
-    TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_NOT_SUPPORTED, _i, "sparse");
+    b.linsys_solver = 4;
+    TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_INVALID_ARG, _i, "linsys_solver 4");
     TU_ASSERT(gala_qp_setup(ctx, &p, 0, &s, &sv) == GALA_ERR_INVALID_ARG, _i, "count 0");
     TU_ASSERT(gala_qp_setup(ctx, NULL, 1, &s, &sv) == GALA_ERR_INVALID_ARG, _i, "NULL problems");
     TU_ASSERT(gala_qp_solve(NULL) == GALA_ERR_INVALID_ARG, _i, "NULL solver");
@@ -618,6 +618,105 @@ START_TEST(library_factorization_path)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ sparse KKT LDLᵀ */
+
+/* The sparse strategy (KKT LDLᵀ, linsys_sparse.c) on a batch of several patterns (two
+ * copies of one, so a group holds two QPs) mixing statuses: each QP gets the dense
+ * strategy's status, the solved ones pass the independent KKT check, and in double their
+ * objectives agree with the dense strategy's. Then updates of P, A values, q and bounds
+ * that change a row's kind (refactorization), a re-solve, and AUTO's choice both ways. */
+START_TEST(sparse_ldlt_strategy)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_qp_settings s = settings_for(_i);
+    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
+    s.max_iter = 20000;
+    enum { B = NQ + 5 };
+    gala_qp_problem pb[B];
+    status_batch(pb);
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 31, &pb[NQ]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 32, &pb[NQ + 1]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 9, 33, &pb[NQ + 2]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_EQUALITY, 8, 34, &pb[NQ + 3]));
+    TU_OK(NULL, gala_qp_double_integrator(7, 0.5, -0.2, &pb[NQ + 4]));
+    gala_qp_solver *sp, *de;
+    s.linsys_solver = GALA_QP_LINSYS_DENSE;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &de));
+    TU_OK(ctx, gala_qp_solve(de));
+    s.linsys_solver = GALA_QP_LINSYS_SPARSE_LDLT;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sp));
+    TU_ASSERT(gala_qp_linsys_used(sp) == GALA_QP_LINSYS_SPARSE_LDLT, _i, "strategy %d",
+              gala_qp_linsys_used(sp));
+    TU_OK(ctx, gala_qp_solve(sp));
+    const double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
+    for (int k = 0; k < B; ++k) {
+        gala_qp_info a, b;
+        TU_OK(ctx, gala_qp_get_info(sp, k, &a));
+        TU_OK(ctx, gala_qp_get_info(de, k, &b));
+        const int fl = dt == GALA_FLOAT;
+        const int ok_a = a.status == GALA_QP_SOLVED || (fl && a.status == GALA_QP_SOLVED_INACCURATE);
+        const int ok_b = b.status == GALA_QP_SOLVED || (fl && b.status == GALA_QP_SOLVED_INACCURATE);
+        TU_ASSERT(a.status == b.status || (ok_a && ok_b), _i, "QP %d: sparse %s (%d), dense %s (%d)",
+                  k, gala_qp_status_string(a.status), a.iter, gala_qp_status_string(b.status), b.iter);
+        if (k == Q_SOLVED || k >= NQ) {
+            assert_kkt(sp, k, &pb[k], tol, _i, "sparse");
+            if (dt == GALA_DOUBLE)
+                TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 1e-4 * (1 + fabs(b.obj_val)), _i,
+                          "QP %d: objective %.10g sparse, %.10g dense", k, a.obj_val, b.obj_val);
+        }
+    }
+    /* updates: P, A values of the random QP; q of a control QP; bounds of the equality QP
+     * that make its first row an inequality (its ρ changes: refactorization) */
+    gala_qp_problem *r = &pb[NQ + 2], *c = &pb[NQ], *e = &pb[NQ + 3];
+    for (int k = 0; k < r->P.p[r->n]; ++k) r->P.x[k] *= 1.5;
+    for (int k = 0; k < r->A.p[r->n]; ++k) r->A.x[k] *= -0.5;
+    TU_OK(ctx, gala_qp_update_matrices(sp, NQ + 2, r->P.x, r->A.x));
+    for (int j = 0; j < c->n; ++j) c->q[j] = 0.1 * (j % 3);
+    TU_OK(ctx, gala_qp_update_vectors(sp, NQ, c->q, NULL, NULL));
+    e->l[0] -= 1;
+    e->u[0] += 1;
+    TU_OK(ctx, gala_qp_update_vectors(sp, NQ + 3, NULL, e->l, e->u));
+    TU_OK(ctx, gala_qp_solve(sp));
+    assert_kkt(sp, NQ + 2, r, tol, _i, "sparse, after update_matrices");
+    assert_kkt(sp, NQ, c, tol, _i, "sparse, after update_vectors (q)");
+    assert_kkt(sp, NQ + 3, e, tol, _i, "sparse, after update_vectors (bounds)");
+    gala_qp_destroy(sp);
+    gala_qp_destroy(de);
+    /* AUTO: at qp.sparse_n = 0, control QPs of nx = 20 (n = 330: a solve with the factors
+     * is cheaper than the product with K⁻¹) take the sparse strategy; random QPs (dense
+     * rows of A fill the factor) stay dense */
+    const char *old = getenv("GALA_TUNE");
+    char *keep = old ? strdup(old) : NULL;
+    setenv("GALA_TUNE", "qp.sparse_n=0", 1);
+    s.linsys_solver = GALA_QP_LINSYS_AUTO;
+    gala_qp_problem rq;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 20, 36, &rq));
+    TU_OK(ctx, gala_qp_setup(ctx, &rq, 1, &s, &sp));
+    TU_ASSERT(gala_qp_linsys_used(sp) == GALA_QP_LINSYS_SPARSE_LDLT, _i, "AUTO, control: %d",
+              gala_qp_linsys_used(sp));
+    TU_OK(ctx, gala_qp_solve(sp));
+    assert_kkt(sp, 0, &rq, tol, _i, "AUTO sparse");
+    gala_qp_destroy(sp);
+    free_qp(&rq);
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 40, 35, &rq));
+    TU_OK(ctx, gala_qp_setup(ctx, &rq, 1, &s, &sp));
+    TU_ASSERT(gala_qp_linsys_used(sp) == GALA_QP_LINSYS_DENSE, _i, "AUTO, random: %d",
+              gala_qp_linsys_used(sp));
+    TU_OK(ctx, gala_qp_solve(sp));
+    assert_kkt(sp, 0, &rq, tol, _i, "AUTO dense");
+    gala_qp_destroy(sp);
+    if (keep) setenv("GALA_TUNE", keep, 1);
+    else unsetenv("GALA_TUNE");
+    free(keep);
+    free_qp(&rq);
+    for (int k = 0; k < B; ++k) {
+        if (k == Q_BAD_DIM) pb[k].A.m = 1;
+        free_qp(&pb[k]);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ failures */
 
 /* Every device allocation, launch and transfer of a setup + solve + update made to fail in
@@ -795,6 +894,7 @@ int main(void)
     tcase_add_loop_test(tc, larger_batch_no_nan, 0, nt);
     tcase_add_loop_test(tc, batch_matches_alone, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
+    tcase_add_loop_test(tc, sparse_ldlt_strategy, 0, nt);
     tcase_add_loop_test(tc, device_failures_are_clean, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);

@@ -957,7 +957,8 @@ static int cmd_solve(tool *t)
         goto done;
     }
 
-    /* the batch: every QP small enough for the dense strategy */
+    /* the batch: every QP small enough for the dense strategies (all of them with
+     * --linsys sparse-ldlt, whose cost follows the sparsity, not n²) */
     batch = malloc(sizeof *batch * (size_t)l.n);
     if (!batch) {
         err_("out of memory");
@@ -967,10 +968,11 @@ static int cmd_solve(tool *t)
     int nb = 0;
     for (int k = 0; k < l.n; ++k) {
         gqp_item *it = &l.v[k];
-        if (it->pb.n > t->max_n) {
+        if (it->pb.n > t->max_n && t->set.linsys_solver != GALA_QP_LINSYS_SPARSE_LDLT) {
             it->info.status = GQP_STATUS_SKIPPED;
             snprintf(it->skip_reason, sizeof it->skip_reason,
-                     "n = %d > --max-n %d: too large for the dense strategy", it->pb.n, t->max_n);
+                     "n = %d > --max-n %d: too large for the dense strategies "
+                     "(--linsys sparse-ldlt takes it)", it->pb.n, t->max_n);
             continue;
         }
         it->batch_index = nb;

@@ -61,7 +61,9 @@ typedef enum gala_qp_status {
 } gala_qp_status;
 
 /** Linear-system strategy (docs/qp.md). AUTO picks DENSE_SHARED when every QP has the same
- *  P and A (values and pattern) and the same kinds of rows, DENSE otherwise. */
+ *  P and A (values and pattern) and the same kinds of rows; otherwise, once the largest QP
+ *  has qp.sparse_n (1024) variables or more, SPARSE_LDLT where a solve with its factors
+ *  costs at most half of a product with the dense K⁻¹; DENSE otherwise. */
 typedef enum gala_qp_linsys {
     GALA_QP_LINSYS_AUTO = 0,
     /** Per QP: dense K = P + σI + Aᵀdiag(ρ)A inverted on the device; each iteration applies
@@ -70,7 +72,11 @@ typedef enum gala_qp_linsys {
     /** Shared P and A: a ladder of K⁻¹ for ρ = rho·r^k, factored once; each iteration is a
      *  matrix-matrix product over a tile of QPs. Adaptive ρ moves a QP along the ladder. */
     GALA_QP_LINSYS_DENSE_SHARED = 2,
-    /** Sparse LDLᵀ of the KKT matrix: reserved; not available in this build. */
+    /** Per QP: sparse LDLᵀ (AMD ordering) of the quasi-definite KKT matrix
+     *  [P + σI, Aᵀ; A, −diag(1/ρ)], as OSQP's direct solver; one symbolic analysis per pair
+     *  of P and A patterns, the whole batch factored and solved by one launch each. A change
+     *  of ρ refactors the batch in place. Needs SuiteSparse AMD (GALA_ERR_NOT_SUPPORTED
+     *  from gala_qp_setup without it). */
     GALA_QP_LINSYS_SPARSE_LDLT = 3
 } gala_qp_linsys;
 
@@ -185,7 +191,8 @@ typedef struct gala_qp_solver gala_qp_solver;
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL arguments, count < 1, bad settings, or the
  *         shared strategy forced on problems that do not share P and A); GALA_ERR_OUT_OF_MEMORY;
  *         GALA_ERR_DEVICE_MEMORY; GALA_ERR_NOT_SUPPORTED (double on a device without fp64,
- *         or the sparse strategy); GALA_ERR_KERNEL_BUILD; GALA_ERR_DEVICE.
+ *         or SPARSE_LDLT asked for in a build without SuiteSparse AMD); GALA_ERR_KERNEL_BUILD;
+ *         GALA_ERR_DEVICE.
  */
 GALA_API gala_status gala_qp_setup(struct gala_context *ctx, const gala_qp_problem *problems,
                                    int count, const gala_qp_settings *settings,

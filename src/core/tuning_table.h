@@ -21,6 +21,11 @@
  * every iteration solves with it (host backend only). PoCL, control nx = 10, batch 100: 70
  * QPs/s with 1 against 16-26 with 0; host backend, double, one core of the development
  * machine: 244 (1), 399 then 901 (0, after later work), 1250-1350 (2) QPs/s. */
+/* qp.sparse_n: with linsys_solver AUTO (and no shared batch), a batch whose largest QP has
+ * at least this many variables is analyzed for the sparse KKT LDLᵀ strategy, which it takes
+ * when a solve with the factors costs at most half of a product with the dense K⁻¹
+ * (src/qp/linsys_sparse.c). */
+{"qp.sparse_n", 0, NULL, NULL, 0, 1024},
 {"qp.factor", 0, NULL, NULL, 0, 1},
 {"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 2},
 

@@ -4,7 +4,7 @@
  *   shared — every QP has the same P and A: a ladder of K⁻¹ for ρ = rho·ratio^k is formed
  *            once; a work-group runs a tile of TB QPs, whose x̃ = K⁻¹[r_1 … r_TB] is a
  *            matrix-matrix product; adaptive ρ moves a QP to the nearest rung.
- * The sparse LDLᵀ strategy (branch ldlt) has no entry yet: gala_qp_setup refuses it. */
+ * The sparse KKT LDLᵀ strategy is in linsys_sparse.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -361,7 +361,7 @@ static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int ad
 }
 
 const qp_linsys_ops gala_qp_linsys_dense = {
-    "dense", GALA_QP_LINSYS_DENSE, dense_setup, dense_refactor, dense_iterate,
+    "dense", GALA_QP_LINSYS_DENSE, dense_setup, dense_refactor, dense_iterate, NULL,
 };
 
 /* ------------------------------------------------------------------ shared, ρ ladder */
@@ -502,4 +502,5 @@ static gala_status shared_iterate(gala_qp_solver *s, int iters, int check, int a
 
 const qp_linsys_ops gala_qp_linsys_shared = {
     "dense-shared", GALA_QP_LINSYS_DENSE_SHARED, shared_setup, shared_refactor, shared_iterate,
+    NULL,
 };

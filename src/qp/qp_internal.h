@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../core/kernel.h"
+#include "gala/ldlt.h"
 #include "gala/qp.h"
 #include "qp_layout.h"
 
@@ -25,10 +26,16 @@ typedef struct qp_linsys_ops {
     /** Launch `iters` ADMM iterations (and the check) for every running QP. */
     gala_status (*iterate)(struct gala_qp_solver *s, int iters, int check, int adapt,
                            int final_status);
+    /** Free what setup made beyond the solver's own buffers (NULL: nothing). */
+    void (*release)(struct gala_qp_solver *s);
 } qp_linsys_ops;
 
 extern const qp_linsys_ops gala_qp_linsys_dense;
 extern const qp_linsys_ops gala_qp_linsys_shared;
+extern const qp_linsys_ops gala_qp_linsys_sparse;
+
+/** The sparse strategy's data (linsys_sparse.c). */
+typedef struct qp_sparse qp_sparse;
 
 /** One launch class of the per-QP strategy: QPs whose vectors fit the same local sizes. */
 typedef struct qp_bin {
@@ -49,7 +56,7 @@ typedef struct qp_pat {
     int rep;            /* the QP whose arrays define it */
     uint64_t hash;
     int *p, *i;         /* host copy: cols + 1 pointers, nnz row indices */
-    int full;           /* P: entries of the full symmetric matrix; A: nnz */
+    int full;           /* -1: its CSR rows could not be built (no host memory) */
     size_t rp, ci, map; /* device offsets (rp: P rows, or A rows then Aᵀ rows; ci likewise;
                            map: 2 per entry for P, 1 for A) */
 } qp_pat;
@@ -102,7 +109,8 @@ struct gala_qp_solver {
     double *lrho;
     int *rungok;
     int lad_ks;             /* KALIGN units between rungs */
-    qp_bin sbin;            /* the shared strategy's launch class */
+    qp_bin sbin;            /* the shared (and sparse) strategy's launch class */
+    qp_sparse *sp;          /* sparse strategy: KKT factors */
 
     /* results on the host */
     size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */
@@ -118,6 +126,12 @@ struct gala_qp_solver {
     double prof_t;
     int in_solve;           /* 1 while gala_qp_solve runs: factorizations count as REFACTOR */
 };
+
+/** The device's CSR copy of pattern t (solver.c): P as its full symmetric matrix, with
+ *  per upper CSC entry its position in its row and its mirror's (map, 2 per entry); A as
+ *  CSR then Aᵀ as CSR, with per CSC entry its CSR position. Written at rp + t->rp, ci +
+ *  t->ci, map + t->map; fill: max(rows, cols) ints of work space. */
+GALA_INTERNAL void gala_qp_build_pattern(const qp_pat *t, int *rp, int *ci, int *map, int *fill);
 
 /* launch helpers (solver.c) */
 /** The ADMM program of a launch class (c = NULL: the utility kernels' program). */

@@ -97,9 +97,7 @@ static gala_status check_settings(gala_context *ctx, const gala_qp_settings *s)
     BAD(s->threads < 0, "%s: threads = %d < 0", fn, s->threads);
     BAD(s->profile < 0 || s->profile > 1, "%s: profile = %d (0 or 1)", fn, s->profile);
 #undef BAD
-    if (s->linsys_solver == GALA_QP_LINSYS_SPARSE_LDLT)
-        return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s: the sparse LDLT strategy is not "
-                          "available in this build", fn);
+    (void)ctx;
     return GALA_OK;
 }
 
@@ -608,7 +606,7 @@ typedef struct {
     int *rp, *ci, *map;
 } pat_job;
 
-static void build_pattern(const qp_pat *t, int *rp, int *ci, int *map, int *fill)
+void gala_qp_build_pattern(const qp_pat *t, int *rp, int *ci, int *map, int *fill)
 {
     const int *cp = t->p, *ri = t->i;
     if (!t->is_a) {
@@ -672,7 +670,7 @@ static void pat_range(void *arg, long b, long e, int tid)
         const gala_csc *M = pt->is_a ? &j->pb[pt->rep].A : &j->pb[pt->rep].P;
         memcpy(pt->p, M->p, sizeof(int) * (size_t)(pt->cols + 1));
         if (pt->nnz) memcpy(pt->i, M->i, sizeof(int) * (size_t)pt->nnz);
-        build_pattern(pt, j->rp, j->ci, j->map, fill);
+        gala_qp_build_pattern(pt, j->rp, j->ci, j->map, fill);
     }
     gala_free(fill);
 }
@@ -861,7 +859,8 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
             return NOMEM();
         }
         for (int i = 0; i < pb[r].m; ++i) rkind[i] = raw_kind(clamp_inf(pb[r].l[i]), clamp_inf(pb[r].u[i]));
-        scan_job sj = {pb, s, scan, r, rkind, s->set.linsys_solver != GALA_QP_LINSYS_DENSE};
+        scan_job sj = {pb, s, scan, r, rkind, s->set.linsys_solver == GALA_QP_LINSYS_AUTO ||
+                                                  s->set.linsys_solver == GALA_QP_LINSYS_DENSE_SHARED};
         scan_one(&sj, r);
         gala_qp_par(s->nthreads, count, 64, scan_range, &sj);
         gala_free(rkind);
@@ -887,7 +886,8 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
 
     /* ---- strategy */
     int shared = 0;
-    if (s->set.linsys_solver != GALA_QP_LINSYS_DENSE) {
+    if (s->set.linsys_solver == GALA_QP_LINSYS_AUTO ||
+        s->set.linsys_solver == GALA_QP_LINSYS_DENSE_SHARED) {
         shared = s->nvalid > 1 && shared_ok;
         if (s->set.linsys_solver == GALA_QP_LINSYS_DENSE_SHARED && !shared && s->nvalid > 1) {
             gala_free(scan);
@@ -898,6 +898,15 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     }
     s->shared = shared;
     s->ls = shared ? &gala_qp_linsys_shared : &gala_qp_linsys_dense;
+    if (!shared && s->set.linsys_solver == GALA_QP_LINSYS_AUTO) {
+        /* AUTO without a shared batch: the sparse KKT factorization is considered once a QP
+         * reaches qp.sparse_n variables (its setup keeps it only where it is cheaper) */
+        int maxn = 0;
+        for (int k = 0; k < count; ++k)
+            if (s->slot[k] >= 0 && s->qn[k] > maxn) maxn = s->qn[k];
+        if (maxn >= (int)gala_tune(ctx, "qp.sparse_n", s->dt, 1024)) s->ls = &gala_qp_linsys_sparse;
+    }
+    if (s->set.linsys_solver == GALA_QP_LINSYS_SPARSE_LDLT) s->ls = &gala_qp_linsys_sparse;
 
     /* ---- patterns: the reference's, and one per distinct hash among the others; matches
      * by hash are confirmed on several threads (a collision gets a pattern of its own) */
@@ -1181,6 +1190,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
 gala_status gala_qp_destroy(gala_qp_solver *s)
 {
     if (!s) return GALA_OK;
+    if (s->ls && s->ls->release) s->ls->release(s);
     gala_buffer *bufs[] = {s->b_meta, s->b_ident, s->b_state, s->b_info, s->b_refac, s->b_rp,
                            s->b_ci, s->b_mv, s->b_K, s->b_vn, s->b_vm, s->b_ctype, s->b_lrho,
                            s->b_rungok, s->b_cnt, s->b_kofs, s->b_jinfo, s->b_jqp, s->b_rflag,

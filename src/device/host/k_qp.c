@@ -43,6 +43,9 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_compact_write, "bibbbbi"),
     K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
+    K(qp_kkt_values, "bbibbbbbblr"),
+    K(qp_kkt_rhs, "bbibbblblbbbllri"),
+    K(qp_kkt_update, "bbibbbbbblblbbbllri"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -497,6 +500,118 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
             if (shared) cnt[0]++;
             else refac[b] = 1;
         }
+    }
+    return GALA_OK;
+}
+
+/* The sparse strategy's kernels (cl/qp.cl: qp_kkt_values, qp_kkt_rhs, qp_kkt_update). */
+#ifndef HQP_NKQ
+#define HQP_NKQ 3 /* kq per slot: matrix index, value-map offset, KKT entries */
+#endif
+static gala_status SUF(qp_kkt_values)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *kq = HBUF(int, 3), *kmap = HBUF(int, 4);
+    const REAL *mv = HBUF(REAL, 5);
+    const int *ctype = HBUF(int, 6);
+    const REAL *info = HBUF(REAL, 7);
+    REAL *kv = HBUF(REAL, 8);
+    const ptrdiff_t kstride = HLONG(9);
+    const REAL sigma = HREAL(10);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA, *k3 = kq + (ptrdiff_t)b * HQP_NKQ;
+        const REAL *Pv = mv + mt[QP_M_PV], *Av = mv + mt[QP_M_AV];
+        const int *map = kmap + k3[1], *ct = ctype + mt[QP_M_CO];
+        REAL *v = kv + (ptrdiff_t)k3[0] * kstride;
+        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+        for (int e = 0; e < k3[2]; ++e) {
+            const int c = map[e], k = c >> 3, t = c & 7;
+            v[e] = t == 0 ? Pv[k] : t == 1 ? Pv[k] + sigma : t == 2 ? sigma : t == 3 ? Av[k]
+                 : -(REAL)1 / SUF(rho_row)(ct[k], rho);
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_kkt_rhs)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *state = HBUF(int, 3), *kq = HBUF(int, 4);
+    REAL *vn = HBUF(REAL, 5), *vm = HBUF(REAL, 7);
+    const ptrdiff_t ntot = HLONG(6), mtot = HLONG(8);
+    const int *ctype = HBUF(int, 9);
+    const REAL *info = HBUF(REAL, 10);
+    REAL *kb = HBUF(REAL, 11);
+    const ptrdiff_t kbm = HLONG(12), kbe = HLONG(13);
+    const REAL sigma = HREAL(14);
+    const int last = HINT(15);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+        REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+        const REAL *q = vn + QP_V_Q * ntot + xo;
+        REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+        REAL *yp = vm + QP_V_YPREV * mtot + zo;
+        const int *ct = ctype + mt[QP_M_CO];
+        REAL *r = kb + (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
+        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+        for (int j = 0; j < n; ++j) r[j * kbe] = sigma * x[j] - q[j];
+        for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - y[i] / SUF(rho_row)(ct[i], rho);
+        if (last) {
+            memcpy(xp, x, sizeof(REAL) * (size_t)n);
+            memcpy(yp, y, sizeof(REAL) * (size_t)m);
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    int *state = HBUF(int, 3);
+    const int *kq = HBUF(int, 4), *rp = HBUF(int, 5), *ci = HBUF(int, 6);
+    const REAL *mv = HBUF(REAL, 7);
+    REAL *vn = HBUF(REAL, 8), *vm = HBUF(REAL, 10);
+    const ptrdiff_t ntot = HLONG(9), mtot = HLONG(11);
+    const int *ctype = HBUF(int, 12);
+    const REAL *info = HBUF(REAL, 13), *kb = HBUF(REAL, 14);
+    const ptrdiff_t kbm = HLONG(15), kbe = HLONG(16);
+    const REAL alpha = HREAL(17);
+    const int iters = HINT(18);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+        const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
+        const REAL *Av = mv + mt[QP_M_AV];
+        REAL *x = vn + QP_V_X * ntot + xo;
+        REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+        const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
+        const int *ct = ctype + mt[QP_M_CO];
+        const REAL *xt = kb + (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
+        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+        for (int j = 0; j < n; ++j) x[j] = alpha * xt[j * kbe] + ((REAL)1 - alpha) * x[j];
+        for (int i = 0; i < m; ++i) {
+            REAL zt = 0;
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * xt[Ac[k] * kbe];
+            const REAL ri = SUF(rho_row)(ct[i], rho);
+            const REAL zh = alpha * zt + ((REAL)1 - alpha) * z[i];
+            REAL zn = zh + y[i] / ri;
+            zn = zn < l[i] ? l[i] : zn;
+            zn = zn > u[i] ? u[i] : zn;
+            y[i] += ri * (zh - zn);
+            z[i] = zn;
+        }
+        state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
     }
     return GALA_OK;
 }

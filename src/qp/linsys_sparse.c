@@ -1,0 +1,342 @@
+/* The sparse linear-system strategy of the QP solver (docs/qp.md): OSQP's direct method.
+ * Each QP's quasi-definite KKT matrix
+ *
+ *     [ P + σI        Aᵀ     ]      (n + m)×(n + m), upper triangle in CSC
+ *     [   A      −diag(1/ρ)  ]
+ *
+ * is factored by gala_sparse_ldlt (src/la): one symbolic analysis (AMD) per distinct pair of
+ * P and A patterns, all QPs factored by one launch (groups), refactored in place when ρ
+ * changes. One ADMM iteration is three launches for the whole batch: qp_kkt_rhs, the batched
+ * sparse solve, qp_kkt_update (cl/qp.cl); the termination check is the dense strategy's
+ * qp_check. Nothing here is O(n²): this is the strategy for QPs whose dense K would be large,
+ * and for one sparse QP on the host backend. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp_internal.h"
+
+#define NKQ 3 /* kq per slot: matrix index in the factor object, value-map offset, entries */
+
+struct qp_sparse {
+    int ngroups, total;
+    gala_sparse_ldlt_symbolic **sym;
+    int *gcount;  /* QPs per group */
+    int *qslot;   /* per matrix: its slot */
+    int *kq;      /* per slot: NKQ ints (host copy) */
+    int *info, *inertia, *flag;
+    size_t kstride, bstride;
+    gala_sparse_ldlt *F;
+    gala_buffer *b_kq, *b_kmap, *b_kv, *b_kb;
+};
+
+static void sparse_release(gala_qp_solver *s)
+{
+    qp_sparse *p = s->sp;
+    if (!p) return;
+    for (int g = 0; p->sym && g < p->ngroups; ++g) gala_sparse_ldlt_symbolic_destroy(p->sym[g]);
+    gala_sparse_ldlt_destroy(p->F);
+    gala_buffer_free(p->b_kq);
+    gala_buffer_free(p->b_kmap);
+    gala_buffer_free(p->b_kv);
+    gala_buffer_free(p->b_kb);
+    void *ptrs[] = {p->sym, p->gcount, p->qslot, p->kq, p->info, p->flag}; /* inertia: in info */
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
+    gala_free(p);
+    s->sp = NULL;
+}
+
+/* The KKT pattern of a group (upper CSC in kp, ki) and its value map (see cl/qp.cl,
+ * qp_kkt_values), from P's upper CSC pattern tp and A's pattern ta. The device holds P as
+ * its full symmetric CSR and A as CSR (solver.c, build_pattern): entry e of P's column j is
+ * the value at position pos[2e] of its row; A's row i lists its entries by column. */
+static gala_status kkt_pattern(gala_qp_solver *s, const qp_pat *tp, const qp_pat *ta, int *kp,
+                               int *ki, int *map)
+{
+    const int n = tp->cols, m = ta->rows;
+    const size_t nz = tp->nnz > 0 ? (size_t)tp->nnz : 1; /* P's full CSR: <= 2·nnz entries */
+    const size_t nf = (size_t)(n > m ? n : m) + 1;
+    int *rp = gala_malloc(sizeof(int) * ((size_t)n + 1 + 4 * nz + nf + (size_t)m + 1));
+    if (!rp) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    int *ci = rp + n + 1, *pos = ci + 2 * nz, *fill = pos + 2 * nz, *arow = fill + nf;
+    qp_pat t = *tp;
+    t.rp = t.ci = t.map = 0;
+    gala_qp_build_pattern(&t, rp, ci, pos, fill);
+    int e = 0;
+    kp[0] = 0;
+    for (int j = 0; j < n; ++j) {
+        int diag = 0;
+        for (int k = tp->p[j]; k < tp->p[j + 1]; ++k) {
+            const int r = tp->i[k];
+            ki[e] = r;
+            map[e++] = 8 * pos[2 * k] + (r == j ? 1 : 0);
+            diag |= r == j;
+        }
+        if (!diag) { /* σ alone */
+            ki[e] = j;
+            map[e++] = 2;
+        }
+        kp[j + 1] = e;
+    }
+    /* column n + i: row i of A (increasing column, as A's CSR), then −1/ρ_i */
+    for (int i = 0; i <= m; ++i) arow[i] = 0;
+    for (int k = 0; k < ta->nnz; ++k) arow[ta->i[k] + 1]++;
+    for (int i = 0; i < m; ++i) arow[i + 1] += arow[i];
+    const int base = kp[n];
+    for (int i = 0; i < m; ++i) {
+        kp[n + i + 1] = base + arow[i + 1] + i + 1;
+        fill[i] = base + arow[i] + i;
+        ki[kp[n + i + 1] - 1] = n + i;
+        map[kp[n + i + 1] - 1] = 8 * i + 4;
+    }
+    for (int j = 0; j < n; ++j)
+        for (int k = ta->p[j]; k < ta->p[j + 1]; ++k) {
+            const int i = ta->i[k], p = fill[i]++;
+            ki[p] = j;
+            map[p] = 8 * (arow[i] + (p - (base + arow[i] + i))) + 3;
+        }
+    gala_free(rp);
+    return GALA_OK;
+}
+
+typedef struct { int p, a, first, count, nnz, dim; } sp_group;
+
+static gala_status sparse_setup(gala_qp_solver *s)
+{
+    gala_context *ctx = s->ctx;
+    const int nv = s->nvalid;
+    qp_sparse *p = gala_calloc(1, sizeof *p);
+    if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    s->sp = p;
+    sp_group *grp = gala_malloc(sizeof *grp * (size_t)nv);
+    int *gof = gala_malloc(sizeof(int) * (size_t)nv);
+    p->kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
+    p->qslot = gala_malloc(sizeof(int) * (size_t)nv);
+    p->info = gala_malloc(sizeof(int) * 4 * (size_t)nv);
+    p->flag = gala_malloc(sizeof(int) * (size_t)nv);
+    if (!grp || !gof || !p->kq || !p->qslot || !p->info || !p->flag) {
+        gala_free(grp);
+        gala_free(gof);
+        return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    p->inertia = p->info + nv;
+    /* groups: distinct (P pattern, A pattern) pairs, in order of first appearance (a linear
+     * scan per slot over a table keyed by the P pattern would do for huge mixes; batches
+     * have few distinct pairs) */
+    int ng = 0;
+    size_t kmapn = 0;
+    for (int sl = 0; sl < nv; ++sl) {
+        const int pp = s->ppat[sl], pa = s->apat[sl];
+        int g = 0;
+        for (g = 0; g < ng && !(grp[g].p == pp && grp[g].a == pa); ++g) {}
+        if (g == ng) {
+            const qp_pat *tp = &s->pats[pp], *ta = &s->pats[pa];
+            int diag = 0;
+            for (int j = 0; j < tp->cols; ++j)
+                diag += tp->p[j + 1] > tp->p[j] && tp->i[tp->p[j + 1] - 1] == j;
+            grp[ng].p = pp;
+            grp[ng].a = pa;
+            grp[ng].count = 0;
+            grp[ng].dim = tp->cols + ta->rows;
+            grp[ng].nnz = tp->nnz + (tp->cols - diag) + ta->nnz + ta->rows;
+            kmapn += (size_t)grp[ng].nnz;
+            ++ng;
+        }
+        grp[g].count++;
+        gof[sl] = g;
+    }
+    p->ngroups = ng;
+    p->total = nv;
+    p->sym = gala_calloc((size_t)ng, sizeof *p->sym);
+    p->gcount = gala_malloc(sizeof(int) * (size_t)ng);
+    int *kmap = gala_malloc(sizeof(int) * (kmapn ? kmapn : 1));
+    gala_status st = GALA_OK;
+    if (!p->sym || !p->gcount || !kmap)
+        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    /* per group: KKT pattern, value map, symbolic analysis (n positive pivots expected) */
+    size_t moff = 0, first = 0;
+    for (int g = 0; st == GALA_OK && g < ng; ++g) {
+        const qp_pat *tp = &s->pats[grp[g].p], *ta = &s->pats[grp[g].a];
+        const int dim = grp[g].dim;
+        int *kp = gala_malloc(sizeof(int) * ((size_t)dim + 1 + (size_t)grp[g].nnz));
+        if (!kp) {
+            st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+            break;
+        }
+        st = kkt_pattern(s, tp, ta, kp, kp + dim + 1, kmap + moff);
+        if (st == GALA_OK) {
+            gala_csc K = {dim, dim, kp, kp + dim + 1, NULL};
+            gala_sparse_ldlt_options o;
+            gala_sparse_ldlt_options_default(&o);
+            o.expected_positive = tp->cols;
+            st = gala_sparse_ldlt_analyze(ctx, &K, &o, &p->sym[g]);
+        }
+        gala_free(kp);
+        grp[g].first = (int)first;
+        p->gcount[g] = grp[g].count;
+        if ((size_t)grp[g].nnz > p->kstride) p->kstride = (size_t)grp[g].nnz;
+        if ((size_t)dim > p->bstride) p->bstride = (size_t)dim;
+        first += (size_t)grp[g].count;
+        moff += (size_t)grp[g].nnz;
+    }
+    /* AUTO (solver.c chose this strategy because a QP reached qp.sparse_n variables): keep
+     * it only when a solve with the factors costs at most half of a product with the dense
+     * K⁻¹ (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of the
+     * benchmark families (dense rows of A) fill in and stay dense */
+    if (s->set.linsys_solver == GALA_QP_LINSYS_AUTO &&
+        (st == GALA_OK || st == GALA_ERR_NOT_SUPPORTED)) {
+        double sparse = 0, dense = 0;
+        for (int g = 0; st == GALA_OK && g < ng; ++g) {
+            gala_sparse_ldlt_stats t;
+            gala_sparse_ldlt_symbolic_stats(p->sym[g], &t);
+            const double n = s->pats[grp[g].p].cols;
+            sparse += grp[g].count * (4.0 * (double)t.nnz_l + 2.0 * t.n);
+            dense += grp[g].count * n * n;
+        }
+        if (st != GALA_OK || 2 * sparse > dense) { /* no AMD in this build, or dearer */
+            gala_error_clear(ctx);
+            gala_free(kmap);
+            gala_free(grp);
+            gala_free(gof);
+            sparse_release(s);
+            s->ls = &gala_qp_linsys_dense;
+            return s->ls->setup(s);
+        }
+    }
+    /* matrix order: group by group, slots in order within a group */
+    size_t *mo = gala_malloc(sizeof(size_t) * (ng ? (size_t)ng : 1));
+    if (st == GALA_OK && !mo) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    if (st == GALA_OK) {
+        size_t o = 0;
+        for (int g = 0; g < ng; ++g) {
+            mo[g] = o;
+            o += (size_t)grp[g].nnz;
+        }
+        int *nextg = gala_malloc(sizeof(int) * (size_t)ng);
+        if (!nextg) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        for (int g = 0; st == GALA_OK && g < ng; ++g) nextg[g] = grp[g].first;
+        for (int sl = 0; st == GALA_OK && sl < nv; ++sl) {
+            const int g = gof[sl], q = nextg[g]++;
+            p->kq[NKQ * sl] = q;
+            p->kq[NKQ * sl + 1] = (int)mo[g];
+            p->kq[NKQ * sl + 2] = grp[g].nnz;
+            p->qslot[q] = sl;
+        }
+        gala_free(nextg);
+    }
+    gala_free(mo);
+    if (st == GALA_OK && ((double)p->kstride * nv > 9e18 || moff > 0x7fffffffu / 8))
+        st = gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the KKT matrices of the "
+                        "batch are too large");
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, NKQ * (size_t)nv, &p->b_kq);
+    if (st == GALA_OK) st = gala_buffer_write(p->b_kq, 0, NKQ * (size_t)nv, p->kq);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, moff ? moff : 1, &p->b_kmap);
+    if (st == GALA_OK && moff) st = gala_buffer_write(p->b_kmap, 0, moff, kmap);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, p->kstride * (size_t)nv, &p->b_kv);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kb);
+    /* the utility buffers the shared launch arguments name */
+    if (st == GALA_OK && !s->b_lrho) st = gala_buffer_create(ctx, s->dt, 1, &s->b_lrho);
+    if (st == GALA_OK && !s->b_rungok) st = gala_buffer_create(ctx, GALA_INT, 1, &s->b_rungok);
+    if (st == GALA_OK && !s->b_K) st = gala_buffer_create(ctx, s->dt, 1, &s->b_K);
+    /* one launch class for the check: one QP per work-group, vectors in global memory */
+    if (st == GALA_OK) {
+        qp_bin c;
+        memset(&c, 0, sizeof c);
+        c.tb = c.rb = c.ks = c.ncap = c.mcap = 1;
+        c.wg = QP_UTIL_WG;
+        if ((size_t)c.wg > ctx->info.max_work_group_size) c.wg = (int)ctx->info.max_work_group_size / 32 * 32;
+        if (c.wg < 32) c.wg = 32;
+        c.list = s->b_ident; /* owned by the solver */
+        c.count = nv;
+        s->sbin = c;
+    }
+    gala_free(kmap);
+    gala_free(grp);
+    gala_free(gof);
+    return st;
+}
+
+/* KKT values of every QP from the scaled P, A and each QP's ρ, then the numeric
+ * factorization (the first call allocates the factor object). A flagged QP whose KKT matrix
+ * has not n positive pivots (P + σI not positive definite), or a zero or NaN pivot, is
+ * non-convex, as in the dense strategy. */
+static gala_status sparse_refactor(gala_qp_solver *s, int all_flagged)
+{
+    qp_sparse *p = s->sp;
+    const int nv = s->nvalid;
+    gala_kernel *kv;
+    GALA_TRY(gala_qp_kernel(s, "qp_kkt_values", &kv));
+    gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
+    GALA_TRY(GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nv),
+                         ga_buf(p->b_kq), ga_buf(p->b_kmap), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+                         ga_buf(s->b_info), ga_buf(p->b_kv), ga_long((long long)p->kstride),
+                         ga_real(s->set.sigma)));
+    gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
+    gala_status f;
+    if (!p->F)
+        f = gala_sparse_ldlt_factor_groups(s->ctx, p->ngroups,
+                                           (const gala_sparse_ldlt_symbolic *const *)p->sym,
+                                           p->gcount, p->b_kv, 0, p->kstride, 1, &p->F, p->info,
+                                           p->inertia);
+    else
+        f = gala_sparse_ldlt_refactor(p->F, p->b_kv, 0, p->kstride, 1, p->info, p->inertia);
+    gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
+    if (f != GALA_OK && f != GALA_ERR_NOT_FINITE && f != GALA_ERR_SINGULAR &&
+        f != GALA_ERR_WRONG_INERTIA)
+        return f;
+    if (f != GALA_OK) gala_error_clear(s->ctx);
+    if (all_flagged)
+        for (int i = 0; i < nv; ++i) p->flag[i] = 1;
+    else
+        GALA_TRY(gala_buffer_read(s->b_refac, 0, (size_t)nv, p->flag));
+    for (int q = 0; q < nv; ++q) {
+        const int sl = p->qslot[q];
+        const int n = s->meta[(size_t)sl * QP_NMETA + QP_M_N];
+        if (p->flag[sl] && (p->info[q] != 0 || p->inertia[2 * q] != n)) {
+            int v = GALA_QP_NON_CVX;
+            GALA_TRY(gala_buffer_write(s->b_state, (size_t)sl * QP_NSTATE + QP_S_STATUS, 1, &v));
+        }
+    }
+    return gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
+}
+
+static gala_status sparse_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+{
+    qp_sparse *p = s->sp;
+    const qp_bin *c = &s->sbin;
+    gala_buffer *list = c->compacted ? c->alist : c->list;
+    const int nlist = c->acount;
+    if (nlist <= 0) return GALA_OK;
+    gala_kernel *kr, *ku;
+    GALA_TRY(gala_qp_kernel(s, "qp_kkt_rhs", &kr));
+    GALA_TRY(gala_qp_kernel(s, "qp_kkt_update", &ku));
+    gala_dims d = gala_dims_1d((size_t)nlist * QP_UTIL_WG, QP_UTIL_WG);
+    const long long ntot = (long long)s->ntot, mtot = (long long)s->mtot;
+    /* right-hand sides interleaved (entry e of matrix q at q + e·total): the solve's
+     * work-items, one per matrix, then read neighbouring addresses */
+    const long long tot = p->total;
+    for (int it = 0; it < iters; ++it) {
+        const int last = it == iters - 1;
+        GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
+                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(tot),
+                             ga_real(s->set.sigma), ga_int(last)));
+        GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, (size_t)tot, p->b_kb, 0, 1, 0,
+                                        (size_t)tot));
+
+        GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
+                             ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
+                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(tot),
+                             ga_real(s->set.alpha), ga_int(last ? iters : 0)));
+    }
+    if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
+    if (check || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));
+    return GALA_OK;
+}
+
+const qp_linsys_ops gala_qp_linsys_sparse = {
+    "sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT, sparse_setup, sparse_refactor, sparse_iterate,
+    sparse_release,
+};
