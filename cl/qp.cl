@@ -739,8 +739,8 @@ KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const 
                           GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL REAL *vn,
                           const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
                           GLOBAL const int *ctype, GLOBAL const REAL *info,
-                          GLOBAL const REAL *kb, const gidx kbm, const gidx kbe,
-                          const REAL alpha, const int iters)
+                          GLOBAL const REAL *kx, GLOBAL const REAL *kc, const int corr,
+                          const gidx kbm, const gidx kbe, const REAL alpha, const int iters)
 {
     const int lid = (int)LID(0);
     const gidx g = GRP(0);
@@ -756,12 +756,15 @@ KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const 
     GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
     GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
     GLOBAL const int *ct = ctype + mt[M_CO];
-    GLOBAL const REAL *xt = kb + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
+    GLOBAL const REAL *xt = kx + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
+    GLOBAL const REAL *xc = kc + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
     const REAL rho = info[(gidx)b * NINFO + I_RHO];
-    for (int j = lid; j < n; j += WG) x[j] = alpha * xt[j * kbe] + ((REAL)1 - alpha) * x[j];
+    /* x̃ = the solve (+ its correction, refinement) */
+#define QP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
+    for (int j = lid; j < n; j += WG) x[j] = alpha * QP_XT(j) + ((REAL)1 - alpha) * x[j];
     for (int i = lid; i < m; i += WG) {
         REAL zt = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * xt[Ac[k] * kbe];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * QP_XT(Ac[k]);
         const REAL ri = qp_rho_row(ct[i], rho);
         const REAL zold = z[i], yold = y[i];
         const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
@@ -772,6 +775,43 @@ KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const 
         z[i] = zn;
     }
     if (iters && lid == 0) state[(gidx)b * NSTATE + S_ITER] += iters;
+#undef QP_XT
+}
+
+/* qp_kkt_resid (refinement, float by default): kb ← kb − KKT·kx, the residual of the solve
+ * kx of the right-hand side kb, with KKT applied through P (full CSR), A and Aᵀ; the next
+ * solve of kb is the correction qp_kkt_update adds. */
+KERNEL void qp_kkt_resid(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                         GLOBAL const int *state, GLOBAL const int *kq, GLOBAL const int *rp,
+                         GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL const int *ctype,
+                         GLOBAL const REAL *info, GLOBAL REAL *kb, GLOBAL const REAL *kx,
+                         const gidx kbm, const gidx kbe, const REAL sigma)
+{
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0);
+    if (g >= nlist) return;
+    const int b = list[g];
+    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int n = mt[M_N], m = mt[M_M];
+    QP_MATS(mt);
+    QP_VALS(mt, GLOBAL const);
+    GLOBAL const int *ct = ctype + mt[M_CO];
+    const gidx q0 = (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
+    GLOBAL REAL *r = kb + q0;
+    GLOBAL const REAL *v = kx + q0;
+    const REAL rho = info[(gidx)b * NINFO + I_RHO];
+    for (int j = lid; j < n; j += WG) {
+        REAL a = sigma * v[j * kbe];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) a += Pv[k] * v[Pc[k] * kbe];
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * v[(n + Tc[k]) * kbe];
+        r[j * kbe] -= a;
+    }
+    for (int i = lid; i < m; i += WG) {
+        REAL a = -v[(n + i) * kbe] / qp_rho_row(ct[i], rho);
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * v[Ac[k] * kbe];
+        r[(n + i) * kbe] -= a;
+    }
 }
 
 /* ------------------------------------------------------------------------------------ */

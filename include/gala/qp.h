@@ -62,8 +62,9 @@ typedef enum gala_qp_status {
 
 /** Linear-system strategy (docs/qp.md). AUTO picks DENSE_SHARED when every QP has the same
  *  P and A (values and pattern) and the same kinds of rows; otherwise, once the largest QP
- *  has qp.sparse_n (1024) variables or more, SPARSE_LDLT where a solve with its factors
- *  costs at most half of a product with the dense K⁻¹; DENSE otherwise. */
+ *  has qp.sparse_n variables or more (tuning: 1024 on the host backend and CPU OpenCL, 8192
+ *  on GPUs), SPARSE_LDLT where a solve with its factors costs at most half of a product
+ *  with the dense K⁻¹; DENSE otherwise. */
 typedef enum gala_qp_linsys {
     GALA_QP_LINSYS_AUTO = 0,
     /** Per QP: dense K = P + σI + Aᵀdiag(ρ)A inverted on the device; each iteration applies

@@ -24,9 +24,10 @@ struct qp_sparse {
     int *qslot;   /* per matrix: its slot */
     int *kq;      /* per slot: NKQ ints (host copy) */
     int *info, *inertia, *flag;
+    int refine;   /* one step of iterative refinement per solve */
     size_t kstride, bstride;
     gala_sparse_ldlt *F;
-    gala_buffer *b_kq, *b_kmap, *b_kv, *b_kb;
+    gala_buffer *b_kq, *b_kmap, *b_kv, *b_kb, *b_kx;
 };
 
 static void sparse_release(gala_qp_solver *s)
@@ -39,6 +40,7 @@ static void sparse_release(gala_qp_solver *s)
     gala_buffer_free(p->b_kmap);
     gala_buffer_free(p->b_kv);
     gala_buffer_free(p->b_kb);
+    gala_buffer_free(p->b_kx);
     void *ptrs[] = {p->sym, p->gcount, p->qslot, p->kq, p->info, p->flag}; /* inertia: in info */
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
     gala_free(p);
@@ -233,6 +235,12 @@ static gala_status sparse_setup(gala_qp_solver *s)
     if (st == GALA_OK && moff) st = gala_buffer_write(p->b_kmap, 0, moff, kmap);
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, p->kstride * (size_t)nv, &p->b_kv);
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kb);
+    /* refinement (settings.refine; auto: in float, where the LDLᵀ of the quasi-definite KKT
+     * matrix loses digits to the 1e3·ρ of equality rows): the solution goes to kx, the
+     * residual and its correction to kb */
+    p->refine = s->set.refine < 0 ? s->dt == GALA_FLOAT : s->set.refine;
+    if (st == GALA_OK && p->refine)
+        st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kx);
     /* the utility buffers the shared launch arguments name */
     if (st == GALA_OK && !s->b_lrho) st = gala_buffer_create(ctx, s->dt, 1, &s->b_lrho);
     if (st == GALA_OK && !s->b_rungok) st = gala_buffer_create(ctx, GALA_INT, 1, &s->b_rungok);
@@ -306,30 +314,39 @@ static gala_status sparse_iterate(gala_qp_solver *s, int iters, int check, int a
     gala_buffer *list = c->compacted ? c->alist : c->list;
     const int nlist = c->acount;
     if (nlist <= 0) return GALA_OK;
-    gala_kernel *kr, *ku;
+    gala_kernel *kr, *ku, *ke = NULL;
     GALA_TRY(gala_qp_kernel(s, "qp_kkt_rhs", &kr));
     GALA_TRY(gala_qp_kernel(s, "qp_kkt_update", &ku));
+    if (p->refine) GALA_TRY(gala_qp_kernel(s, "qp_kkt_resid", &ke));
     gala_dims d = gala_dims_1d((size_t)nlist * QP_UTIL_WG, QP_UTIL_WG);
     const long long ntot = (long long)s->ntot, mtot = (long long)s->mtot;
     /* right-hand sides interleaved (entry e of matrix q at q + e·total): the solve's
      * work-items, one per matrix, then read neighbouring addresses */
-    const long long tot = p->total;
+    const size_t tot = (size_t)p->total;
+    gala_buffer *kx = p->refine ? p->b_kx : p->b_kb;
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
         GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
                              ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(tot),
-                             ga_real(s->set.sigma), ga_int(last)));
-        GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, (size_t)tot, p->b_kb, 0, 1, 0,
-                                        (size_t)tot));
-
+                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1),
+                             ga_long((long long)tot), ga_real(s->set.sigma), ga_int(last)));
+        GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, kx, 0, 1, 0, tot));
+        if (p->refine) {
+            GALA_TRY(GALA_LAUNCH(s->ctx, ke, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
+                                 ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+                                 ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(kx), ga_long(1),
+                                 ga_long((long long)tot), ga_real(s->set.sigma)));
+            GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, p->b_kb, 0, 1, 0, tot));
+        }
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
                              ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
                              ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(tot),
-                             ga_real(s->set.alpha), ga_int(last ? iters : 0)));
+                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(p->refine),
+                             ga_long(1), ga_long((long long)tot), ga_real(s->set.alpha),
+                             ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     if (check || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));

@@ -904,7 +904,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
         int maxn = 0;
         for (int k = 0; k < count; ++k)
             if (s->slot[k] >= 0 && s->qn[k] > maxn) maxn = s->qn[k];
-        if (maxn >= (int)gala_tune(ctx, "qp.sparse_n", s->dt, 1024)) s->ls = &gala_qp_linsys_sparse;
+        if (maxn >= (int)gala_tune(ctx, "qp.sparse_n", s->dt, 8192)) s->ls = &gala_qp_linsys_sparse;
     }
     if (s->set.linsys_solver == GALA_QP_LINSYS_SPARSE_LDLT) s->ls = &gala_qp_linsys_sparse;
 

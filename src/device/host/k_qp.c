@@ -45,7 +45,8 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     K(qp_kkt_values, "bbibbbbbblr"),
     K(qp_kkt_rhs, "bbibbblblbbbllri"),
-    K(qp_kkt_update, "bbibbbbbblblbbbllri"),
+    K(qp_kkt_update, "bbibbbbbblblbbbbillri"),
+    K(qp_kkt_resid, "bbibbbbbbbbbllr"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -581,10 +582,11 @@ static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
     REAL *vn = HBUF(REAL, 8), *vm = HBUF(REAL, 10);
     const ptrdiff_t ntot = HLONG(9), mtot = HLONG(11);
     const int *ctype = HBUF(int, 12);
-    const REAL *info = HBUF(REAL, 13), *kb = HBUF(REAL, 14);
-    const ptrdiff_t kbm = HLONG(15), kbe = HLONG(16);
-    const REAL alpha = HREAL(17);
-    const int iters = HINT(18);
+    const REAL *info = HBUF(REAL, 13), *kx = HBUF(REAL, 14), *kc = HBUF(REAL, 15);
+    const int corr = HINT(16);
+    const ptrdiff_t kbm = HLONG(17), kbe = HLONG(18);
+    const REAL alpha = HREAL(19);
+    const int iters = HINT(20);
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
         if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;
@@ -597,12 +599,15 @@ static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
         REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
         const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
         const int *ct = ctype + mt[QP_M_CO];
-        const REAL *xt = kb + (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
+        const ptrdiff_t q0 = (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
+        const REAL *xt = kx + q0, *xc = kc + q0;
         const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
-        for (int j = 0; j < n; ++j) x[j] = alpha * xt[j * kbe] + ((REAL)1 - alpha) * x[j];
+#define HQP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
+        for (int j = 0; j < n; ++j) x[j] = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
         for (int i = 0; i < m; ++i) {
             REAL zt = 0;
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * xt[Ac[k] * kbe];
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
+#undef HQP_XT
             const REAL ri = SUF(rho_row)(ct[i], rho);
             const REAL zh = alpha * zt + ((REAL)1 - alpha) * z[i];
             REAL zn = zh + y[i] / ri;
@@ -612,6 +617,45 @@ static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
             z[i] = zn;
         }
         state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_kkt_resid)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    const int *state = HBUF(int, 3), *kq = HBUF(int, 4), *rp = HBUF(int, 5), *ci = HBUF(int, 6);
+    const REAL *mv = HBUF(REAL, 7);
+    const int *ctype = HBUF(int, 8);
+    const REAL *info = HBUF(REAL, 9);
+    REAL *kb = HBUF(REAL, 10);
+    const REAL *kx = HBUF(REAL, 11);
+    const ptrdiff_t kbm = HLONG(12), kbe = HLONG(13);
+    const REAL sigma = HREAL(14);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        HQP_MATS(mt);
+        HQP_VALS(mt, const);
+        const int *ct = ctype + mt[QP_M_CO];
+        const ptrdiff_t q0 = (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
+        REAL *r = kb + q0;
+        const REAL *v = kx + q0;
+        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+        for (int j = 0; j < n; ++j) {
+            REAL a = sigma * v[j * kbe];
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) a += Pv[k] * v[Pc[k] * kbe];
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * v[(n + Tc[k]) * kbe];
+            r[j * kbe] -= a;
+        }
+        for (int i = 0; i < m; ++i) {
+            REAL a = -v[(n + i) * kbe] / SUF(rho_row)(ct[i], rho);
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * v[Ac[k] * kbe];
+            r[(n + i) * kbe] -= a;
+        }
     }
     return GALA_OK;
 }
