@@ -176,13 +176,18 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                 if (fl[j] || !gala_finite(d)) ev = -(j0 + j + 1);
                 else if (d <= (REAL)0) ev = j0 + j + 1;
             }
-            const REAL sd = sqrt(d);
+            /* one reciprocal square root instead of a square root and two divisions per
+             * column (all three are long instruction sequences in double on GPUs, and they
+             * sat on the serial path of every column); d = 0 or NaN is an event, its
+             * column is not written */
+            const REAL isd = rsqrt(d);
+            const REAL sd = d * isd;
 #if SEL
             if (row >= j) {
                 /* row == j: the diagonal becomes sqrt(d); row > j: l = r[j] / sqrt(d), and
                  * r[k] -= l·c[k] / sqrt(d) for k > j */
-                const REAL l = row == j ? sd : rj / sd;
-                const REAL li = row == j ? (REAL)0 : l / sd;
+                const REAL l = row == j ? sd : rj * isd;
+                const REAL li = row == j ? (REAL)0 : l * isd;
                 UNROLL_LOOP
                 for (int k = 0; k < N; ++k) {
                     if (k == j) r[k] = l;
@@ -193,8 +198,8 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
             if (row == j) {
                 r[j] = sd;
             } else if (row > j) {
-                const REAL l = rj / sd;
-                const REAL li = l / sd;
+                const REAL l = rj * isd;
+                const REAL li = l * isd;
                 r[j] = l;
                 UNROLL_LOOP
                 for (int k = 1; k < N; ++k)

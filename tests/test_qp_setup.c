@@ -305,8 +305,10 @@ START_TEST(shared_detection)
     TU_ASSERT(in.status == GALA_QP_INVALID_DATA && strstr(in.message, "kind differs"), _i,
               "QP 3: status %d, message '%s'", in.status, in.message);
     TU_OK(NULL, gala_qp_get_info(sv, 4, &in));
-    TU_ASSERT(in.status == GALA_QP_MAX_ITER_REACHED || in.status == GALA_QP_SOLVED, _i,
-              "QP 4: status %d", in.status);
+    /* QP 4 runs as usual: solved, or stopped at max_iter (within the ×10 tolerances in float:
+     * solved inaccurate) */
+    TU_ASSERT(in.status == GALA_QP_MAX_ITER_REACHED || in.status == GALA_QP_SOLVED ||
+                  in.status == GALA_QP_SOLVED_INACCURATE, _i, "QP 4: status %d", in.status);
     gala_qp_destroy(sv);
     gala_qp_problem_free(&d1);
     for (int k = 0; k < B; ++k) gala_qp_problem_free(&pb[k]);

@@ -95,11 +95,15 @@
 {"potrs.chunks", 0, NULL, NULL, 0, 8},
 {"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
 {"potri.nb", 0, NULL, NULL, 0, 64},
+/* Float on NVIDIA once had 128×128 tiles (8×8 outputs per work-item: half the local-memory
+ * reads per FMA), but at 168 registers one work-group of 256 filled an SM (12.5 %
+ * occupancy): H200, 2026-11-22, potrf_batched float n = 128 / 256 / 512 (b = 5000 / 1000 /
+ * 200), CUDA 1.59 / 1.84 / 2.50 ms with 128, 1.00 / 1.29 / 1.83 with 64, 0.99 / 1.27 / 1.79
+ * with 64 and depth 32 (OpenCL 1.66 / 1.88 / 2.50 → 1.11 / 1.37 / 1.87). */
 {"lagemm.tile", 0, NULL, NULL, 0, 64},
-/* float on NVIDIA: 8x8 outputs per work-item halve the local-memory reads per FMA */
-{"lagemm.tile", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 128},
-{"lagemm.tile", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 128},
 {"lagemm.tk", 0, NULL, NULL, 0, 16},
+{"lagemm.tk", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 32},
+{"lagemm.tk", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 32},
 {"lagemm.td", 0, NULL, NULL, 0, 16},
 /* trtri.cl (docs/trtri.md): fused path up to fused_max, diagonal blocks of order nb, columns
  * per work-item cpt (NB >= 32), diag_inv work-group size wg, product tiles ts/tk/wpt,
