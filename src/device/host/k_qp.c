@@ -8,6 +8,18 @@
 #include "host_kernels.h"
 #include "../../qp/qp_layout.h"
 
+/* The hot loops of the host QP solver (the Cholesky factor of K and the solves with it)
+ * are also built for x86-64-v3 (AVX2, FMA) and picked when the library is loaded
+ * (function multiversioning; GCC and Clang on x86-64 Linux): the default build targets
+ * baseline x86-64, whose two-wide SSE2 products took 30 % of a control batch's time. */
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+#define HQP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define HQP_INLINE __attribute__((always_inline)) inline /* into each clone */
+#else
+#define HQP_CLONES
+#define HQP_INLINE inline
+#endif
+
 #define REAL float
 #define SUF(x) x##_f
 #define QP_DEADZONE_R 1e-10
@@ -222,6 +234,43 @@ static gala_status SUF(qp_form_k)(const gala_host_launch *L)
     return GALA_OK;
 }
 
+/* KFAC: the Cholesky factor L of the n×n matrix A (lower triangle given), right-looking in
+ * panels of four columns so that the trailing triangle is read and written once per panel;
+ * then row i of L into column i above the diagonal and 1/L(i,i) on it. Returns 0, or k + 1
+ * when pivot k is not positive. */
+HQP_CLONES static int SUF(chol_kfac)(REAL *A, ptrdiff_t n)
+{
+    for (ptrdiff_t k0 = 0; k0 < n; k0 += 4) {
+        const ptrdiff_t k1 = k0 + 4 < n ? k0 + 4 : n;
+        for (ptrdiff_t k = k0; k < k1; ++k) { /* the panel, column by column */
+            REAL *restrict ck = A + k * n;
+            if (!(ck[k] > 0)) return (int)k + 1;
+            const REAL lkk = (REAL)sqrt(ck[k]);
+            ck[k] = lkk;
+            for (ptrdiff_t i = k + 1; i < n; ++i) ck[i] /= lkk;
+            for (ptrdiff_t j = k + 1; j < k1; ++j) {
+                REAL *restrict cj = A + j * n;
+                const REAL f = ck[j];
+                for (ptrdiff_t i = j; i < n; ++i) cj[i] -= ck[i] * f;
+            }
+        }
+        if (k1 - k0 < 4) continue;
+        const REAL *restrict c0 = A + k0 * n, *restrict c1 = c0 + n;
+        const REAL *restrict c2 = c1 + n, *restrict c3 = c2 + n;
+        for (ptrdiff_t j = k1; j < n; ++j) { /* the trailing columns: rank-4 update */
+            REAL *restrict cj = A + j * n;
+            const REAL f0 = c0[j], f1 = c1[j], f2 = c2[j], f3 = c3[j];
+            for (ptrdiff_t i = j; i < n; ++i)
+                cj[i] -= (c0[i] * f0 + c1[i] * f1) + (c2[i] * f2 + c3[i] * f3);
+        }
+    }
+    for (ptrdiff_t j = 0; j < n; ++j) {
+        for (ptrdiff_t i = j + 1; i < n; ++i) A[i * n + j] = A[j * n + i];
+        A[j * n + j] = (REAL)1 / A[j * n + j];
+    }
+    return 0;
+}
+
 /* The sweep of cl/qp.cl on the lower triangle only (half the work), with the column k
  * gathered into a scratch vector so that the updates are plain axpys; mirrored at the end. */
 static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
@@ -251,37 +300,7 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
         }
         int fail = 0;
         if (kfac) {
-            /* the Cholesky factor L in the lower triangle: right-looking in panels of four
-             * columns, so that the trailing triangle is read and written once per panel */
-            for (ptrdiff_t k0 = 0; k0 < n && !fail; k0 += 4) {
-                const ptrdiff_t k1 = k0 + 4 < n ? k0 + 4 : n;
-                for (ptrdiff_t k = k0; k < k1; ++k) { /* the panel, column by column */
-                    REAL *restrict ck = A + k * n;
-                    if (!(ck[k] > 0)) { fail = (int)k + 1; break; }
-                    const REAL lkk = (REAL)sqrt(ck[k]);
-                    ck[k] = lkk;
-                    for (ptrdiff_t i = k + 1; i < n; ++i) ck[i] /= lkk;
-                    for (ptrdiff_t j = k + 1; j < k1; ++j) {
-                        REAL *restrict cj = A + j * n;
-                        const REAL f = ck[j];
-                        for (ptrdiff_t i = j; i < n; ++i) cj[i] -= ck[i] * f;
-                    }
-                }
-                if (fail || k1 - k0 < 4) continue;
-                const REAL *restrict c0 = A + k0 * n, *restrict c1 = c0 + n;
-                const REAL *restrict c2 = c1 + n, *restrict c3 = c2 + n;
-                for (ptrdiff_t j = k1; j < n; ++j) { /* the trailing columns: rank-4 update */
-                    REAL *restrict cj = A + j * n;
-                    const REAL f0 = c0[j], f1 = c1[j], f2 = c2[j], f3 = c3[j];
-                    for (ptrdiff_t i = j; i < n; ++i)
-                        cj[i] -= (c0[i] * f0 + c1[i] * f1) + (c2[i] * f2 + c3[i] * f3);
-                }
-            }
-            if (!fail) /* row i of L into column i above the diagonal, 1/L(i,i) on it */
-                for (ptrdiff_t j = 0; j < n; ++j) {
-                    for (ptrdiff_t i = j + 1; i < n; ++i) A[i * n + j] = A[j * n + i];
-                    A[j * n + j] = (REAL)1 / A[j * n + j];
-                }
+            fail = SUF(chol_kfac)(A, n);
             jinfo[g] = fail;
             flag[g] = 0;
             if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
@@ -782,18 +801,22 @@ static gala_status SUF(qp_compact_write)(const gala_host_launch *L)
 }
 
 /* Σ a[j]·b[j] over j in [j0, j1), in four sums (the loop vectorizes without reassociation) */
-static REAL SUF(dot)(const REAL *restrict a, const REAL *restrict b, int j0, int j1)
+static HQP_INLINE REAL SUF(dot)(const REAL *restrict a, const REAL *restrict b, int j0, int j1)
 {
-    REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
     int j = j0;
-    for (; j + 4 <= j1; j += 4) {
+    for (; j + 8 <= j1; j += 8) {
         a0 += a[j] * b[j];
         a1 += a[j + 1] * b[j + 1];
         a2 += a[j + 2] * b[j + 2];
         a3 += a[j + 3] * b[j + 3];
+        a4 += a[j + 4] * b[j + 4];
+        a5 += a[j + 5] * b[j + 5];
+        a6 += a[j + 6] * b[j + 6];
+        a7 += a[j + 7] * b[j + 7];
     }
     for (; j < j1; ++j) a0 += a[j] * b[j];
-    return (a0 + a1) + (a2 + a3);
+    return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
 }
 
 /* out = K⁻¹·r for one QP: a product with the stored K⁻¹ (symmetric: column i read
@@ -801,7 +824,7 @@ static REAL SUF(dot)(const REAL *restrict a, const REAL *restrict b, int j0, int
  * in both triangles (column i holds row i of L above the diagonal, 1/L(i,i) on it and
  * column i of L below it): L·t = r and Lᵀ·out = t, both as dot products over contiguous
  * memory. */
-static void SUF(kapply)(const REAL *restrict Kb, int n, int kfac, const REAL *restrict r,
+static HQP_INLINE void SUF(kapply)(const REAL *restrict Kb, int n, int kfac, const REAL *restrict r,
                         REAL *restrict out)
 {
     if (kfac) {
@@ -819,7 +842,7 @@ static void SUF(kapply)(const REAL *restrict Kb, int n, int kfac, const REAL *re
 }
 
 /* One QP of qp_admm: iterations, then the check. */
-static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_check)
+HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_check)
 {
     const int *meta = HBUF(int, 0);
     int *state = HBUF(int, 3);
