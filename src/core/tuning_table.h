@@ -115,11 +115,17 @@
  * 0.343 ms with 1 against 0.518 ms with 2, CUDA 0.348 against 0.403 ms (n = 64: equal). */
 {"trtri.cpt", 0, NULL, NULL, 0, 1},
 {"trtri.wg", 0, NULL, NULL, 0, 128},
+/* Product tiles: 64×64, 4×4 per work-item. NVIDIA's OpenCL in float had 128×128 with 8×8
+ * (the register-heavy choice potrf's update dropped too): H200, 2026-11-22, run H7,
+ * batched float n = 256 / 512 (b = 1000 / 200) 1.278 / 1.509 ms with it, 1.137 / 1.269
+ * with 64 and 4, 1.122 / 1.248 with depth 32 as well (torch 2.72 / 2.84 ms: 1.88× → 2.28×
+ * at n = 512). Depth 32 on NVIDIA (both backends, both precisions): double n = 512 1.764 →
+ * 1.688 ms (OpenCL), 1.722 → 1.690 (CUDA); n <= 64 (the fused path) does not use them. */
 {"trtri.ts", 0, NULL, NULL, 0, 64},
-{"trtri.ts", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 128},
 {"trtri.tk", 0, NULL, NULL, 0, 16},
+{"trtri.tk", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
+{"trtri.tk", GALA_BACKEND_CUDA, NULL, NULL, 0, 32},
 {"trtri.wpt", 0, NULL, NULL, 0, 4},
-{"trtri.wpt", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 8},
 {"trtri.check_wg", 0, NULL, NULL, 0, 256},
 {"trtri.unroll", 0, NULL, NULL, 0, 1},
 {"trtri.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
