@@ -13,6 +13,11 @@
  * the local-memory budget (bytes) above which a QP's vectors stay in global memory. */
 {"qp.wg", 0, NULL, NULL, 0, 256},
 {"qp.tb", 0, NULL, NULL, 0, 16},
+/* qp.rb: rows of the shared K⁻¹ product per work-item (was 2). H200, 2026-11-22, run H8,
+ * double integrator b = 10000: CUDA float / double 302k / 386k QPs/s with 2, 382k / 445k
+ * with 1 (4: 308k / 253k); OpenCL double 368k → 395k, float 346k → 332k (the same default
+ * gave 387k an hour earlier: within its spread); tb 8 and 32 were slower. */
+{"qp.rb", 0, NULL, NULL, 0, 1},
 {"qp.local_bytes", 0, NULL, NULL, 0, 40960},
 /* qp.min_bin (no row: the default is two QPs per compute unit): launch classes of fewer
  * QPs are merged into larger ones (src/qp/linsys_dense.c, merge_small); 0 keeps them. */

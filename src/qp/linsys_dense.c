@@ -440,7 +440,7 @@ static gala_status shared_setup(gala_qp_solver *s)
     if (c.mcap < 8) c.mcap = 8;
     c.vlocal = 1;
     c.ks = 1;
-    const int rb = clampi((int)gala_tune(ctx, "qp.rb", s->dt, 2), 1, 8);
+    const int rb = clampi((int)gala_tune(ctx, "qp.rb", s->dt, 1), 1, 8);
     for (c.tb = tb;; c.tb /= 2) {
         const int qb = c.tb >= 4 ? 4 : c.tb;
         c.rb = c.tb > 1 ? rb : 1;
