@@ -676,6 +676,20 @@ KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
 #define KQ_NNZ 2
 #define NKQ 3
 
+/* qp_kkt_rhs / _update / _resid: the listed QP of this work-group, if it still runs (else the
+ * work-group returns: these kernels have no barrier), and its KKT column q0 = q·kbm. */
+#define QP_KKT_QP                                                                           \
+    const int lid = (int)LID(0);                                                            \
+    const gidx g = GRP(0);                                                                  \
+    if (g >= nlist) return;                                                                 \
+    const int b = list[g];                                                                  \
+    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;                                    \
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;                                          \
+    const int n = mt[M_N], m = mt[M_M];                                                     \
+    GLOBAL const int *ct = ctype + mt[M_CO];                                                \
+    const REAL rho = info[(gidx)b * NINFO + I_RHO];                                         \
+    const gidx q0 = (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm
+
 KERNEL void qp_kkt_values(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
                           GLOBAL const int *kq, GLOBAL const int *kmap, GLOBAL const REAL *mv,
                           GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *kv,
@@ -709,21 +723,13 @@ KERNEL void qp_kkt_rhs(GLOBAL const int *meta, GLOBAL const int *list, const int
                        GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *kb,
                        const gidx kbm, const gidx kbe, const REAL sigma, const int last)
 {
-    const int lid = (int)LID(0);
-    const gidx g = GRP(0);
-    if (g >= nlist) return;
-    const int b = list[g];
-    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int n = mt[M_N], m = mt[M_M];
+    QP_KKT_QP;
     const gidx xo = mt[M_XO], zo = mt[M_ZO];
     GLOBAL REAL *x = vn + V_X * ntot + xo, *xp = vn + V_XPREV * ntot + xo;
     GLOBAL const REAL *q = vn + V_Q * ntot + xo;
     GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
     GLOBAL REAL *yp = vm + V_YPREV * mtot + zo;
-    GLOBAL const int *ct = ctype + mt[M_CO];
-    GLOBAL REAL *r = kb + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
-    const REAL rho = info[(gidx)b * NINFO + I_RHO];
+    GLOBAL REAL *r = kb + q0;
     for (int j = lid; j < n; j += WG) {
         r[j * kbe] = sigma * x[j] - q[j];
         if (last) xp[j] = x[j];
@@ -742,23 +748,14 @@ KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const 
                           GLOBAL const REAL *kx, GLOBAL const REAL *kc, const int corr,
                           const gidx kbm, const gidx kbe, const REAL alpha, const int iters)
 {
-    const int lid = (int)LID(0);
-    const gidx g = GRP(0);
-    if (g >= nlist) return;
-    const int b = list[g];
-    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int n = mt[M_N], m = mt[M_M];
+    QP_KKT_QP;
     const gidx xo = mt[M_XO], zo = mt[M_ZO];
     GLOBAL const int *Ap = rp + mt[M_AP], *Ac = ci + mt[M_AC];
     GLOBAL const REAL *Av = mv + mt[M_AV];
     GLOBAL REAL *x = vn + V_X * ntot + xo;
     GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
     GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
-    GLOBAL const int *ct = ctype + mt[M_CO];
-    GLOBAL const REAL *xt = kx + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
-    GLOBAL const REAL *xc = kc + (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
-    const REAL rho = info[(gidx)b * NINFO + I_RHO];
+    GLOBAL const REAL *xt = kx + q0, *xc = kc + q0;
     /* x̃ = the solve (+ its correction, refinement) */
 #define QP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
     for (int j = lid; j < n; j += WG) x[j] = alpha * QP_XT(j) + ((REAL)1 - alpha) * x[j];
@@ -787,20 +784,11 @@ KERNEL void qp_kkt_resid(GLOBAL const int *meta, GLOBAL const int *list, const i
                          GLOBAL const REAL *info, GLOBAL REAL *kb, GLOBAL const REAL *kx,
                          const gidx kbm, const gidx kbe, const REAL sigma)
 {
-    const int lid = (int)LID(0);
-    const gidx g = GRP(0);
-    if (g >= nlist) return;
-    const int b = list[g];
-    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int n = mt[M_N], m = mt[M_M];
+    QP_KKT_QP;
     QP_MATS(mt);
     QP_VALS(mt, GLOBAL const);
-    GLOBAL const int *ct = ctype + mt[M_CO];
-    const gidx q0 = (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm;
     GLOBAL REAL *r = kb + q0;
     GLOBAL const REAL *v = kx + q0;
-    const REAL rho = info[(gidx)b * NINFO + I_RHO];
     for (int j = lid; j < n; j += WG) {
         REAL a = sigma * v[j * kbe];
         for (int k = Pp[j]; k < Pp[j + 1]; ++k) a += Pv[k] * v[Pc[k] * kbe];

@@ -536,6 +536,15 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
 /* The sparse strategy's kernels (cl/qp.cl: qp_kkt_values, qp_kkt_rhs, qp_kkt_update). */
 #ifndef HQP_NKQ
 #define HQP_NKQ 3 /* kq per slot: matrix index, value-map offset, KKT entries */
+/* qp_kkt_rhs / _update / _resid: listed QP g, skipped unless it runs; its KKT column q0 */
+#define HQP_KKT_QP                                                                          \
+    const int b = list[g];                                                                  \
+    if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;                       \
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;                                         \
+    const int n = mt[QP_M_N], m = mt[QP_M_M];                                               \
+    const int *ct = ctype + mt[QP_M_CO];                                                    \
+    const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];                              \
+    const ptrdiff_t q0 = (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm
 #endif
 static gala_status SUF(qp_kkt_values)(const gala_host_launch *L)
 {
@@ -578,18 +587,13 @@ static gala_status SUF(qp_kkt_rhs)(const gala_host_launch *L)
     const REAL sigma = HREAL(14);
     const int last = HINT(15);
     for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        HQP_KKT_QP;
         const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
         REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
         const REAL *q = vn + QP_V_Q * ntot + xo;
         REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
         REAL *yp = vm + QP_V_YPREV * mtot + zo;
-        const int *ct = ctype + mt[QP_M_CO];
-        REAL *r = kb + (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
-        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+        REAL *r = kb + q0;
         for (int j = 0; j < n; ++j) r[j * kbe] = sigma * x[j] - q[j];
         for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - y[i] / SUF(rho_row)(ct[i], rho);
         if (last) {
@@ -616,20 +620,14 @@ static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
     const REAL alpha = HREAL(19);
     const int iters = HINT(20);
     for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        HQP_KKT_QP;
         const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
         const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
         const REAL *Av = mv + mt[QP_M_AV];
         REAL *x = vn + QP_V_X * ntot + xo;
         REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
         const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
-        const int *ct = ctype + mt[QP_M_CO];
-        const ptrdiff_t q0 = (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
         const REAL *xt = kx + q0, *xc = kc + q0;
-        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
 #define HQP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
         for (int j = 0; j < n; ++j) x[j] = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
         for (int i = 0; i < m; ++i) {
@@ -662,17 +660,11 @@ static gala_status SUF(qp_kkt_resid)(const gala_host_launch *L)
     const ptrdiff_t kbm = HLONG(12), kbe = HLONG(13);
     const REAL sigma = HREAL(14);
     for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        HQP_KKT_QP;
         HQP_MATS(mt);
         HQP_VALS(mt, const);
-        const int *ct = ctype + mt[QP_M_CO];
-        const ptrdiff_t q0 = (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm;
         REAL *r = kb + q0;
         const REAL *v = kx + q0;
-        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
         for (int j = 0; j < n; ++j) {
             REAL a = sigma * v[j * kbe];
             for (int k = Pp[j]; k < Pp[j + 1]; ++k) a += Pv[k] * v[Pc[k] * kbe];
