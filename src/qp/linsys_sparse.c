@@ -7,8 +7,8 @@
  * is factored by gala_sparse_ldlt (src/la): one symbolic analysis (AMD) per distinct pair of
  * P and A patterns, all QPs factored by one launch (groups), refactored in place when ρ
  * changes. One ADMM iteration is three launches for the whole batch: qp_kkt_rhs, the batched
- * sparse solve, qp_kkt_update (cl/qp.cl); the termination check is the dense strategy's
- * qp_check. Nothing here is O(n²): this is the strategy for QPs whose dense K would be large,
+ * sparse solve, qp_kkt_update (cl/qp.cl), five with the refinement step of float
+ * (qp_kkt_resid and a second solve); the termination check is the dense strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs whose dense K would be large,
  * and for one sparse QP on the host backend. */
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +132,15 @@ static gala_status sparse_setup(gala_qp_solver *s)
         for (g = 0; g < ng && !(grp[g].p == pp && grp[g].a == pa); ++g) {}
         if (g == ng) {
             const qp_pat *tp = &s->pats[pp], *ta = &s->pats[pa];
+            /* value-map entries are 8·position + kind in an int */
+            if ((size_t)tp->nnz >= (1u << 27) || (size_t)ta->nnz >= (1u << 28) ||
+                (size_t)ta->rows >= (1u << 28) || (size_t)tp->cols + (size_t)ta->rows +
+                (size_t)tp->nnz + (size_t)ta->nnz >= 0x7fffffffu) {
+                gala_free(grp);
+                gala_free(gof);
+                return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: QP %d is too "
+                                  "large for the sparse strategy", s->qp_of[sl]);
+            }
             int diag = 0;
             for (int j = 0; j < tp->cols; ++j)
                 diag += tp->p[j + 1] > tp->p[j] && tp->i[tp->p[j + 1] - 1] == j;
@@ -226,7 +235,7 @@ static gala_status sparse_setup(gala_qp_solver *s)
         gala_free(nextg);
     }
     gala_free(mo);
-    if (st == GALA_OK && ((double)p->kstride * nv > 9e18 || moff > 0x7fffffffu / 8))
+    if (st == GALA_OK && moff > 0x7fffffffu) /* the value-map offsets in kq are ints */
         st = gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the KKT matrices of the "
                         "batch are too large");
     if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, NKQ * (size_t)nv, &p->b_kq);
