@@ -96,7 +96,16 @@
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},
+/* potrs.rc: right-hand sides per work-item (never more than the call has). H200,
+ * 2026-11-22, batched n = 128 / 512, 17 right-hand sides: double rc 4 → 1 took CUDA from
+ * 6.29 / 3.18 to 4.37 / 1.95 ms and OpenCL from 6.62 / 3.33 to 5.57 / 2.33; float on CUDA
+ * 2.23 / 1.92 → 1.96 / 1.58 with 2 (OpenCL float keeps 4: 1.45 / 1.21, its best). With one
+ * right-hand side (rc then 1): CUDA double 2.80 / 1.67 → 0.89 / 0.96 ms, float 1.08 /
+ * 1.12 → 0.62 / 0.68. */
 {"potrs.rc", 0, NULL, NULL, 0, 4},
+{"potrs.rc", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 2},
+{"potrs.rc", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 1},
+{"potrs.rc", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1},
 {"potrs.chunks", 0, NULL, NULL, 0, 8},
 {"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
 {"potri.nb", 0, NULL, NULL, 0, 64},

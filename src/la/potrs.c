@@ -23,13 +23,16 @@ typedef struct ps_cfg {
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
 
-static void ps_config(const gala_context *ctx, gala_dtype dt, ps_cfg *c)
+/* maxrhs: the most right-hand sides of a matrix of the call; no work-item is given more
+ * columns than that (RC = 4 with one right-hand side left three of every four idle). */
+static void ps_config(const gala_context *ctx, gala_dtype dt, int maxrhs, ps_cfg *c)
 {
     c->nb = la_pow2(clampi(gala_tune(ctx, "potrs.nb", dt, 64), 8, 64), 8);
     c->fused_max = clampi(gala_tune(ctx, "potrs.fused_max", dt, 64), 0, 64);
     c->min_bucket = la_pow2(clampi(gala_tune(ctx, "la.min_bucket", dt, 8), 1, 64), 1);
     c->wg = la_wg(ctx, gala_tune(ctx, "potrs.wg", dt, 128), 8);
     c->rc = clampi(gala_tune(ctx, "potrs.rc", dt, 4), 1, 16);
+    if (maxrhs >= 1 && c->rc > maxrhs) c->rc = maxrhs;
     c->rpg = c->rc * clampi(gala_tune(ctx, "potrs.chunks", dt, 8), 1, 1 << 20);
     c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
     c->blas3_nrhs = clampi(gala_tune(ctx, "potrs.blas3_nrhs", dt, 32), 1, 1 << 30);
@@ -136,7 +139,7 @@ static gala_status ps_batched(const char *fn, gala_context *ctx, gala_uplo uplo,
     }
     if (n == 0 || nrhs == 0 || batch == 0) return GALA_OK;
     ps_cfg c;
-    ps_config(ctx, dt, &c);
+    ps_config(ctx, dt, nrhs, &c);
     la_set s;
     memset(&s, 0, sizeof s);
     s.count = batch;
@@ -184,8 +187,11 @@ gala_status gala_potrs_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
     GALA_TRY(gala_check_float_type(ctx, fn, dt));
     GALA_TRY(la_check_vbatched(ctx, fn, "B", B, dt, n, nrhs, b_off, ldb, batch, 1));
     GALA_TRY(la_check_ab_disjoint(ctx, fn, A, B, n, nrhs, a_off, lda, b_off, ldb, batch));
+    int maxrhs = 0;
+    for (int b = 0; b < batch; ++b)
+        if (nrhs[b] > maxrhs) maxrhs = nrhs[b];
     ps_cfg c;
-    ps_config(ctx, dt, &c);
+    ps_config(ctx, dt, maxrhs, &c);
     gala_buffer *desc;
     int *nlist, nruns;
     la_run runs[8];
