@@ -134,9 +134,10 @@ typedef struct gala_qp_settings {
                                         the next termination check (default) */
     int refine;                    /**< iterative refinement of each linear solve (K applied
                                         sparsely, twice the dense work): 1, 0, or -1 = 1 for
-                                        float with an explicit K⁻¹ (the GPU backends), 0 for
-                                        double and where K is kept as a Cholesky factor
-                                        (the host backend) (default) */
+                                        float with an explicit K⁻¹ (the GPU backends) and for
+                                        float with SPARSE_LDLT, 0 for double and where K is
+                                        kept as a Cholesky factor (the host backend's dense
+                                        strategy) (default) */
     gala_qp_progress_fn progress;  /**< optional progress callback (NULL: none) */
     void *progress_user;           /**< passed to progress */
     int threads;                   /**< host threads for the per-QP host work of setup,
