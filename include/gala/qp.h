@@ -133,11 +133,8 @@ typedef struct gala_qp_settings {
     int iters_per_launch;          /**< most ADMM iterations one device launch runs; 0 = up to
                                         the next termination check (default) */
     int refine;                    /**< iterative refinement of each linear solve (K applied
-                                        sparsely, twice the dense work): 1, 0, or -1 = 1 for
-                                        float with an explicit K⁻¹ (the GPU backends) and for
-                                        float with SPARSE_LDLT, 0 for double and where K is
-                                        kept as a Cholesky factor (the host backend's dense
-                                        strategy) (default) */
+                                        sparsely, twice the solve work): 1, 0, or -1 = 1 for
+                                        float, 0 for double (default) */
     gala_qp_progress_fn progress;  /**< optional progress callback (NULL: none) */
     void *progress_user;           /**< passed to progress */
     int threads;                   /**< host threads for the per-QP host work of setup,

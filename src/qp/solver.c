@@ -1168,10 +1168,11 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     s->count = count;
     s->nthreads = 1;
     s->dualgap = set.check_dualgap < 0 ? set.dtype == GALA_DOUBLE : set.check_dualgap;
-    /* K kept as a Cholesky factor (qp.factor = 2) is solved backward-stably: float needs no
-     * refinement step then (it corrects the explicit inverse's error) */
+    /* Float refines every solve by default, with K as an explicit inverse or as a Cholesky
+     * factor (qp.factor = 2): without the step the factor path stalled at max_iter on an
+     * equality QP whose first row became an inequality (75 iterations with it). */
     s->kfac = gala_tune(ctx, "qp.factor", s->dt, 1) == 2;
-    s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT && !s->kfac : set.refine;
+    s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
     s->prof_t = t0;
     gala_status st = setup_impl(s, problems);
     if (st == GALA_OK) st = gala_finish(ctx);
