@@ -68,10 +68,11 @@ static qp_bin class_for(const gala_qp_solver *s, int n, int m, size_t budget, in
     return c;
 }
 
-static gala_status dummies(gala_qp_solver *s)
+gala_status gala_qp_launch_dummies(gala_qp_solver *s)
 {
     if (!s->b_lrho) GALA_TRY(gala_buffer_create(s->ctx, s->dt, 1, &s->b_lrho));
     if (!s->b_rungok) GALA_TRY(gala_buffer_create(s->ctx, GALA_INT, 1, &s->b_rungok));
+    if (!s->b_K) GALA_TRY(gala_buffer_create(s->ctx, s->dt, 1, &s->b_K));
     return GALA_OK;
 }
 
@@ -199,7 +200,7 @@ static gala_status dense_setup(gala_qp_solver *s)
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, ko ? ko : 1, &s->b_K);
     if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &s->b_kofs);
     if (st == GALA_OK) st = gala_buffer_write(s->b_kofs, 0, nv, kofs);
-    if (st == GALA_OK) st = dummies(s);
+    if (st == GALA_OK) st = gala_qp_launch_dummies(s);
     /* per bin, the QPs largest first (the long work-groups start early) */
     if (st == GALA_OK) qsort(order, nv, sizeof *order, by_n_desc);
     if (st == GALA_OK) nb = merge_small(s, bins, nb, bin_of, order, nv, budget, wgmax);

@@ -113,7 +113,7 @@ static gala_status sparse_setup(gala_qp_solver *s)
     int *gof = gala_malloc(sizeof(int) * (size_t)nv);
     p->kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
     p->qslot = gala_malloc(sizeof(int) * (size_t)nv);
-    p->info = gala_malloc(sizeof(int) * 4 * (size_t)nv);
+    p->info = gala_malloc(sizeof(int) * 3 * (size_t)nv); /* info, then 2 per matrix inertia */
     p->flag = gala_malloc(sizeof(int) * (size_t)nv);
     if (!grp || !gof || !p->kq || !p->qslot || !p->info || !p->flag) {
         gala_free(grp);
@@ -250,10 +250,7 @@ static gala_status sparse_setup(gala_qp_solver *s)
     p->refine = s->set.refine < 0 ? s->dt == GALA_FLOAT : s->set.refine;
     if (st == GALA_OK && p->refine)
         st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kx);
-    /* the utility buffers the shared launch arguments name */
-    if (st == GALA_OK && !s->b_lrho) st = gala_buffer_create(ctx, s->dt, 1, &s->b_lrho);
-    if (st == GALA_OK && !s->b_rungok) st = gala_buffer_create(ctx, GALA_INT, 1, &s->b_rungok);
-    if (st == GALA_OK && !s->b_K) st = gala_buffer_create(ctx, s->dt, 1, &s->b_K);
+    if (st == GALA_OK) st = gala_qp_launch_dummies(s); /* qp_check names lrho, rungok, K */
     /* one launch class for the check: one QP per work-group, vectors in global memory */
     if (st == GALA_OK) {
         qp_bin c;

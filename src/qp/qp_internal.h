@@ -144,6 +144,9 @@ GALA_INTERNAL gala_status gala_qp_kernel(struct gala_qp_solver *s, const char *n
 GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp_bin *c,
                                               int iters, int check, int adapt,
                                               int final_status);
+/** One-element stand-ins for the ladder arrays (lrho, rungok) and K where the strategy has
+ *  none, so that every launch names real buffers (linsys_dense.c). */
+GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s);
 /** Local memory of the larger of qp_admm and qp_check for a launch class. */
 GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
 /** Write reals given in double into a buffer of the solver's dtype (converted through a

@@ -97,7 +97,6 @@ static gala_status check_settings(gala_context *ctx, const gala_qp_settings *s)
     BAD(s->threads < 0, "%s: threads = %d < 0", fn, s->threads);
     BAD(s->profile < 0 || s->profile > 1, "%s: profile = %d (0 or 1)", fn, s->profile);
 #undef BAD
-    (void)ctx;
     return GALA_OK;
 }
 
