@@ -113,6 +113,16 @@ static gala_qp_settings settings_for(int target)
     return s;
 }
 
+/* The settings of the tests that compare solutions closely: eps 1e-6 (1e-4 in float), up to
+ * 20000 iterations. */
+static gala_qp_settings tight_settings(int target)
+{
+    gala_qp_settings s = settings_for(target);
+    s.eps_abs = s.eps_rel = s.dtype == GALA_FLOAT ? 1e-4 : 1e-6;
+    s.max_iter = 20000;
+    return s;
+}
+
 /* Assert QP k of a solved batch satisfies KKT within tol (absolute + relative).
  * Status SOLVED is required, except in float where SOLVED_INACCURATE is accepted: about 2 %
  * of the generated eq(10) QPs stall in float with the dual residual near 3e-3 (the
@@ -404,9 +414,7 @@ START_TEST(shared_matrices_double_integrator)
     for (int k = 0; k < B; ++k)
         TU_OK(NULL, gala_qp_double_integrator(12, 4 * tu_uniform(&r) - 2, 2 * tu_uniform(&r) - 1, &pb[k]));
     TU_ASSERT(pb[0].n == 36 && pb[0].m == 36, _i, "sizes %d %d", pb[0].n, pb[0].m);
-    gala_qp_settings s = settings_for(_i);
-    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
-    s.max_iter = 20000;
+    gala_qp_settings s = tight_settings(_i);
     gala_qp_solver *sv, *sd;
     TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv));
     TU_ASSERT(gala_qp_linsys_used(sv) == GALA_QP_LINSYS_DENSE_SHARED, _i, "not shared: %d",
@@ -491,13 +499,23 @@ START_TEST(warm_start_mpc_sequence)
 }
 END_TEST
 
+/* The updates both update tests send: new P and A values (same pattern) for QP k of pm,
+ * then new q for QP kv of pv. */
+static void send_updates(gala_context *ctx, gala_qp_solver *sv, int k, gala_qp_problem *pm,
+                         int kv, gala_qp_problem *pv)
+{
+    for (int e = 0; e < pm->P.p[pm->n]; ++e) pm->P.x[e] *= 1.5;
+    for (int e = 0; e < pm->A.p[pm->n]; ++e) pm->A.x[e] *= -0.5;
+    TU_OK(ctx, gala_qp_update_matrices(sv, k, pm->P.x, pm->A.x));
+    for (int j = 0; j < pv->n; ++j) pv->q[j] = 0.1 * (j % 3);
+    TU_OK(ctx, gala_qp_update_vectors(sv, kv, pv->q, NULL, NULL));
+}
+
 START_TEST(updates_and_warm_start_api)
 {
     gala_context *ctx = tu_ctx(_i);
     gala_dtype dt = tu_target_get(_i)->dtype;
-    gala_qp_settings s = settings_for(_i);
-    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
-    s.max_iter = 20000;
+    gala_qp_settings s = tight_settings(_i);
     gala_qp_problem pb[2];
     TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 6, 3, &pb[0]));
     TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 2, 4, &pb[1]));
@@ -507,11 +525,7 @@ START_TEST(updates_and_warm_start_api)
     double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
     assert_kkt(sv, 0, &pb[0], tol, _i, "before");
     /* new P and A values (same pattern) for QP 0; new q for QP 1 */
-    for (int e = 0; e < pb[0].P.p[pb[0].n]; ++e) pb[0].P.x[e] *= 1.5;
-    for (int e = 0; e < pb[0].A.p[pb[0].n]; ++e) pb[0].A.x[e] *= -0.5;
-    TU_OK(ctx, gala_qp_update_matrices(sv, 0, pb[0].P.x, pb[0].A.x));
-    for (int j = 0; j < pb[1].n; ++j) pb[1].q[j] = 0.1 * (j % 3);
-    TU_OK(ctx, gala_qp_update_vectors(sv, 1, pb[1].q, NULL, NULL));
+    send_updates(ctx, sv, 0, &pb[0], 1, &pb[1]);
     TU_OK(ctx, gala_qp_solve(sv));
     assert_kkt(sv, 0, &pb[0], tol, _i, "after update_matrices");
     assert_kkt(sv, 1, &pb[1], tol, _i, "after update_vectors");
@@ -563,9 +577,7 @@ START_TEST(library_factorization_path)
 {
     gala_context *ctx = tu_ctx(_i);
     gala_dtype dt = tu_target_get(_i)->dtype;
-    gala_qp_settings s = settings_for(_i);
-    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
-    s.max_iter = 20000;
+    gala_qp_settings s = tight_settings(_i);
     enum { B = 6 };
     gala_qp_problem pb[B];
     TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 21, &pb[0]));
@@ -629,9 +641,7 @@ START_TEST(sparse_ldlt_strategy)
 {
     gala_context *ctx = tu_ctx(_i);
     gala_dtype dt = tu_target_get(_i)->dtype;
-    gala_qp_settings s = settings_for(_i);
-    s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-6;
-    s.max_iter = 20000;
+    gala_qp_settings s = tight_settings(_i);
     enum { B = NQ + 5 };
     gala_qp_problem pb[B];
     status_batch(pb);
@@ -669,11 +679,7 @@ START_TEST(sparse_ldlt_strategy)
     /* updates: P, A values of the random QP; q of a control QP; bounds of the equality QP
      * that make its first row an inequality (its ρ changes: refactorization) */
     gala_qp_problem *r = &pb[NQ + 2], *c = &pb[NQ], *e = &pb[NQ + 3];
-    for (int k = 0; k < r->P.p[r->n]; ++k) r->P.x[k] *= 1.5;
-    for (int k = 0; k < r->A.p[r->n]; ++k) r->A.x[k] *= -0.5;
-    TU_OK(ctx, gala_qp_update_matrices(sp, NQ + 2, r->P.x, r->A.x));
-    for (int j = 0; j < c->n; ++j) c->q[j] = 0.1 * (j % 3);
-    TU_OK(ctx, gala_qp_update_vectors(sp, NQ, c->q, NULL, NULL));
+    send_updates(ctx, sp, NQ + 2, r, NQ, c);
     e->l[0] -= 1;
     e->u[0] += 1;
     TU_OK(ctx, gala_qp_update_vectors(sp, NQ + 3, NULL, e->l, e->u));
@@ -696,7 +702,6 @@ START_TEST(sparse_ldlt_strategy)
         }
         assert_kkt(sp, NQ + 2, r, tol, _i, "sparse, warm");
     }
-    { gala_qp_info dd; for (int k = NQ; k < B; ++k) { gala_qp_get_info(sp, k, &dd); fprintf(stderr, "DBG t%d QP %d: %s %d\n", _i, k, gala_qp_status_string(dd.status), dd.iter); } }
     gala_qp_destroy(sp);
     gala_qp_destroy(de);
     /* AUTO: at qp.sparse_n = 0, control QPs of nx = 20 (n = 330: a solve with the factors
@@ -706,26 +711,24 @@ START_TEST(sparse_ldlt_strategy)
     char *keep = old ? strdup(old) : NULL;
     setenv("GALA_TUNE", "qp.sparse_n=0", 1);
     s.linsys_solver = GALA_QP_LINSYS_AUTO;
-    gala_qp_problem rq;
-    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 20, 36, &rq));
-    TU_OK(ctx, gala_qp_setup(ctx, &rq, 1, &s, &sp));
-    TU_ASSERT(gala_qp_linsys_used(sp) == GALA_QP_LINSYS_SPARSE_LDLT, _i, "AUTO, control: %d",
-              gala_qp_linsys_used(sp));
-    TU_OK(ctx, gala_qp_solve(sp));
-    assert_kkt(sp, 0, &rq, tol, _i, "AUTO sparse");
-    gala_qp_destroy(sp);
-    free_qp(&rq);
-    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 40, 35, &rq));
-    TU_OK(ctx, gala_qp_setup(ctx, &rq, 1, &s, &sp));
-    TU_ASSERT(gala_qp_linsys_used(sp) == GALA_QP_LINSYS_DENSE, _i, "AUTO, random: %d",
-              gala_qp_linsys_used(sp));
-    TU_OK(ctx, gala_qp_solve(sp));
-    assert_kkt(sp, 0, &rq, tol, _i, "AUTO dense");
-    gala_qp_destroy(sp);
+    static const struct { gala_qp_family fam; int size, seed, want; const char *what; } autos[] = {
+        {GALA_QP_GEN_CONTROL, 20, 36, GALA_QP_LINSYS_SPARSE_LDLT, "AUTO, control"},
+        {GALA_QP_GEN_RANDOM, 40, 35, GALA_QP_LINSYS_DENSE, "AUTO, random"},
+    };
+    for (int a = 0; a < 2; ++a) {
+        gala_qp_problem rq;
+        TU_OK(NULL, gala_qp_generate(autos[a].fam, autos[a].size, autos[a].seed, &rq));
+        TU_OK(ctx, gala_qp_setup(ctx, &rq, 1, &s, &sp));
+        TU_ASSERT(gala_qp_linsys_used(sp) == autos[a].want, _i, "%s: strategy %d",
+                  autos[a].what, gala_qp_linsys_used(sp));
+        TU_OK(ctx, gala_qp_solve(sp));
+        assert_kkt(sp, 0, &rq, tol, _i, autos[a].what);
+        gala_qp_destroy(sp);
+        free_qp(&rq);
+    }
     if (keep) setenv("GALA_TUNE", keep, 1);
     else unsetenv("GALA_TUNE");
     free(keep);
-    free_qp(&rq);
     for (int k = 0; k < B; ++k) {
         if (k == Q_BAD_DIM) pb[k].A.m = 1;
         free_qp(&pb[k]);
