@@ -48,14 +48,18 @@
  *
  * potrf_scan / potrf_scan_finish (used before the chunked path): find for every matrix the
  * first column of L holding a NaN or Inf in the referenced triangle, and initialize info to
- * -(that column) or 0. potrf_scan: one work-group per (matrix, block of SCB stored
- * columns), coalesced reads down the stored columns; the block's minimum goes to tmp.
- * potrf_scan_finish: one work-item per matrix takes the minimum over its blocks.
+ * -(that column) or 0. potrf_scan: one work-group per (matrix, block of scb stored
+ * columns; the host makes blocks narrow enough to fill the device, e.g. 8 columns for one
+ * matrix of order 16384), coalesced reads down the stored columns; a block that finds one
+ * folds its minimum into the matrix's tmp slot by an atomic minimum.
+ * potrf_scan_finish: one work-item per matrix turns its slot into info.
  *
- * gala-defines: N=32 WG=128 UNROLL=1 SEL=1
+ * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
- *                SEL (0 or 1: how potrf_panel indexes its register row, see there).
+ *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
+ *                VEC (0 or 1: read the column in local memory as RVEC vectors; the host
+ *                passes 1 only when N is a multiple of RVW).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -68,7 +72,6 @@
 #endif
 
 
-#define SCB 64 /* stored columns per work-group in potrf_scan */
 #define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
 #define BIGCOL 0x7fffffff
 
@@ -91,7 +94,8 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                         const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
                         const gidx fo, const int epoch, const int mode)
 {
-    LOCAL_ARRAY REAL col[2 * WG];
+    LOCAL_ARRAY RVEC colv[(2 * WG + RVW - 1) / RVW]; /* RVEC: aligned for the VEC reads */
+    LOCAL REAL *col = (LOCAL REAL *)colv;
     LOCAL_ARRAY int nf[WG];
     const int t = (int)LID(0);
     const int chunked = nchunks > 0;
@@ -188,11 +192,29 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                  * r[k] -= l·c[k] / sqrt(d) for k > j */
                 const REAL l = row == j ? sd : rj * isd;
                 const REAL li = row == j ? (REAL)0 : l * isd;
+#if VEC
+                /* c[] read RVW at a time (c is RVEC-aligned: slot·N and WG are multiples
+                 * of RVW); groups wholly at or left of j are skipped (j is uniform) */
+                LOCAL const RVEC *cv = (LOCAL const RVEC *)c;
+                UNROLL_LOOP
+                for (int q = 0; q < N / RVW; ++q) {
+                    if (q * RVW + RVW - 1 >= j) {
+                        const RVEC v = cv[q];
+                        UNROLL_LOOP
+                        for (int e = 0; e < RVW; ++e) {
+                            const int k = q * RVW + e;
+                            if (k == j) r[k] = l;
+                            else if (k > j) r[k] -= li * rv_get(v, e);
+                        }
+                    }
+                }
+#else
                 UNROLL_LOOP
                 for (int k = 0; k < N; ++k) {
                     if (k == j) r[k] = l;
                     else if (k > j) r[k] -= li * c[k];
                 }
+#endif
             }
 #else
             if (row == j) {
@@ -201,9 +223,22 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                 const REAL l = rj * isd;
                 const REAL li = l * isd;
                 r[j] = l;
+#if VEC
+                LOCAL const RVEC *cv = (LOCAL const RVEC *)c;
+                UNROLL_LOOP
+                for (int q = 0; q < N / RVW; ++q) {
+                    if (q * RVW + RVW - 1 > j) {
+                        const RVEC v = cv[q];
+                        UNROLL_LOOP
+                        for (int e = 0; e < RVW; ++e)
+                            if (q * RVW + e > j) r[q * RVW + e] -= li * rv_get(v, e);
+                    }
+                }
+#else
                 UNROLL_LOOP
                 for (int k = 1; k < N; ++k)
                     if (k > j) r[k] -= li * c[k];
+#endif
             }
 #endif
         }
@@ -224,13 +259,14 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
     }
 }
 
-/* Smallest L-column holding a non-finite value, per (matrix, block of SCB stored columns).
- * Lower storage: stored column c holds L(c.., c): candidate c. Upper storage: stored column
- * c holds U(0..c, c) = L(c, 0..c): candidate = the stored row. */
-KERNEL void potrf_scan(const int n, const int count, const int nblk, GLOBAL const REAL *A,
-                       const gidx ao, const int lda, const gidx as, const int up,
-                       GLOBAL const int *desc, const gidx dofs, const int vb, GLOBAL int *tmp,
-                       const gidx to)
+/* Smallest L-column holding a non-finite value, per (matrix, block of scb stored columns),
+ * folded into tmp[to + s] (BIGCOL before the launch) by an atomic minimum — only by blocks
+ * that found one. Lower storage: stored column c holds L(c.., c): candidate c. Upper
+ * storage: stored column c holds U(0..c, c) = L(c, 0..c): candidate = the stored row. */
+KERNEL void potrf_scan(const int n, const int count, const int nblk, const int scb,
+                       GLOBAL const REAL *A, const gidx ao, const int lda, const gidx as,
+                       const int up, GLOBAL const int *desc, const gidx dofs, const int vb,
+                       GLOBAL int *tmp, const gidx to)
 {
     LOCAL_ARRAY int red[WG];
     const int t = (int)LID(0);
@@ -245,7 +281,7 @@ KERNEL void potrf_scan(const int n, const int count, const int nblk, GLOBAL cons
         base = gala_desc_off(d, 2);
     }
     int best = BIGCOL;
-    const int c0 = blk * SCB, c1 = min(nb, c0 + SCB);
+    const int c0 = blk * scb, c1 = min(nb, c0 + scb);
     for (int c = c0; c < c1; ++c) {
         GLOBAL const REAL *colp = A + base + (gidx)c * ld;
         const int lo = up ? 0 : c, hi = up ? c + 1 : nb;
@@ -259,25 +295,19 @@ KERNEL void potrf_scan(const int n, const int count, const int nblk, GLOBAL cons
         LOCAL_BARRIER();
         if (t < h && red[t + h] < red[t]) red[t] = red[t + h];
     }
-    if (t == 0) tmp[to + s * nblk + blk] = red[0];
+    if (t == 0 && red[0] != BIGCOL) atomic_min(&tmp[to + s], red[0]);
 }
 
-KERNEL void potrf_scan_finish(const int count, const int nblk, GLOBAL const int *desc,
-                              const gidx dofs, const int vb, GLOBAL const int *tmp, const gidx to,
+/* info of every matrix from its folded minimum. */
+KERNEL void potrf_scan_finish(const int count, GLOBAL const int *desc, const gidx dofs,
+                              const int vb, GLOBAL const int *tmp, const gidx to,
                               GLOBAL int *info, const gidx io, GLOBAL int *flag, const gidx fo,
                               const int epoch)
 {
     const gidx s = GID(0);
     if (s >= count) return;
-    int nb = nblk * SCB, idx = (int)s;
-    if (vb) {
-        GLOBAL const int *d = desc + (dofs + s) * DSZ;
-        nb = d[0];
-        idx = d[4];
-    }
-    const int mine = (nb + SCB - 1) / SCB;
-    int best = BIGCOL;
-    for (int b = 0; b < mine && b < nblk; ++b) best = min(best, tmp[to + s * nblk + b]);
+    const int idx = vb ? desc[(dofs + s) * DSZ + 4] : (int)s;
+    const int best = tmp[to + s];
     info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
     if (best != BIGCOL) flag[fo] = epoch;
 }

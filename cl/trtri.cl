@@ -19,15 +19,16 @@
  *
  * Kernels (each group is compiled only when its -D parameters are given, so a program key
  * carries only what its kernels need):
- *   NB, CPT, MPG, UNR   diag_inv                     invert diagonal blocks of order <= NB,
- *                                                    or whole matrices (fused path)
+ *   NB, CPT, MPG, UNR,  diag_inv                     invert diagonal blocks of order <= NB,
+ *   VEC                                              or whole matrices (fused path)
  *   TS, TK, WPT, UNR    inv_lower_tri_multiply       T  = C2·A3   (one doubling round)
  *                       neg_rect_lower_tri_multiply  B3 = −T·C1
  *   CWG                 trtri_check, trtri_info      per-matrix info before the blocked path
  *
- * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 TS=64 TK=16 WPT=4 CWG=256
+ * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 VEC=1 TS=64 TK=16 WPT=4 CWG=256
  * -D parameters: NB (block order, a power of two <= 64), CPT (columns of X per work-item, 1
- * or 2; the host uses 2 only for NB <= 32), MPG (blocks per work-group), TS (output tile of
+ * or 2; the host uses 2 only for NB <= 32), MPG (blocks per work-group), VEC (0 or 1: read
+ * L's columns as RVEC vectors, when NB is a multiple of RVW), TS (output tile of
  * the products, a power of two), TK (depth of a product step, divides TS), WPT (outputs per
  * work-item per dimension, TS/WPT
  * work-items per dimension), CWG (work-group size of trtri_check, a power of two), UNR (1:
@@ -114,7 +115,7 @@ DEVFN gidx tr_at(gidx off, int ld, int upper, int r, int c)
  *   the diagonal block at (start, start), nb = min(NB, n − start); nothing else is touched.
  *
  *   1. load: the nb×nb triangle is read column by column (coalesced) into local memory,
- *      logical L(i, k) at ls[k·(NB+1) + i] (upper input: transposed on the way), zero
+ *      logical L(i, k) at ls[k·LDL + i] (upper input: transposed on the way), zero
  *      elsewhere; rd[k] = 1 / L(k, k) (1 for a unit diagonal).
  *   2. fused = 1 (the block is the whole matrix): NaN/Inf and zero diagonals found while
  *      loading are reduced per block into info; a failing matrix is not written.
@@ -125,7 +126,14 @@ DEVFN gidx tr_at(gidx off, int ld, int upper, int r, int c)
  *   4. X goes through local memory (reusing ls) and is written back in storage order.
  */
 #define TPM (NB / CPT)
+#if VEC && NB % RVW == 0
+#define TR_VEC 1
+#define LDL (NB + RVW) /* column stride: RVEC-aligned columns; RVEC stores in step 4 hit
+                          distinct banks (4·c mod 32 words) */
+#else
+#define TR_VEC 0
 #define LDL (NB + 1)
+#endif
 #define SLOT (NB * LDL)
 
 KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL int *ib,
@@ -134,7 +142,8 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
                      GLOBAL const REAL *A, const gidx a_off, const int lda, const gidx a_stride,
                      GLOBAL REAL *B, const gidx b_off, const int ldb, const gidx b_stride)
 {
-    LOCAL_ARRAY REAL ls[MPG * SLOT];
+    LOCAL_ARRAY RVEC lsv[(MPG * SLOT + RVW - 1) / RVW]; /* RVEC: aligned for vector reads */
+    LOCAL REAL *ls = (LOCAL REAL *)lsv;
     LOCAL_ARRAY REAL rd[MPG * NB];
     LOCAL_ARRAY int red[MPG * TPM];
     const int lid = (int)LID(0), slot = lid / TPM, c = lid - slot * TPM;
@@ -220,6 +229,51 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
      * nothing (x is zero there) and are skipped. Every loop has a constant trip count, and
      * for NB > 32 the k loop is written twice (halves), so that each unrolled nest stays
      * under the size limits of LLVM-based compilers and x keeps constant register indices. */
+/* x_i −= L(i, k)·a for i > k: column k of L read RVW at a time when TR_VEC (groups wholly
+ * at or above the diagonal skipped; k is a constant once unrolled) */
+#if UNR
+#define TR_PRAGMA_UNROLL _Pragma("unroll")
+#else
+#define TR_PRAGMA_UNROLL
+#endif
+#if CPT == 2
+#define TR_X1(i, l) x1[i] -= (l) * a1
+#else
+#define TR_X1(i, l)
+#endif
+#if TR_VEC
+#define TR_COLUMN_UPDATE(k)                                                                 \
+    do {                                                                                    \
+        LOCAL const RVEC *Lk = (LOCAL const RVEC *)(L + (k) * LDL);                         \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int g = 0; g < NB / RVW; ++g) {                                                \
+            if (g * RVW + RVW - 1 > (k)) {                                                  \
+                const RVEC lv = Lk[g];                                                      \
+                TR_PRAGMA_UNROLL                                                            \
+                for (int e = 0; e < RVW; ++e) {                                             \
+                    const int i = g * RVW + e;                                              \
+                    if (i > (k)) {                                                          \
+                        const REAL l = rv_get(lv, e);                                       \
+                        x0[i] -= l * a0;                                                    \
+                        TR_X1(i, l);                                                        \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#else
+#define TR_COLUMN_UPDATE(k)                                                                 \
+    do {                                                                                    \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int i = 1; i < NB; ++i) {                                                      \
+            if (i > (k)) {                                                                  \
+                const REAL l = L[(k) * LDL + i];                                            \
+                x0[i] -= l * a0;                                                            \
+                TR_X1(i, l);                                                                \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#endif
 #if NB > 32
 #define TR_KH (NB / 2)
 #else
@@ -237,18 +291,7 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
             const REAL a1 = x1[k] * rk;
             x1[k] = a1;
 #endif
-#if UNR
-#pragma unroll
-#endif
-            for (int i = 1; i < NB; ++i) {
-                if (i > k) {
-                    const REAL l = L[k * LDL + i];
-                    x0[i] -= l * a0;
-#if CPT == 2
-                    x1[i] -= l * a1;
-#endif
-                }
-            }
+            TR_COLUMN_UPDATE(k);
         }
     }
 #if NB > 32
@@ -264,18 +307,7 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
             const REAL a1 = x1[k] * rk;
             x1[k] = a1;
 #endif
-#if UNR
-#pragma unroll
-#endif
-            for (int i = 1; i < NB; ++i) {
-                if (i > k) {
-                    const REAL l = L[k * LDL + i];
-                    x0[i] -= l * a0;
-#if CPT == 2
-                    x1[i] -= l * a1;
-#endif
-                }
-            }
+            TR_COLUMN_UPDATE(k);
         }
     }
 #endif
@@ -285,12 +317,35 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 #if UNR
 #pragma unroll
 #endif
+#if TR_VEC
+    for (int g = 0; g < NB / RVW; ++g) {
+        /* one 16-byte store per group: the 8 work-items of a quarter warp hit distinct banks */
+        RVEC v0;
+#if CPT == 2
+        RVEC v1;
+#endif
+#if UNR
+#pragma unroll
+#endif
+        for (int e = 0; e < RVW; ++e) {
+            rv_set(&v0, e, x0[g * RVW + e]);
+#if CPT == 2
+            rv_set(&v1, e, x1[g * RVW + e]);
+#endif
+        }
+        ((LOCAL RVEC *)(L + c * LDL))[g] = v0;
+#if CPT == 2
+        ((LOCAL RVEC *)(L + (c + TPM) * LDL))[g] = v1;
+#endif
+    }
+#else
     for (int i = 0; i < NB; ++i) {
         L[c * LDL + i] = x0[i];
 #if CPT == 2
         L[(c + TPM) * LDL + i] = x1[i];
 #endif
     }
+#endif
     LOCAL_BARRIER();
     if (!skip) {
         for (int q = 0; q < nb; ++q) {

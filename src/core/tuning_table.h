@@ -62,6 +62,10 @@
 {"potrf.select", 0, NULL, NULL, 0, 0},
 {"potrf.select", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 1},
 {"potrf.select", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 1},
+/* potrf.vec (-D VEC of potrf_panel): the update reads the pivot column from local memory
+ * as 16-byte vectors (one load for 4 floats or 2 doubles; every load was an instruction
+ * per multiply-add). */
+{"potrf.vec", 0, NULL, NULL, 0, 1},
 {"potrf.select_max", 0, NULL, NULL, 0, 64},
 {"potrf.select_max", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 32},
 {"la.min_bucket", 0, NULL, NULL, 0, 8},
@@ -128,6 +132,9 @@
 /* trtri.cpt = 1 everywhere: H200, 2026-11-22, batched n = 32, batch 50000, float: OpenCL
  * 0.343 ms with 1 against 0.518 ms with 2, CUDA 0.348 against 0.403 ms (n = 64: equal). */
 {"trtri.cpt", 0, NULL, NULL, 0, 1},
+/* trtri.vec (-D VEC of diag_inv): the solve reads L's columns from local memory as 16-byte
+ * vectors (one load per 4 floats or 2 doubles instead of one per multiply-add). */
+{"trtri.vec", 0, NULL, NULL, 0, 1},
 {"trtri.wg", 0, NULL, NULL, 0, 128},
 /* Product tiles: 64×64, 4×4 per work-item. NVIDIA's OpenCL in float had 128×128 with 8×8
  * (the register-heavy choice potrf's update dropped too): H200, 2026-11-22, run H7,

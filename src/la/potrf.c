@@ -63,6 +63,9 @@ static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, co
     gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
     gala_key_def(&key, "SEL", gala_tune(ctx, "potrf.select", dt, 0) != 0 &&
                                   N <= gala_tune(ctx, "potrf.select_max", dt, 64));
+    /* RVW (cl/common.clh): 4 floats or 2 doubles in 16 bytes */
+    gala_key_def(&key, "VEC", gala_tune(ctx, "potrf.vec", dt, 1) != 0 &&
+                                  N % (dt == GALA_DOUBLE ? 2 : 4) == 0);
     return gala_kernel_get(ctx, &key, name, k);
 }
 
@@ -138,12 +141,13 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
     return GALA_OK;
 }
 
-static size_t pf_scan_tmp(const la_set *s)
-{
-    return (size_t)s->count * (size_t)((la_nmax(s) + 63) / 64);
-}
+static size_t pf_scan_tmp(const la_set *s) { return (size_t)s->count; }
 
-/* potrf_scan + potrf_scan_finish: info = −(first column with a NaN/Inf) or 0. */
+/* potrf_scan + potrf_scan_finish: info = −(first column with a NaN/Inf) or 0. Blocks of
+ * scb stored columns per work-group: 64, narrower while the launch would have fewer than
+ * PF_SCAN_GROUPS work-groups (one matrix of order 16384 in blocks of 64 was 256 groups and
+ * read its 1 GiB at a tenth of the copy bandwidth). */
+#define PF_SCAN_GROUPS 4096
 static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                            const pf_cfg *c, const la_info *li)
 {
@@ -151,22 +155,26 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
     gala_kernel *ks, *kf;
     GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan", &ks));
     GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan_finish", &kf));
-    const int nblk = (la_nmax(s) + 63) / 64;
+    const int nmax = la_nmax(s);
+    int scb = 64;
+    while (scb > 1 && (long long)s->count * ((nmax + scb - 1) / scb) < PF_SCAN_GROUPS) scb /= 2;
+    const int nblk = (nmax + scb - 1) / scb;
     const int wg = c->wg_panel;
     int per = (int)((1LL << 30) / nblk);
     if (per < 1) per = 1;
+    GALA_TRY(gala_buffer_fill(li->tmp, li->to, (size_t)s->count, (double)0x7fffffff));
     for (int start = 0; start < s->count; start += per) {
         const int cnt = s->count - start < per ? s->count - start : per;
         la_set t = la_sub(s, start, cnt);
-        const size_t to = li->to + (size_t)start * (size_t)nblk;
+        const size_t to = li->to + (size_t)start;
         gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nblk * (size_t)wg, (size_t)wg);
-        GALA_TRY(GALA_LAUNCH(ctx, ks, &d, ga_int(t.n), ga_int(cnt), ga_int(nblk), ga_buf(t.A),
-                             ga_long((long long)t.a_off), ga_int(t.lda),
+        GALA_TRY(GALA_LAUNCH(ctx, ks, &d, ga_int(t.n), ga_int(cnt), ga_int(nblk), ga_int(scb),
+                             ga_buf(t.A), ga_long((long long)t.a_off), ga_int(t.lda),
                              ga_long((long long)t.a_stride), ga_int(up), ga_buf(t.desc),
                              ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
                              ga_long((long long)to)));
         gala_dims f = gala_dims_1d((size_t)cnt, 64);
-        GALA_TRY(GALA_LAUNCH(ctx, kf, &f, ga_int(cnt), ga_int(nblk), ga_buf(t.desc),
+        GALA_TRY(GALA_LAUNCH(ctx, kf, &f, ga_int(cnt), ga_buf(t.desc),
                              ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
                              ga_long((long long)to), ga_buf(li->info),
                              ga_long((long long)(li->io + t.info_base)), ga_buf(li->flag),

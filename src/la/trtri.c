@@ -38,6 +38,7 @@ typedef struct tr_params {
     int ts, tk, wpt; /* product tiles */
     int cwg;       /* work-group size of trtri_check */
     int unroll;    /* UNR: unroll the register loops (GPUs) or not (CPU compilers) */
+    int vec;       /* VEC: diag_inv reads L's columns as 16-byte vectors */
 } tr_params;
 
 /* One call: arguments after validation. Uniform batches use n..b_stride; variable batches
@@ -64,9 +65,12 @@ static int pow2_at_least(int n, int lo)
     return p;
 }
 
-static size_t di_local_bytes(int nb, int cpt, int mpg, size_t es)
+/* diag_inv's local memory (cl/trtri.cl): per block an nb×LDL column array (LDL = nb + the
+ * 16-byte vector's width with VEC when nb is a multiple of it, else nb + 1), nb pivots, nb/cpt ints */
+static size_t di_local_bytes(int nb, int cpt, int mpg, size_t es, int vec)
 {
-    return (size_t)mpg * (((size_t)nb * (size_t)(nb + 1) + (size_t)nb) * es +
+    const int rvw = (int)(16 / es), ldl = vec && nb % rvw == 0 ? nb + rvw : nb + 1;
+    return (size_t)mpg * (((size_t)nb * (size_t)ldl + (size_t)nb) * es +
                           (size_t)(nb / cpt) * sizeof(int));
 }
 
@@ -82,10 +86,11 @@ static void tr_get_params(const gala_context *ctx, gala_dtype dt, tr_params *p)
     p->nb = is_pow2(v) && v >= 8 && v <= 64 ? (int)v : 64;
     v = gala_tune(ctx, "trtri.cpt", dt, 1);
     p->cpt = v == 2 ? 2 : 1;
+    p->vec = gala_tune(ctx, "trtri.vec", dt, 1) != 0;
     v = gala_tune(ctx, "trtri.wg", dt, 128);
     p->wg = v >= 1 && v <= maxwg ? (int)v : 128;
     /* the diagonal blocks must fit one work-group's local memory */
-    while (p->nb > 8 && (di_local_bytes(p->nb, 1, 1, es) > lmem || p->nb > maxwg)) p->nb /= 2;
+    while (p->nb > 8 && (di_local_bytes(p->nb, 1, 1, es, p->vec) > lmem || p->nb > maxwg)) p->nb /= 2;
     v = gala_tune(ctx, "trtri.fused_max", dt, 64);
     p->fused_max = is_pow2(v) && v <= 64 ? (int)v : (v == 0 ? 0 : 64);
     if (p->fused_max > p->nb) p->fused_max = p->nb;
@@ -115,8 +120,8 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
      * twice as long, more than LLVM-based compilers unroll (x would leave the registers) */
     const int cpt = nb >= 16 && nb <= 32 ? p->cpt : 1, tpm = nb / cpt;
     int mpg = p->wg / tpm > 1 ? p->wg / tpm : 1;
-    while (mpg > 1 && (di_local_bytes(nb, cpt, mpg, es) > lmem || (long)mpg * tpm > maxwg)) --mpg;
-    if (di_local_bytes(nb, cpt, mpg, es) > lmem || tpm > maxwg)
+    while (mpg > 1 && (di_local_bytes(nb, cpt, mpg, es, p->vec) > lmem || (long)mpg * tpm > maxwg)) --mpg;
+    if (di_local_bytes(nb, cpt, mpg, es, p->vec) > lmem || tpm > maxwg)
         return gala_error(c->ctx, GALA_ERR_INTERNAL, "%s: diag_inv with NB = %d does not fit "
                           "device '%s'", c->fn, nb, c->ctx->info.device_name);
     gala_program_key key;
@@ -126,6 +131,7 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
     gala_key_def(&key, "CPT", cpt);
     gala_key_def(&key, "MPG", mpg);
     gala_key_def(&key, "UNR", p->unroll);
+    gala_key_def(&key, "VEC", p->vec);
     GALA_TRY(gala_kernel_get(c->ctx, &key, "diag_inv", &k));
     const size_t groups = ((size_t)ntask + (size_t)mpg - 1) / (size_t)mpg;
     gala_dims d = gala_dims_1d(groups * (size_t)mpg * (size_t)tpm, (size_t)mpg * (size_t)tpm);

@@ -64,8 +64,8 @@ static int imin(int a, int b) { return a < b ? a : b; }
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_potrf[] = {
     K(potrf_panel, "iiiiibliliblibl" "blii"),
-    K(potrf_scan, "iiibliliblibl"),
-    K(potrf_scan_finish, "iibliblbl" "bli"),
+    K(potrf_scan, "iiiibliliblibl"),
+    K(potrf_scan_finish, "iblibl" "blbli"),
     {NULL, NULL, NULL, NULL},
 };
 const gala_host_kernel gala_host_lagemm[] = {
@@ -165,58 +165,50 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
 
 static gala_status SUF(potrf_scan)(const gala_host_launch *L)
 {
-    const int n = HINT(0), count = HINT(1), nblk = HINT(2);
-    const REAL *A = HBUF(REAL, 3);
-    const ptrdiff_t ao = HLONG(4), as = HLONG(6);
-    const int lda = HINT(5), up = HINT(7);
-    const int *desc = HBUF(int, 8);
-    const ptrdiff_t dofs = HLONG(9);
-    const int vb = HINT(10);
-    int *tmp = HBUF(int, 11);
-    const ptrdiff_t to = HLONG(12);
+    const int n = HINT(0), count = HINT(1);
+    const REAL *A = HBUF(REAL, 4);
+    const ptrdiff_t ao = HLONG(5), as = HLONG(7);
+    const int lda = HINT(6), up = HINT(8);
+    const int *desc = HBUF(int, 9);
+    const ptrdiff_t dofs = HLONG(10);
+    const int vb = HINT(11);
+    int *tmp = HBUF(int, 12);
+    const ptrdiff_t to = HLONG(13);
+    /* the blocks (nblk, scb) only split the work on devices; one pass per matrix here */
     for (int s = 0; s < count; ++s) {
         const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
         const int nb = mm.n, ld = mm.ld;
         const ptrdiff_t base = mm.base;
-        for (int blk = 0; blk < nblk; ++blk) {
-            int best = BIGCOL;
-            for (int c = blk * 64; c < imin(nb, blk * 64 + 64); ++c) {
-                const REAL *col = A + base + (ptrdiff_t)c * ld;
-                const int lo = up ? 0 : c, hi = up ? c + 1 : nb;
-                for (int i = lo; i < hi; ++i) {
-                    const int cand = up ? i : c;
-                    if (cand < best && !SUF(finite)(col[i])) best = cand;
-                }
+        int best = BIGCOL;
+        for (int c = 0; c < nb; ++c) {
+            const REAL *col = A + base + (ptrdiff_t)c * ld;
+            const int lo = up ? 0 : c, hi = up ? c + 1 : nb;
+            for (int i = lo; i < hi; ++i) {
+                const int cand = up ? i : c;
+                if (cand < best && !SUF(finite)(col[i])) best = cand;
             }
-            tmp[to + (ptrdiff_t)s * nblk + blk] = best;
         }
+        tmp[to + s] = imin(tmp[to + s], best);
     }
     return GALA_OK;
 }
 
 static gala_status SUF(potrf_scan_finish)(const gala_host_launch *L)
 {
-    const int count = HINT(0), nblk = HINT(1);
-    const int *desc = HBUF(int, 2);
-    const ptrdiff_t dofs = HLONG(3);
-    const int vb = HINT(4);
-    const int *tmp = HBUF(int, 5);
-    const ptrdiff_t to = HLONG(6);
-    int *info = HBUF(int, 7);
-    const ptrdiff_t io = HLONG(8);
-    int *flag = HBUF(int, 9);
-    const ptrdiff_t fo = HLONG(10);
-    const int epoch = HINT(11);
+    const int count = HINT(0);
+    const int *desc = HBUF(int, 1);
+    const ptrdiff_t dofs = HLONG(2);
+    const int vb = HINT(3);
+    const int *tmp = HBUF(int, 4);
+    const ptrdiff_t to = HLONG(5);
+    int *info = HBUF(int, 6);
+    const ptrdiff_t io = HLONG(7);
+    int *flag = HBUF(int, 8);
+    const ptrdiff_t fo = HLONG(9);
+    const int epoch = HINT(10);
     for (int s = 0; s < count; ++s) {
-        int nb = nblk * 64, idx = s;
-        if (vb) {
-            const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            idx = d[4];
-        }
-        const int mine = (nb + 63) / 64;
-        int best = BIGCOL;
-        for (int b = 0; b < mine && b < nblk; ++b) best = imin(best, tmp[to + (ptrdiff_t)s * nblk + b]);
+        const int idx = vb ? desc[(dofs + s) * DSZ + 4] : s;
+        const int best = tmp[to + s];
         info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
         if (best != BIGCOL) flag[fo] = epoch;
     }
