@@ -185,6 +185,51 @@ START_TEST(buffers_roundtrip_with_offsets)
 }
 END_TEST
 
+/* Transfers of several MB (drivers split and stage those): a size and an offset that are
+ * not multiples of anything, blocking and asynchronous, every element checked. */
+START_TEST(large_transfers_roundtrip)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    const size_t es = gala_dtype_size(dt), N = 1300037, off = 4099, len = N - off - 777;
+    unsigned char *v = malloc(N * es), *w = malloc(N * es);
+    ck_assert(v && w);
+    tu_rng r = tu_rng_for(__func__, _i);
+    for (size_t i = 0; i < N; ++i) {
+        const double x = tu_normal(&r);
+        if (dt == GALA_DOUBLE) ((double *)v)[i] = x;
+        else ((float *)v)[i] = (float)x;
+    }
+    gala_buffer *b = tu_poisoned(ctx, dt, N);
+    TU_OK(ctx, gala_buffer_write(b, off, len, v + off * es));
+    memset(w, 0xff, N * es);
+    TU_OK(ctx, gala_buffer_read(b, 0, N, w));
+    for (size_t i = 0; i < N; ++i) {
+        const double got = dt == GALA_DOUBLE ? ((double *)w)[i] : ((float *)w)[i];
+        const double want = dt == GALA_DOUBLE ? ((double *)v)[i] : ((float *)v)[i];
+        if (i >= off && i < off + len) ck_assert_msg(got == want, "element %zu", i);
+        else ck_assert_msg(isnan(got), "element %zu outside the write", i);
+    }
+    /* asynchronous: the source stays untouched until gala_finish; the data is there then */
+    for (size_t i = 0; i < N; ++i) {
+        if (dt == GALA_DOUBLE) ((double *)v)[i] = -(double)i;
+        else ((float *)v)[i] = -(float)i;
+    }
+    TU_OK(ctx, gala_buffer_write_async(b, 0, N, v));
+    TU_OK(ctx, gala_finish(ctx));
+    memset(w, 0, N * es);
+    TU_OK(ctx, gala_buffer_read_async(b, 1, N - 1, w));
+    TU_OK(ctx, gala_finish(ctx));
+    for (size_t i = 0; i + 1 < N; ++i) {
+        const double got = dt == GALA_DOUBLE ? ((double *)w)[i] : ((float *)w)[i];
+        ck_assert_msg(got == -(double)(i + 1), "async element %zu", i);
+    }
+    gala_buffer_free(b);
+    free(v);
+    free(w);
+}
+END_TEST
+
 START_TEST(buffer_errors)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -269,6 +314,7 @@ int main(void)
     tcase_add_test(tc, environment_selects_backend);
     tcase_add_test(tc, opencl_selection);
     tcase_add_loop_test(tc, buffers_roundtrip_with_offsets, 0, nt);
+    tcase_add_loop_test(tc, large_transfers_roundtrip, 0, nt);
     tcase_add_loop_test(tc, buffer_errors, 0, nt);
     tcase_add_loop_test(tc, timers_measure_something, 0, nt);
     tcase_add_test(tc, last_error_is_per_thread_for_null_context);
