@@ -37,7 +37,11 @@
  *                writes all its rows. With several, every work-group reads rows 0..N-1, so
  *                they are written by a second launch: mode 2 (TAIL) writes rows >= N only
  *                and no info, then mode 4 (HEAD, nchunks = 1) factors and writes rows < N
- *                and info.
+ *                and info. Or (the default, potrf.split): mode 8 (SPLIT) does both in one
+ *                launch, chunk 0 putting rows < N (lower coordinates, leading dimension N)
+ *                and its first unwritten column into W[wo + s·(N·N + 1) ...], and mode 16
+ *                (COPY, nchunks = 1) copies them into A: a copy instead of a second
+ *                factorization of the diagonal block.
  *
  * Events (la.h info). At column j (global, 1-based j+1): if a row < N of the work-group has
  * a non-finite value in column j, or the pivot d is not finite: -(j+1); else if d <= 0:
@@ -92,7 +96,8 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                         const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
                         const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
                         const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
-                        const gidx fo, const int epoch, const int mode)
+                        const gidx fo, const int epoch, const int mode, GLOBAL REAL *W,
+                        const gidx wo)
 {
     LOCAL_ARRAY RVEC colv[(2 * WG + RVW - 1) / RVW]; /* RVEC: aligned for the VEC reads */
     LOCAL REAL *col = (LOCAL REAL *)colv;
@@ -133,11 +138,24 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
         else if (inf0 < 0) lim = -inf0 - 1;
     }
     /* chunked work-groups hold one matrix: leave early when there is nothing to do */
-    if (chunked && (dead || (chunk > 0 && N + chunk * (WG - N) >= mrows))) return;
+    const int toW = (mode & 8) != 0;                 /* SPLIT: rows < N go to W */
+    const gidx wb = wo + s * (N * N + 1);            /* this matrix's N×N + 1 in W */
+    if (chunked && (dead || (chunk > 0 && N + chunk * (WG - N) >= mrows))) {
+        if (toW && chunk == 0 && t == 0 && s < count) W[wb + N * N] = 0; /* nothing to copy */
+        return;
+    }
 
     const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
     const int active = !dead && row < mrows && !(head && row >= N);
     GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
+    if (mode & 16) {
+        /* COPY: the rows < N a SPLIT launch left in W, up to its first unwritten column */
+        const int stopw = (int)W[wb + N * N];
+        if (active && row < N)
+            for (int k = 0; k < ncols && k < stopw && k <= row; ++k)
+                P[gala_lidx(row, k, ld, up)] = W[wb + row + (gidx)k * N];
+        return;
+    }
 
     REAL r[N];
     UNROLL_LOOP
@@ -247,11 +265,16 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
     if (dead) return;
     const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : N; /* first column not written */
     const int write_rows = row >= N ? !head : (!tail && (!chunked || chunk == 0));
-    if (active && write_rows) {
+    if (active && write_rows && toW && row < N) {
+        UNROLL_LOOP
+        for (int k = 0; k < N; ++k)
+            if (k < ncols && k < stop && k <= row) W[wb + row + (gidx)k * N] = r[k];
+    } else if (active && write_rows) {
         UNROLL_LOOP
         for (int k = 0; k < N; ++k)
             if (k < ncols && k < stop && k <= row) P[gala_lidx(row, k, ld, up)] = r[k];
     }
+    if (toW && chunk == 0 && t == 0) W[wb + N * N] = (REAL)stop;
     if (lt == 0 && !tail && (!chunked || chunk == 0)) {
         if (mode & 1) info[io + idx] = ev;
         else if (ev != 0) info[io + idx] = ev;

@@ -160,17 +160,19 @@ START_TEST(potrf_blas3_paths)
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1",
         "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0",
         "potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.inner=1",
+        "potrf.blas3_min=100,potrf.blas3_nb=192,potrf.trsm=1,potrf.inner=2",
         "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128",
     };
     static const int ns[] = {150, 257, 70};
-    for (int t = skip_b3 ? 3 : 0; t < 4; ++t) {
+    const int last = (int)(sizeof tunes / sizeof *tunes) - 1; /* no BLAS-3: every target */
+    for (int t = skip_b3 ? last : 0; t <= last; ++t) {
         la_tune(tunes[t]);
         for (int k = 0; k < 3; ++k) {
             char what[160];
             snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
             int n = ns[k], n2[2] = {n, n};
             run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
-            if (t == 3) run_case(_i, &r, 2, n2, (t + k + 1) & 1, 1, what);
+            if (t == last) run_case(_i, &r, 2, n2, (t + k + 1) & 1, 1, what);
         }
         la_tune(NULL);
     }
@@ -386,11 +388,17 @@ START_TEST(potrf_failures)
     run_failures(_i, &r, 20, 1, "fused, vbatched n=20");
     run_failures(_i, &r, 20, 0, "fused, single n=20");
     run_failures(_i, &r, 150, 1, "blocked, vbatched n=150");
+    /* multi-chunk panels written by a second factoring launch instead of a copy */
+    la_tune("potrf.split=0");
+    run_failures(_i, &r, 150, 1, "blocked without SPLIT, vbatched n=150");
+    la_tune(NULL);
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST || tu_target_get(_i)->dtype == GALA_FLOAT) {
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=64");
         run_failures(_i, &r, 150, 0, "BLAS-3 path, single n=150");
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.inner=1");
         run_failures(_i, &r, 150, 0, "BLAS-3 path, diagonal blocks in steps, single n=150");
+        la_tune("potrf.blas3_min=100,potrf.blas3_nb=128,potrf.trsm=1,potrf.inner=2");
+        run_failures(_i, &r, 150, 0, "BLAS-3 path, tall panels in the block, single n=150");
         la_tune(NULL);
     }
     /* batched API with failures, and info = NULL */

@@ -84,6 +84,9 @@
  * TRSM, not measured elsewhere). */
 {"potrf.blas3_nb", 0, NULL, NULL, 0, 256},
 {"potrf.blas3_nb", GALA_BACKEND_CUDA, NULL, NULL, 0, 1024},
+/* CUDA float with potrf.inner = 2 (below): step 2048 48.3 ms against 50.0 at 1024 (run I6);
+ * double 51.1 against 49.6, so double keeps 1024 */
+{"potrf.blas3_nb", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 2048},
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 512},
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1024},
 {"potrf.left", 0, NULL, NULL, 0, 1},
@@ -95,8 +98,18 @@
  * panel over the whole block (two passes per step). H200, one n = 16384, same call: CUDA
  * 57.1 / 58.8 ms (float / double) against 66.9 / 65.7 without (torch 43.9 / 42.9); step
  * 2048: 55.3 / 60.4, right-looking 58.3 / 61.3. Through CLBlast's TRSM: 470 ms float. */
+/* potrf.inner = 2: each step of the block is one chunked panel launch over all the block's
+ * rows below it (potrf.split: one factoring launch and a copy), then SYRK: no TRSM launch
+ * per 64 columns (cuBLAS's took 13 us each, 3.1 ms of 50 at n = 16384). H200 run I6, torch
+ * 44.08 / 42.39 ms in the call: CUDA 50.4 / 50.5 ms with inner = 1, 50.0 / 49.6 with 2,
+ * float at step 2048 48.3. */
 {"potrf.inner", 0, NULL, NULL, 0, 0},
-{"potrf.inner", GALA_BACKEND_CUDA, NULL, NULL, 0, 1},
+{"potrf.inner", GALA_BACKEND_CUDA, NULL, NULL, 0, 2},
+/* potrf.split: a panel of several chunks is factored by one launch that leaves its diagonal
+ * block's rows in a scratch buffer, then copied (else a second launch factors them again).
+ * H200 run I6: batched n = 128-512 within 3 % either way; one n = 16384 on NVIDIA OpenCL
+ * 80.9 -> 79.1 ms float, 169.6 -> 165.1 double; it makes potrf.inner = 2 cheap. */
+{"potrf.split", 0, NULL, NULL, 0, 1},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},

@@ -25,6 +25,7 @@ enum {
 
 /* Scratch slots (gala_scratch) used by the routines of src/la. Callers that keep data in a
  * scratch slot across a call to potrf/potrs/potri must not use these. */
+#define LA_SCRATCH_PANEL 1 /* potrf's diagonal blocks between two launches (potrf.c) */
 #define LA_SCRATCH_DESC 2
 #define LA_SCRATCH_INFO 3
 

@@ -33,7 +33,10 @@ typedef struct pf_cfg {
     int left;      /* BLAS-3 path: 1 left-looking, 0 right-looking */
     int trsm;      /* BLAS-3 path: 1 diagonal block by gala's kernels, rows below by TRSM;
                       0 the whole tall panel by gala's kernels */
-    int inner;     /* with trsm: the diagonal block in steps of nb with TRSM + SYRK */
+    int inner;     /* with trsm: the diagonal block in steps of nb, each a panel launch on
+                      its nb rows + TRSM of the rest (1), or the chunked panel on all its
+                      rows (2); then SYRK */
+    int split;     /* multi-chunk panels: one factoring launch + a copy (else two factoring) */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -50,7 +53,8 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->blas3_nb = (b3 + c->nb - 1) / c->nb * c->nb;
     c->left = gala_tune(ctx, "potrf.left", dt, 1) != 0;
     c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
-    c->inner = gala_tune(ctx, "potrf.inner", dt, 0) != 0;
+    c->inner = clampi(gala_tune(ctx, "potrf.inner", dt, 0), 0, 2);
+    c->split = gala_tune(ctx, "potrf.split", dt, 1) != 0;
 }
 
 static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, const char *name,
@@ -105,8 +109,12 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
                        ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
                        ga_long((long long)s->dofs), ga_int(s->vb), ga_buf(li->info),
                        ga_long((long long)(li->io + s->info_base)), ga_buf(li->flag),
-                       ga_long((long long)li->fo), ga_int(li->epoch), ga_int(1));
+                       ga_long((long long)li->fo), ga_int(li->epoch), ga_int(1),
+                       ga_buf(s->A), ga_long(0)); /* W: unused in this mode */
 }
+
+/* Largest scratch for the SPLIT mode's diagonal blocks (launches are split to fit). */
+#define PF_SPLIT_BYTES ((size_t)64 << 20)
 
 /* Chunked panel launch on the first `count` matrices of s: columns [j0, j0 + N) limited by
  * wlim, rows j0 .. n_b − 1. */
@@ -121,13 +129,24 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
     const int nchunks = mrows > N ? (mrows - N + R - 1) / R : 1;
     int per = (int)((1LL << 30) / nchunks);
     if (per < 1) per = 1;
+    /* several chunks: every work-group reads the rows < N, so they are written after the
+     * launch: by a COPY launch from the scratch W (c->split), or by a HEAD launch that
+     * factors them again (see potrf.cl) */
+    const int split = nchunks > 1 && c->split;
+    const size_t wper = (size_t)N * (size_t)N + 1;
+    gala_buffer *W = (gala_buffer *)s->A;
+    if (split) {
+        const int wcap = (int)(PF_SPLIT_BYTES / (wper * gala_dtype_size(dt)));
+        if (per > wcap) per = wcap > 0 ? wcap : 1;
+        const int most = count < per ? count : per;
+        GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)most * wper, &W));
+    }
     for (int start = 0; start < count; start += per) {
         const int cnt = count - start < per ? count - start : per;
         la_set t = la_sub(s, start, cnt);
-        /* several chunks: the rows every work-group reads (< N) are written by a second
-         * launch (see potrf.cl) */
         for (int pass = 0; pass < (nchunks > 1 ? 2 : 1); ++pass) {
-            const int nch = pass ? 1 : nchunks, mode = nchunks > 1 ? (pass ? 4 : 2) : 0;
+            const int nch = pass ? 1 : nchunks;
+            const int mode = nchunks == 1 ? 0 : split ? (pass ? 16 : 8) : (pass ? 4 : 2);
             gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nch * (size_t)wg, (size_t)wg);
             GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(t.n), ga_int(j0), ga_int(wlim), ga_int(cnt),
                                  ga_int(nch), ga_buf(t.A), ga_long((long long)t.a_off),
@@ -135,7 +154,7 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
                                  ga_buf(t.desc), ga_long((long long)t.dofs), ga_int(t.vb),
                                  ga_buf(li->info), ga_long((long long)(li->io + t.info_base)),
                                  ga_buf(li->flag), ga_long((long long)li->fo), ga_int(li->epoch),
-                                 ga_int(mode)));
+                                 ga_int(mode), ga_buf(W), ga_long(0)));
         }
     }
     return GALA_OK;
@@ -239,12 +258,16 @@ static gala_status pf_diag(gala_context *ctx, gala_dtype dt, int up, const la_se
     gala_buffer *A = (gala_buffer *)s->A;
     for (int j = k; j < k + kb; j += c->nb) {
         const int w = k + kb - j < c->nb ? k + kb - j : c->nb, r = k + kb - j - w;
-        d.n = j + w;
-        GALA_TRY(pf_blocked(ctx, dt, up, &d, c, li, j, j + w));
-        if (r > 0) {
-            GALA_TRY(pf_below(ctx, up, A, s->a_off, s->lda, j, w, r));
-            GALA_TRY(pf_trail(ctx, up, A, s->a_off, s->lda, j, w, r));
+        if (c->inner == 2) {
+            /* the step's whole tall panel (rows j .. k + kb) by the chunked panel kernel */
+            d.n = k + kb;
+            GALA_TRY(pf_panel(ctx, dt, up, &d, la_active(&d, j), c, j, j + w, li));
+        } else {
+            d.n = j + w;
+            GALA_TRY(pf_blocked(ctx, dt, up, &d, c, li, j, j + w));
+            if (r > 0) GALA_TRY(pf_below(ctx, up, A, s->a_off, s->lda, j, w, r));
         }
+        if (r > 0) GALA_TRY(pf_trail(ctx, up, A, s->a_off, s->lda, j, w, r));
     }
     return GALA_OK;
 }

@@ -63,7 +63,7 @@ static int imin(int a, int b) { return a < b ? a : b; }
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_potrf[] = {
-    K(potrf_panel, "iiiiibliliblibl" "blii"),
+    K(potrf_panel, "iiiiibliliblibl" "blii" "bl"),
     K(potrf_scan, "iiiibliliblibl"),
     K(potrf_scan_finish, "iblibl" "blbli"),
     {NULL, NULL, NULL, NULL},
@@ -102,6 +102,9 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
     const ptrdiff_t fo = HLONG(16);
     const int epoch = HINT(17), mode = HINT(18);
     const int N = (int)HDEF("N", 32);
+    /* one matrix at a time here: SPLIT (8) writes every row at once like mode 0, and its
+     * COPY (16) has nothing left to do; W (arguments 19, 20) is not used */
+    if (mode & 16) return GALA_OK;
     REAL *W = NULL, colj[64];
     size_t cap = 0;
     for (int s = 0; s < count; ++s) {
