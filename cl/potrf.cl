@@ -58,12 +58,13 @@
  * folds its minimum into the matrix's tmp slot by an atomic minimum.
  * potrf_scan_finish: one work-item per matrix turns its slot into info.
  *
- * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1
+ * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
  *                VEC (0 or 1: read the column in local memory as RVEC vectors; the host
- *                passes 1 only when N is a multiple of RVW).
+ *                passes 1 only when N is a multiple of RVW), SPLITK (1: the modes SPLIT and
+ *                COPY exist; the host compiles them only for chunked launches).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -138,7 +139,12 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
         else if (inf0 < 0) lim = -inf0 - 1;
     }
     /* chunked work-groups hold one matrix: leave early when there is nothing to do */
+#if SPLITK
     const int toW = (mode & 8) != 0;                 /* SPLIT: rows < N go to W */
+#else
+    const int toW = 0; /* fused launches: the SPLIT / COPY code compiled out (it cost the
+                          fused kernel 5-27 % on the H200) */
+#endif
     const gidx wb = wo + s * (N * N + 1);            /* this matrix's N×N + 1 in W */
     if (chunked && (dead || (chunk > 0 && N + chunk * (WG - N) >= mrows))) {
         if (toW && chunk == 0 && t == 0 && s < count) W[wb + N * N] = 0; /* nothing to copy */
@@ -148,6 +154,7 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
     const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
     const int active = !dead && row < mrows && !(head && row >= N);
     GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
+#if SPLITK
     if (mode & 16) {
         /* COPY: the rows < N a SPLIT launch left in W, up to its first unwritten column */
         const int stopw = (int)W[wb + N * N];
@@ -156,6 +163,7 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                 P[gala_lidx(row, k, ld, up)] = W[wb + row + (gidx)k * N];
         return;
     }
+#endif
 
     REAL r[N];
     UNROLL_LOOP

@@ -388,9 +388,9 @@ START_TEST(potrf_failures)
     run_failures(_i, &r, 20, 1, "fused, vbatched n=20");
     run_failures(_i, &r, 20, 0, "fused, single n=20");
     run_failures(_i, &r, 150, 1, "blocked, vbatched n=150");
-    /* multi-chunk panels written by a second factoring launch instead of a copy */
-    la_tune("potrf.split=0");
-    run_failures(_i, &r, 150, 1, "blocked without SPLIT, vbatched n=150");
+    /* multi-chunk panels of a batch by one factoring launch and a copy */
+    la_tune("potrf.split=2");
+    run_failures(_i, &r, 150, 1, "blocked with SPLIT, vbatched n=150");
     la_tune(NULL);
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST || tu_target_get(_i)->dtype == GALA_FLOAT) {
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=64");

@@ -106,9 +106,11 @@
 {"potrf.inner", 0, NULL, NULL, 0, 0},
 {"potrf.inner", GALA_BACKEND_CUDA, NULL, NULL, 0, 2},
 /* potrf.split: a panel of several chunks is factored by one launch that leaves its diagonal
- * block's rows in a scratch buffer, then copied (else a second launch factors them again).
- * H200 run I6: batched n = 128-512 within 3 % either way; one n = 16384 on NVIDIA OpenCL
- * 80.9 -> 79.1 ms float, 169.6 -> 165.1 double; it makes potrf.inner = 2 cheap. */
+ * block's rows in a scratch buffer, then copied (else a second launch factors them again);
+ * 1 = on the BLAS-3 path of one large matrix only, 2 = everywhere. H200 run I6: batched
+ * n = 128-512 within 3 % either way, but the kernel with that code compiled in was 5-10 %
+ * slower there (I7, I8); one n = 16384 on NVIDIA OpenCL 80.9 -> 79.1 ms float, 169.6 ->
+ * 165.1 double; it makes potrf.inner = 2 cheap. */
 {"potrf.split", 0, NULL, NULL, 0, 1},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},

@@ -36,7 +36,10 @@ typedef struct pf_cfg {
     int inner;     /* with trsm: the diagonal block in steps of nb, each a panel launch on
                       its nb rows + TRSM of the rest (1), or the chunked panel on all its
                       rows (2); then SYRK */
-    int split;     /* multi-chunk panels: one factoring launch + a copy (else two factoring) */
+    int split;     /* multi-chunk panels: one factoring launch + a copy instead of two
+                      factoring launches: 0 never, 1 for one large matrix (BLAS-3 path), 2
+                      always */
+    int big;       /* set by pf_blas3 on its copy: the BLAS-3 path of one large matrix */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -54,11 +57,13 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->left = gala_tune(ctx, "potrf.left", dt, 1) != 0;
     c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
     c->inner = clampi(gala_tune(ctx, "potrf.inner", dt, 0), 0, 2);
-    c->split = gala_tune(ctx, "potrf.split", dt, 1) != 0;
+    c->split = clampi(gala_tune(ctx, "potrf.split", dt, 1), 0, 2);
+    c->big = 0;
 }
 
-static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, const char *name,
-                             gala_kernel **k)
+/* splitk: the program of chunked launches (modes SPLIT and COPY compiled in) */
+static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int splitk,
+                             const char *name, gala_kernel **k)
 {
     gala_program_key key;
     gala_key_init(&key, "potrf", dt);
@@ -70,6 +75,7 @@ static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, co
     /* RVW (cl/common.clh): 4 floats or 2 doubles in 16 bytes */
     gala_key_def(&key, "VEC", gala_tune(ctx, "potrf.vec", dt, 1) != 0 &&
                                   N % (dt == GALA_DOUBLE ? 2 : 4) == 0);
+    gala_key_def(&key, "SPLITK", splitk);
     return gala_kernel_get(ctx, &key, name, k);
 }
 
@@ -100,7 +106,7 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
 {
     gala_kernel *k;
     if (wg < N) wg = N;
-    GALA_TRY(pf_kernel(ctx, dt, N, wg, "potrf_panel", &k));
+    GALA_TRY(pf_kernel(ctx, dt, N, wg, 0, "potrf_panel", &k));
     const int mpg = wg / N;
     const size_t groups = ((size_t)s->count + (size_t)mpg - 1) / (size_t)mpg;
     gala_dims d = gala_dims_1d(groups * (size_t)wg, (size_t)wg);
@@ -125,14 +131,17 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
     const int mrows = la_nmax(s) - j0;
     if (count <= 0 || mrows <= 0) return GALA_OK;
     gala_kernel *k;
-    GALA_TRY(pf_kernel(ctx, dt, N, wg, "potrf_panel", &k));
+    /* the SPLIT / COPY code only in the programs that use it: it made the kernel 5-10 %
+     * slower on the batched blocked path, where SPLIT gained nothing (H200 runs I6-I8) */
+    const int can_split = c->split == 2 || (c->split == 1 && c->big);
+    GALA_TRY(pf_kernel(ctx, dt, N, wg, can_split, "potrf_panel", &k));
     const int nchunks = mrows > N ? (mrows - N + R - 1) / R : 1;
     int per = (int)((1LL << 30) / nchunks);
     if (per < 1) per = 1;
     /* several chunks: every work-group reads the rows < N, so they are written after the
      * launch: by a COPY launch from the scratch W (c->split), or by a HEAD launch that
      * factors them again (see potrf.cl) */
-    const int split = nchunks > 1 && c->split;
+    const int split = nchunks > 1 && can_split;
     const size_t wper = (size_t)N * (size_t)N + 1;
     gala_buffer *W = (gala_buffer *)s->A;
     if (split) {
@@ -172,8 +181,8 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
 {
     if (s->count <= 0) return GALA_OK;
     gala_kernel *ks, *kf;
-    GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan", &ks));
-    GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, "potrf_scan_finish", &kf));
+    GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, 0, "potrf_scan", &ks));
+    GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, 0, "potrf_scan_finish", &kf));
     const int nmax = la_nmax(s);
     int scb = 64;
     while (scb > 1 && (long long)s->count * ((nmax + scb - 1) / scb) < PF_SCAN_GROUPS) scb /= 2;
@@ -274,8 +283,11 @@ static gala_status pf_diag(gala_context *ctx, gala_dtype dt, int up, const la_se
 
 /* One large matrix: BLAS-3 updates, panels by gala's kernels. */
 static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
-                            const pf_cfg *c, const la_info *li)
+                            const pf_cfg *cfg, const la_info *li)
 {
+    pf_cfg cb = *cfg;
+    cb.big = 1;
+    const pf_cfg *c = &cb;
     gala_buffer *A = (gala_buffer *)s->A;
     const size_t o = s->a_off;
     const int n = s->n, lda = s->lda, NB = c->blas3_nb;
