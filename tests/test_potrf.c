@@ -160,7 +160,7 @@ START_TEST(potrf_blas3_paths)
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1",
         "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0",
         "potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.inner=1",
-        "potrf.blas3_min=100,potrf.blas3_nb=192,potrf.trsm=1,potrf.inner=2",
+        "potrf.blas3_min=100,potrf.blas3_nb=192,potrf.trsm=1,potrf.inner=2,potrf.blas3_pnb=32",
         "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128",
     };
     static const int ns[] = {150, 257, 70};

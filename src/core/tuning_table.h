@@ -105,6 +105,11 @@
  * float at step 2048 48.3. */
 {"potrf.inner", 0, NULL, NULL, 0, 0},
 {"potrf.inner", GALA_BACKEND_CUDA, NULL, NULL, 0, 2},
+/* potrf.blas3_pnb (no row: potrf.nb): the panel width of one large matrix's path. CUDA
+ * double 32: H200 run I10, n = 16384, torch 42.73 ms in the call: 48.5 ms against 49.6 at 64
+ * (float: 50.0 against 48.3, so float keeps 64). potrf.nb = 32 everywhere would slow the
+ * batched blocked path 1.4-2x (run H2). */
+{"potrf.blas3_pnb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 32},
 /* potrf.split: a panel of several chunks is factored by one launch that leaves its diagonal
  * block's rows in a scratch buffer, then copied (else a second launch factors them again);
  * 1 = on the BLAS-3 path of one large matrix only, 2 = everywhere. H200 run I6: batched

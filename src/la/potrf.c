@@ -287,6 +287,10 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
 {
     pf_cfg cb = *cfg;
     cb.big = 1;
+    /* the panel width of this path (potrf.blas3_pnb, a power of two dividing the step) */
+    const long pnb = gala_tune(ctx, "potrf.blas3_pnb", dt, cfg->nb);
+    if (pnb >= 8 && pnb <= 64 && (pnb & (pnb - 1)) == 0 && cfg->blas3_nb % pnb == 0)
+        cb.nb = (int)pnb;
     const pf_cfg *c = &cb;
     gala_buffer *A = (gala_buffer *)s->A;
     const size_t o = s->a_off;
