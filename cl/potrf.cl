@@ -62,8 +62,8 @@
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
- *                VEC (0 or 1: read the column in local memory as RVEC vectors; the host
- *                passes 1 only when N is a multiple of RVW), SPLITK (1: the modes SPLIT and
+ *                VEC (0 or 1: read the column in local memory as RVEC vectors, where N
+ *                is a multiple of RVW), SPLITK (1: the modes SPLIT and
  *                COPY exist; the host compiles them only for chunked launches).
  */
 
@@ -78,6 +78,7 @@
 
 
 #define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
+#define PF_VEC (VEC && N % RVW == 0) /* vector reads need whole RVEC groups in a row */
 #define BIGCOL 0x7fffffff
 
 DEVFN int gala_finite(REAL x) { return fabs(x) < REAL_INF; }
@@ -218,7 +219,7 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                  * r[k] -= l·c[k] / sqrt(d) for k > j */
                 const REAL l = row == j ? sd : rj * isd;
                 const REAL li = row == j ? (REAL)0 : l * isd;
-#if VEC
+#if PF_VEC
                 /* c[] read RVW at a time (c is RVEC-aligned: slot·N and WG are multiples
                  * of RVW); groups wholly at or left of j are skipped (j is uniform) */
                 LOCAL const RVEC *cv = (LOCAL const RVEC *)c;
@@ -249,7 +250,7 @@ KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int cou
                 const REAL l = rj * isd;
                 const REAL li = l * isd;
                 r[j] = l;
-#if VEC
+#if PF_VEC
                 LOCAL const RVEC *cv = (LOCAL const RVEC *)c;
                 UNROLL_LOOP
                 for (int q = 0; q < N / RVW; ++q) {

@@ -72,9 +72,7 @@ static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, in
     gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
     gala_key_def(&key, "SEL", gala_tune(ctx, "potrf.select", dt, 0) != 0 &&
                                   N <= gala_tune(ctx, "potrf.select_max", dt, 64));
-    /* RVW (cl/common.clh): 4 floats or 2 doubles in 16 bytes */
-    gala_key_def(&key, "VEC", gala_tune(ctx, "potrf.vec", dt, 1) != 0 &&
-                                  N % (dt == GALA_DOUBLE ? 2 : 4) == 0);
+    gala_key_def(&key, "VEC", gala_tune(ctx, "potrf.vec", dt, 1) != 0);
     gala_key_def(&key, "SPLITK", splitk);
     return gala_kernel_get(ctx, &key, name, k);
 }
@@ -190,7 +188,8 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
     const int wg = c->wg_panel;
     int per = (int)((1LL << 30) / nblk);
     if (per < 1) per = 1;
-    GALA_TRY(gala_buffer_fill(li->tmp, li->to, (size_t)s->count, (double)0x7fffffff));
+    /* every slot starts at "none" (LA_BIG, the kernels' BIGCOL) */
+    GALA_TRY(gala_buffer_fill(li->tmp, li->to, (size_t)s->count, (double)LA_BIG));
     for (int start = 0; start < s->count; start += per) {
         const int cnt = s->count - start < per ? s->count - start : per;
         la_set t = la_sub(s, start, cnt);
