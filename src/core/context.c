@@ -174,6 +174,31 @@ gala_status gala_finish(gala_context *ctx)
     return ctx->ops->finish(ctx);
 }
 
+gala_status gala_lane_select(gala_context *ctx, int lane)
+{
+    return ctx->ops->lane_select ? ctx->ops->lane_select(ctx, lane) : GALA_OK;
+}
+
+gala_status gala_lane_wait(gala_context *ctx, int lane, int on)
+{
+    return ctx->ops->lane_wait && lane != on ? ctx->ops->lane_wait(ctx, lane, on) : GALA_OK;
+}
+
+gala_status gala_lane_reserve(gala_context *ctx, int units)
+{
+    return ctx->ops->lane_reserve ? ctx->ops->lane_reserve(ctx, units) : GALA_OK;
+}
+
+gala_status gala_lane_join(gala_context *ctx, gala_status s)
+{
+    /* every step runs even after a failure: the context must be left on lane 0 */
+    gala_status r = gala_lane_reserve(ctx, 0);
+    gala_status w = gala_lane_select(ctx, 0);
+    gala_status j = gala_lane_wait(ctx, 0, 1);
+    if (s != GALA_OK) return s;
+    return r != GALA_OK ? r : (w != GALA_OK ? w : j);
+}
+
 gala_status gala_device_list(gala_device_desc *descs, int cap, int *count)
 {
     if (!count) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_device_list: count is NULL");

@@ -108,6 +108,17 @@ GALA_INTERNAL void *gala_calloc(size_t n, size_t size);
 GALA_INTERNAL void *gala_realloc(void *p, size_t bytes);
 GALA_INTERNAL void gala_free(void *p);
 
+/* Lanes (src/device/device.h, gala_device_ops.lane_*): an algorithm may put work on a
+ * second queue of the context so that it overlaps the first. It must end on lane 0 with
+ * lane 0 waiting for lane 1 (gala_lane_join) before it returns, on errors too. No-ops on a
+ * backend with one lane. */
+GALA_INTERNAL gala_status gala_lane_select(struct gala_context *ctx, int lane);
+GALA_INTERNAL gala_status gala_lane_wait(struct gala_context *ctx, int lane, int on);
+GALA_INTERNAL gala_status gala_lane_reserve(struct gala_context *ctx, int units);
+/** Back to lane 0, which waits for lane 1; BLAS-3 reservations dropped. Returns s when s is
+ *  an error (the first error wins), else the status of the join. */
+GALA_INTERNAL gala_status gala_lane_join(struct gala_context *ctx, gala_status s);
+
 /** Get scratch buffer `slot` of at least `count` elements of dtype, growing it when
  *  needed. The buffer stays owned by the context; contents are undefined. */
 GALA_INTERNAL gala_status gala_scratch(struct gala_context *ctx, int slot, gala_dtype dtype,

@@ -120,6 +120,20 @@ typedef struct gala_device_ops {
     gala_status (*timer_elapsed)(struct gala_context *ctx, void *start, void *stop, double *ms);
     void (*timer_free)(struct gala_context *ctx, void *timer);
 
+    /** Optional: a second lane (queue / stream) for work that may overlap the first.
+     *  Lane 0 is the context's queue (the caller's stream under interop); lane 1 is an
+     *  internal one, created at first use, of higher priority where the device has
+     *  priorities. lane_select(l): every later operation of the context (copies, fills,
+     *  launches, BLAS-3, timers) goes to lane l. lane_wait(l, on): the work submitted to
+     *  lane l from now on waits for all the work submitted so far to lane on.
+     *  lane_reserve(units): BLAS-3 calls on lane 0 leave that many compute units to lane 1
+     *  (0: all units; a hint, ignored where the BLAS cannot limit itself). finish and
+     *  mem_free wait for both lanes. NULL hooks: one lane (the host backend, where every
+     *  operation is synchronous); the core then treats the calls as done. */
+    gala_status (*lane_select)(struct gala_context *ctx, int lane);
+    gala_status (*lane_wait)(struct gala_context *ctx, int lane, int on);
+    gala_status (*lane_reserve)(struct gala_context *ctx, int units);
+
     /** Optional BLAS-3 (NULL when the backend has none). */
     const gala_blas3_ops *blas3;
 

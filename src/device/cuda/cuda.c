@@ -218,6 +218,7 @@ static gala_status cu_open(gala_context *ctx, const gala_context_options *o, con
         }
         st->own_stream = 1;
     }
+    st->base = st->stream;
     ctx->impl = st;
     fill_info(ctx, cu, st);
     return GALA_OK;
@@ -229,10 +230,13 @@ static void cu_close(gala_context *ctx)
     const gala_cu_api *cu = CU();
     if (!st) return;
     if (gala_cu_enter(ctx) == GALA_OK) {
-        cu->cuStreamSynchronize(st->stream);
+        cu->cuStreamSynchronize(st->base);
+        if (st->side) cu->cuStreamSynchronize(st->side);
         gala_cuda_blas_release(ctx);
         if (st->fill_mod) cu->cuModuleUnload(st->fill_mod);
-        if (st->own_stream) cu->cuStreamDestroy(st->stream);
+        if (st->side) cu->cuStreamDestroy(st->side);
+        if (st->lane_ev) cu->cuEventDestroy(st->lane_ev);
+        if (st->own_stream) cu->cuStreamDestroy(st->base);
         gala_cu_leave(ctx);
     }
     if (st->ctx_retained) cu->cuDevicePrimaryCtxRelease(st->dev);
@@ -251,7 +255,51 @@ static void cu_close(gala_context *ctx)
 
 static gala_status cu_finish(gala_context *ctx)
 {
-    CU_CALL(ctx, "cuStreamSynchronize", CU()->cuStreamSynchronize(GALA_CU_ST(ctx)->stream));
+    gala_cu_state *st = GALA_CU_ST(ctx);
+    if (st->side) CU_CALL(ctx, "cuStreamSynchronize", CU()->cuStreamSynchronize(st->side));
+    CU_CALL(ctx, "cuStreamSynchronize", CU()->cuStreamSynchronize(st->base));
+    return GALA_OK;
+}
+
+/* Lanes (device.h): lane 1 is a stream of the highest priority, so that its blocks are
+ * scheduled first when lane 0's kernels (large GEMMs) free a multiprocessor. */
+static gala_status cu_lane_select(gala_context *ctx, int lane)
+{
+    gala_cu_state *st = GALA_CU_ST(ctx);
+    const gala_cu_api *cu = CU();
+    if (lane != 0 && lane != 1)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "CUDA backend: no lane %d", lane);
+    if (lane == 1 && !st->side) {
+        int least = 0, greatest = 0;
+        GALA_TRY(gala_cu_enter(ctx));
+        CUresult r = cu->cuCtxGetStreamPriorityRange(&least, &greatest);
+        if (r == CUDA_SUCCESS)
+            r = cu->cuStreamCreateWithPriority(&st->side, CU_STREAM_NON_BLOCKING, greatest);
+        if (r == CUDA_SUCCESS && !st->lane_ev)
+            r = cu->cuEventCreate(&st->lane_ev, CU_EVENT_DISABLE_TIMING);
+        gala_cu_leave(ctx);
+        if (r != CUDA_SUCCESS) return gala_cu_fail(ctx, r, "creating the second stream");
+    }
+    st->lane = lane;
+    st->stream = lane ? st->side : st->base;
+    return GALA_OK;
+}
+
+static gala_status cu_lane_wait(gala_context *ctx, int lane, int on)
+{
+    gala_cu_state *st = GALA_CU_ST(ctx);
+    if (!st->side) return GALA_OK; /* lane 1 never used: one stream */
+    CUstream w = lane ? st->side : st->base, o = on ? st->side : st->base;
+    CU_CALL(ctx, "cuEventRecord", CU()->cuEventRecord(st->lane_ev, o));
+    CU_CALL(ctx, "cuStreamWaitEvent", CU()->cuStreamWaitEvent(w, st->lane_ev, 0));
+    return GALA_OK;
+}
+
+static gala_status cu_lane_reserve(gala_context *ctx, int units)
+{
+    gala_cu_state *st = GALA_CU_ST(ctx);
+    const int n = ctx->info.compute_units;
+    st->reserve = units <= 0 || units >= n ? 0 : units;
     return GALA_OK;
 }
 
@@ -267,8 +315,9 @@ static void cu_free(gala_context *ctx, void *h)
 {
     const gala_cu_api *cu = CU();
     if (gala_cu_enter(ctx) != GALA_OK) return;
-    /* work queued on the stream may still use the memory */
-    cu->cuStreamSynchronize(GALA_CU_ST(ctx)->stream);
+    /* work queued on either lane may still use the memory */
+    cu->cuStreamSynchronize(GALA_CU_ST(ctx)->base);
+    if (GALA_CU_ST(ctx)->side) cu->cuStreamSynchronize(GALA_CU_ST(ctx)->side);
     cu->cuMemFree(dptr(h));
     gala_cu_leave(ctx);
 }
@@ -662,6 +711,9 @@ static const gala_device_ops ops = {
     .timer_record = cu_timer,
     .timer_elapsed = cu_elapsed,
     .timer_free = cu_timer_free,
+    .lane_select = cu_lane_select,
+    .lane_wait = cu_lane_wait,
+    .lane_reserve = cu_lane_reserve,
     .blas3 = &gala_cuda_blas3_ops,
     .mem_wrap = cu_wrap,
 };
@@ -670,5 +722,5 @@ const gala_device_ops *gala_cuda_ops(void) { return &ops; }
 
 void *gala_cuda_stream(gala_context *ctx)
 {
-    return ctx && ctx->ops == &ops && ctx->impl ? (void *)GALA_CU_ST(ctx)->stream : NULL;
+    return ctx && ctx->ops == &ops && ctx->impl ? (void *)GALA_CU_ST(ctx)->base : NULL;
 }

@@ -36,6 +36,9 @@
     X(cuCtxGetDevice)                                                                      \
     X(cuStreamGetCtx)                                                                      \
     X(cuStreamCreate)                                                                      \
+    X(cuStreamCreateWithPriority)                                                          \
+    X(cuCtxGetStreamPriorityRange)                                                         \
+    X(cuStreamWaitEvent)                                                                   \
     X(cuStreamDestroy)                                                                     \
     X(cuStreamSynchronize)                                                                 \
     X(cuMemAlloc)                                                                          \
@@ -91,13 +94,20 @@ typedef struct gala_cu_state {
     int ordinal;      /* the device's index among CUDA devices */
     CUcontext cuctx;  /* the device's primary context, or the native stream's context */
     int ctx_retained; /* 1 when we hold a reference on the primary context */
-    CUstream stream;
+    CUstream stream;  /* the current lane's stream: every operation goes there */
+    CUstream base;    /* lane 0: the context's stream */
+    CUstream side;    /* lane 1: created at first use, highest priority; or NULL */
+    CUevent lane_ev;  /* recorded on one lane for the other to wait on */
+    int lane;         /* the current lane */
     int own_stream;   /* 0 for options.native_stream */
     int cc;           /* compute capability, e.g. 90 */
     int arch;         /* NVRTC target, e.g. 90 */
     int cubin;        /* 1: compile to CUBIN for sm_<arch>; 0: PTX for compute_<arch> */
     char id[512];     /* device part of cache keys */
-    void *blas;       /* cublasHandle_t, created at first BLAS-3 call */
+    void *blas;       /* cublasHandle_t of lane 0, created at first BLAS-3 call */
+    void *blas_side;  /* cublasHandle_t of lane 1 (its own workspace), idem */
+    int reserve;      /* SMs that lane 0's BLAS-3 leaves to lane 1 (lane_reserve) */
+    int reserve_set;  /* the reservation applied to the lane-0 handle */
     CUmodule fill_mod; /* built-in 8-byte fill kernel, built at first use */
     CUfunction fill_fn;
 } gala_cu_state;

@@ -1,8 +1,11 @@
 /*
- * BLAS-3 of the CUDA backend: cuBLAS on the context's stream (cublasSetStream), so calls
- * are ordered with the kernels and copies of the context. The handle is created at the
+ * BLAS-3 of the CUDA backend: cuBLAS on the current lane's stream (one handle per lane,
+ * each bound to its stream by cublasSetStream and with its own workspace), so calls are
+ * ordered with the kernels and copies of that lane. A handle is created at its lane's
  * first call (cublasCreate allocates a workspace and takes noticeable time) and destroyed
- * with the context. Scalars are passed by host reference (cuBLAS's default pointer mode).
+ * with the context. lane_reserve limits lane 0's handle to fewer SMs
+ * (cublasSetSmCountTarget, when the library has it). Scalars are passed by host reference
+ * (cuBLAS's default pointer mode).
  *
  * cuBLAS is opened with dlopen at that first call, not linked: loading libcublas costs
  * about 0.1 s and 200 MB of resident memory in every process, which programs that never
@@ -40,6 +43,8 @@ static struct {
 } cb;
 #undef GALA_CB_MEMBER
 static int cb_ok;
+/* optional (cuBLAS 11.3 on): cublasSetSmCountTarget */
+static cublasStatus_t (*cb_sm_target)(cublasHandle_t, int);
 static char cb_why[512] = "cuBLAS was not loaded";
 static pthread_once_t cb_once = PTHREAD_ONCE_INIT;
 
@@ -68,6 +73,7 @@ static void cb_load(void)
     memcpy(&cb.f, &sym, sizeof sym);
     GALA_CUBLAS_FUNCS(GALA_CB_LOAD)
 #undef GALA_CB_LOAD
+    if ((sym = dlsym(h, "cublasSetSmCountTarget"))) memcpy(&cb_sm_target, &sym, sizeof sym);
     cb_ok = 1;
 }
 
@@ -99,7 +105,8 @@ static gala_status enter(gala_context *ctx, cublasHandle_t *h)
     pthread_once(&cb_once, cb_load);
     if (!cb_ok) return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s", cb_why);
     GALA_TRY(gala_cu_enter(ctx));
-    if (!st->blas) {
+    void **slot = st->lane ? &st->blas_side : &st->blas;
+    if (!*slot) {
         cublasHandle_t nh;
         cublasStatus_t s = cb.cublasCreate(&nh);
         if (s == CUBLAS_STATUS_SUCCESS) {
@@ -110,9 +117,18 @@ static gala_status enter(gala_context *ctx, cublasHandle_t *h)
             gala_cu_leave(ctx);
             return blas_fail(ctx, s, "cublasCreate");
         }
-        st->blas = nh;
+        *slot = nh;
     }
-    *h = (cublasHandle_t)st->blas;
+    *h = (cublasHandle_t)*slot;
+    if (!st->lane && st->reserve != st->reserve_set && cb_sm_target) {
+        const int n = ctx->info.compute_units;
+        cublasStatus_t s = cb_sm_target(*h, st->reserve ? n - st->reserve : 0);
+        if (s != CUBLAS_STATUS_SUCCESS) {
+            gala_cu_leave(ctx);
+            return blas_fail(ctx, s, "cublasSetSmCountTarget");
+        }
+        st->reserve_set = st->reserve;
+    }
     return GALA_OK;
 }
 
@@ -120,7 +136,9 @@ void gala_cuda_blas_release(gala_context *ctx)
 {
     gala_cu_state *st = GALA_CU_ST(ctx);
     if (st->blas) cb.cublasDestroy((cublasHandle_t)st->blas);
-    st->blas = NULL;
+    if (st->blas_side) cb.cublasDestroy((cublasHandle_t)st->blas_side);
+    st->blas = st->blas_side = NULL;
+    st->reserve_set = 0;
 }
 
 static void *ptr(const gala_buffer *b, size_t off, gala_dtype dt)

@@ -1,5 +1,6 @@
 /*
- * The OpenCL backend: one platform, one device, one in-order command queue per context.
+ * The OpenCL backend: one platform, one device, one in-order command queue per context
+ * (and a second one, created at first use, for the lanes of src/device/device.h).
  * Kernels are compiled from cl/ at run time (OpenCL C 1.2) and their binaries cached on
  * disk (src/core/kcache.c).
  */
@@ -63,7 +64,10 @@ typedef struct cl_state {
     cl_platform_id platform;
     cl_device_id device;
     cl_context context;
-    cl_command_queue queue;
+    cl_command_queue queue; /* the current lane's queue: every operation goes there */
+    cl_command_queue base;  /* lane 0 */
+    cl_command_queue side;  /* lane 1, or NULL until first used */
+    cl_command_queue_properties qprops;
     char id[512]; /* platform|device|driver: the device part of cache keys */
 } cl_state;
 
@@ -225,7 +229,8 @@ static gala_status ocl_open(gala_context *ctx, const gala_context_options *o, co
         gala_free(st);
         return cl_fail(ctx, e, "clCreateContext");
     }
-    st->queue = clCreateCommandQueue(st->context, fd, o->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &e);
+    st->qprops = o->profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
+    st->queue = st->base = clCreateCommandQueue(st->context, fd, st->qprops, &e);
     if (e != CL_SUCCESS) {
         clReleaseContext(st->context);
         gala_free(st);
@@ -242,8 +247,12 @@ static void ocl_close(gala_context *ctx)
 {
     cl_state *st = ST(ctx);
     if (!st) return;
-    clFinish(st->queue);
-    clReleaseCommandQueue(st->queue);
+    if (st->side) {
+        clFinish(st->side);
+        clReleaseCommandQueue(st->side);
+    }
+    clFinish(st->base);
+    clReleaseCommandQueue(st->base);
     clReleaseContext(st->context);
     gala_free(st);
     ctx->impl = NULL;
@@ -251,8 +260,41 @@ static void ocl_close(gala_context *ctx)
 
 static gala_status ocl_finish(gala_context *ctx)
 {
-    cl_int e = clFinish(ST(ctx)->queue);
+    cl_int e = ST(ctx)->side ? clFinish(ST(ctx)->side) : CL_SUCCESS;
+    if (e == CL_SUCCESS) e = clFinish(ST(ctx)->base);
     return e == CL_SUCCESS ? GALA_OK : cl_fail(ctx, e, "clFinish");
+}
+
+/* Lanes (device.h): a second in-order queue on the same device (OpenCL 1.2 has no queue
+ * priorities); ordering between them by a marker event and a barrier that waits on it. */
+static gala_status ocl_lane_select(gala_context *ctx, int lane)
+{
+    cl_state *st = ST(ctx);
+    if (lane != 0 && lane != 1)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "OpenCL backend: no lane %d", lane);
+    if (lane == 1 && !st->side) {
+        cl_int e;
+        cl_command_queue q = clCreateCommandQueue(st->context, st->device, st->qprops, &e);
+        if (e != CL_SUCCESS) return cl_fail(ctx, e, "clCreateCommandQueue (second lane)");
+        st->side = q;
+    }
+    st->queue = lane ? st->side : st->base;
+    return GALA_OK;
+}
+
+static gala_status ocl_lane_wait(gala_context *ctx, int lane, int on)
+{
+    cl_state *st = ST(ctx);
+    if (!st->side) return GALA_OK; /* lane 1 never used: one queue */
+    cl_command_queue w = lane ? st->side : st->base, o = on ? st->side : st->base;
+    cl_event ev;
+    cl_int e = clEnqueueMarkerWithWaitList(o, 0, NULL, &ev);
+    if (e != CL_SUCCESS) return cl_fail(ctx, e, "clEnqueueMarkerWithWaitList");
+    /* the marker must reach the device before another queue can wait on it */
+    e = clFlush(o);
+    if (e == CL_SUCCESS) e = clEnqueueBarrierWithWaitList(w, 1, &ev, NULL);
+    clReleaseEvent(ev);
+    return e == CL_SUCCESS ? GALA_OK : cl_fail(ctx, e, "clEnqueueBarrierWithWaitList");
 }
 
 static gala_status ocl_alloc(gala_context *ctx, size_t bytes, void **h)
@@ -509,6 +551,8 @@ static const gala_device_ops ops = {
     .timer_record = ocl_timer,
     .timer_elapsed = ocl_elapsed,
     .timer_free = ocl_timer_free,
+    .lane_select = ocl_lane_select,
+    .lane_wait = ocl_lane_wait,
     .blas3 = GALA_OPENCL_BLAS3,
 };
 
