@@ -161,6 +161,10 @@ START_TEST(potrf_blas3_paths)
         "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0",
         "potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.inner=1",
         "potrf.blas3_min=100,potrf.blas3_nb=192,potrf.trsm=1,potrf.inner=2,potrf.blas3_pnb=32",
+        /* lookahead: column k on the second queue while the first updates column k + 1 */
+        "potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1,potrf.reserve=1",
+        "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=1,potrf.inner=2",
+        "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=0",
         "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128",
     };
     static const int ns[] = {150, 257, 70};
@@ -399,6 +403,8 @@ START_TEST(potrf_failures)
         run_failures(_i, &r, 150, 0, "BLAS-3 path, diagonal blocks in steps, single n=150");
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=128,potrf.trsm=1,potrf.inner=2");
         run_failures(_i, &r, 150, 0, "BLAS-3 path, tall panels in the block, single n=150");
+        la_tune("potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1");
+        run_failures(_i, &r, 150, 0, "BLAS-3 path with lookahead, single n=150");
         la_tune(NULL);
     }
     /* batched API with failures, and info = NULL */

@@ -85,9 +85,8 @@
  * TRSM, not measured elsewhere). */
 {"potrf.blas3_nb", 0, NULL, NULL, 0, 256},
 {"potrf.blas3_nb", GALA_BACKEND_CUDA, NULL, NULL, 0, 1024},
-/* CUDA float with potrf.inner = 2 (below): step 2048 48.3 ms against 50.0 at 1024 (run I6);
- * double 51.1 against 49.6, so double keeps 1024 */
-{"potrf.blas3_nb", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 2048},
+/* CUDA float: without lookahead step 2048 was faster (48.3 ms against 50.0 at 1024, run
+ * I6); with it (below) 1024 is: 44.4 ms against 47.2 at 2048 (run J1) */
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 512},
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1024},
 {"potrf.left", 0, NULL, NULL, 0, 1},
@@ -118,6 +117,16 @@
  * slower there (I7, I8); one n = 16384 on NVIDIA OpenCL 80.9 -> 79.1 ms float, 169.6 ->
  * 165.1 double; it makes potrf.inner = 2 cheap. */
 {"potrf.split", 0, NULL, NULL, 0, 1},
+/* potrf.lookahead: on the left-looking BLAS-3 path, each block column is updated by the last
+ * block and factored on a second queue (high priority on CUDA) while the first updates the
+ * next block column from all the columns before (docs/cholesky.md, "Lookahead").
+ * potrf.reserve: SMs that the first queue's cuBLAS calls leave free (cublasSetSmCountTarget).
+ * H200 run J1, one n = 16384, torch 44.1 / 42.3 ms (float / double) in the call: CUDA 48.6 /
+ * 48.4 ms without, 47.2 / 45.5 with (float 44.4 at step 1024); reserve 8, 16, 32 SMs slower
+ * by 0.1-1.1 ms; NVIDIA OpenCL double 166.9 -> 165.2 (float is right-looking there: no
+ * effect). On a backend with one queue (host) the same operations run in order. */
+{"potrf.lookahead", 0, NULL, NULL, 0, 1},
+{"potrf.reserve", 0, NULL, NULL, 0, 0},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},

@@ -13,6 +13,8 @@
  *                          looking: SYRK of the trailing matrix), then the diagonal block
  *                          factored by gala's own kernels as above and the rows below it by
  *                          TRSM (potrf.trsm; 0: the whole tall panel by gala's kernels).
+ *                          potrf.lookahead: the panel chain on a second queue, overlapped
+ *                          with the next block's update (pf_lookahead).
  * Variable batches: matrices <= fused_max go to power-of-two buckets (one fused launch per
  * bucket), the others are sorted by n (largest first) and run the blocked steps together;
  * at step j only the prefix of matrices with n > j is launched.
@@ -39,6 +41,9 @@ typedef struct pf_cfg {
     int split;     /* multi-chunk panels: one factoring launch + a copy instead of two
                       factoring launches: 0 never, 1 for one large matrix (BLAS-3 path), 2
                       always */
+    int lookahead; /* BLAS-3 path, left-looking: block column k factored on lane 1 while
+                      lane 0 updates block k + 1 from the columns left of k */
+    int reserve;   /* with lookahead: compute units lane 0's BLAS-3 leaves to lane 1 */
     int big;       /* set by pf_blas3 on its copy: the BLAS-3 path of one large matrix */
 } pf_cfg;
 
@@ -58,6 +63,8 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
     c->inner = clampi(gala_tune(ctx, "potrf.inner", dt, 0), 0, 2);
     c->split = clampi(gala_tune(ctx, "potrf.split", dt, 1), 0, 2);
+    c->lookahead = gala_tune(ctx, "potrf.lookahead", dt, 1) != 0;
+    c->reserve = clampi(gala_tune(ctx, "potrf.reserve", dt, 0), 0, 1 << 16);
     c->big = 0;
 }
 
@@ -280,6 +287,70 @@ static gala_status pf_diag(gala_context *ctx, gala_dtype dt, int up, const la_se
     return GALA_OK;
 }
 
+/* Block column [k, k + kb) of one matrix, rows k .. n, updated by its columns [j0, j1)
+ * (left-looking; upper: the block row): A_kk −= L_k,j · L_k,jᵀ, A_below,k −= L_below,j · L_k,jᵀ. */
+static gala_status pf_update(gala_context *ctx, int up, gala_buffer *A, size_t o, int lda, int n,
+                             int k, int kb, int j0, int j1)
+{
+    const int m = n - k - kb, w = j1 - j0;
+    if (w <= 0 || kb <= 0) return GALA_OK;
+    GALA_TRY(gala_syrk(ctx, up ? GALA_UPPER : GALA_LOWER, up ? GALA_TRANS : GALA_NO_TRANS, kb, w,
+                       -1.0, A, o + loff(up, k, j0, lda), lda, 1.0, A, o + loff(up, k, k, lda),
+                       lda));
+    if (m <= 0) return GALA_OK;
+    if (up)
+        return gala_gemm(ctx, GALA_TRANS, GALA_NO_TRANS, kb, m, w, -1.0, A,
+                         o + loff(up, k, j0, lda), lda, A, o + loff(up, k + kb, j0, lda), lda, 1.0,
+                         A, o + loff(up, k + kb, k, lda), lda);
+    return gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, m, kb, w, -1.0, A,
+                     o + loff(up, k + kb, j0, lda), lda, A, o + loff(up, k, j0, lda), lda, 1.0, A,
+                     o + loff(up, k + kb, k, lda), lda);
+}
+
+/* Block column [k, k + kb) once updated: its diagonal block by gala's kernels and the rows
+ * below by TRSM (potrf.trsm), or the whole tall panel by gala's kernels. */
+static gala_status pf_column(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                             const pf_cfg *c, const la_info *li, int k, int kb)
+{
+    const int m = s->n - k - kb;
+    if (!c->trsm) return pf_blocked(ctx, dt, up, s, c, li, k, k + kb);
+    GALA_TRY(pf_diag(ctx, dt, up, s, c, li, k, kb));
+    return m > 0 ? pf_below(ctx, up, (gala_buffer *)s->A, s->a_off, s->lda, k, kb, m) : GALA_OK;
+}
+
+/* Left-looking with lookahead (potrf.lookahead; docs/cholesky.md, "Lookahead"). The chain
+ * that cannot be parallel (the last block's update of column k, then column k factored)
+ * runs on lane 1, the device's high-priority queue; meanwhile lane 0 updates the next
+ * block column from every column left of k, the bulk of the flops:
+ *
+ *          0 .. k-nb  k-nb..k   k..k+nb  k+nb..
+ *   lane 1:            [  U  ]→ [ F(k) ]                 U: update of column k by block k-1
+ *   lane 0: [ bulk update of column k+nb by 0..k ]      F: diagonal block + TRSM below
+ *
+ * Each iteration starts with two waits: lane 1 on lane 0's bulk update of column k (issued
+ * the iteration before), lane 0 on lane 1's columns < k. Writes never overlap: lane 1
+ * writes column k, lane 0 column k + nb, and both read only finished columns. */
+static gala_status pf_lookahead(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                                const pf_cfg *c, const la_info *li)
+{
+    gala_buffer *A = (gala_buffer *)s->A;
+    const size_t o = s->a_off;
+    const int n = s->n, lda = s->lda, NB = c->blas3_nb;
+    gala_status st = c->reserve ? gala_lane_reserve(ctx, c->reserve) : GALA_OK;
+    for (int k = 0; st == GALA_OK && k < n; k += NB) {
+        const int kb = n - k < NB ? n - k : NB, k2 = k + kb, kb2 = n - k2 < NB ? n - k2 : NB;
+        const int bulk = k > 0 && k2 < n;
+        st = gala_lane_wait(ctx, 1, 0);
+        if (st == GALA_OK && bulk) st = gala_lane_wait(ctx, 0, 1);
+        if (st == GALA_OK) st = gala_lane_select(ctx, 1);
+        if (st == GALA_OK && k > 0) st = pf_update(ctx, up, A, o, lda, n, k, kb, k - NB, k);
+        if (st == GALA_OK) st = pf_column(ctx, dt, up, s, c, li, k, kb);
+        if (st == GALA_OK) st = gala_lane_select(ctx, 0);
+        if (st == GALA_OK && bulk) st = pf_update(ctx, up, A, o, lda, n, k2, kb2, 0, k);
+    }
+    return gala_lane_join(ctx, st);
+}
+
 /* One large matrix: BLAS-3 updates, panels by gala's kernels. */
 static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                             const pf_cfg *cfg, const la_info *li)
@@ -294,35 +365,12 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
     gala_buffer *A = (gala_buffer *)s->A;
     const size_t o = s->a_off;
     const int n = s->n, lda = s->lda, NB = c->blas3_nb;
-    const gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
-    const gala_trans tr = up ? GALA_TRANS : GALA_NO_TRANS;
     GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
+    if (c->left && c->lookahead) return pf_lookahead(ctx, dt, up, s, c, li);
     for (int k = 0; k < n; k += NB) {
         const int kb = n - k < NB ? n - k : NB, m = n - k - kb;
-        if (c->left && k > 0) {
-            /* A_kk −= L_k,0:k · L_k,0:kᵀ ; A_below,k −= L_below,0:k · L_k,0:kᵀ */
-            GALA_TRY(gala_syrk(ctx, ul, tr, kb, k, -1.0, A, o + loff(up, k, 0, lda), lda, 1.0, A,
-                               o + loff(up, k, k, lda), lda));
-            if (m > 0) {
-                if (up)
-                    GALA_TRY(gala_gemm(ctx, GALA_TRANS, GALA_NO_TRANS, kb, m, k, -1.0, A,
-                                       o + loff(up, k, 0, lda), lda, A,
-                                       o + loff(up, k + kb, 0, lda), lda, 1.0, A,
-                                       o + loff(up, k + kb, k, lda), lda));
-                else
-                    GALA_TRY(gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, m, kb, k, -1.0, A,
-                                       o + loff(up, k + kb, 0, lda), lda, A,
-                                       o + loff(up, k, 0, lda), lda, 1.0, A,
-                                       o + loff(up, k + kb, k, lda), lda));
-            }
-        }
-        if (c->trsm) {
-            /* the diagonal block alone, then the rows below it by TRSM */
-            GALA_TRY(pf_diag(ctx, dt, up, s, c, li, k, kb));
-            if (m > 0) GALA_TRY(pf_below(ctx, up, A, o, lda, k, kb, m));
-        } else {
-            GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + kb));
-        }
+        if (c->left) GALA_TRY(pf_update(ctx, up, A, o, lda, n, k, kb, 0, k));
+        GALA_TRY(pf_column(ctx, dt, up, s, c, li, k, kb));
         if (!c->left && m > 0) GALA_TRY(pf_trail(ctx, up, A, o, lda, k, kb, m));
     }
     return GALA_OK;
