@@ -90,13 +90,18 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
     REAL r[N];
 
     if (mode & 1) {
-        /* row `row` of D: D(row, k), k <= row */
+        /* row `row` of D: D(row, k), k <= row; the reciprocal of D(row, row) once, so that
+         * the chain of the solve multiplies (a division is a long sequence of instructions
+         * where it is correctly rounded: CUDA's default) */
+        REAL dg = (REAL)1;
         UNROLL_LOOP
         for (int k = 0; k < N; ++k) {
             REAL v = (REAL)(k == row ? 1 : 0);
             if (active && k <= row) v = D[ps_lidx(row, k, la, up)];
             r[k] = v;
+            if (k == row) dg = v; /* a select: one division below, not N predicated ones */
         }
+        const REAL dinv = (REAL)1 / dg;
         for (int c0 = cb; c0 < ce; c0 += RC) {
             REAL x[RC];
             UNROLL_LOOP
@@ -108,7 +113,7 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
                 if (row == j) {
                     UNROLL_LOOP
                     for (int q = 0; q < RC; ++q) {
-                        x[q] /= r[j];
+                        x[q] *= dinv;
                         c[q] = x[q];
                     }
                 }
@@ -125,12 +130,15 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
     }
     if (mode & 2) {
         /* column `row` of D: D(k, row), k >= row */
+        REAL dg = (REAL)1;
         UNROLL_LOOP
         for (int k = 0; k < N; ++k) {
             REAL v = (REAL)(k == row ? 1 : 0);
             if (active && k >= row && k < nbk) v = D[ps_lidx(k, row, la, up)];
             r[k] = v;
+            if (k == row) dg = v;
         }
+        const REAL dinv = (REAL)1 / dg;
         for (int c0 = cb; c0 < ce; c0 += RC) {
             REAL x[RC];
             UNROLL_LOOP
@@ -143,7 +151,7 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
                 if (row == j) {
                     UNROLL_LOOP
                     for (int q = 0; q < RC; ++q) {
-                        x[q] /= r[j];
+                        x[q] *= dinv;
                         c[q] = x[q];
                     }
                 }

@@ -86,7 +86,9 @@
 {"potrf.blas3_nb", 0, NULL, NULL, 0, 256},
 {"potrf.blas3_nb", GALA_BACKEND_CUDA, NULL, NULL, 0, 1024},
 /* CUDA float: without lookahead step 2048 was faster (48.3 ms against 50.0 at 1024, run
- * I6); with it (below) 1024 is: 44.4 ms against 47.2 at 2048 (run J1) */
+ * I6); with it (below) 1024 is: 44.4 ms against 47.2 at 2048 (run J1), 47.0 at 1536 (J2).
+ * CUDA double with lookahead: 512 45.3 / 45.7 ms against 45.5 / 46.5-46.8 at 1024 (J1, J2) */
+{"potrf.blas3_nb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 512},
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 512},
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1024},
 {"potrf.left", 0, NULL, NULL, 0, 1},
