@@ -26,9 +26,11 @@
  *
  * Tiles wholly above the diagonal under mask = 1 exit at once.
  *
- * gala-defines: TM=64 TN=64 TK=16 TDM=16 TDN=16 UNROLL=1
+ * gala-defines: TM=64 TN=64 TK=16 TDM=16 TDN=16 UNROLL=1 MINB=3 SV=1
  * -D parameters: TM, TN (tile), TK (depth of a local-memory step), TDM, TDN (work-items
- *                along rows and columns; TM % TDM == 0, TN % TDN == 0), UNROLL (0 or 1).
+ *                along rows and columns; TM % TDM == 0, TN % TDN == 0), UNROLL (0 or 1),
+ *                MINB (0: no hint; else work-groups per SM the CUDA compiler must fit),
+ *                SV (1: the views as strided arrays; 0: each element through lg_addr).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -58,7 +60,14 @@ DEVFN gidx lg_addr(int src, int r, int c, int up, int l0, int l1)
     return up ? (gidx)c + (gidx)r * l0 : (gidx)r + (gidx)c * l0;
 }
 
-KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, const int mx,
+/* MINB > 0: at least MINB work-groups per SM (CUDA caps registers to fit them) */
+#if defined(MINB) && MINB > 0
+#define GU_KERNEL KERNEL_MINB(NTH, MINB)
+#else
+#define GU_KERNEL KERNEL
+#endif
+
+GU_KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, const int mx,
                      const int mcap, const int nx, const int ncap, const int nsrc, const int kx,
                      const int kcap, const REAL alpha, const int mask, const int asrc,
                      const int ar0, const int ac0, const int atr, const int bsrc, const int br0,
@@ -105,6 +114,17 @@ KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, cons
     /* whether consecutive p are consecutive in memory */
     const int aflip = atr ^ (asrc == 0 && up);
     const int bflip = btr ^ (bsrc == 0 && up);
+#if SV
+    /* each view as a strided array: X(i, p) = base[i·si + p·sp] (one of si, sp is 1), with
+     * the tile's first row folded into the base, so a load is one multiply-add (fewer
+     * registers: with MINB, CUDA fits 3-4 work-groups per SM without spilling) */
+    const int la = asrc ? l1 : l0, lb = bsrc ? l1 : l0;
+    GLOBAL const REAL *Ab = MA + lg_addr(asrc, atr ? ar0 : ar0 + i0, atr ? ac0 + i0 : ac0, up, l0, l1);
+    GLOBAL const REAL *Bb = MB + lg_addr(bsrc, btr ? br0 : br0 + jq0, btr ? bc0 + jq0 : bc0, up, l0, l1);
+    const gidx a_si = aflip ? la : 1, a_sp = aflip ? 1 : la;
+    const gidx b_si = bflip ? lb : 1, b_sp = bflip ? 1 : lb;
+    const int mrem = M - i0, nrem = NN - jq0;
+#endif
 
     REAL acc[WPTM][WPTN];
     UNROLL_LOOP
@@ -113,6 +133,25 @@ KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, cons
         for (int b = 0; b < WPTN; ++b) acc[a][b] = 0;
 
     for (int p0 = 0; p0 < K; p0 += TK) {
+#if SV
+        const int prem = K - p0;
+        for (int e = t; e < TM * TK; e += NTH) {
+            int ii, pp;
+            if (aflip) { pp = e % TK; ii = e / TK; } else { ii = e % TM; pp = e / TM; }
+            REAL v = 0;
+            if (ii < mrem && pp < prem) v = Ab[ii * a_si + (p0 + pp) * a_sp];
+            As[pp * (TM + 1) + ii] = v;
+        }
+        for (int e = t; e < TN * TK; e += NTH) {
+            int jj, pp;
+            if (bflip) { pp = e % TK; jj = e / TK; } else { jj = e % TN; pp = e / TN; }
+            REAL v = 0;
+            if (jj < nrem && pp < prem) v = Bb[jj * b_si + (p0 + pp) * b_sp];
+            Bs[pp * (TN + 1) + jj] = v;
+        }
+#else
+        /* the element's logical coordinates mapped through lg_addr (NVIDIA's OpenCL compiler
+         * does better with this form in float: run J6) */
         for (int e = t; e < TM * TK; e += NTH) {
             int ii, pp;
             if (aflip) { pp = e % TK; ii = e / TK; } else { ii = e % TM; pp = e / TM; }
@@ -135,6 +174,7 @@ KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, cons
             }
             Bs[pp * (TN + 1) + jj] = v;
         }
+#endif
         LOCAL_BARRIER();
         UNROLL_LOOP
         for (int pp = 0; pp < TK; ++pp) {

@@ -165,7 +165,7 @@ START_TEST(potrf_blas3_paths)
         "potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1,potrf.reserve=1",
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=1,potrf.inner=2",
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=0",
-        "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128",
+        "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128,lagemm.sv=0",
     };
     static const int ns[] = {150, 257, 70};
     const int last = (int)(sizeof tunes / sizeof *tunes) - 1; /* no BLAS-3: every target */

@@ -155,6 +155,19 @@
 {"lagemm.tk", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 32},
 {"lagemm.tk", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 32},
 {"lagemm.td", 0, NULL, NULL, 0, 16},
+/* lagemm.minb: work-groups per SM the CUDA compiler must fit (__launch_bounds__; 0 none):
+ * the kernel had 96-128 registers, two 256-item groups per SM, and waited on its loads.
+ * lagemm.sv: operands addressed as strided arrays (1) or element by element (0). H200 run
+ * J6, batched potrf (ms, n = 128 / 256 / 512), CUDA float: 0.995 / 1.233 / 1.748 before,
+ * sv 1.055 / 1.350 / 1.912, sv + minb 3 0.934 / 1.123 / 1.475, + minb 4 0.909 / 1.044 /
+ * 1.400; CUDA double: 1.931 / 2.177 / 2.636 before, sv + minb 3 1.885 / 2.012 / 2.307
+ * (minb 2: slower); NVIDIA OpenCL float 0.905 / 1.204 / 1.660 before, 0.952 / 1.316 / 1.857
+ * with sv (so it keeps sv 0), double 1.726 / 1.939 / 2.447 before, 1.651 / 1.867 / 2.364. */
+{"lagemm.minb", 0, NULL, NULL, 0, 0},
+{"lagemm.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 4},
+{"lagemm.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 3},
+{"lagemm.sv", 0, NULL, NULL, 0, 1},
+{"lagemm.sv", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 0},
 /* trtri.cl (docs/trtri.md): fused path up to fused_max, diagonal blocks of order nb, columns
  * per work-item cpt (NB >= 32), diag_inv work-group size wg, product tiles ts/tk/wpt,
  * check work-group check_wg, unroll (0 keeps the register loops rolled: PoCL builds the

@@ -386,6 +386,8 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
     gala_key_def(&key, "TDM", td);
     gala_key_def(&key, "TDN", td);
     gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    gala_key_def(&key, "MINB", gala_tune(ctx, "lagemm.minb", dt, 0));
+    gala_key_def(&key, "SV", gala_tune(ctx, "lagemm.sv", dt, 1) != 0);
     GALA_TRY(gala_kernel_get(ctx, &key, "gemm_upd", &kern));
     const int tm = (mmax + tile - 1) / tile, tn = (nmax + tile - 1) / tile;
     const long long tiles = (long long)tm * tn;
