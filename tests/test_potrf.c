@@ -165,7 +165,7 @@ START_TEST(potrf_blas3_paths)
         "potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1,potrf.reserve=1",
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=1,potrf.inner=2",
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=0",
-        "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128,lagemm.sv=0",
+        "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128,lagemm.sv=0,potrf.ob=64",
     };
     static const int ns[] = {150, 257, 70};
     const int last = (int)(sizeof tunes / sizeof *tunes) - 1; /* no BLAS-3: every target */
@@ -395,6 +395,8 @@ START_TEST(potrf_failures)
     /* multi-chunk panels of a batch by one factoring launch and a copy */
     la_tune("potrf.split=2");
     run_failures(_i, &r, 150, 1, "blocked with SPLIT, vbatched n=150");
+    la_tune("potrf.ob=0"); /* the default takes outer blocks of 128 */
+    run_failures(_i, &r, 150, 1, "blocked without outer blocks, vbatched n=150");
     la_tune(NULL);
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST || tu_target_get(_i)->dtype == GALA_FLOAT) {
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=64");

@@ -78,6 +78,14 @@
  * orders up to 64 / 512: 3.28 -> 2.76, 2.26 -> 2.12 ms. CUDA float and OpenCL: slower
  * (float n = 128-512 by 14-25 %). */
 {"potrf.nb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 32},
+/* potrf.ob: outer blocks of the batched blocked path (0 = none; a multiple of potrf.nb): the
+ * panels of a block update only its columns, then the trailing triangle is updated once with
+ * K = ob. H200 run J10, ms, n = 256 / 512 / variable up to 512, none -> 128 (256): CUDA float
+ * 1.053 / 1.416 / 1.378 -> 1.026 / 1.350 / 1.334 (1.063 / 1.347 / 1.348); CUDA double 1.807 /
+ * 2.377 / 2.155 -> 1.607 / 1.919 / 1.845 (1.803 / 2.064 / 2.020); NVIDIA OpenCL float 1.226 /
+ * 1.707 / 1.609 -> 1.168 / 1.511 / 1.408, double 1.895 / 2.380 / 2.160 -> 1.851 / 2.157 /
+ * 2.001. */
+{"potrf.ob", 0, NULL, NULL, 0, 128},
 {"potrf.wg", 0, NULL, NULL, 0, 128},
 {"potrf.panel_wg", 0, NULL, NULL, 0, 128},
 {"potrf.blas3_min", 0, NULL, NULL, 0, 1024},

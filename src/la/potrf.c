@@ -41,6 +41,9 @@ typedef struct pf_cfg {
     int split;     /* multi-chunk panels: one factoring launch + a copy instead of two
                       factoring launches: 0 never, 1 for one large matrix (BLAS-3 path), 2
                       always */
+    int ob;        /* batches: outer blocks of ob columns (multiple of nb; 0 = none): the
+                      panels of one block update only its columns, then one update of the
+                      rest by all ob columns at once */
     int lookahead; /* BLAS-3 path, left-looking: block column k factored on lane 1 while
                       lane 0 updates block k + 1 from the columns left of k */
     int reserve;   /* with lookahead: compute units lane 0's BLAS-3 leaves to lane 1 */
@@ -63,6 +66,8 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
     c->inner = clampi(gala_tune(ctx, "potrf.inner", dt, 0), 0, 2);
     c->split = clampi(gala_tune(ctx, "potrf.split", dt, 1), 0, 2);
+    const int ob = clampi(gala_tune(ctx, "potrf.ob", dt, 128), 0, 1 << 20);
+    c->ob = ob > c->nb ? ob / c->nb * c->nb : 0;
     c->lookahead = gala_tune(ctx, "potrf.lookahead", dt, 1) != 0;
     c->reserve = clampi(gala_tune(ctx, "potrf.reserve", dt, 0), 0, 1 << 16);
     c->big = 0;
@@ -236,6 +241,27 @@ static gala_status pf_blocked(gala_context *ctx, gala_dtype dt, int up, const la
     return GALA_OK;
 }
 
+/* The blocked path of a batch in outer blocks (potrf.ob): the panels of block [k, k + ob)
+ * update only its own columns (all rows below), then the trailing lower triangle is
+ * updated once by the ob columns, so the update kernel runs fewer, deeper tiles (K = ob
+ * instead of nb) and reads and writes the trailing matrix nb / ob as often. */
+static gala_status pf_outer(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                            const pf_cfg *c, const la_info *li)
+{
+    if (!c->ob) return pf_blocked(ctx, dt, up, s, c, li, 0, LA_BIG);
+    const int nmax = la_nmax(s);
+    for (int k = 0; k < nmax; k += c->ob) {
+        const int ke = k + c->ob;
+        GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, ke));
+        if (ke >= nmax) break;
+        la_dim m = {ke, LA_BIG, 0}, nn = {ke, LA_BIG, 0}, kk = {k, c->ob, 0};
+        la_op A = {0, ke, k, 0}, B = {0, ke, k, 0}, C = {0, ke, ke, 0};
+        GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, ke), m, nn, kk, nmax - ke, nmax - ke,
+                             -1.0, 1, A, B, C, li, 1));
+    }
+    return GALA_OK;
+}
+
 /* BLAS-3 path helpers, on block column [j, j + w) of one matrix once its diagonal block is
  * factored, for the r rows (columns, upper) after it: */
 /* the rows below the diagonal block: L_below = A_below·L_jj⁻ᵀ (upper: U_right = U_jj⁻ᵀ·A) */
@@ -387,7 +413,7 @@ static gala_status pf_strided(gala_context *ctx, gala_dtype dt, int up, const la
     if (s->count == 1 && s->n >= c->blas3_min && gala_blas3_available(ctx))
         return pf_blas3(ctx, dt, up, s, c, li);
     GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
-    return pf_blocked(ctx, dt, up, s, c, li, 0, LA_BIG);
+    return pf_outer(ctx, dt, up, s, c, li);
 }
 
 #define PD_WHAT "the leading minor of order ", " is not positive definite"
@@ -493,7 +519,7 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
             st = pf_fused(ctx, dt, up, s, N, c.wg_fused > N ? c.wg_fused : N, &li);
         } else {
             st = pf_scan(ctx, dt, up, s, &c, &li);
-            if (st == GALA_OK) st = pf_blocked(ctx, dt, up, s, &c, &li, 0, LA_BIG);
+            if (st == GALA_OK) st = pf_outer(ctx, dt, up, s, &c, &li);
         }
     }
     if (st == GALA_OK)
