@@ -21,11 +21,12 @@
  * carries only what its kernels need):
  *   NB, CPT, MPG, UNR,  diag_inv                     invert diagonal blocks of order <= NB,
  *   VEC                                              or whole matrices (fused path)
- *   TS, TK, WPT, UNR    inv_lower_tri_multiply       T  = C2·A3   (one doubling round)
+ *   TS, TK, WPT, UNR,   inv_lower_tri_multiply       T  = C2·A3   (one doubling round)
+ *   MINB
  *                       neg_rect_lower_tri_multiply  B3 = −T·C1
  *   CWG                 trtri_check, trtri_info      per-matrix info before the blocked path
  *
- * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 VEC=1 TS=64 TK=16 WPT=4 CWG=256
+ * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 VEC=1 TS=64 TK=16 WPT=4 CWG=256 MINB=3
  * -D parameters: NB (block order, a power of two <= 64), CPT (columns of X per work-item, 1
  * or 2; the host uses 2 only for NB <= 32), MPG (blocks per work-group), VEC (0 or 1: read
  * L's columns as RVEC vectors, when NB is a multiple of RVW), TS (output tile of
@@ -33,7 +34,8 @@
  * work-item per dimension, TS/WPT
  * work-items per dimension), CWG (work-group size of trtri_check, a power of two), UNR (1:
  * unroll the register loops fully, as GPUs need to keep x and acc in registers; 0: keep
- * them as loops, which CPU compilers such as PoCL's build many times faster).
+ * them as loops, which CPU compilers such as PoCL's build many times faster), MINB (0: no
+ * hint; else work-groups per SM the CUDA compiler must fit the products into).
  */
 
 #define TR_MW 9
@@ -382,6 +384,12 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 #define TT (TS / WPT)
 #define NT (TT * TT)
 #define LDT (TS + 1)
+/* MINB > 0: at least MINB work-groups per SM (CUDA caps the products' registers to fit) */
+#if defined(MINB) && MINB > 0
+#define TR_PRODUCT KERNEL_MINB(NT, MINB)
+#else
+#define TR_PRODUCT KERNEL
+#endif
 
 /* Load the R×C logical tile at (r0, c0) of the matrix whose logical (0, 0) is at src[off]
  * into dst[(r − r0)·dr + (c − c0)·dc]. Out of range (r >= rmax or c >= cmax) gives 0; with
@@ -411,7 +419,7 @@ DEVFN void tr_load(LOCAL REAL *dst, const int dr, const int dc, GLOBAL const REA
     }
 }
 
-KERNEL void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
+TR_PRODUCT void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
                                    const gidx meta_off, const gidx task_off, const int m0,
                                    const int per, const int step, const int ntask, const int s,
                                    const int ldt, const int tiles_r, const int tiles_c,
@@ -474,7 +482,7 @@ KERNEL void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL const
     }
 }
 
-KERNEL void neg_rect_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
+TR_PRODUCT void neg_rect_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
                                         const gidx meta_off, const gidx task_off, const int m0,
                                         const int per, const int step, const int ntask,
                                         const int s, const int ldt, const int tiles_r,

@@ -207,6 +207,14 @@
 {"trtri.tk", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
 {"trtri.tk", GALA_BACKEND_CUDA, NULL, NULL, 0, 32},
 {"trtri.wpt", 0, NULL, NULL, 0, 4},
+/* trtri.minb: work-groups per SM the CUDA compiler must fit the product kernels into
+ * (__launch_bounds__; they had 96-128 registers: two 256-item groups per SM). H200 run J12,
+ * torch in the call, CUDA double minb 3: batched n = 128 / 256 / 512 1.625 / 1.491 / 1.666 ->
+ * 1.534 / 1.345 / 1.473 ms, one n = 8192 19.53 -> 16.80 ms (1.01x -> 1.18x torch), n = 4096
+ * 2.99 -> 2.80; float: minb 3 neutral batched and 7 % slower at n = 4096, minb 4 2-5 %
+ * faster batched (single not measured), so float keeps none. */
+{"trtri.minb", 0, NULL, NULL, 0, 0},
+{"trtri.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 3},
 {"trtri.check_wg", 0, NULL, NULL, 0, 256},
 {"trtri.unroll", 0, NULL, NULL, 0, 1},
 {"trtri.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},

@@ -36,6 +36,7 @@ typedef struct tr_params {
     int cpt;       /* columns of X per work-item in diag_inv when 16 <= NB <= 32 (1 or 2) */
     int wg;        /* target work-group size of diag_inv (sets blocks per group) */
     int ts, tk, wpt; /* product tiles */
+    int minb;        /* products: work-groups per SM asked of the CUDA compiler (0: none) */
     int cwg;       /* work-group size of trtri_check */
     int unroll;    /* UNR: unroll the register loops (GPUs) or not (CPU compilers) */
     int vec;       /* VEC: diag_inv reads L's columns as 16-byte vectors */
@@ -99,6 +100,8 @@ static void tr_get_params(const gala_context *ctx, gala_dtype dt, tr_params *p)
     p->ts = is_pow2(v) && v >= 8 && v <= 256 ? (int)v : 64;
     v = gala_tune(ctx, "trtri.wpt", dt, 4);
     p->wpt = is_pow2(v) && v <= p->ts / 2 && v <= 16 ? (int)v : 4;
+    p->minb = (int)gala_tune(ctx, "trtri.minb", dt, 0);
+    if (p->minb < 0) p->minb = 0;
     while ((long)(p->ts / p->wpt) * (p->ts / p->wpt) > maxwg) p->wpt *= 2;
     v = gala_tune(ctx, "trtri.tk", dt, 16);
     p->tk = is_pow2(v) && v <= p->nb ? (int)v : 8;
@@ -186,6 +189,7 @@ static gala_status launch_round(tr_call *c, const tr_params *p, gala_buffer *T, 
     gala_key_def(&key, "TK", tk);
     gala_key_def(&key, "WPT", wpt);
     gala_key_def(&key, "UNR", p->unroll);
+    gala_key_def(&key, "MINB", p->minb);
     GALA_TRY(gala_kernel_get(c->ctx, &key, "inv_lower_tri_multiply", &k1));
     GALA_TRY(gala_kernel_get(c->ctx, &key, "neg_rect_lower_tri_multiply", &k2));
     const int tiles_r = (ldt + ts - 1) / ts, tiles_c = s / ts;
