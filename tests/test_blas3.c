@@ -4,8 +4,10 @@
  * transposes, TRSM in all 16 side/uplo/transpose/diag combinations, against double
  * references; beta = 0 must not read C (poisoned with NaN); elements outside the outputs
  * (and the other triangle of SYRK) stay untouched; argument checks, including disjoint
- * blocks of one matrix (accepted) and overlapping ones (rejected).
+ * blocks of one matrix (accepted) and overlapping ones (rejected); GEMMs ordered across the
+ * two lanes of a context.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,6 +257,66 @@ START_TEST(blas3_arguments)
 }
 END_TEST
 
+/* Lanes (src/device/device.h): a chain of GEMMs X_{k+1} = X_k·M alternating between the
+ * context's queue and the second lane, ordered only by gala_lane_wait, gives the sequential
+ * result (the outputs start as NaN, so a product that ran before its input was written shows);
+ * gala_lane_join returns the error it is given; lane 2 does not exist. On the host backend
+ * (no lanes) the same calls run in order. */
+START_TEST(blas3_lanes)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    const int has_lanes = tu_target_get(_i)->backend != GALA_BACKEND_HOST;
+    ck_assert_int_eq(gala_lane_select(ctx, 2), has_lanes ? GALA_ERR_INVALID_ARG : GALA_OK);
+    ck_assert_int_eq(gala_lane_join(ctx, GALA_ERR_INTERNAL), GALA_ERR_INTERNAL);
+    if (!gala_blas3_available(ctx)) return;
+    const int n = 160, steps = 6;
+    const size_t nn = (size_t)n * n, len = nn * (size_t)(steps + 2);
+    double *v = malloc(len * sizeof *v), *ref = malloc(len * sizeof *ref), *got = malloc(len * sizeof *got);
+    /* M = 0.9·I + E, |E_ij| <= 0.1/n: products neither grow nor vanish */
+    for (size_t i = 0; i < nn; ++i) v[i] = (2 * tu_uniform(&r) - 1) * 0.1 / n;
+    for (int i = 0; i < n; ++i) v[(size_t)i * (n + 1)] += 0.9;
+    for (size_t i = nn; i < 2 * nn; ++i) v[i] = tu_normal(&r);
+    for (size_t i = 2 * nn; i < len; ++i) v[i] = NAN;
+    tu_round(dt, v, 2 * nn);
+    memcpy(ref, v, len * sizeof *ref);
+    for (int k = 0; k < steps; ++k) {
+        const double *x = ref + (size_t)(k + 1) * nn;
+        double *y = ref + (size_t)(k + 2) * nn;
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+                double acc = 0;
+                for (int p = 0; p < n; ++p) acc += x[i + (size_t)p * n] * ref[p + (size_t)j * n];
+                y[i + (size_t)j * n] = acc;
+            }
+    }
+    gala_buffer *buf = tu_upload(ctx, dt, v, len);
+    for (int k = 0; k < steps; ++k) {
+        const int lane = k & 1;
+        TU_OK(ctx, gala_lane_wait(ctx, lane, !lane));
+        TU_OK(ctx, gala_lane_select(ctx, lane));
+        TU_OK(ctx, gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, n, n, n, 1.0, buf,
+                             (size_t)(k + 1) * nn, n, buf, 0, n, 0.0, buf, (size_t)(k + 2) * nn, n));
+    }
+    TU_OK(ctx, gala_lane_join(ctx, GALA_OK));
+    tu_download(buf, 0, got, len);
+    for (int k = 1; k <= steps; ++k) {
+        const double tol = 8.0 * k * n * tu_eps(dt) * 4.0; /* |X| entries are O(1) */
+        for (size_t e = 0; e < nn; ++e) {
+            const size_t at_ = (size_t)(k + 1) * nn + e;
+            TU_ASSERT(fabs(got[at_] - ref[at_]) <= tol * (1 + fabs(ref[at_])), _i,
+                      "product %d of the lane chain: element %zu = %g, expected %g", k, e,
+                      got[at_], ref[at_]);
+        }
+    }
+    gala_buffer_free(buf);
+    free(v);
+    free(ref);
+    free(got);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("blas3");
@@ -263,6 +325,7 @@ int main(void)
     tcase_add_loop_test(tc, blas3_gemm_syrk, 0, nt);
     tcase_add_loop_test(tc, blas3_trsm, 0, nt);
     tcase_add_loop_test(tc, blas3_arguments, 0, nt);
+    tcase_add_loop_test(tc, blas3_lanes, 0, nt);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
