@@ -292,6 +292,15 @@ START_TEST(blas3_lanes)
             }
     }
     gala_buffer *buf = tu_upload(ctx, dt, v, len);
+    /* a long product on lane 0 first (into a buffer of its own), so that the first product
+     * on lane 1 would overtake X_1 if it were not ordered after it; lane 1 is created by the
+     * first wait, which must still order it after this */
+    const int nw = 384;
+    gala_buffer *w = tu_poisoned(ctx, dt, 2 * (size_t)nw * nw);
+    TU_OK(ctx, gala_buffer_fill(w, 0, (size_t)nw * nw, 0.25));
+    for (int q = 0; q < 3; ++q)
+        TU_OK(ctx, gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, nw, nw, nw, 1.0, w, 0, nw, w, 0, nw,
+                             0.0, w, (size_t)nw * nw, nw));
     for (int k = 0; k < steps; ++k) {
         const int lane = k & 1;
         TU_OK(ctx, gala_lane_wait(ctx, lane, !lane));
@@ -310,6 +319,7 @@ START_TEST(blas3_lanes)
                       got[at_], ref[at_]);
         }
     }
+    gala_buffer_free(w);
     gala_buffer_free(buf);
     free(v);
     free(ref);

@@ -125,7 +125,8 @@ typedef struct gala_device_ops {
      *  internal one, created at first use, of higher priority where the device has
      *  priorities. lane_select(l): every later operation of the context (copies, fills,
      *  launches, BLAS-3, timers) goes to lane l. lane_wait(l, on): the work submitted to
-     *  lane l from now on waits for all the work submitted so far to lane on.
+     *  lane l from now on waits for all the work submitted so far to lane on (creating lane
+     *  1 if it does not exist yet, so that the order holds from its first use).
      *  lane_reserve(units): BLAS-3 calls on lane 0 leave that many compute units to lane 1
      *  (0: all units; a hint, ignored where the BLAS cannot limit itself). finish and
      *  mem_free wait for both lanes. NULL hooks: one lane (the host backend, where every

@@ -263,32 +263,47 @@ static gala_status cu_finish(gala_context *ctx)
 
 /* Lanes (device.h): lane 1 is a stream of the highest priority, so that its blocks are
  * scheduled first when lane 0's kernels (large GEMMs) free a multiprocessor. */
-static gala_status cu_lane_select(gala_context *ctx, int lane)
+/* Lane 1's stream and the event that orders the lanes, created at first use. */
+static gala_status cu_side(gala_context *ctx)
 {
     gala_cu_state *st = GALA_CU_ST(ctx);
     const gala_cu_api *cu = CU();
+    if (st->side) return GALA_OK;
+    int least = 0, greatest = 0;
+    GALA_TRY(gala_cu_enter(ctx));
+    CUresult r = cu->cuCtxGetStreamPriorityRange(&least, &greatest);
+    if (r == CUDA_SUCCESS && !st->lane_ev)
+        r = cu->cuEventCreate(&st->lane_ev, CU_EVENT_DISABLE_TIMING);
+    if (r == CUDA_SUCCESS)
+        r = cu->cuStreamCreateWithPriority(&st->side, CU_STREAM_NON_BLOCKING, greatest);
+    gala_cu_leave(ctx);
+    if (r != CUDA_SUCCESS) {
+        st->side = NULL;
+        return gala_cu_fail(ctx, r, "creating the second stream");
+    }
+    return GALA_OK;
+}
+
+static gala_status cu_lane_select(gala_context *ctx, int lane)
+{
+    gala_cu_state *st = GALA_CU_ST(ctx);
     if (lane != 0 && lane != 1)
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "CUDA backend: no lane %d", lane);
-    if (lane == 1 && !st->side) {
-        int least = 0, greatest = 0;
-        GALA_TRY(gala_cu_enter(ctx));
-        CUresult r = cu->cuCtxGetStreamPriorityRange(&least, &greatest);
-        if (r == CUDA_SUCCESS)
-            r = cu->cuStreamCreateWithPriority(&st->side, CU_STREAM_NON_BLOCKING, greatest);
-        if (r == CUDA_SUCCESS && !st->lane_ev)
-            r = cu->cuEventCreate(&st->lane_ev, CU_EVENT_DISABLE_TIMING);
-        gala_cu_leave(ctx);
-        if (r != CUDA_SUCCESS) return gala_cu_fail(ctx, r, "creating the second stream");
-    }
+    if (lane == 1) GALA_TRY(cu_side(ctx));
     st->lane = lane;
     st->stream = lane ? st->side : st->base;
     return GALA_OK;
 }
 
+/* The wait is recorded now, so lane 1 is created here if it does not exist yet: work later
+ * sent to it must still follow what lane 0 has so far. */
 static gala_status cu_lane_wait(gala_context *ctx, int lane, int on)
 {
     gala_cu_state *st = GALA_CU_ST(ctx);
-    if (!st->side) return GALA_OK; /* lane 1 never used: one stream */
+    if ((lane != 0 && lane != 1) || (on != 0 && on != 1))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "CUDA backend: no lane %d",
+                          lane != 0 && lane != 1 ? lane : on);
+    GALA_TRY(cu_side(ctx));
     CUstream w = lane ? st->side : st->base, o = on ? st->side : st->base;
     CU_CALL(ctx, "cuEventRecord", CU()->cuEventRecord(st->lane_ev, o));
     CU_CALL(ctx, "cuStreamWaitEvent", CU()->cuStreamWaitEvent(w, st->lane_ev, 0));

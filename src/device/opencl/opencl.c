@@ -267,25 +267,36 @@ static gala_status ocl_finish(gala_context *ctx)
 
 /* Lanes (device.h): a second in-order queue on the same device (OpenCL 1.2 has no queue
  * priorities); ordering between them by a marker event and a barrier that waits on it. */
+static gala_status ocl_side(gala_context *ctx)
+{
+    cl_state *st = ST(ctx);
+    if (st->side) return GALA_OK;
+    cl_int e;
+    cl_command_queue q = clCreateCommandQueue(st->context, st->device, st->qprops, &e);
+    if (e != CL_SUCCESS) return cl_fail(ctx, e, "clCreateCommandQueue (second lane)");
+    st->side = q;
+    return GALA_OK;
+}
+
 static gala_status ocl_lane_select(gala_context *ctx, int lane)
 {
     cl_state *st = ST(ctx);
     if (lane != 0 && lane != 1)
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "OpenCL backend: no lane %d", lane);
-    if (lane == 1 && !st->side) {
-        cl_int e;
-        cl_command_queue q = clCreateCommandQueue(st->context, st->device, st->qprops, &e);
-        if (e != CL_SUCCESS) return cl_fail(ctx, e, "clCreateCommandQueue (second lane)");
-        st->side = q;
-    }
+    if (lane == 1) GALA_TRY(ocl_side(ctx));
     st->queue = lane ? st->side : st->base;
     return GALA_OK;
 }
 
+/* The wait is recorded now, so lane 1 is created here if it does not exist yet: work later
+ * sent to it must still follow what lane 0 has so far. */
 static gala_status ocl_lane_wait(gala_context *ctx, int lane, int on)
 {
     cl_state *st = ST(ctx);
-    if (!st->side) return GALA_OK; /* lane 1 never used: one queue */
+    if ((lane != 0 && lane != 1) || (on != 0 && on != 1))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "OpenCL backend: no lane %d",
+                          lane != 0 && lane != 1 ? lane : on);
+    GALA_TRY(ocl_side(ctx));
     cl_command_queue w = lane ? st->side : st->base, o = on ? st->side : st->base;
     cl_event ev;
     cl_int e = clEnqueueMarkerWithWaitList(o, 0, NULL, &ev);
