@@ -262,8 +262,8 @@ static gala_status cu_finish(gala_context *ctx)
 }
 
 /* Lanes (device.h): lane 1 is a stream of the highest priority, so that its blocks are
- * scheduled first when lane 0's kernels (large GEMMs) free a multiprocessor. */
-/* Lane 1's stream and the event that orders the lanes, created at first use. */
+ * scheduled first when lane 0's kernels (large GEMMs) free a multiprocessor. Its stream and
+ * the event that orders the lanes are created at first use. */
 static gala_status cu_side(gala_context *ctx)
 {
     gala_cu_state *st = GALA_CU_ST(ctx);
