@@ -222,6 +222,18 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
     return GALA_OK;
 }
 
+/* The masked update of every matrix by its finished columns [j0, j1): rows j1 .. n_b of
+ * the lower triangle in columns [j1, wend) −= L(rows, j0:j1)·L(cols, j0:j1)ᵀ. */
+static gala_status pf_update_batch(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                                   const la_info *li, int j0, int j1, int wend)
+{
+    const int nmax = la_nmax(s), jend = wend < nmax ? wend : nmax;
+    la_dim m = {j1, LA_BIG, 0}, nn = {j1, wend - j1, 0}, kk = {j0, j1 - j0, 0};
+    la_op A = {0, j1, j0, 0}, B = {0, j1, j0, 0}, C = {0, j1, j1, 0};
+    return la_gemm_upd(ctx, dt, up, s, la_active(s, j1), m, nn, kk, nmax - j1, jend - j1, -1.0,
+                       1, A, B, C, li, 1);
+}
+
 /* Blocked steps with gala's kernels on columns [jb, wend) of every matrix (rows to n_b):
  * panel, then the masked update of the part of the trailing matrix left of wend. */
 static gala_status pf_blocked(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
@@ -231,12 +243,8 @@ static gala_status pf_blocked(gala_context *ctx, gala_dtype dt, int up, const la
     const int jend = wend < nmax ? wend : nmax;
     for (int j0 = jb; j0 < jend; j0 += N) {
         GALA_TRY(pf_panel(ctx, dt, up, s, la_active(s, j0), c, j0, wend, li));
-        const int j1 = j0 + N;
-        if (j1 >= jend) break;
-        la_dim m = {j1, LA_BIG, 0}, nn = {j1, wend - j1, 0}, kk = {j0, N, 0};
-        la_op A = {0, j1, j0, 0}, B = {0, j1, j0, 0}, C = {0, j1, j1, 0};
-        GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, j1), m, nn, kk, nmax - j1, jend - j1,
-                             -1.0, 1, A, B, C, li, 1));
+        if (j0 + N >= jend) break;
+        GALA_TRY(pf_update_batch(ctx, dt, up, s, li, j0, j0 + N, wend));
     }
     return GALA_OK;
 }
@@ -251,13 +259,9 @@ static gala_status pf_outer(gala_context *ctx, gala_dtype dt, int up, const la_s
     if (!c->ob) return pf_blocked(ctx, dt, up, s, c, li, 0, LA_BIG);
     const int nmax = la_nmax(s);
     for (int k = 0; k < nmax; k += c->ob) {
-        const int ke = k + c->ob;
-        GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, ke));
-        if (ke >= nmax) break;
-        la_dim m = {ke, LA_BIG, 0}, nn = {ke, LA_BIG, 0}, kk = {k, c->ob, 0};
-        la_op A = {0, ke, k, 0}, B = {0, ke, k, 0}, C = {0, ke, ke, 0};
-        GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, ke), m, nn, kk, nmax - ke, nmax - ke,
-                             -1.0, 1, A, B, C, li, 1));
+        GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + c->ob));
+        if (k + c->ob >= nmax) break;
+        GALA_TRY(pf_update_batch(ctx, dt, up, s, li, k, k + c->ob, LA_BIG));
     }
     return GALA_OK;
 }
