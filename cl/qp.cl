@@ -22,10 +22,10 @@
  * with K⁻¹ from a ρ ladder) and runs `iters` ADMM iterations with x, z, y (and x̃, r) in
  * local memory (VLOCAL = 1) or in global memory (VLOCAL = 0, large QPs):
  *
- *     r  = σx − q + Aᵀ(ρ∘z − y)          one work-item per (column j, QP t)  [Aᵀ rows]
- *     x̃  = K⁻¹ r                          one work-item per (row i, QP t): Σ_j K[i + j·n]·r_j
+ *     r  = σx − q + Aᵀ(ρ∘z − y)          one work-item per (column j, QB QPs) [Aᵀ rows]
+ *     x̃  = K⁻¹ r                          one work-item per (row i, QB QPs): Σ_j K[i + j·n]·r_j
  *     x  = αx̃ + (1−α)x                    coalesced over i (column-major K)
- *     z̃  = A x̃ ; ẑ = αz̃ + (1−α)z         one work-item per (row i, QP t)     [A rows]
+ *     z̃  = A x̃ ; ẑ = αz̃ + (1−α)z         one work-item per (row i, QB QPs)    [A rows]
  *     z  = Π[l,u](ẑ + y/ρ) ; y += ρ(ẑ − z)
  *
  * then, when asked, the termination check of OSQP 1.0 (residuals, tolerances, duality gap,
@@ -33,20 +33,29 @@
  * only, and writes the QP's status. Finished QPs leave the launch lists (qp_compact_*)
  * and are skipped by the launches before that.
  *
- * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1 RB=2
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1 RB=2 QB=4 MINB=4
  * -D parameters: WG (work-group size, a multiple of 32), TB (QPs per work-group, power of
  * two <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors
  * in local memory), REFINE (1: one step of iterative refinement per solve, for float), KS
  * (TB = 1: column slices of the K⁻¹ product), RB (TB > 1: rows of the K⁻¹ product per
- * work-item). The other kernels use WG only.
+ * work-item), QB (TB > 1: QPs per work-item in the K⁻¹ product and the sparse products),
+ * MINB (qp_admm: work-groups per SM the CUDA compiler must fit). The other kernels use WG
+ * only.
  */
 
-/* QPs whose K⁻¹ products one work-item computes together (register blocking) */
+/* QPs whose K⁻¹ products one work-item computes together (register blocking; -D QB, a
+ * divisor of TB, else 4 or TB) */
+#ifndef QB
 #if TB >= 4
 #define QB 4
 #else
 #define QB TB
 #endif
+#endif
+#if TB % QB != 0
+#error "QB must divide TB"
+#endif
+
 /* column slices of the K⁻¹ product of one QP per work-group (-D KS; TB = 1 with the
  * vectors in local memory only) */
 #if VLOCAL && TB == 1 && defined(KS)
@@ -1140,16 +1149,22 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
 #define R_VIOL1 18
 #define NRES 20
 
-KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                    GLOBAL int *state, GLOBAL REAL *info, GLOBAL int *refac,
-                    GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                    GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
-                    const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho,
-                    GLOBAL const int *rungok, const int nrungs, const int lad_ko,
-                    const int lad_ks, const int iters, const int check, const int adapt,
-                    const int final_status, const int scaled_term, const int dualgap,
-                    const REAL sigma, const REAL alpha, const REAL eps_abs, const REAL eps_rel,
-                    const REAL eps_pinf, const REAL eps_dinf, const REAL rho_tol)
+/* MINB > 0 (-D, qp.minb): at least MINB work-groups per SM (CUDA caps the registers) */
+#if defined(MINB) && MINB > 0
+#define QP_ADMM_KERNEL KERNEL_MINB(WG, MINB)
+#else
+#define QP_ADMM_KERNEL KERNEL
+#endif
+QP_ADMM_KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                            GLOBAL int *state, GLOBAL REAL *info, GLOBAL int *refac,
+                            GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                            GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
+                            const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho,
+                            GLOBAL const int *rungok, const int nrungs, const int lad_ko,
+                            const int lad_ks, const int iters, const int check, const int adapt,
+                            const int final_status, const int scaled_term, const int dualgap,
+                            const REAL sigma, const REAL alpha, const REAL eps_abs, const REAL eps_rel,
+                            const REAL eps_pinf, const REAL eps_dinf, const REAL rho_tol)
 {
 #if VLOCAL
     LOCAL_ARRAY REAL lx[TB * NCAP];
@@ -1216,18 +1231,25 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
 #endif
         for (int it = 0; it < iters_g; ++it) {
             const int last = it == iters_g - 1;
-            /* r = σx − q + Aᵀ(ρz − y) */
-            for (int idx = lid; idx < TB * n; idx += WG) {
-                const int t = idx / n, j = idx - t * n;
-                if (!cact[t]) continue;
-                const REAL rho = crho[t];
-                REAL s = sigma * VX(t, j) - LQ(t, j);
+            /* r = σx − q + Aᵀ(ρz − y). The sparse loops (here and below) give each
+             * work-item one row for QB QPs of the tile: the row's indices and values are
+             * read once for all of them (they share the matrices). */
+            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
+                const int t0 = idx / n * QB, j = idx - idx / n * n;
+                REAL s[QB];
+                for (int c = 0; c < QB; ++c) s[c] = sigma * VX(t0 + c, j) - LQ(t0 + c, j);
                 for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                    const int i = Tc[k];
-                    s += Tv[k] * (qp_rho_row(RK(i), rho) * VZ(t, i) - VY(t, i));
+                    const int i = Tc[k], rk = RK(i);
+                    const REAL v = Tv[k];
+                    for (int c = 0; c < QB; ++c)
+                        s[c] += v * (qp_rho_row(rk, crho[t0 + c]) * VZ(t0 + c, i) - VY(t0 + c, i));
                 }
-                VR(t, j) = s;
-                if (last) GXP(t, j) = VX(t, j);
+                for (int c = 0; c < QB; ++c) {
+                    const int t = t0 + c;
+                    if (!cact[t]) continue;
+                    VR(t, j) = s[c];
+                    if (last) GXP(t, j) = VX(t, j);
+                }
             }
             GLOBAL_BARRIER();
 #if REFINE
@@ -1237,21 +1259,36 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
              * barrier sits in a branch. */
             QP_KINV(0, 0);
             GLOBAL_BARRIER();
-            for (int idx = lid; idx < TB * m; idx += WG) {
-                const int t = idx / m, i = idx - t * m;
-                if (!cact[t]) continue;
-                REAL a = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * VXT(t, Ac[k]);
-                VW(t, i) = qp_rho_row(RK(i), crho[t]) * a;
+            for (int idx = lid; idx < (TB / QB) * m; idx += WG) {
+                const int t0 = idx / m * QB, i = idx - idx / m * m;
+                REAL a[QB];
+                for (int c = 0; c < QB; ++c) a[c] = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
+                    const int j = Ac[k];
+                    const REAL v = Av[k];
+                    for (int c = 0; c < QB; ++c) a[c] += v * VXT(t0 + c, j);
+                }
+                const int rk = RK(i);
+                for (int c = 0; c < QB; ++c)
+                    if (cact[t0 + c]) VW(t0 + c, i) = qp_rho_row(rk, crho[t0 + c]) * a[c];
             }
             GLOBAL_BARRIER();
-            for (int idx = lid; idx < TB * n; idx += WG) {
-                const int t = idx / n, j = idx - t * n;
-                if (!cact[t]) continue;
-                REAL kx = sigma * VXT(t, j);
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) kx += Pv[k] * VXT(t, Pc[k]);
-                for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += Tv[k] * VW(t, Tc[k]);
-                VR(t, j) -= kx;
+            for (int idx = lid; idx < (TB / QB) * n; idx += WG) {
+                const int t0 = idx / n * QB, j = idx - idx / n * n;
+                REAL kx[QB];
+                for (int c = 0; c < QB; ++c) kx[c] = sigma * VXT(t0 + c, j);
+                for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
+                    const int i = Pc[k];
+                    const REAL v = Pv[k];
+                    for (int c = 0; c < QB; ++c) kx[c] += v * VXT(t0 + c, i);
+                }
+                for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+                    const int i = Tc[k];
+                    const REAL v = Tv[k];
+                    for (int c = 0; c < QB; ++c) kx[c] += v * VW(t0 + c, i);
+                }
+                for (int c = 0; c < QB; ++c)
+                    if (cact[t0 + c]) VR(t0 + c, j) -= kx[c];
             }
             GLOBAL_BARRIER();
             QP_KINV(1, 1);
@@ -1261,21 +1298,31 @@ KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
 #endif
             GLOBAL_BARRIER();
             /* z̃ = A x̃ ; z, y updates */
-            for (int idx = lid; idx < TB * m; idx += WG) {
-                const int t = idx / m, i = idx - t * m;
-                if (!cact[t]) continue;
-                REAL zt = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * VXT(t, Ac[k]);
-                const REAL rho = qp_rho_row(RK(i), crho[t]);
-                const REAL zold = VZ(t, i), yold = VY(t, i);
-                const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
-                REAL zn = zh + yold / rho;
-                const REAL lv = LL(t, i), uv = LU(t, i);
-                zn = zn < lv ? lv : zn;
-                zn = zn > uv ? uv : zn;
-                if (last) GYP(t, i) = yold;
-                VY(t, i) = yold + rho * (zh - zn);
-                VZ(t, i) = zn;
+            for (int idx = lid; idx < (TB / QB) * m; idx += WG) {
+                const int t0 = idx / m * QB, i = idx - idx / m * m;
+                REAL za[QB];
+                for (int c = 0; c < QB; ++c) za[c] = 0;
+                for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
+                    const int j = Ac[k];
+                    const REAL v = Av[k];
+                    for (int c = 0; c < QB; ++c) za[c] += v * VXT(t0 + c, j);
+                }
+                const int rk = RK(i);
+                for (int c = 0; c < QB; ++c) {
+                    const int t = t0 + c;
+                    if (!cact[t]) continue;
+                    const REAL zt = za[c];
+                    const REAL rho = qp_rho_row(rk, crho[t]);
+                    const REAL zold = VZ(t, i), yold = VY(t, i);
+                    const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
+                    REAL zn = zh + yold / rho;
+                    const REAL lv = LL(t, i), uv = LU(t, i);
+                    zn = zn < lv ? lv : zn;
+                    zn = zn > uv ? uv : zn;
+                    if (last) GYP(t, i) = yold;
+                    VY(t, i) = yold + rho * (zh - zn);
+                    VZ(t, i) = zn;
+                }
             }
             GLOBAL_BARRIER();
         }

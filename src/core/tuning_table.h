@@ -19,6 +19,11 @@
  * gave 387k an hour earlier: within its spread); tb 8 and 32 were slower. */
 {"qp.rb", 0, NULL, NULL, 0, 1},
 {"qp.local_bytes", 0, NULL, NULL, 0, 40960},
+/* qp.qb: QPs per work-item of a shared tile's K⁻¹ and sparse products (-D QB); qp.minb:
+ * __launch_bounds__ minimum groups per SM for qp_admm on CUDA (0: none). H200, 2026-11-22,
+ * runs K2-K4, double integrator b = 10000: qb 2 and 8 slower than 4 on both backends; minb 5
+ * and 6 within the run-to-run spread (the register count went 56 -> 72 with the per-row
+ * sparse loops, and 4 groups per SM still ran 1.28-1.57x faster). No rows: 4 and 0. */
 /* qp.min_bin (no row: the default is two QPs per compute unit): launch classes of fewer
  * QPs are merged into larger ones (src/qp/linsys_dense.c, merge_small); 0 keeps them. */
 /* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the

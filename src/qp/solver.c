@@ -365,6 +365,8 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c
     gala_key_def(key, "REFINE", s->refine);
     gala_key_def(key, "KS", c ? c->ks : 1);
     gala_key_def(key, "RB", c ? c->rb : 1);
+    if (c && c->qb > 0) gala_key_def(key, "QB", c->qb);
+    if (c && c->minb > 0) gala_key_def(key, "MINB", c->minb);
     if (s->kfac) gala_key_def(key, "KFAC", 1); /* host kernels only (cl/qp.cl refuses it) */
 }
 
