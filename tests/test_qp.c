@@ -898,6 +898,81 @@ START_TEST(batch_matches_alone)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ host staging */
+
+/* Bulk transfers go through the context's page-locked block when a solver can have it
+ * (src/core/context.c, gala_staging_take). A solver that holds it, one set up while it is
+ * lent (ordinary memory), one with staging off (staging.max_mb=0) and one that reuses the
+ * block after its holder is gone must give bitwise the same results, with all QPs valid
+ * (x, y read straight into the block in double) and with an invalid one (they are not),
+ * before and after update_vectors (q uploaded from the staged host copy). */
+static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b, const gala_qp_problem *pb,
+                         int count, const char *what)
+{
+    for (int k = 0; k < count; ++k) {
+        gala_qp_info ia, ib;
+        const double *xa, *ya, *xb, *yb;
+        TU_OK(NULL, gala_qp_get_info(a, k, &ia));
+        TU_OK(NULL, gala_qp_get_info(b, k, &ib));
+        TU_ASSERT(ia.status == ib.status && ia.iter == ib.iter, target,
+                  "%s: QP %d: %s after %d iterations against %s after %d", what, k,
+                  gala_qp_status_string(ia.status), ia.iter, gala_qp_status_string(ib.status),
+                  ib.iter);
+        if (ia.status != GALA_QP_SOLVED && ia.status != GALA_QP_SOLVED_INACCURATE) continue;
+        TU_OK(NULL, gala_qp_get_solution(a, k, &xa, &ya, NULL, NULL));
+        TU_OK(NULL, gala_qp_get_solution(b, k, &xb, &yb, NULL, NULL));
+        TU_ASSERT(memcmp(xa, xb, sizeof(double) * (size_t)pb[k].n) == 0 &&
+                      memcmp(ya, yb, sizeof(double) * (size_t)pb[k].m) == 0,
+                  target, "%s: QP %d: solutions differ (x0 %.17g against %.17g)", what, k, xa[0],
+                  xb[0]);
+    }
+}
+
+START_TEST(staging_paths)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    enum { B = 7 };
+    gala_qp_problem pb[B];
+    for (int k = 0; k < B - 1; ++k)
+        TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 2 + k % 3, 900 + (uint64_t)k, &pb[k]));
+    double P1[] = {1, 0, 0, 1}, q1[] = {1, 1}, A1[] = {1, 0, 1, 0}, l1[] = {2, 0}, u1[] = {1, 3};
+    pb[B - 1] = make_qp(2, 2, P1, q1, A1, l1, u1); /* l > u: invalid */
+    char *keep = getenv("GALA_TUNE") ? strdup(getenv("GALA_TUNE")) : NULL;
+    for (int count = B - 1; count <= B; ++count) {
+        gala_qp_solver *holder, *lent, *off, *reuse;
+        TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &holder));
+        TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &lent));
+        TU_OK(ctx, gala_qp_solve(holder));
+        TU_OK(ctx, gala_qp_solve(lent));
+        same_results(_i, holder, lent, pb, count, "holder / lent");
+        /* a new q for QP 1 in both, re-solved */
+        double *q = malloc(sizeof(double) * (size_t)pb[1].n);
+        for (int j = 0; j < pb[1].n; ++j) q[j] = pb[1].q[j] + 0.25 * (j % 3);
+        TU_OK(ctx, gala_qp_update_vectors(holder, 1, q, NULL, NULL));
+        TU_OK(ctx, gala_qp_update_vectors(lent, 1, q, NULL, NULL));
+        TU_OK(ctx, gala_qp_solve(holder));
+        TU_OK(ctx, gala_qp_solve(lent));
+        same_results(_i, holder, lent, pb, count, "after update_vectors");
+        free(q);
+        gala_qp_destroy(holder);
+        gala_qp_destroy(lent);
+        TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &reuse)); /* the block, as left */
+        setenv("GALA_TUNE", "staging.max_mb=0", 1);
+        TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &off));
+        if (keep) setenv("GALA_TUNE", keep, 1);
+        else unsetenv("GALA_TUNE");
+        TU_OK(ctx, gala_qp_solve(reuse));
+        TU_OK(ctx, gala_qp_solve(off));
+        same_results(_i, reuse, off, pb, count, "reused block / staging off");
+        gala_qp_destroy(reuse);
+        gala_qp_destroy(off);
+    }
+    free(keep);
+    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qp");
@@ -912,6 +987,7 @@ int main(void)
     tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);
     tcase_add_loop_test(tc, larger_batch_no_nan, 0, nt);
     tcase_add_loop_test(tc, batch_matches_alone, 0, nt);
+    tcase_add_loop_test(tc, staging_paths, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
     tcase_add_loop_test(tc, sparse_ldlt_strategy, 0, nt);
     tcase_add_loop_test(tc, device_failures_are_clean, 0, nt);

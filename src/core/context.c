@@ -145,6 +145,7 @@ gala_status gala_context_destroy(gala_context *ctx)
             gala_free(ctx->scratch[i]);
         }
     }
+    if (ctx->stg_ptr) ctx->ops->host_free(ctx, ctx->stg_ptr, ctx->stg_handle);
     gala_programs_release(ctx);
     ctx->ops->close(ctx);
     gala_free(ctx->err);
@@ -214,6 +215,37 @@ gala_status gala_device_list(gala_device_desc *descs, int cap, int *count)
     }
     *count = total;
     return GALA_OK;
+}
+
+/* ---------------------------------------------------------------- staging */
+
+void *gala_staging_take(gala_context *ctx, size_t bytes)
+{
+    if (!ctx || !ctx->ops->host_alloc || ctx->stg_lent || bytes == 0) return NULL;
+    const long max_mb = gala_tune(ctx, "staging.max_mb", GALA_DOUBLE, 1024);
+    if ((double)bytes > max_mb * 1048576.0) return NULL;
+    if (ctx->stg_bytes < bytes) {
+        if (ctx->stg_ptr) ctx->ops->host_free(ctx, ctx->stg_ptr, ctx->stg_handle);
+        ctx->stg_ptr = ctx->stg_handle = NULL;
+        ctx->stg_bytes = 0;
+        /* a little headroom, so that a batch that grows slowly does not re-pin each time */
+        const size_t want = bytes + bytes / 8;
+        void *p = NULL, *h = NULL;
+        if (ctx->ops->host_alloc(ctx, want, &p, &h) != GALA_OK) {
+            gala_error_clear(ctx); /* the caller goes on with ordinary memory */
+            return NULL;
+        }
+        ctx->stg_ptr = p;
+        ctx->stg_handle = h;
+        ctx->stg_bytes = want;
+    }
+    ctx->stg_lent = 1;
+    return ctx->stg_ptr;
+}
+
+void gala_staging_give(gala_context *ctx, void *p)
+{
+    if (ctx && p && p == ctx->stg_ptr) ctx->stg_lent = 0;
 }
 
 /* ---------------------------------------------------------------- scratch */

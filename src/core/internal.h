@@ -45,6 +45,11 @@ struct gala_context {
     /* scratch buffers reused by algorithms (see gala_scratch) */
     struct gala_buffer *scratch[4];
 
+    /* page-locked host staging kept for reuse (see gala_staging_take) */
+    void *stg_ptr, *stg_handle;
+    size_t stg_bytes;
+    int stg_lent;
+
     gala_stats stats;
 };
 
@@ -123,6 +128,16 @@ GALA_INTERNAL gala_status gala_lane_join(struct gala_context *ctx, gala_status s
  *  needed. The buffer stays owned by the context; contents are undefined. */
 GALA_INTERNAL gala_status gala_scratch(struct gala_context *ctx, int slot, gala_dtype dtype,
                                        size_t count, struct gala_buffer **out);
+
+/** Borrow the context's page-locked host block of at least `bytes` (grown when needed, kept
+ *  until the context is destroyed; one borrower at a time). Returns NULL, and the caller
+ *  uses ordinary memory, when the backend has no page-locked memory, the block is lent,
+ *  `bytes` is above the `staging.max_mb` tuning value (default 1024), or the allocation
+ *  fails (no error is left on the context). Transfers from and to it may run while the
+ *  host goes on; the borrower waits for them before reusing the memory. */
+GALA_INTERNAL void *gala_staging_take(struct gala_context *ctx, size_t bytes);
+/** Give back a block from gala_staging_take (NULL: nothing). */
+GALA_INTERNAL void gala_staging_give(struct gala_context *ctx, void *p);
 
 /* ---------------------------------------------------------------- fault injection */
 

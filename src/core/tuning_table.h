@@ -24,6 +24,8 @@
  * runs K2-K4, double integrator b = 10000: qb 2 and 8 slower than 4 on both backends; minb 5
  * and 6 within the run-to-run spread (the register count went 56 -> 72 with the per-row
  * sparse loops, and 4 groups per SM still ran 1.28-1.57x faster). No rows: 4 and 0. */
+/* staging.max_mb: the largest page-locked host block a context keeps for bulk transfers
+ * (src/core/context.c, gala_staging_take); 0 turns staging off. No row: 1024. */
 /* qp.min_bin (no row: the default is two QPs per compute unit): launch classes of fewer
  * QPs are merged into larger ones (src/qp/linsys_dense.c, merge_small); 0 keeps them. */
 /* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the

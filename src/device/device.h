@@ -143,6 +143,13 @@ typedef struct gala_device_ops {
      *  is the handle as is). Errors: GALA_ERR_INVALID_ARG with a message. */
     gala_status (*mem_wrap)(struct gala_context *ctx, void *native, size_t bytes,
                             size_t elem_size, void **handle);
+
+    /** Optional: page-locked host memory of `bytes` (transfers from and to it run at the
+     *  bus's speed and asynchronously; pageable memory goes through the driver's staging at
+     *  a fraction of it). *ptr is the host address, *handle what host_free needs. NULL hooks
+     *  (the host backend): plain memory serves. Errors: a status; nothing is allocated. */
+    gala_status (*host_alloc)(struct gala_context *ctx, size_t bytes, void **ptr, void **handle);
+    void (*host_free)(struct gala_context *ctx, void *ptr, void *handle);
 } gala_device_ops;
 
 /* The backends compiled into this build (NULL where absent). */

@@ -117,6 +117,12 @@ struct gala_qp_solver {
     /* results on the host */
     size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */
     double *x, *y;          /* per QP: solution, or NaN */
+    /* the context's page-locked staging block while this solver holds it (NULL: none):
+     * double: hq / hl / hu, then x / y when every QP is on the device; float: the upload's
+     * single-precision q / l / u, then rtmp, where read_real converts results */
+    void *stg;
+    float *rtmp;
+    size_t rtmp_n;
     double *cert;           /* certificates of the infeasible QPs of the last solve */
     size_t *cxo;            /* per QP: offset of its certificate in cert, or SIZE_MAX */
     double *nanv;           /* max(n, m) NaN: the certificate of every other QP */

@@ -340,12 +340,13 @@ static gala_status read_real(gala_qp_solver *s, const gala_buffer *b, size_t off
 {
     if (!count) return GALA_OK;
     if (s->dt == GALA_DOUBLE) return gala_buffer_read(b, off, count, dst);
-    float *tmp = gala_malloc(count * sizeof(float));
+    const int staged = s->rtmp && count <= s->rtmp_n;
+    float *tmp = staged ? s->rtmp : gala_malloc(count * sizeof(float));
     if (!tmp) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     gala_status st = gala_buffer_read(b, off, count, tmp);
     conv_job j = {(const double *)(const void *)tmp, dst, 0};
     if (st == GALA_OK) gala_qp_par(count >= 65536 ? s->nthreads : 1, (long)count, 16384, conv_range, &j);
-    gala_free(tmp);
+    if (!staged) gala_free(tmp);
     return st;
 }
 
@@ -1028,16 +1029,34 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     const size_t rsz = flt ? sizeof(float) : sizeof(double);
     s->patmem = gala_malloc(sizeof(int) * (hcopy ? hcopy : 1));
     int *ist = gala_malloc(sizeof(int) * (nrp + nci + nmap + 1));
-    s->hq = gala_malloc(sizeof(double) * (s->ntot + 2 * s->mtot + 1));
+    /* what crosses the bus in bulk (q, l, u up; x, y down) lives in the context's
+     * page-locked block when it can have it (several times the pageable rate) */
+    const size_t nqlu = s->ntot + 2 * s->mtot + 1, nxy = s->ntot + s->mtot;
+    const int direct = nv == count; /* results read straight into x, y (collect) */
+    s->stg = gala_staging_take(ctx, flt ? sizeof(float) * (nqlu + nxy)
+                                        : sizeof(double) * (nqlu + (direct ? nxy : 0)));
+    s->hq = !flt && s->stg ? (double *)s->stg : gala_malloc(sizeof(double) * nqlu);
+    if (!flt && s->stg && direct) {
+        gala_free(s->x);
+        gala_free(s->y);
+        s->x = s->hq + nqlu;
+        s->y = s->x + s->ntot;
+    }
     void *raw = NULL;
     float *fst = NULL;
     if (s->set.polishing) s->hval = gala_malloc(sizeof(double) * (ro ? ro : 1));
     raw = !flt && s->hval ? (void *)s->hval : gala_malloc(rsz * (ro ? ro : 1));
-    if (flt) fst = gala_malloc(sizeof(float) * (s->ntot + 2 * s->mtot + 1));
+    if (flt && s->stg) {
+        fst = (float *)s->stg;
+        s->rtmp = fst + nqlu;
+        s->rtmp_n = nxy;
+    } else if (flt) {
+        fst = gala_malloc(sizeof(float) * nqlu);
+    }
     if (!s->patmem || !ist || !s->hq || !raw || (flt && !fst) || (s->set.polishing && !s->hval)) {
         if (raw != (void *)s->hval) gala_free(raw);
         gala_free(ist);
-        gala_free(fst);
+        if (!s->stg) gala_free(fst);
         return NOMEM();
     }
     s->hl = s->hq + s->ntot;
@@ -1095,7 +1114,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     }
     if (raw != (void *)s->hval) gala_free(raw);
     gala_free(ist);
-    gala_free(fst);
+    if (!s->stg) gala_free(fst);
     if (st == GALA_OK) {
         int *ident = gala_malloc(sizeof(int) * (size_t)nv);
         if (!ident) st = NOMEM();
@@ -1203,6 +1222,11 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
         gala_buffer_free(s->bins[b].list);
         gala_buffer_free(s->bins[b].alist);
     }
+    /* what lives in the staging block goes back with it */
+    const int in_stg = s->stg && s->dt == GALA_DOUBLE;
+    if (in_stg && s->x == s->hq + s->ntot + 2 * s->mtot + 1) s->x = s->y = NULL;
+    if (in_stg) s->hq = NULL;
+    gala_staging_give(s->ctx, s->stg);
     void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qn, s->c0, s->ppat, s->pats,
                     s->patmem, s->hq, s->hval, s->meta, s->bins, s->lrho, s->rungok, s->hxo,
                     s->x, s->y, s->cert, s->cxo, s->nanv};

@@ -337,6 +337,28 @@ static void cu_free(gala_context *ctx, void *h)
     gala_cu_leave(ctx);
 }
 
+/* Page-locked host memory (transfers at the bus's speed). */
+static gala_status cu_host_alloc(gala_context *ctx, size_t bytes, void **ptr, void **handle)
+{
+    void *p = NULL;
+    CU_CALL(ctx, "cuMemHostAlloc", CU()->cuMemHostAlloc(&p, bytes, 0));
+    *ptr = p;
+    *handle = p;
+    return GALA_OK;
+}
+
+static void cu_host_free(gala_context *ctx, void *ptr, void *handle)
+{
+    (void)handle;
+    const gala_cu_api *cu = CU();
+    if (gala_cu_enter(ctx) != GALA_OK) return;
+    /* copies queued on either lane may still read or write it */
+    cu->cuStreamSynchronize(GALA_CU_ST(ctx)->base);
+    if (GALA_CU_ST(ctx)->side) cu->cuStreamSynchronize(GALA_CU_ST(ctx)->side);
+    cu->cuMemFreeHost(ptr);
+    gala_cu_leave(ctx);
+}
+
 static gala_status sync_if(gala_context *ctx, int blocking)
 {
     if (!blocking) return GALA_OK;
@@ -731,6 +753,8 @@ static const gala_device_ops ops = {
     .lane_reserve = cu_lane_reserve,
     .blas3 = &gala_cuda_blas3_ops,
     .mem_wrap = cu_wrap,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
 };
 
 const gala_device_ops *gala_cuda_ops(void) { return &ops; }

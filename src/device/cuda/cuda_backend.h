@@ -43,6 +43,8 @@
     X(cuStreamSynchronize)                                                                 \
     X(cuMemAlloc)                                                                          \
     X(cuMemFree)                                                                           \
+    X(cuMemHostAlloc)                                                                      \
+    X(cuMemFreeHost)                                                                       \
     X(cuMemcpyHtoDAsync)                                                                   \
     X(cuMemcpyDtoHAsync)                                                                   \
     X(cuMemcpyDtoDAsync)                                                                   \

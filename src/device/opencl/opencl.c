@@ -323,6 +323,37 @@ static void ocl_free(gala_context *ctx, void *h)
     clReleaseMemObject((cl_mem)h);
 }
 
+/* Page-locked host memory where the platform gives it: a buffer the driver allocates in
+ * host memory (CL_MEM_ALLOC_HOST_PTR), mapped for the lifetime of the allocation; reads and
+ * writes of other buffers from and to the mapped range run at the bus's speed (NVIDIA). */
+static gala_status ocl_host_alloc(gala_context *ctx, size_t bytes, void **ptr, void **handle)
+{
+    cl_state *st = ST(ctx);
+    cl_int e;
+    cl_mem m = clCreateBuffer(st->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL,
+                              &e);
+    if (e != CL_SUCCESS) return cl_fail(ctx, e, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)");
+    void *p = clEnqueueMapBuffer(st->base, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                 NULL, NULL, &e);
+    if (e != CL_SUCCESS) {
+        clReleaseMemObject(m);
+        return cl_fail(ctx, e, "clEnqueueMapBuffer");
+    }
+    *ptr = p;
+    *handle = m;
+    return GALA_OK;
+}
+
+static void ocl_host_free(gala_context *ctx, void *ptr, void *handle)
+{
+    cl_state *st = ST(ctx);
+    /* transfers queued on either lane may still use the range */
+    if (st->side) clFinish(st->side);
+    clEnqueueUnmapMemObject(st->base, (cl_mem)handle, ptr, 0, NULL, NULL);
+    clFinish(st->base);
+    clReleaseMemObject((cl_mem)handle);
+}
+
 static gala_status ocl_write(gala_context *ctx, void *h, size_t off, size_t n, const void *src,
                              int blocking)
 {
@@ -565,6 +596,8 @@ static const gala_device_ops ops = {
     .lane_select = ocl_lane_select,
     .lane_wait = ocl_lane_wait,
     .blas3 = GALA_OPENCL_BLAS3,
+    .host_alloc = ocl_host_alloc,
+    .host_free = ocl_host_free,
 };
 
 const gala_device_ops *gala_opencl_ops(void) { return &ops; }
