@@ -58,13 +58,14 @@
  * folds its minimum into the matrix's tmp slot by an atomic minimum.
  * potrf_scan_finish: one work-item per matrix turns its slot into info.
  *
- * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1
+ * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
  *                VEC (0 or 1: read the column in local memory as RVEC vectors, where N
  *                is a multiple of RVW), SPLITK (1: the modes SPLIT and
- *                COPY exist; the host compiles them only for chunked launches).
+ *                COPY exist; the host compiles them only for chunked launches), MINB
+ *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -94,7 +95,13 @@ DEVFN gidx gala_lidx(int i, int j, int ld, int up)
     return up ? (gidx)j + (gidx)i * ld : (gidx)i + (gidx)j * ld;
 }
 
-KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int count,
+/* MINB > 0 (-D, potrf.minb): at least MINB work-groups per SM (CUDA caps the registers) */
+#if defined(MINB) && MINB > 0
+#define PF_PANEL_KERNEL KERNEL_MINB(WG, MINB)
+#else
+#define PF_PANEL_KERNEL KERNEL
+#endif
+PF_PANEL_KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int count,
                         const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
                         const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
                         const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,

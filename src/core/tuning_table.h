@@ -95,6 +95,13 @@
  * ±5 % run-to-run spread either way. */
 {"potrf.ob", 0, NULL, NULL, 0, 128},
 {"potrf.wg", 0, NULL, NULL, 0, 128},
+/* potrf.minb: groups per SM the CUDA compiler must fit potrf_panel into, for register rows
+ * of N = 64 only (0: no hint). H200, 2026-11-22, run K7 (median of 7, three rounds, NVIDIA
+ * OpenCL in the same call): CUDA float batched n = 64 0.513 -> 0.462 ms (97 -> 96 registers,
+ * 4 -> 5 groups per SM; OpenCL 0.438-0.460), n = 128 0.908 -> 0.83-0.87, n = 256 1-2 %
+ * faster; 6 spills and is slower; double n = 64 1.33 -> 1.99 ms with 5, so double has none.
+ * Rows of 32 are unaffected (n = 32 float was 15 % slower with 5 when it applied to them). */
+{"potrf.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 5},
 {"potrf.panel_wg", 0, NULL, NULL, 0, 128},
 {"potrf.blas3_min", 0, NULL, NULL, 0, 1024},
 /* One n = 16384 matrix on the H200, 2026-11-22 (.device sweep, bench_potrf --n 16384,
