@@ -99,9 +99,13 @@
  * of N = 64 only (0: no hint). H200, 2026-11-22, run K7 (median of 7, three rounds, NVIDIA
  * OpenCL in the same call): CUDA float batched n = 64 0.513 -> 0.462 ms (97 -> 96 registers,
  * 4 -> 5 groups per SM; OpenCL 0.438-0.460), n = 128 0.908 -> 0.83-0.87, n = 256 1-2 %
- * faster; 6 spills and is slower; double n = 64 1.33 -> 1.99 ms with 5, so double has none.
- * Rows of 32 are unaffected (n = 32 float was 15 % slower with 5 when it applied to them). */
+ * faster; 6 spills and is slower. Rows of 32 are unaffected (n = 32 float was 15 % slower
+ * with 5 when it applied to them). Double (K8): 170 registers, 2 groups; 3 fits with 168
+ * and a 64-byte spill: n = 64 1.309-1.312 -> 1.230-1.246 ms (OpenCL 1.188-1.198); 5 was
+ * 1.99 ms (K7). potrf.wg=64 with 6 was 1.185-1.217 but moves every fused order (not
+ * measured for the others). n = 128 (panels of 32 in CUDA double) unaffected. */
 {"potrf.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 5},
+{"potrf.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 3},
 {"potrf.panel_wg", 0, NULL, NULL, 0, 128},
 {"potrf.blas3_min", 0, NULL, NULL, 0, 1024},
 /* One n = 16384 matrix on the H200, 2026-11-22 (.device sweep, bench_potrf --n 16384,
