@@ -77,12 +77,13 @@ sanitize)
     ;;
 tsan)
     setup
-    # the concurrency tests only: threads (every routine, own and shared contexts) and kcache
-    # (threads and processes filling one cache folder), host and OpenCL
+    # the concurrency tests only: threads (every routine, own and shared contexts), kcache
+    # (threads and processes filling one cache folder) and qp_setup (the QP solver's host
+    # loops on the context's worker threads), host and OpenCL
     cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DGALA_WERROR=ON -DGALA_SANITIZE=thread \
         -DGALA_BUILD_BENCH=OFF -DGALA_BUILD_TOOLS=OFF
-    cmake --build build-tsan -j"$(jobs)" --target test_threads test_kcache
-    TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R "^test_(threads|kcache)$"
+    cmake --build build-tsan -j"$(jobs)" --target test_threads test_kcache test_qp_setup
+    TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R "^test_(threads|kcache|qp_setup)$"
     ;;
 *)
     echo "usage: tools/run.sh demo|test|sanitize|tsan|setup" >&2
