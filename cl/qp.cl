@@ -1149,6 +1149,15 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
 #define R_VIOL1 18
 #define NRES 20
 
+/* ACC[c] += Σ_k RV[k]·V(T0 + c, RC[k]) over row ROW of a CSR block (RP, RC, RV), for the QB
+ * QPs T0 .. T0 + QB − 1 of a tile: the row's indices and values are read once for all. */
+#define QP_ROW_TIMES(RP, RC, RV, ROW, V, T0, ACC)                                           \
+    for (int k_ = (RP)[ROW]; k_ < (RP)[(ROW) + 1]; ++k_) {                                  \
+        const int j_ = (RC)[k_];                                                            \
+        const REAL v_ = (RV)[k_];                                                           \
+        for (int c_ = 0; c_ < QB; ++c_) (ACC)[c_] += v_ * V((T0) + c_, j_);                 \
+    }
+
 /* MINB > 0 (-D, qp.minb): at least MINB work-groups per SM (CUDA caps the registers) */
 #if defined(MINB) && MINB > 0
 #define QP_ADMM_KERNEL KERNEL_MINB(WG, MINB)
@@ -1263,11 +1272,7 @@ QP_ADMM_KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, cons
                 const int t0 = idx / m * QB, i = idx - idx / m * m;
                 REAL a[QB];
                 for (int c = 0; c < QB; ++c) a[c] = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
-                    const int j = Ac[k];
-                    const REAL v = Av[k];
-                    for (int c = 0; c < QB; ++c) a[c] += v * VXT(t0 + c, j);
-                }
+                QP_ROW_TIMES(Ap, Ac, Av, i, VXT, t0, a);
                 const int rk = RK(i);
                 for (int c = 0; c < QB; ++c)
                     if (cact[t0 + c]) VW(t0 + c, i) = qp_rho_row(rk, crho[t0 + c]) * a[c];
@@ -1277,16 +1282,8 @@ QP_ADMM_KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, cons
                 const int t0 = idx / n * QB, j = idx - idx / n * n;
                 REAL kx[QB];
                 for (int c = 0; c < QB; ++c) kx[c] = sigma * VXT(t0 + c, j);
-                for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
-                    const int i = Pc[k];
-                    const REAL v = Pv[k];
-                    for (int c = 0; c < QB; ++c) kx[c] += v * VXT(t0 + c, i);
-                }
-                for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                    const int i = Tc[k];
-                    const REAL v = Tv[k];
-                    for (int c = 0; c < QB; ++c) kx[c] += v * VW(t0 + c, i);
-                }
+                QP_ROW_TIMES(Pp, Pc, Pv, j, VXT, t0, kx);
+                QP_ROW_TIMES(Tp, Tc, Tv, j, VW, t0, kx);
                 for (int c = 0; c < QB; ++c)
                     if (cact[t0 + c]) VR(t0 + c, j) -= kx[c];
             }
@@ -1302,11 +1299,7 @@ QP_ADMM_KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, cons
                 const int t0 = idx / m * QB, i = idx - idx / m * m;
                 REAL za[QB];
                 for (int c = 0; c < QB; ++c) za[c] = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) {
-                    const int j = Ac[k];
-                    const REAL v = Av[k];
-                    for (int c = 0; c < QB; ++c) za[c] += v * VXT(t0 + c, j);
-                }
+                QP_ROW_TIMES(Ap, Ac, Av, i, VXT, t0, za);
                 const int rk = RK(i);
                 for (int c = 0; c < QB; ++c) {
                     const int t = t0 + c;

@@ -22,8 +22,8 @@
 /* qp.qb: QPs per work-item of a shared tile's K⁻¹ and sparse products (-D QB); qp.minb:
  * __launch_bounds__ minimum groups per SM for qp_admm on CUDA (0: none). H200, 2026-11-22,
  * runs K2-K4, double integrator b = 10000: qb 2 and 8 slower than 4 on both backends; minb 5
- * and 6 within the run-to-run spread (the register count went 56 -> 72 with the per-row
- * sparse loops, and 4 groups per SM still ran 1.28-1.57x faster). No rows: 4 and 0. */
+ * and 6 within the run-to-run spread (the per-row sparse loops took the registers from 56
+ * to 80 in double, 48 to 64 in float, and still ran 1.28-1.57x faster). No rows: 4, 0. */
 /* staging.max_mb: the largest page-locked host block a context keeps for bulk transfers
  * (src/core/context.c, gala_staging_take); 0 turns staging off. No row: 1024. */
 /* qp.min_bin (no row: the default is two QPs per compute unit): launch classes of fewer
