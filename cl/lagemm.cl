@@ -60,6 +60,36 @@ DEVFN gidx lg_addr(int src, int r, int c, int up, int l0, int l1)
     return up ? (gidx)c + (gidx)r * l0 : (gidx)r + (gidx)c * l0;
 }
 
+/* One operand's TK-deep slice of a tile into local memory: S[pp·(T + 1) + ii] for row (or
+ * column) ii < T of the tile and step pp < TK, zero outside the matrix; FLIP: the operand is
+ * walked along pp first (consecutive work-items on consecutive addresses either way). Used
+ * for A (T = TM rows) and B (T = TN columns) alike.
+ * GU_LOAD_SV: the strided view SRC[ii·SI + (p0 + pp)·SP], REM rows left in the matrix;
+ * GU_LOAD_LG: logical element (R0 + ·, C0 + ·) through lg_addr (TR: the operand is read
+ * transposed), rows X0 + ii < LIM. */
+#define GU_SLICE_INDEX(T, FLIP, ii, pp, e)                                                  \
+    if (FLIP) { pp = (e) % TK; ii = (e) / TK; } else { ii = (e) % (T); pp = (e) / (T); }
+#define GU_LOAD_SV(S, SRC, T, FLIP, REM, SI, SP)                                            \
+    for (int e = t; e < (T) * TK; e += NTH) {                                               \
+        int ii, pp;                                                                         \
+        GU_SLICE_INDEX(T, FLIP, ii, pp, e)                                                  \
+        REAL v = 0;                                                                         \
+        if (ii < (REM) && pp < prem) v = (SRC)[ii * (SI) + (p0 + pp) * (SP)];               \
+        (S)[pp * ((T) + 1) + ii] = v;                                                       \
+    }
+#define GU_LOAD_LG(S, MSRC, SRC, T, FLIP, TR, R0, C0, X0, LIM)                              \
+    for (int e = t; e < (T) * TK; e += NTH) {                                               \
+        int ii, pp;                                                                         \
+        GU_SLICE_INDEX(T, FLIP, ii, pp, e)                                                  \
+        REAL v = 0;                                                                         \
+        if ((X0) + ii < (LIM) && p0 + pp < K) {                                             \
+            const int rr = (TR) ? (R0) + p0 + pp : (R0) + (X0) + ii;                        \
+            const int cc = (TR) ? (C0) + (X0) + ii : (C0) + p0 + pp;                        \
+            v = (MSRC)[lg_addr(SRC, rr, cc, up, l0, l1)];                                   \
+        }                                                                                   \
+        (S)[pp * ((T) + 1) + ii] = v;                                                       \
+    }
+
 /* MINB > 0: at least MINB work-groups per SM (CUDA caps registers to fit them) */
 #if defined(MINB) && MINB > 0
 #define GU_KERNEL KERNEL_MINB(NTH, MINB)
@@ -135,45 +165,13 @@ GU_KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, c
     for (int p0 = 0; p0 < K; p0 += TK) {
 #if SV
         const int prem = K - p0;
-        for (int e = t; e < TM * TK; e += NTH) {
-            int ii, pp;
-            if (aflip) { pp = e % TK; ii = e / TK; } else { ii = e % TM; pp = e / TM; }
-            REAL v = 0;
-            if (ii < mrem && pp < prem) v = Ab[ii * a_si + (p0 + pp) * a_sp];
-            As[pp * (TM + 1) + ii] = v;
-        }
-        for (int e = t; e < TN * TK; e += NTH) {
-            int jj, pp;
-            if (bflip) { pp = e % TK; jj = e / TK; } else { jj = e % TN; pp = e / TN; }
-            REAL v = 0;
-            if (jj < nrem && pp < prem) v = Bb[jj * b_si + (p0 + pp) * b_sp];
-            Bs[pp * (TN + 1) + jj] = v;
-        }
+        GU_LOAD_SV(As, Ab, TM, aflip, mrem, a_si, a_sp);
+        GU_LOAD_SV(Bs, Bb, TN, bflip, nrem, b_si, b_sp);
 #else
         /* the element's logical coordinates mapped through lg_addr (NVIDIA's OpenCL compiler
          * does better with this form in float: run J6) */
-        for (int e = t; e < TM * TK; e += NTH) {
-            int ii, pp;
-            if (aflip) { pp = e % TK; ii = e / TK; } else { ii = e % TM; pp = e / TM; }
-            REAL v = 0;
-            if (i0 + ii < M && p0 + pp < K) {
-                const int rr = atr ? ar0 + p0 + pp : ar0 + i0 + ii;
-                const int cc = atr ? ac0 + i0 + ii : ac0 + p0 + pp;
-                v = MA[lg_addr(asrc, rr, cc, up, l0, l1)];
-            }
-            As[pp * (TM + 1) + ii] = v;
-        }
-        for (int e = t; e < TN * TK; e += NTH) {
-            int jj, pp;
-            if (bflip) { pp = e % TK; jj = e / TK; } else { jj = e % TN; pp = e / TN; }
-            REAL v = 0;
-            if (jq0 + jj < NN && p0 + pp < K) {
-                const int rr = btr ? br0 + p0 + pp : br0 + jq0 + jj;
-                const int cc = btr ? bc0 + jq0 + jj : bc0 + p0 + pp;
-                v = MB[lg_addr(bsrc, rr, cc, up, l0, l1)];
-            }
-            Bs[pp * (TN + 1) + jj] = v;
-        }
+        GU_LOAD_LG(As, MA, asrc, TM, aflip, atr, ar0, ac0, i0, M);
+        GU_LOAD_LG(Bs, MB, bsrc, TN, bflip, btr, br0, bc0, jq0, NN);
 #endif
         LOCAL_BARRIER();
         UNROLL_LOOP
