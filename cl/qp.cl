@@ -1158,22 +1158,26 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
         for (int c_ = 0; c_ < QB; ++c_) (ACC)[c_] += v_ * V((T0) + c_, j_);                 \
     }
 
+/* The parameters of qp_admm and qp_check: the host launches both with one argument list
+ * (ADMM_ARGS in src/qp/solver.c). */
+#define QP_ADMM_PARAMS                                                                      \
+    GLOBAL const int *meta, GLOBAL const int *list, const int nlist, GLOBAL int *state,     \
+        GLOBAL REAL *info, GLOBAL int *refac, GLOBAL const int *rp, GLOBAL const int *ci,   \
+        GLOBAL const REAL *mv, GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot,      \
+        GLOBAL REAL *vm, const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho, \
+        GLOBAL const int *rungok, const int nrungs, const int lad_ko, const int lad_ks,     \
+        const int iters, const int check, const int adapt, const int final_status,          \
+        const int scaled_term, const int dualgap, const REAL sigma, const REAL alpha,       \
+        const REAL eps_abs, const REAL eps_rel, const REAL eps_pinf, const REAL eps_dinf,   \
+        const REAL rho_tol
+
 /* MINB > 0 (-D, qp.minb): at least MINB work-groups per SM (CUDA caps the registers) */
 #if defined(MINB) && MINB > 0
 #define QP_ADMM_KERNEL KERNEL_MINB(WG, MINB)
 #else
 #define QP_ADMM_KERNEL KERNEL
 #endif
-QP_ADMM_KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                            GLOBAL int *state, GLOBAL REAL *info, GLOBAL int *refac,
-                            GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                            GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
-                            const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho,
-                            GLOBAL const int *rungok, const int nrungs, const int lad_ko,
-                            const int lad_ks, const int iters, const int check, const int adapt,
-                            const int final_status, const int scaled_term, const int dualgap,
-                            const REAL sigma, const REAL alpha, const REAL eps_abs, const REAL eps_rel,
-                            const REAL eps_pinf, const REAL eps_dinf, const REAL rho_tol)
+QP_ADMM_KERNEL void qp_admm(QP_ADMM_PARAMS)
 {
 #if VLOCAL
     LOCAL_ARRAY REAL lx[TB * NCAP];
@@ -1349,16 +1353,7 @@ QP_ADMM_KERNEL void qp_admm(GLOBAL const int *meta, GLOBAL const int *list, cons
 #define GZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
 #define GY(t, i) vm[V_Y * mtot + czo[t] + (i)]
 
-KERNEL void qp_check(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                    GLOBAL int *state, GLOBAL REAL *info, GLOBAL int *refac,
-                    GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                    GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
-                    const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho,
-                    GLOBAL const int *rungok, const int nrungs, const int lad_ko,
-                    const int lad_ks, const int iters, const int check, const int adapt,
-                    const int final_status, const int scaled_term, const int dualgap,
-                    const REAL sigma, const REAL alpha, const REAL eps_abs, const REAL eps_rel,
-                    const REAL eps_pinf, const REAL eps_dinf, const REAL rho_tol)
+KERNEL void qp_check(QP_ADMM_PARAMS)
 {
     LOCAL_ARRAY REAL part[4 * WG];
     LOCAL_ARRAY REAL res[TB * NRES];
