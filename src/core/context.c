@@ -175,14 +175,28 @@ gala_status gala_finish(gala_context *ctx)
     return ctx->ops->finish(ctx);
 }
 
+/* Backends with lanes have lanes 0 and 1 (device.h); the host backend has none and takes
+ * any number (its operations run in order). */
+static gala_status lane_check(gala_context *ctx, const char *fn, int lane)
+{
+    if (lane == 0 || lane == 1) return GALA_OK;
+    return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: the %s backend has no lane %d", fn,
+                      ctx->ops->name, lane);
+}
+
 gala_status gala_lane_select(gala_context *ctx, int lane)
 {
-    return ctx->ops->lane_select ? ctx->ops->lane_select(ctx, lane) : GALA_OK;
+    if (!ctx->ops->lane_select) return GALA_OK;
+    GALA_TRY(lane_check(ctx, "gala_lane_select", lane));
+    return ctx->ops->lane_select(ctx, lane);
 }
 
 gala_status gala_lane_wait(gala_context *ctx, int lane, int on)
 {
-    return ctx->ops->lane_wait && lane != on ? ctx->ops->lane_wait(ctx, lane, on) : GALA_OK;
+    if (!ctx->ops->lane_wait || lane == on) return GALA_OK;
+    GALA_TRY(lane_check(ctx, "gala_lane_wait", lane));
+    GALA_TRY(lane_check(ctx, "gala_lane_wait", on));
+    return ctx->ops->lane_wait(ctx, lane, on);
 }
 
 gala_status gala_lane_reserve(gala_context *ctx, int units)

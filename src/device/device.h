@@ -130,7 +130,8 @@ typedef struct gala_device_ops {
      *  lane_reserve(units): BLAS-3 calls on lane 0 leave that many compute units to lane 1
      *  (0: all units; a hint, ignored where the BLAS cannot limit itself). finish and
      *  mem_free wait for both lanes. NULL hooks: one lane (the host backend, where every
-     *  operation is synchronous); the core then treats the calls as done. */
+     *  operation is synchronous); the core then treats the calls as done. The core checks
+     *  the lane numbers (0 or 1) before calling the hooks. */
     gala_status (*lane_select)(struct gala_context *ctx, int lane);
     gala_status (*lane_wait)(struct gala_context *ctx, int lane, int on);
     gala_status (*lane_reserve)(struct gala_context *ctx, int units);

@@ -287,8 +287,6 @@ static gala_status cu_side(gala_context *ctx)
 static gala_status cu_lane_select(gala_context *ctx, int lane)
 {
     gala_cu_state *st = GALA_CU_ST(ctx);
-    if (lane != 0 && lane != 1)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "CUDA backend: no lane %d", lane);
     if (lane == 1) GALA_TRY(cu_side(ctx));
     st->lane = lane;
     st->stream = lane ? st->side : st->base;
@@ -300,9 +298,6 @@ static gala_status cu_lane_select(gala_context *ctx, int lane)
 static gala_status cu_lane_wait(gala_context *ctx, int lane, int on)
 {
     gala_cu_state *st = GALA_CU_ST(ctx);
-    if ((lane != 0 && lane != 1) || (on != 0 && on != 1))
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "CUDA backend: no lane %d",
-                          lane != 0 && lane != 1 ? lane : on);
     GALA_TRY(cu_side(ctx));
     CUstream w = lane ? st->side : st->base, o = on ? st->side : st->base;
     CU_CALL(ctx, "cuEventRecord", CU()->cuEventRecord(st->lane_ev, o));

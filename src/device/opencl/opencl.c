@@ -281,8 +281,6 @@ static gala_status ocl_side(gala_context *ctx)
 static gala_status ocl_lane_select(gala_context *ctx, int lane)
 {
     cl_state *st = ST(ctx);
-    if (lane != 0 && lane != 1)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "OpenCL backend: no lane %d", lane);
     if (lane == 1) GALA_TRY(ocl_side(ctx));
     st->queue = lane ? st->side : st->base;
     return GALA_OK;
@@ -293,9 +291,6 @@ static gala_status ocl_lane_select(gala_context *ctx, int lane)
 static gala_status ocl_lane_wait(gala_context *ctx, int lane, int on)
 {
     cl_state *st = ST(ctx);
-    if ((lane != 0 && lane != 1) || (on != 0 && on != 1))
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "OpenCL backend: no lane %d",
-                          lane != 0 && lane != 1 ? lane : on);
     GALA_TRY(ocl_side(ctx));
     cl_command_queue w = lane ? st->side : st->base, o = on ? st->side : st->base;
     cl_event ev;
