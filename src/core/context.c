@@ -145,6 +145,7 @@ gala_status gala_context_destroy(gala_context *ctx)
             gala_free(ctx->scratch[i]);
         }
     }
+    gala_pool_free(ctx->pool);
     if (ctx->stg_ptr) ctx->ops->host_free(ctx, ctx->stg_ptr, ctx->stg_handle);
     gala_programs_release(ctx);
     ctx->ops->close(ctx);

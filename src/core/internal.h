@@ -45,6 +45,9 @@ struct gala_context {
     /* scratch buffers reused by algorithms (see gala_scratch) */
     struct gala_buffer *scratch[4];
 
+    /* host worker threads of parallel loops (see gala_par), started at first use */
+    struct gala_pool *pool;
+
     /* page-locked host staging kept for reuse (see gala_staging_take) */
     void *stg_ptr, *stg_handle;
     size_t stg_bytes;
@@ -138,6 +141,17 @@ GALA_INTERNAL gala_status gala_scratch(struct gala_context *ctx, int slot, gala_
 GALA_INTERNAL void *gala_staging_take(struct gala_context *ctx, size_t bytes);
 /** Give back a block from gala_staging_take (NULL: nothing). */
 GALA_INTERNAL void gala_staging_give(struct gala_context *ctx, void *p);
+
+/** A range of items [begin, end) of a parallel loop, run by worker `tid` (0 = the caller). */
+typedef void (*gala_par_fn)(void *arg, long begin, long end, int tid);
+/** Run fn over [0, count) in chunks of `chunk` items handed out in order to up to nthreads
+ *  threads: the caller and the context's worker threads (src/core/pool.c: started at first
+ *  use, kept until the context is destroyed). The loop always completes: without workers
+ *  (none could be started, ctx NULL, nthreads <= 1) the caller runs all of it. */
+GALA_INTERNAL void gala_par(struct gala_context *ctx, int nthreads, long count, long chunk,
+                            gala_par_fn fn, void *arg);
+/** Stop and join a context's workers (gala_context_destroy). */
+GALA_INTERNAL void gala_pool_free(struct gala_pool *p);
 
 /* ---------------------------------------------------------------- fault injection */
 

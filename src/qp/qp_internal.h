@@ -170,13 +170,7 @@ GALA_INTERNAL void gala_qp_prof(struct gala_qp_solver *s, int phase);
 
 /* ---- host threads (qp_par.c) ---------------------------------------------------------- */
 
-/** A range of items [begin, end) of a parallel loop, run by thread `tid` (0 = the caller). */
-typedef void (*qp_par_fn)(void *arg, long begin, long end, int tid);
-
-/** Run fn over [0, count) in chunks of `chunk` items handed out in order to up to
- *  nthreads threads (the calling thread is one of them). Threads that cannot be started
- *  leave their share to the others; the call always completes the loop. */
-GALA_INTERNAL void gala_qp_par(int nthreads, long count, long chunk, qp_par_fn fn, void *arg);
+/* Parallel loops: gala_par(ctx, ...) (src/core/internal.h) on the context's workers. */
 
 /** Threads for host work of about `work` elements: settings.threads when > 0, else the
  *  online cores (at most 16), one per 32768 elements, at least one. */

@@ -329,7 +329,7 @@ gala_status gala_qp_write_real(gala_qp_solver *s, gala_buffer *b, size_t off, si
     float *tmp = gala_malloc(count * sizeof(float));
     if (!tmp) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     conv_job j = {src, tmp, 1};
-    gala_qp_par(count >= 65536 ? s->nthreads : 1, (long)count, 16384, conv_range, &j);
+    gala_par(s->ctx, count >= 65536 ? s->nthreads : 1, (long)count, 16384, conv_range, &j);
     gala_status st = gala_buffer_write(b, off, count, tmp);
     gala_free(tmp);
     return st;
@@ -345,7 +345,7 @@ static gala_status read_real(gala_qp_solver *s, const gala_buffer *b, size_t off
     if (!tmp) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     gala_status st = gala_buffer_read(b, off, count, tmp);
     conv_job j = {(const double *)(const void *)tmp, dst, 0};
-    if (st == GALA_OK) gala_qp_par(count >= 65536 ? s->nthreads : 1, (long)count, 16384, conv_range, &j);
+    if (st == GALA_OK) gala_par(s->ctx, count >= 65536 ? s->nthreads : 1, (long)count, 16384, conv_range, &j);
     if (!staged) gala_free(tmp);
     return st;
 }
@@ -864,7 +864,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
         scan_job sj = {pb, s, scan, r, rkind, s->set.linsys_solver == GALA_QP_LINSYS_AUTO ||
                                                   s->set.linsys_solver == GALA_QP_LINSYS_DENSE_SHARED};
         scan_one(&sj, r);
-        gala_qp_par(s->nthreads, count, 64, scan_range, &sj);
+        gala_par(s->ctx, s->nthreads, count, 64, scan_range, &sj);
         gala_free(rkind);
     } else {
         s->nthreads = 1;
@@ -951,7 +951,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     gala_free(tab.slot);
     if (hashed) {
         confirm_job cj = {s, pb, scan, bad};
-        gala_qp_par(s->nthreads, nv, 64, confirm_range, &cj);
+        gala_par(s->ctx, s->nthreads, nv, 64, confirm_range, &cj);
         for (int sl = 0; sl < nv; ++sl) {
             if (bad[sl]) s->ppat[sl] = pat_new(s, pb, s->qp_of[sl], 0, 0);
             if (bad[nv + sl]) s->apat[sl] = pat_new(s, pb, s->qp_of[sl], 1, 0);
@@ -1069,11 +1069,11 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     }
     pat_job pj = {s->pats, pb, ist, ist + nrp, ist + nrp + nci};
     memset(ist, 0, sizeof(int) * (nrp + nci + nmap)); /* the gaps of the upper bounds */
-    gala_qp_par(s->npats > 1 ? s->nthreads : 1, s->npats, 8, pat_range, &pj);
+    gala_par(s->ctx, s->npats > 1 ? s->nthreads : 1, s->npats, 8, pat_range, &pj);
     for (int t = 0; t < s->npats; ++t)
         if (s->pats[t].full < 0) st = NOMEM();
     copy_job cj = {s, pb, fst, fst ? fst + s->ntot : NULL, fst ? fst + s->ntot + s->mtot : NULL, raw};
-    if (st == GALA_OK) gala_qp_par(s->nthreads, nv, 32, copy_range, &cj);
+    if (st == GALA_OK) gala_par(s->ctx, s->nthreads, nv, 32, copy_range, &cj);
     gala_qp_prof(s, GALA_QP_PHASE_LAYOUT);
 
     /* ---- device buffers and uploads */
@@ -1387,7 +1387,7 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     if (st == GALA_OK) st = read_real(s, s->b_vm, QP_V_Y * mt_, mt_, (double *)j.ys);
     if (st == GALA_OK) st = read_real(s, s->b_vm, QP_V_L * mt_, 2 * mt_, (double *)j.ls);
     if (st == GALA_OK) st = read_real(s, s->b_vm, QP_V_E * mt_, mt_, (double *)j.E);
-    if (st == GALA_OK) gala_qp_par(s->nthreads, s->count, 4, polish_range, &j);
+    if (st == GALA_OK) gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
     gala_free(buf);
     return st;
 }
@@ -1444,7 +1444,7 @@ static gala_status collect(gala_qp_solver *s, const double *sync_t, const int *s
     }
     if (st == GALA_OK) {
         collect_job j = {s, stt, inf, ox, oy, sync_t, sync_it, nsync};
-        gala_qp_par(s->nthreads, s->count, 256, collect_range, &j);
+        gala_par(s->ctx, s->nthreads, s->count, 256, collect_range, &j);
     }
     gala_qp_prof(s, GALA_QP_PHASE_COLLECT);
     if (st == GALA_OK && s->set.polishing && nv) {
@@ -1713,7 +1713,7 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
             bo += (size_t)s->qm[k0 + kk];
         }
         vec_job j = {s, k0, q, l, u, off, off + nk, changed};
-        gala_qp_par(nk > 256 ? s->nthreads : 1, nk, 64, vec_range, &j);
+        gala_par(s->ctx, nk > 256 ? s->nthreads : 1, nk, 64, vec_range, &j);
     }
     int any_changed = 0;
     for (int kk = 0; st == GALA_OK && kk < nk; ++kk) any_changed |= changed[kk];
