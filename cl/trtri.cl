@@ -20,21 +20,22 @@
  * Kernels (each group is compiled only when its -D parameters are given, so a program key
  * carries only what its kernels need):
  *   NB, CPT, MPG, UNR,  diag_inv                     invert diagonal blocks of order <= NB,
- *   VEC                                              or whole matrices (fused path)
+ *   VEC, SPLIT                                       or whole matrices (fused path)
  *   TS, TK, WPT, UNR,   inv_lower_tri_multiply       T  = C2·A3   (one doubling round)
  *   MINB
  *                       neg_rect_lower_tri_multiply  B3 = −T·C1
  *   CWG                 trtri_check, trtri_info      per-matrix info before the blocked path
  *
- * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 VEC=1 TS=64 TK=16 WPT=4 CWG=256 MINB=3
+ * gala-defines: NB=32 CPT=1 MPG=4 UNR=1 VEC=1 SPLIT=1 TS=64 TK=16 WPT=4 CWG=256 MINB=3
  * -D parameters: NB (block order, a power of two <= 64), CPT (columns of X per work-item, 1
  * or 2; the host uses 2 only for NB <= 32), MPG (blocks per work-group), VEC (0 or 1: read
- * L's columns as RVEC vectors, when NB is a multiple of RVW), TS (output tile of
- * the products, a power of two), TK (depth of a product step, divides TS), WPT (outputs per
- * work-item per dimension, TS/WPT
- * work-items per dimension), CWG (work-group size of trtri_check, a power of two), UNR (1:
- * unroll the register loops fully, as GPUs need to keep x and acc in registers; 0: keep
- * them as loops, which CPU compilers such as PoCL's build many times faster), MINB (0: no
+ * L's columns as RVEC vectors, when NB is a multiple of RVW), SPLIT (0 or 1, CPT = 1: invert
+ * the two half blocks side by side, then the off-diagonal block by two products; step 3),
+ * TS (output tile of the products, a power of two), TK (depth of a product step, divides
+ * TS), WPT (outputs per work-item per dimension, TS/WPT work-items per dimension), CWG
+ * (work-group size of trtri_check, a power of two), UNR (1: unroll the register loops
+ * fully, as GPUs need to keep x and acc in registers; 0: keep them as loops, which CPU
+ * compilers such as PoCL's build many times faster), MINB (0: no
  * hint; else work-groups per SM the CUDA compiler must fit the products into).
  */
 
@@ -137,6 +138,17 @@ DEVFN gidx tr_at(gidx off, int ld, int upper, int r, int c)
 #define LDL (NB + 1)
 #endif
 #define SLOT (NB * LDL)
+#define TR_LCH (NB < 16 ? NB : 16) /* columns whose reads are in flight together (step 1) */
+#if UNR
+#define TR_PRAGMA_UNROLL _Pragma("unroll")
+#else
+#define TR_PRAGMA_UNROLL
+#endif
+#ifndef SPLIT
+#define SPLIT 0
+#endif
+#define SH (NB / 2) /* SPLIT: order of the two diagonal blocks */
+#define SQ (NB / 4) /* SPLIT: rows or columns of a product per lane */
 
 KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL int *ib,
                      const gidx flag_idx, const gidx meta_off, const gidx task_off, const int m0,
@@ -167,25 +179,32 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
     LOCAL REAL *L = ls + slot * SLOT;
     LOCAL REAL *r = rd + slot * NB;
 
-    /* 1. load (storage element (p, q) is logical (i, k)) and look for NaN / zero pivots */
+    /* 1. load (storage element (p, q) is logical (i, k)) and look for NaN / zero pivots.
+     * Work-item c reads its row p of every column, the indices clamped into the nb×nb
+     * block, so that every read is valid and none sits behind a branch: the reads of a chunk
+     * of TR_LCH columns are all in flight before the first is used (inside branches each
+     * waited for the one before). What lies outside the triangle becomes 0 afterwards; the
+     * other triangle is read but never used. */
     int code = TR_BIG;
-#if UNR
-#pragma unroll
-#endif
-    for (int q = 0; q < NB; ++q) {
-        for (int h = 0; h < CPT; ++h) {
-            const int p = c + h * TPM;
-            REAL v = 0;
-            if (p < nb && q < nb && (upper ? p <= q : p >= q)) {
-                if (p == q && unit) {
-                    v = 1;
-                } else {
-                    v = A[ao + p + (gidx)q * la];
-                    if (tr_bad(v)) code = tr_min(code, q + 1);
-                    else if (p == q && v == (REAL)0) code = tr_min(code, NB + 1 + q);
-                }
+    const int nl = nb > 0 ? nb - 1 : 0; /* an idle slot (nb = 0) reads A[0] */
+    for (int h = 0; h < CPT; ++h) {
+        const int p = c + h * TPM;
+        GLOBAL const REAL *Ap = A + ao + tr_min(p, nl);
+        const int sb = upper ? p * LDL : p, ss = upper ? 1 : LDL; /* ls index sb + q·ss */
+        TR_PRAGMA_UNROLL
+        for (int q0 = 0; q0 < NB; q0 += TR_LCH) {
+            REAL v[TR_LCH];
+            TR_PRAGMA_UNROLL
+            for (int e = 0; e < TR_LCH; ++e) v[e] = Ap[(gidx)tr_min(q0 + e, nl) * la];
+            TR_PRAGMA_UNROLL
+            for (int e = 0; e < TR_LCH; ++e) {
+                const int q = q0 + e, dg = p == q;
+                const int in = p < nb && q < nb && (upper ? p <= q : p >= q);
+                const int chk = in && !(dg && unit);
+                if (chk && tr_bad(v[e])) code = tr_min(code, q + 1);
+                else if (chk && dg && v[e] == (REAL)0) code = tr_min(code, NB + 1 + q);
+                L[sb + q * ss] = in ? (dg && unit ? (REAL)1 : v[e]) : (REAL)0;
             }
-            L[(upper ? p : q) * LDL + (upper ? q : p)] = v;
         }
     }
     red[lid] = code;
@@ -213,6 +232,168 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
         LOCAL_BARRIER();
     }
 
+/* x_i −= L(i, k)·a for i > k: column k of L read RVW at a time when TR_VEC (groups wholly
+ * at or above the diagonal skipped; k is a constant once unrolled) */
+#if CPT == 2
+#define TR_X1(i, l) x1[i] -= (l) * a1
+#else
+#define TR_X1(i, l)
+#endif
+#if TR_VEC
+#define TR_COLUMN_UPDATE(Lb, k, N)                                                          \
+    do {                                                                                    \
+        LOCAL const RVEC *Lk = (LOCAL const RVEC *)((Lb) + (k) * LDL);                      \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int g = 0; g < (N) / RVW; ++g) {                                               \
+            if (g * RVW + RVW - 1 > (k)) {                                                  \
+                const RVEC lv = Lk[g];                                                      \
+                TR_PRAGMA_UNROLL                                                            \
+                for (int e = 0; e < RVW; ++e) {                                             \
+                    const int i = g * RVW + e;                                              \
+                    if (i > (k)) {                                                          \
+                        const REAL l = rv_get(lv, e);                                       \
+                        x0[i] -= l * a0;                                                    \
+                        TR_X1(i, l);                                                        \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#else
+#define TR_COLUMN_UPDATE(Lb, k, N)                                                          \
+    do {                                                                                    \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int i = 1; i < (N); ++i) {                                                     \
+            if (i > (k)) {                                                                  \
+                const REAL l = (Lb)[(k) * LDL + i];                                         \
+                x0[i] -= l * a0;                                                            \
+                TR_X1(i, l);                                                                \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#endif
+/* v[0..N) from / to local memory at p, RVW at a time when TR_VEC (p 16-byte aligned) */
+#if TR_VEC
+#define TR_TW RVW
+#define TR_LOAD(v, p, N)                                                                    \
+    do {                                                                                    \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int g_ = 0; g_ < (N) / RVW; ++g_) {                                            \
+            const RVEC t_ = ((LOCAL const RVEC *)(p))[g_];                                  \
+            TR_PRAGMA_UNROLL                                                                \
+            for (int e_ = 0; e_ < RVW; ++e_) (v)[g_ * RVW + e_] = rv_get(t_, e_);           \
+        }                                                                                   \
+    } while (0)
+#define TR_STORE(p, v, N)                                                                   \
+    do {                                                                                    \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int g_ = 0; g_ < (N) / RVW; ++g_) {                                            \
+            RVEC t_;                                                                        \
+            TR_PRAGMA_UNROLL                                                                \
+            for (int e_ = 0; e_ < RVW; ++e_) rv_set(&t_, e_, (v)[g_ * RVW + e_]);           \
+            ((LOCAL RVEC *)(p))[g_] = t_;                                                   \
+        }                                                                                   \
+    } while (0)
+#else
+#define TR_TW 1
+#define TR_LOAD(v, p, N)                                                                    \
+    do {                                                                                    \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int i_ = 0; i_ < (N); ++i_) (v)[i_] = (p)[i_];                                 \
+    } while (0)
+#define TR_STORE(p, v, N)                                                                   \
+    do {                                                                                    \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int i_ = 0; i_ < (N); ++i_) (p)[i_] = (v)[i_];                                 \
+    } while (0)
+#endif
+#if SPLIT
+    /* 3. (SPLIT) L = [L11 0; L21 L22] with blocks of order SH = NB/2; X = L⁻¹ = [X11 0; X21 X22].
+     *
+     *     A: half g of the lanes inverts L_gg     B: T = L21·X11      C: X21 = −X22·T
+     *        (lane cc: column cc of X_gg)           (lane: row cc of T,  (lane: column cc of X21,
+     *      [ ■ .  ]   [ □ .  ]                       columns g·SQ..+SQ)   rows g·SQ..+SQ)
+     *      [ . ■  ]   [ . □  ]                     [ .  . ]             [ .  . ]
+     *                                              [ ■□ . ]             [ □■ ■ ]
+     *
+     * Every lane solves a triangle of order SH (instead of NB) and each product visits only
+     * the nonzero triangle of its triangular factor, with bounds that depend on the half g
+     * only: about half the multiply-adds of the one-column-per-lane solve of order NB and
+     * half the registers. In local memory X11 is kept twice, by columns (its final place)
+     * and by rows in the unused upper-right block (row k of X11 at column SH + k: B reads it
+     * as broadcast vectors); T goes over L21 once B is done, X21 over T once C is done. */
+    const int g = c / SH, cc = c - g * SH, o = g * SH;
+    REAL x0[SH];
+    TR_PRAGMA_UNROLL
+    for (int i = 0; i < SH; ++i) x0[i] = i == cc ? (REAL)1 : (REAL)0;
+    /* A: right-looking, no skipped steps (x_k is 0 for k < cc, so those steps change nothing;
+     * a failing matrix is not written) */
+    TR_PRAGMA_UNROLL
+    for (int k = 0; k < SH; ++k) {
+        const REAL a0 = x0[k] * r[o + k];
+        x0[k] = a0;
+        TR_COLUMN_UPDATE(L + o * LDL + o, k, SH);
+    }
+    LOCAL_BARRIER();
+    if (g == 0) {
+        TR_STORE(L + cc * LDL, x0, SH);
+        TR_PRAGMA_UNROLL
+        for (int i = 0; i < SH; ++i) L[(SH + i) * LDL + cc] = x0[i];
+    } else {
+        TR_STORE(L + (SH + cc) * LDL + SH, x0, SH);
+    }
+    LOCAL_BARRIER();
+    REAL acc[SQ];
+    TR_PRAGMA_UNROLL
+    for (int j = 0; j < SQ; ++j) acc[j] = 0;
+    /* B: T(cc, j) = Σ_{k ≥ j} L21(cc, k)·X11(k, j), j = g·SQ + jj */
+#define TR_PHASE_B(G)                                                                       \
+    TR_PRAGMA_UNROLL                                                                        \
+    for (int k = (G) * SQ; k < SH; ++k) {                                                   \
+        const REAL l = L[k * LDL + SH + cc];                                                \
+        REAL xr[SQ];                                                                        \
+        TR_LOAD(xr, L + (SH + k) * LDL + (G) * SQ, SQ);                                     \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int jj = 0; jj < SQ; ++jj)                                                     \
+            if ((G) * SQ + jj <= k) acc[jj] += l * xr[jj];                                  \
+    }
+    if (g == 0) {
+        TR_PHASE_B(0)
+    } else {
+        TR_PHASE_B(1)
+    }
+    LOCAL_BARRIER();
+    TR_PRAGMA_UNROLL
+    for (int jj = 0; jj < SQ; ++jj) {
+        L[(g * SQ + jj) * LDL + SH + cc] = acc[jj];
+        acc[jj] = 0;
+    }
+    LOCAL_BARRIER();
+    /* C: X21(i, cc) = −Σ_{k ≤ i} X22(i, k)·T(k, cc), i = g·SQ + ii; T's column cc is read
+     * RVW at a time (one vector per lane, conflict-free with LDL ≡ 4 words mod 32) */
+#define TR_PHASE_C(G)                                                                       \
+    TR_PRAGMA_UNROLL                                                                        \
+    for (int k0 = 0; k0 < (G) * SQ + SQ; k0 += TR_TW) {                                     \
+        REAL tv[TR_TW];                                                                     \
+        TR_LOAD(tv, L + cc * LDL + SH + k0, TR_TW);                                         \
+        TR_PRAGMA_UNROLL                                                                    \
+        for (int e = 0; e < TR_TW; ++e) {                                                   \
+            const int k = k0 + e;                                                           \
+            REAL xc[SQ];                                                                    \
+            TR_LOAD(xc, L + (SH + k) * LDL + SH + (G) * SQ, SQ);                            \
+            TR_PRAGMA_UNROLL                                                                \
+            for (int ii = 0; ii < SQ; ++ii)                                                 \
+                if ((G) * SQ + ii >= k) acc[ii] -= xc[ii] * tv[e];                          \
+        }                                                                                   \
+    }
+    if (g == 0) {
+        TR_PHASE_C(0)
+    } else {
+        TR_PHASE_C(1)
+    }
+    LOCAL_BARRIER();
+    TR_STORE(L + cc * LDL + SH + g * SQ, acc, SQ);
+#else
     /* 3. columns c (and c + TPM) of X in registers */
     REAL x0[NB];
 #if CPT == 2
@@ -231,51 +412,6 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
      * nothing (x is zero there) and are skipped. Every loop has a constant trip count, and
      * for NB > 32 the k loop is written twice (halves), so that each unrolled nest stays
      * under the size limits of LLVM-based compilers and x keeps constant register indices. */
-/* x_i −= L(i, k)·a for i > k: column k of L read RVW at a time when TR_VEC (groups wholly
- * at or above the diagonal skipped; k is a constant once unrolled) */
-#if UNR
-#define TR_PRAGMA_UNROLL _Pragma("unroll")
-#else
-#define TR_PRAGMA_UNROLL
-#endif
-#if CPT == 2
-#define TR_X1(i, l) x1[i] -= (l) * a1
-#else
-#define TR_X1(i, l)
-#endif
-#if TR_VEC
-#define TR_COLUMN_UPDATE(k)                                                                 \
-    do {                                                                                    \
-        LOCAL const RVEC *Lk = (LOCAL const RVEC *)(L + (k) * LDL);                         \
-        TR_PRAGMA_UNROLL                                                                    \
-        for (int g = 0; g < NB / RVW; ++g) {                                                \
-            if (g * RVW + RVW - 1 > (k)) {                                                  \
-                const RVEC lv = Lk[g];                                                      \
-                TR_PRAGMA_UNROLL                                                            \
-                for (int e = 0; e < RVW; ++e) {                                             \
-                    const int i = g * RVW + e;                                              \
-                    if (i > (k)) {                                                          \
-                        const REAL l = rv_get(lv, e);                                       \
-                        x0[i] -= l * a0;                                                    \
-                        TR_X1(i, l);                                                        \
-                    }                                                                       \
-                }                                                                           \
-            }                                                                               \
-        }                                                                                   \
-    } while (0)
-#else
-#define TR_COLUMN_UPDATE(k)                                                                 \
-    do {                                                                                    \
-        TR_PRAGMA_UNROLL                                                                    \
-        for (int i = 1; i < NB; ++i) {                                                      \
-            if (i > (k)) {                                                                  \
-                const REAL l = L[(k) * LDL + i];                                            \
-                x0[i] -= l * a0;                                                            \
-                TR_X1(i, l);                                                                \
-            }                                                                               \
-        }                                                                                   \
-    } while (0)
-#endif
 #if NB > 32
 #define TR_KH (NB / 2)
 #else
@@ -293,7 +429,7 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
             const REAL a1 = x1[k] * rk;
             x1[k] = a1;
 #endif
-            TR_COLUMN_UPDATE(k);
+            TR_COLUMN_UPDATE(L, k, NB);
         }
     }
 #if NB > 32
@@ -309,7 +445,7 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
             const REAL a1 = x1[k] * rk;
             x1[k] = a1;
 #endif
-            TR_COLUMN_UPDATE(k);
+            TR_COLUMN_UPDATE(L, k, NB);
         }
     }
 #endif
@@ -348,14 +484,17 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 #endif
     }
 #endif
+#endif /* SPLIT */
     LOCAL_BARRIER();
     if (!skip) {
-        for (int q = 0; q < nb; ++q) {
-            for (int h = 0; h < CPT; ++h) {
-                const int p = c + h * TPM;
-                if (p < nb && (upper ? p <= q : p >= q) && !(unit && p == q))
-                    B[bo + p + (gidx)q * lb] = L[(upper ? p : q) * LDL + (upper ? q : p)];
-            }
+        for (int h = 0; h < CPT; ++h) {
+            const int p = c + h * TPM;
+            GLOBAL REAL *Bp = B + bo + p;
+            const int sb = upper ? p * LDL : p, ss = upper ? 1 : LDL;
+            TR_PRAGMA_UNROLL
+            for (int q = 0; q < NB; ++q)
+                if (q < nb && p < nb && (upper ? p <= q : p >= q) && !(unit && p == q))
+                    Bp[(gidx)q * lb] = L[sb + q * ss];
         }
     }
 }

@@ -554,19 +554,22 @@ END_TEST
  * that every target also runs the kernel variants other devices use: unrolled register
  * loops, two columns per work-item, small blocks and tiles (several rounds, several tiles
  * per block pair), large tiles that shrink in the first round, no fused path (the blocked
- * path for n <= 64 and its info). */
+ * path for n <= 64 and its info), the split diag_inv (NB = 16 with scalar local reads, and
+ * the default orders) and the one-column-per-lane solve. */
 START_TEST(trtri_tuning_variants)
 {
     tu_rng r = tu_rng_for(__func__, _i);
     static const char *tunes[] = {
-        ("trtri.unroll=1,trtri.nb=16,trtri.fused_max=16,trtri.cpt=2,trtri.ts=16,trtri.wpt=2,"
-         "trtri.tk=8,trtri.wg=64,trtri.check_wg=64"),
-        "trtri.cpt=2,trtri.ts=128,trtri.wpt=8,trtri.tk=16",
-        "trtri.fused_max=0,trtri.nb=32,trtri.ts=16,trtri.wpt=1,trtri.tk=4,trtri.cpt=1",
+        ("trtri.unroll=1,trtri.nb=16,trtri.fused_max=16,trtri.cpt=2,trtri.split=0,trtri.ts=16,"
+         "trtri.wpt=2,trtri.tk=8,trtri.wg=64,trtri.check_wg=64"),
+        "trtri.cpt=2,trtri.split=0,trtri.ts=128,trtri.wpt=8,trtri.tk=16",
+        "trtri.fused_max=0,trtri.nb=32,trtri.ts=16,trtri.wpt=1,trtri.tk=4,trtri.cpt=1,trtri.split=1",
+        "trtri.split=1,trtri.nb=16,trtri.fused_max=16,trtri.vec=0,trtri.wg=32",
+        "trtri.split=1",
     };
     static const int sizes[] = {16, 13, 7, 50, 64, 40, 150};
     char *saved = getenv("GALA_TUNE") ? strdup(getenv("GALA_TUNE")) : NULL;
-    for (int t = 0; t < 3; ++t) {
+    for (int t = 0; t < (int)(sizeof tunes / sizeof tunes[0]); ++t) {
         setenv("GALA_TUNE", tunes[t], 1);
         for (int k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); ++k)
             uniform_case(&r, _i, k & 1, sizes[k], k & 1 ? 3 : 1, (k + t) & 1, k == 2, (k >> 1) & 1, k & 1);

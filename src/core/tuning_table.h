@@ -202,7 +202,7 @@
 {"lagemm.sv", 0, NULL, NULL, 0, 1},
 {"lagemm.sv", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 0},
 /* trtri.cl (docs/trtri.md): fused path up to fused_max, diagonal blocks of order nb, columns
- * per work-item cpt (NB >= 32), diag_inv work-group size wg, product tiles ts/tk/wpt,
+ * per work-item cpt (NB >= 32, without split), diag_inv work-group size wg, product tiles ts/tk/wpt,
  * check work-group check_wg, unroll (0 keeps the register loops rolled: PoCL builds the
  * kernels several times faster and a CPU does not need them in registers). */
 {"trtri.fused_max", 0, NULL, NULL, 0, 64},
@@ -215,6 +215,14 @@
  * I1 against 0, same call: batched n = 32..512 within ±2 %. */
 {"trtri.vec", 0, NULL, NULL, 0, 1},
 {"trtri.wg", 0, NULL, NULL, 0, 128},
+/* trtri.split (-D SPLIT of diag_inv, order >= 16): two half blocks inverted side by side,
+ * then T = L21·X11 and X21 = -X22·T over the nonzero triangles. H200, 2026-11-22, run L4,
+ * torch in the call, batched n = 32 / 64 (b = 50000 / 20000), both with the clamped loads:
+ * CUDA float 0.224 / 0.469 -> 0.186 / 0.334 ms, double 0.321 / 0.734 -> 0.280 / 0.572;
+ * OpenCL float 0.270 / 0.566 -> 0.232 / 0.383, double 0.356 / 1.127 -> 0.318 / 0.629.
+ * PoCL (development CPU, float n = 32..512): 1.2-1.5x slower, so 0 there. */
+{"trtri.split", 0, NULL, NULL, 0, 1},
+{"trtri.split", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
 /* Product tiles: 64×64, 4×4 per work-item. NVIDIA's OpenCL in float had 128×128 with 8×8
  * (the register-heavy choice potrf's update dropped too): H200, 2026-11-22, run H7,
  * batched float n = 256 / 512 (b = 1000 / 200) 1.278 / 1.509 ms with it, 1.137 / 1.269

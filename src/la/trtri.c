@@ -40,6 +40,7 @@ typedef struct tr_params {
     int cwg;       /* work-group size of trtri_check */
     int unroll;    /* UNR: unroll the register loops (GPUs) or not (CPU compilers) */
     int vec;       /* VEC: diag_inv reads L's columns as 16-byte vectors */
+    int split;     /* SPLIT: diag_inv of order >= 16 as two half blocks and two products */
 } tr_params;
 
 /* One call: arguments after validation. Uniform batches use n..b_stride; variable batches
@@ -88,6 +89,7 @@ static void tr_get_params(const gala_context *ctx, gala_dtype dt, tr_params *p)
     v = gala_tune(ctx, "trtri.cpt", dt, 1);
     p->cpt = v == 2 ? 2 : 1;
     p->vec = gala_tune(ctx, "trtri.vec", dt, 1) != 0;
+    p->split = gala_tune(ctx, "trtri.split", dt, 1) != 0;
     v = gala_tune(ctx, "trtri.wg", dt, 128);
     p->wg = v >= 1 && v <= maxwg ? (int)v : 128;
     /* the diagonal blocks must fit one work-group's local memory */
@@ -121,7 +123,8 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
     const long maxwg = c->ctx->info.max_work_group_size ? (long)c->ctx->info.max_work_group_size : 1024;
     /* two columns per work-item only up to NB = 32: with NB = 64 the unrolled solve would be
      * twice as long, more than LLVM-based compilers unroll (x would leave the registers) */
-    const int cpt = nb >= 16 && nb <= 32 ? p->cpt : 1, tpm = nb / cpt;
+    const int split = p->split && nb >= 16;
+    const int cpt = nb >= 16 && nb <= 32 && !split ? p->cpt : 1, tpm = nb / cpt;
     int mpg = p->wg / tpm > 1 ? p->wg / tpm : 1;
     while (mpg > 1 && (di_local_bytes(nb, cpt, mpg, es, p->vec) > lmem || (long)mpg * tpm > maxwg)) --mpg;
     if (di_local_bytes(nb, cpt, mpg, es, p->vec) > lmem || tpm > maxwg)
@@ -135,6 +138,7 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
     gala_key_def(&key, "MPG", mpg);
     gala_key_def(&key, "UNR", p->unroll);
     gala_key_def(&key, "VEC", p->vec);
+    gala_key_def(&key, "SPLIT", split);
     GALA_TRY(gala_kernel_get(c->ctx, &key, "diag_inv", &k));
     const size_t groups = ((size_t)ntask + (size_t)mpg - 1) / (size_t)mpg;
     gala_dims d = gala_dims_1d(groups * (size_t)mpg * (size_t)tpm, (size_t)mpg * (size_t)tpm);
