@@ -18,6 +18,11 @@
  * with 1 (4: 308k / 253k); OpenCL double 368k → 395k, float 346k → 332k (the same default
  * gave 387k an hour earlier: within its spread); tb 8 and 32 were slower. */
 {"qp.rb", 0, NULL, NULL, 0, 1},
+/* NVIDIA's OpenCL: 2. H200, 2026-11-22, runs L7 / L8 (three rounds each, same call), double
+ * integrator b = 10000: iterate 1.27 -> 1.17 us/QP in float, 0.95 -> 0.84 in double (float
+ * 479-509k -> 514-538k QPs/s, double 553-595k -> 602-648k); CUDA in L8: float 0.95 -> 1.65
+ * us/QP with 2, double 0.97 -> 0.99, so CUDA keeps 1. */
+{"qp.rb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 2},
 {"qp.local_bytes", 0, NULL, NULL, 0, 40960},
 /* qp.qb: QPs per work-item of a shared tile's K⁻¹ and sparse products (-D QB); qp.minb:
  * __launch_bounds__ minimum groups per SM for qp_admm on CUDA (0: none). H200, 2026-11-22,
