@@ -58,12 +58,13 @@
  * folds its minimum into the matrix's tmp slot by an atomic minimum.
  * potrf_scan_finish: one work-item per matrix turns its slot into info.
  *
- * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4
+ * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4 HALF=1
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
  *                VEC (0 or 1: read the column in local memory as RVEC vectors, where N
- *                is a multiple of RVW), SPLITK (1: the modes SPLIT and
+ *                is a multiple of RVW), HALF (0 or 1, N = 64: the first 32 rows stop their
+ *                update at column 31), SPLITK (1: the modes SPLIT and
  *                COPY exist; the host compiles them only for chunked launches), MINB
  *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none).
  */
@@ -80,6 +81,10 @@
 
 #define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
 #define PF_VEC (VEC && N % RVW == 0) /* vector reads need whole RVEC groups in a row */
+#ifndef HALF
+#define HALF 0
+#endif
+#define PF_HALF (HALF && N == 64) /* see the update in potrf_panel */
 #define BIGCOL 0x7fffffff
 
 DEVFN int gala_finite(REAL x) { return fabs(x) < REAL_INF; }
@@ -220,35 +225,55 @@ PF_PANEL_KERNEL void potrf_panel(const int n, const int j0, const int wlim, cons
              * column is not written */
             const REAL isd = rsqrt(d);
             const REAL sd = d * isd;
+            /* PF_HALF (N = 64, warps of 32): the rows of the first half (one warp) have no
+             * entries right of column N/2 − 1, so their update stops there (a warp-uniform
+             * branch between two unrolled copies): a third fewer multiply-adds per matrix */
+#if PF_HALF
+#define PF_UPDATE_ROWS(BODY)                                                                \
+    if (row < N / 2) {                                                                      \
+        BODY(N / 2)                                                                         \
+    } else {                                                                                \
+        BODY(N)                                                                             \
+    }
+#else
+#define PF_UPDATE_ROWS(BODY) BODY(N)
+#endif
 #if SEL
             if (row >= j) {
                 /* row == j: the diagonal becomes sqrt(d); row > j: l = r[j] / sqrt(d), and
-                 * r[k] -= l·c[k] / sqrt(d) for k > j */
+                 * r[k] -= l·c[k] / sqrt(d) for k > j (k < KN) */
                 const REAL l = row == j ? sd : rj * isd;
                 const REAL li = row == j ? (REAL)0 : l * isd;
 #if PF_VEC
                 /* c[] read RVW at a time (c is RVEC-aligned: slot·N and WG are multiples
                  * of RVW); groups wholly at or left of j are skipped (j is uniform) */
-                LOCAL const RVEC *cv = (LOCAL const RVEC *)c;
-                UNROLL_LOOP
-                for (int q = 0; q < N / RVW; ++q) {
-                    if (q * RVW + RVW - 1 >= j) {
-                        const RVEC v = cv[q];
-                        UNROLL_LOOP
-                        for (int e = 0; e < RVW; ++e) {
-                            const int k = q * RVW + e;
-                            if (k == j) r[k] = l;
-                            else if (k > j) r[k] -= li * rv_get(v, e);
-                        }
-                    }
-                }
+#define PF_SEL_BODY(KN)                                                                     \
+    {                                                                                       \
+        LOCAL const RVEC *cv = (LOCAL const RVEC *)c;                                       \
+        UNROLL_LOOP                                                                         \
+        for (int q = 0; q < (KN) / RVW; ++q) {                                              \
+            if (q * RVW + RVW - 1 >= j) {                                                   \
+                const RVEC v = cv[q];                                                       \
+                UNROLL_LOOP                                                                 \
+                for (int e = 0; e < RVW; ++e) {                                             \
+                    const int k = q * RVW + e;                                              \
+                    if (k == j) r[k] = l;                                                   \
+                    else if (k > j) r[k] -= li * rv_get(v, e);                              \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    }
 #else
-                UNROLL_LOOP
-                for (int k = 0; k < N; ++k) {
-                    if (k == j) r[k] = l;
-                    else if (k > j) r[k] -= li * c[k];
-                }
+#define PF_SEL_BODY(KN)                                                                     \
+    {                                                                                       \
+        UNROLL_LOOP                                                                         \
+        for (int k = 0; k < (KN); ++k) {                                                    \
+            if (k == j) r[k] = l;                                                           \
+            else if (k > j) r[k] -= li * c[k];                                              \
+        }                                                                                   \
+    }
 #endif
+                PF_UPDATE_ROWS(PF_SEL_BODY)
             }
 #else
             if (row == j) {
@@ -258,21 +283,28 @@ PF_PANEL_KERNEL void potrf_panel(const int n, const int j0, const int wlim, cons
                 const REAL li = l * isd;
                 r[j] = l;
 #if PF_VEC
-                LOCAL const RVEC *cv = (LOCAL const RVEC *)c;
-                UNROLL_LOOP
-                for (int q = 0; q < N / RVW; ++q) {
-                    if (q * RVW + RVW - 1 > j) {
-                        const RVEC v = cv[q];
-                        UNROLL_LOOP
-                        for (int e = 0; e < RVW; ++e)
-                            if (q * RVW + e > j) r[q * RVW + e] -= li * rv_get(v, e);
-                    }
-                }
+#define PF_PLAIN_BODY(KN)                                                                   \
+    {                                                                                       \
+        LOCAL const RVEC *cv = (LOCAL const RVEC *)c;                                       \
+        UNROLL_LOOP                                                                         \
+        for (int q = 0; q < (KN) / RVW; ++q) {                                              \
+            if (q * RVW + RVW - 1 > j) {                                                    \
+                const RVEC v = cv[q];                                                       \
+                UNROLL_LOOP                                                                 \
+                for (int e = 0; e < RVW; ++e)                                               \
+                    if (q * RVW + e > j) r[q * RVW + e] -= li * rv_get(v, e);               \
+            }                                                                               \
+        }                                                                                   \
+    }
 #else
-                UNROLL_LOOP
-                for (int k = 1; k < N; ++k)
-                    if (k > j) r[k] -= li * c[k];
+#define PF_PLAIN_BODY(KN)                                                                   \
+    {                                                                                       \
+        UNROLL_LOOP                                                                         \
+        for (int k = 1; k < (KN); ++k)                                                      \
+            if (k > j) r[k] -= li * c[k];                                                   \
+    }
 #endif
+                PF_UPDATE_ROWS(PF_PLAIN_BODY)
             }
 #endif
         }

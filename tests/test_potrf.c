@@ -157,8 +157,8 @@ START_TEST(potrf_blas3_paths)
     const int skip_b3 = tu_target_get(_i)->backend != GALA_BACKEND_HOST &&
                         tu_target_get(_i)->dtype == GALA_DOUBLE;
     static const char *tunes[] = {
-        "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1",
-        "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0",
+        "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1,potrf.half=1",
+        "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0,potrf.half=1",
         "potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.inner=1",
         "potrf.blas3_min=100,potrf.blas3_nb=192,potrf.trsm=1,potrf.inner=2,potrf.blas3_pnb=32",
         /* lookahead: column k on the second queue while the first updates column k + 1 */

@@ -86,6 +86,8 @@ static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, in
                                   N <= gala_tune(ctx, "potrf.select_max", dt, 64));
     gala_key_def(&key, "VEC", gala_tune(ctx, "potrf.vec", dt, 1) != 0);
     gala_key_def(&key, "SPLITK", splitk);
+    /* rows of 64 only: the first 32 rows (one warp) stop their update at column 31 */
+    if (N == 64 && gala_tune(ctx, "potrf.half", dt, 0) != 0) gala_key_def(&key, "HALF", 1);
     /* register rows of 64 set the kernel's register count: an occupancy hint there */
     const int minb = N == 64 ? (int)gala_tune(ctx, "potrf.minb", dt, 0) : 0;
     if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
