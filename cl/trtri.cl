@@ -501,6 +501,27 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
 #endif /* NB */
 
 #ifdef TS
+/* acc[wi][wj] += As(R + wi·TT, kk)·Bs(kk, C + wj·TT) over the TK columns of the operand tiles in
+ * local memory (one step of both product kernels: rows R, columns C of the work-item) */
+#if UNR
+#define TR_KK_UNROLL _Pragma("unroll")
+#else
+#define TR_KK_UNROLL
+#endif
+#define TR_TILE_STEP(R, C)                                                                  \
+    do {                                                                                    \
+        TR_KK_UNROLL                                                                        \
+        for (int kk = 0; kk < TK; ++kk) {                                                   \
+            REAL a[WPT], b[WPT];                                                            \
+            _Pragma("unroll") for (int w = 0; w < WPT; ++w) {                               \
+                a[w] = As[kk * LDT + (R) + w * TT];                                         \
+                b[w] = Bs[kk * LDT + (C) + w * TT];                                         \
+            }                                                                               \
+            _Pragma("unroll") for (int wi = 0; wi < WPT; ++wi)                              \
+                _Pragma("unroll") for (int wj = 0; wj < WPT; ++wj)                          \
+                    acc[wi][wj] += a[wi] * b[wj];                                           \
+        }                                                                                   \
+    } while (0)
 /*
  * One doubling round for every block pair of every matrix. With the diagonal blocks of order
  * s already inverted (C1, C2 in B), the pair starting at `start` gets its off-diagonal block:
@@ -592,21 +613,7 @@ TR_PRODUCT void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL c
         tr_load(As, 1, LDT, B, c2, M.ldb, upper, TS, TK, I * TS, k0, s2, s2, 1, unit, lid);
         tr_load(Bs, LDT, 1, A, a3, M.lda, upper, TK, TS, k0, J * TS, s2, s, 0, 0, lid);
         LOCAL_BARRIER();
-#if UNR
-#pragma unroll
-#endif
-        for (int kk = 0; kk < TK; ++kk) {
-            REAL a[WPT], b[WPT];
-#pragma unroll
-            for (int w = 0; w < WPT; ++w) {
-                a[w] = As[kk * LDT + tx + w * TT];
-                b[w] = Bs[kk * LDT + ty + w * TT];
-            }
-#pragma unroll
-            for (int wi = 0; wi < WPT; ++wi)
-#pragma unroll
-                for (int wj = 0; wj < WPT; ++wj) acc[wi][wj] += a[wi] * b[wj];
-        }
+        TR_TILE_STEP(tx, ty);
         LOCAL_BARRIER();
     }
     GLOBAL REAL *Tt = T + t * (gidx)ldt * s;
@@ -655,21 +662,7 @@ TR_PRODUCT void neg_rect_lower_tri_multiply(const int upper, const int unit, GLO
         tr_load(As, 1, LDT, T, to, ldt, 0, TS, TK, I * TS, k0, s2, s, 0, 0, lid);
         tr_load(Bs, LDT, 1, B, c1, M.ldb, upper, TK, TS, k0, J * TS, s, s, 1, unit, lid);
         LOCAL_BARRIER();
-#if UNR
-#pragma unroll
-#endif
-        for (int kk = 0; kk < TK; ++kk) {
-            REAL a[WPT], b[WPT];
-#pragma unroll
-            for (int w = 0; w < WPT; ++w) {
-                a[w] = As[kk * LDT + ri + w * TT];
-                b[w] = Bs[kk * LDT + ci + w * TT];
-            }
-#pragma unroll
-            for (int wi = 0; wi < WPT; ++wi)
-#pragma unroll
-                for (int wj = 0; wj < WPT; ++wj) acc[wi][wj] += a[wi] * b[wj];
-        }
+        TR_TILE_STEP(ri, ci);
         LOCAL_BARRIER();
     }
 #pragma unroll
