@@ -450,39 +450,12 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
     }
 #endif
 
-    /* 4. X(i, c) to ls[c·LDL + i], then out in storage order */
+    /* 4. X(i, c) to ls[c·LDL + i] (with TR_VEC one 16-byte store per RVW values: the 8
+     * work-items of a quarter warp hit distinct banks), then out in storage order */
     LOCAL_BARRIER();
-#if UNR
-#pragma unroll
-#endif
-#if TR_VEC
-    for (int g = 0; g < NB / RVW; ++g) {
-        /* one 16-byte store per group: the 8 work-items of a quarter warp hit distinct banks */
-        RVEC v0;
+    TR_STORE(L + c * LDL, x0, NB);
 #if CPT == 2
-        RVEC v1;
-#endif
-#if UNR
-#pragma unroll
-#endif
-        for (int e = 0; e < RVW; ++e) {
-            rv_set(&v0, e, x0[g * RVW + e]);
-#if CPT == 2
-            rv_set(&v1, e, x1[g * RVW + e]);
-#endif
-        }
-        ((LOCAL RVEC *)(L + c * LDL))[g] = v0;
-#if CPT == 2
-        ((LOCAL RVEC *)(L + (c + TPM) * LDL))[g] = v1;
-#endif
-    }
-#else
-    for (int i = 0; i < NB; ++i) {
-        L[c * LDL + i] = x0[i];
-#if CPT == 2
-        L[(c + TPM) * LDL + i] = x1[i];
-#endif
-    }
+    TR_STORE(L + (c + TPM) * LDL, x1, NB);
 #endif
 #endif /* SPLIT */
     LOCAL_BARRIER();
