@@ -906,9 +906,13 @@ END_TEST
  * block after its holder is gone must give bitwise the same results, with all QPs valid
  * (x, y read straight into the block in double) and with an invalid one (they are not),
  * before and after update_vectors (q uploaded from the staged host copy). */
-static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b, const gala_qp_problem *pb,
-                         int count, const char *what)
+/* Solve a and b, then assert the same status and iterations, and bitwise the same solution,
+ * for every QP. */
+static void solve_both_same(gala_context *ctx, int target, gala_qp_solver *a, gala_qp_solver *b,
+                            const gala_qp_problem *pb, int count, const char *what)
 {
+    TU_OK(ctx, gala_qp_solve(a));
+    TU_OK(ctx, gala_qp_solve(b));
     for (int k = 0; k < count; ++k) {
         gala_qp_info ia, ib;
         const double *xa, *ya, *xb, *yb;
@@ -943,17 +947,13 @@ START_TEST(staging_paths)
         gala_qp_solver *holder, *lent, *off, *reuse;
         TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &holder));
         TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &lent));
-        TU_OK(ctx, gala_qp_solve(holder));
-        TU_OK(ctx, gala_qp_solve(lent));
-        same_results(_i, holder, lent, pb, count, "holder / lent");
+        solve_both_same(ctx, _i, holder, lent, pb, count, "holder / lent");
         /* a new q for QP 1 in both, re-solved */
         double *q = malloc(sizeof(double) * (size_t)pb[1].n);
         for (int j = 0; j < pb[1].n; ++j) q[j] = pb[1].q[j] + 0.25 * (j % 3);
         TU_OK(ctx, gala_qp_update_vectors(holder, 1, q, NULL, NULL));
         TU_OK(ctx, gala_qp_update_vectors(lent, 1, q, NULL, NULL));
-        TU_OK(ctx, gala_qp_solve(holder));
-        TU_OK(ctx, gala_qp_solve(lent));
-        same_results(_i, holder, lent, pb, count, "after update_vectors");
+        solve_both_same(ctx, _i, holder, lent, pb, count, "after update_vectors");
         free(q);
         gala_qp_destroy(holder);
         gala_qp_destroy(lent);
@@ -962,9 +962,7 @@ START_TEST(staging_paths)
         TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &off));
         if (keep) setenv("GALA_TUNE", keep, 1);
         else unsetenv("GALA_TUNE");
-        TU_OK(ctx, gala_qp_solve(reuse));
-        TU_OK(ctx, gala_qp_solve(off));
-        same_results(_i, reuse, off, pb, count, "reused block / staging off");
+        solve_both_same(ctx, _i, reuse, off, pb, count, "reused block / staging off");
         gala_qp_destroy(reuse);
         gala_qp_destroy(off);
     }
