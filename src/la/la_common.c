@@ -160,12 +160,12 @@ gala_status la_info_end(gala_context *ctx, const char *fn, const la_info *li, in
                         const int *nvb, gala_status numerical, const char *what_pre,
                         const char *what_post)
 {
+    /* zero the caller's info while the device still works (the common case: nothing
+     * failed): for a batch of 100000 that is 400 KB of host writes off the wait */
+    if (info) memset(info, 0, (size_t)batch * sizeof *info);
     int flag = 0;
     GALA_TRY(gala_buffer_read(li->flag, li->fo, 1, &flag));
-    if (flag != li->epoch) {
-        if (info) memset(info, 0, (size_t)batch * sizeof *info);
-        return GALA_OK;
-    }
+    if (flag != li->epoch) return GALA_OK;
     int *v = info ? info : gala_malloc((size_t)batch * sizeof *v);
     if (!v) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory for info", fn);
     gala_status st = gala_buffer_read(li->info, li->io, (size_t)batch, v);
