@@ -208,11 +208,25 @@ static inline gala_buffer *la_upload(gala_context *ctx, gala_dtype dt, const la_
     return tu_upload(ctx, dt, L->v, L->len);
 }
 
-/* Run a block with GALA_TUNE set (tests of code paths chosen by size thresholds). */
+/* Run a block with GALA_TUNE set (tests of code paths chosen by size thresholds). The
+ * run's own GALA_TUNE (e.g. a kernel variant under test on a GPU) stays in force for the keys
+ * v does not set: v comes first, and the first value of a key wins. NULL: back to the run's. */
 static inline void la_tune(const char *v)
 {
-    if (v) setenv("GALA_TUNE", v, 1);
-    else unsetenv("GALA_TUNE");
+    static int have_base;
+    static char base[512];
+    if (!have_base) {
+        const char *e = getenv("GALA_TUNE");
+        snprintf(base, sizeof base, "%s", e ? e : "");
+        have_base = 1;
+    }
+    if (!v && !base[0]) {
+        unsetenv("GALA_TUNE");
+        return;
+    }
+    char all[1024];
+    snprintf(all, sizeof all, "%s%s%s", v ? v : "", v && base[0] ? "," : "", base);
+    setenv("GALA_TUNE", all, 1);
 }
 
 #endif
