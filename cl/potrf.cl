@@ -382,3 +382,171 @@ KERNEL void potrf_scan_finish(const int count, GLOBAL const int *desc, const gid
     info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
     if (best != BIGCOL) flag[fo] = epoch;
 }
+
+#if defined(LANE) && LANE
+/*
+ * potrf_lane: fused launches of order n <= N (potrf.lane) with one work-item per matrix.
+ * The row-per-work-item potrf_panel spends N lanes and a barrier per column on each matrix;
+ * at N = 8 that overhead, not memory, sets its speed. Here a work-group of WG work-items
+ * owns WG consecutive matrices of the launch:
+ *
+ *   1. load   the group's WG·N·N stored elements, WG at a time: in step k, work-item t reads
+ *             element r = t mod N of stored column c = kc + tc of matrix m = km + tm (km, kc
+ *             from k; tm, tc from t), so a warp reads whole columns of consecutive matrices
+ *             (contiguous for a packed batch), into local memory (L(i, j) of matrix m at
+ *             m·LN_SP + i + j·(N+1): consecutive lanes hit distinct banks for either
+ *             triangle). Elements outside an order n < N are the identity: L of diag(A, I)
+ *             is diag(L_A, I), so the factorization has no order test.
+ *
+ *        global, stored lower (column-major)        local, matrix m (leading dim. N+1)
+ *        m=0        m=1                             m=0: a00 a10 a20 . | . a11 a21 . | ...
+ *        [a00 .  .  ][b00 .  .  ] ...               m=1: b00 b10 b20 . | ...
+ *        [a10 a11 .  ][b10 b11 .  ]                 (the stride LN_SP is odd)
+ *        [a20 a21 a22][b20 b21 b22]
+ *
+ *   2. factor work-item t copies L of matrix t into registers (N(N+1)/2 values, every index
+ *             a constant once the loops are unrolled), factors it right-looking with no
+ *             barrier, records its event as potrf_panel does, and puts the columns before
+ *             its first event back (the others keep the loaded values)
+ *   3. store  the loads' mapping again: the referenced triangle of every matrix is written.
+ *
+ * The steps of 1 and 3 run CH at a time (-D CH, a divisor of N·N): CH reads in flight per
+ * work-item, with registers for their addresses. Arguments are potrf_panel's (the host
+ * launches either the same way); only its fused mode exists here (j0 = 0, mode 1, info
+ * written for every matrix). Local memory: WG·(LN_SP·sizeof(REAL) + 16) bytes.
+ */
+#ifndef CH
+#define CH 16
+#endif
+#define LN_NN (N * N)
+#define LN_LD (N + 1)                /* leading dimension in local memory */
+#define LN_SP (N * LN_LD + 1)        /* stride between matrices in local memory (odd) */
+#define LN_CPI (WG / N)              /* stored columns one step covers */
+#define LN_P(i, j) ((j) * N - (j) * ((j) - 1) / 2 + (i) - (j)) /* packed L(i, j), i >= j */
+#if LN_NN % CH != 0
+#error "potrf_lane: CH must divide N*N"
+#endif
+
+KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int count,
+                       const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
+                       const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
+                       const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
+                       const gidx fo, const int epoch, const int mode, GLOBAL REAL *W,
+                       const gidx wo)
+{
+    LOCAL_ARRAY REAL sm[WG * LN_SP];
+    LOCAL_ARRAY gidx mbase[WG];
+    LOCAL_ARRAY int mord[WG], mld[WG];
+    const int t = (int)LID(0);
+    const gidx g0 = GRP(0) * WG, s = g0 + t; /* the group's first matrix; this item's */
+    int nb = 0, ld = 1, idx = 0;
+    gidx base = 0;
+    if (s < count) {
+        if (vb) {
+            GLOBAL const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            ld = d[1];
+            base = gala_desc_off(d, 2);
+            idx = d[4];
+        } else {
+            nb = n;
+            ld = lda;
+            base = ao + s * as;
+            idx = (int)s;
+        }
+    }
+    mord[t] = nb;
+    mld[t] = ld;
+    mbase[t] = base;
+    /* this item's part of every step: row r of column tc of matrix tm (t in base N) */
+    const int r = t % N, tc = (t / N) % N, tm = t / LN_NN;
+    const int tloc = tm * LN_SP + (up ? tc + r * LN_LD : r + tc * LN_LD);
+    const gidx tglob = ao + (g0 + tm) * as + (gidx)tc * lda + r; /* vb = 0 */
+    LOCAL_BARRIER();
+
+    /* 1. load; step k covers stored columns k·LN_CPI .. of the group, k·LN_CPI = km·N + kc */
+#define LN_STEP_IDX                                                                         \
+    const int k = k0 + kk, km = k * LN_CPI / N, kc = k * LN_CPI % N;                        \
+    const int m = km + tm, c = kc + tc;                                                     \
+    const int nm = vb ? mord[m] : (g0 + m < count ? n : 0);                                 \
+    const int keep = (up ? c >= r : r >= c);                                                \
+    const int loc = tloc + km * LN_SP + (up ? kc : kc * LN_LD);                             \
+    const gidx gaddr = vb ? mbase[m] + r + (gidx)c * mld[m]                                 \
+                          : tglob + (gidx)km * as + (gidx)kc * lda;
+#pragma unroll 1
+    for (int k0 = 0; k0 < LN_NN; k0 += CH) {
+        REAL v[CH];
+        UNROLL_LOOP
+        for (int kk = 0; kk < CH; ++kk) {
+            LN_STEP_IDX
+            v[kk] = (REAL)(r == c ? 1 : 0);
+            if (keep && r < nm && c < nm) v[kk] = A[gaddr];
+        }
+        UNROLL_LOOP
+        for (int kk = 0; kk < CH; ++kk) {
+            LN_STEP_IDX
+            if (keep) sm[loc] = v[kk];
+            (void)nm;
+            (void)gaddr;
+        }
+    }
+    LOCAL_BARRIER();
+
+    /* 2. factor matrix t in registers */
+    LOCAL REAL *my = sm + t * LN_SP;
+    REAL a[N * (N + 1) / 2];
+    UNROLL_LOOP
+    for (int j = 0; j < N; ++j) {
+        UNROLL_LOOP
+        for (int i = j; i < N; ++i) a[LN_P(i, j)] = my[i + j * LN_LD];
+    }
+    int ev = 0;
+    UNROLL_LOOP
+    for (int j = 0; j < N; ++j) {
+        const REAL d = a[LN_P(j, j)];
+        int bad = !gala_finite(d);
+        UNROLL_LOOP
+        for (int i = j + 1; i < N; ++i) bad |= !gala_finite(a[LN_P(i, j)]);
+        if (ev == 0) {
+            if (bad) ev = -(j + 1);
+            else if (d <= (REAL)0) ev = j + 1;
+        }
+        const REAL isd = rsqrt(d);
+        a[LN_P(j, j)] = d * isd;
+        UNROLL_LOOP
+        for (int i = j + 1; i < N; ++i) a[LN_P(i, j)] *= isd;
+        UNROLL_LOOP
+        for (int q = j + 1; q < N; ++q) {
+            const REAL lq = a[LN_P(q, j)];
+            UNROLL_LOOP
+            for (int i = q; i < N; ++i) a[LN_P(i, q)] -= a[LN_P(i, j)] * lq;
+        }
+    }
+    /* columns from the first event on keep what the load left in local memory, so the
+     * store leaves them as they were (as potrf_panel does) */
+    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 : N;
+    UNROLL_LOOP
+    for (int j = 0; j < N; ++j) {
+        if (j < stop) {
+            UNROLL_LOOP
+            for (int i = j; i < N; ++i) my[i + j * LN_LD] = a[LN_P(i, j)];
+        }
+    }
+    if (s < count) {
+        info[io + idx] = ev;
+        if (ev != 0) flag[fo] = epoch;
+    }
+    LOCAL_BARRIER();
+
+    /* 3. store */
+#pragma unroll 1
+    for (int k0 = 0; k0 < LN_NN; k0 += CH) {
+        UNROLL_LOOP
+        for (int kk = 0; kk < CH; ++kk) {
+            LN_STEP_IDX
+            if (keep && r < nm && c < nm) A[gaddr] = sm[loc];
+        }
+    }
+#undef LN_STEP_IDX
+}
+#endif

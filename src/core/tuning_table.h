@@ -65,6 +65,24 @@
 {"la.unroll", 0, NULL, NULL, 0, 1},
 {"la.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
 {"potrf.fused_max", 0, NULL, NULL, 0, 64},
+/* potrf.lane: fused launches of register rows N <= potrf.lane (8 or 16; 0 = none) use
+ * potrf_lane, one work-item per matrix, instead of one per row; potrf.lane_wg: its
+ * matrices per work-group (halved until its local memory fits); potrf.lane_ch: its reads
+ * in flight per work-item (-D CH). */
+{"potrf.lane", 0, NULL, NULL, 0, 0},
+{"potrf.lane_wg", 0, NULL, NULL, 0, 64},
+{"potrf.lane_ch", 0, NULL, NULL, 0, 16},
+/* H200, 2026-11-22 (run M2, batched b = 100000, medians of 10, two rounds, ms): float n = 8
+ * async 0.040-0.044 -> 0.027-0.029 (CUDA), 0.042-0.046 -> 0.034 (OpenCL); float n = 16
+ * 0.110 -> 0.082-0.087 / 0.111-0.117 -> 0.090; double n = 8 0.048-0.050 -> 0.044-0.046 /
+ * 0.050-0.056 -> 0.047-0.050, all with lane_ch = 64. Double n = 16 keeps potrf_panel (136
+ * doubles per work-item spill). */
+{"potrf.lane", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 16},
+{"potrf.lane", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 8},
+{"potrf.lane", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 16},
+{"potrf.lane", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 8},
+{"potrf.lane_ch", GALA_BACKEND_CUDA, NULL, NULL, 0, 64},
+{"potrf.lane_ch", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 64},
 /* potrf.select (-D SEL of potrf_panel): read and write the register row by selects with
  * constant indices, for register rows of N <= potrf.select_max. H200, 2026-11-22: NVIDIA's
  * OpenCL 2-3.3x faster with it at every N (batched n = 32 double 1.765 -> 0.538 ms; n = 128

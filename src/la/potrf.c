@@ -3,7 +3,8 @@
  *
  * Algorithms (docs/cholesky.md):
  *   n <= potrf.fused_max   one fused launch of potrf_panel: each matrix read once, factored
- *                          in registers, written once (N = smallest power of two >= n).
+ *                          in registers, written once (N = smallest power of two >= n);
+ *                          for N <= potrf.lane, of potrf_lane (one work-item per matrix).
  *   batches, larger n      potrf_scan (NaN/Inf) then right-looking blocked steps of width
  *                          potrf.nb: potrf_panel on the column panel (chunked over rows),
  *                          gemm_upd for the trailing lower triangle.
@@ -48,6 +49,9 @@ typedef struct pf_cfg {
                       lane 0 updates block k + 1 from the columns left of k */
     int reserve;   /* with lookahead: compute units lane 0's BLAS-3 leaves to lane 1 */
     int big;       /* set by pf_blas3 on its copy: the BLAS-3 path of one large matrix */
+    int lane;      /* fused launches of N <= lane: potrf_lane, one work-item per matrix */
+    int lane_wg;   /* its work-group (matrices per group), lowered to fit local memory */
+    int lane_ch;   /* its reads in flight per work-item */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -71,6 +75,9 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->lookahead = gala_tune(ctx, "potrf.lookahead", dt, 1) != 0;
     c->reserve = clampi(gala_tune(ctx, "potrf.reserve", dt, 0), 0, 1 << 16);
     c->big = 0;
+    c->lane = clampi(gala_tune(ctx, "potrf.lane", dt, 0), 0, 16);
+    c->lane_wg = la_wg(ctx, gala_tune(ctx, "potrf.lane_wg", dt, 64), 1);
+    c->lane_ch = clampi(gala_tune(ctx, "potrf.lane_ch", dt, 16), 1, 256);
 }
 
 /* splitk: the program of chunked launches (modes SPLIT and COPY compiled in) */
@@ -115,16 +122,47 @@ static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_s
     return s;
 }
 
-/* One fused launch: every matrix of s (n <= N) factored by potrf_panel, info written. */
+/* Work-group of potrf_lane at order N: potrf.lane_wg, halved until its local memory fits;
+ * 0 when even N matrices do not fit (potrf_panel then). */
+static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
+{
+    const size_t per = ((size_t)N * (size_t)(N + 1) + 1) * gala_dtype_size(dt) + 16;
+    const size_t cap = ctx->info.local_mem_bytes;
+    int wg = want;
+    while (wg > N && (size_t)wg * per > cap) wg /= 2;
+    return wg >= N && (size_t)wg * per <= cap ? wg : 0;
+}
+
+/* One fused launch: every matrix of s (n <= N) factored by potrf_panel (N work-items per
+ * matrix) or, for N <= potrf.lane, by potrf_lane (one work-item per matrix); info written. */
 static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int N,
-                            int wg, const la_info *li)
+                            const pf_cfg *c, const la_info *li)
 {
     gala_kernel *k;
-    if (wg < N) wg = N;
-    GALA_TRY(pf_kernel(ctx, dt, N, wg, 0, "potrf_panel", &k));
-    const int mpg = wg / N;
-    const size_t groups = ((size_t)s->count + (size_t)mpg - 1) / (size_t)mpg;
-    gala_dims d = gala_dims_1d(groups * (size_t)wg, (size_t)wg);
+    size_t groups, wgs;
+    const int lwg = N <= c->lane ? pf_lane_wg(ctx, dt, N, c->lane_wg) : 0;
+    if (lwg > 0) {
+        const int wg = lwg;
+        int ch = 1; /* reads in flight per work-item: a power of two dividing N·N */
+        while (ch * 2 <= c->lane_ch && ch * 2 <= N * N) ch *= 2;
+        gala_program_key key;
+        gala_key_init(&key, "potrf", dt);
+        gala_key_def(&key, "N", N);
+        gala_key_def(&key, "WG", wg);
+        gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+        gala_key_def(&key, "LANE", 1);
+        gala_key_def(&key, "CH", ch);
+        GALA_TRY(gala_kernel_get(ctx, &key, "potrf_lane", &k));
+        wgs = (size_t)wg;
+        groups = ((size_t)s->count + wgs - 1) / wgs;
+    } else {
+        const int wg = c->wg_fused > N ? c->wg_fused : N;
+        GALA_TRY(pf_kernel(ctx, dt, N, wg, 0, "potrf_panel", &k));
+        const int mpg = wg / N;
+        wgs = (size_t)wg;
+        groups = ((size_t)s->count + (size_t)mpg - 1) / (size_t)mpg;
+    }
+    gala_dims d = gala_dims_1d(groups * wgs, wgs);
     return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(0), ga_int(LA_BIG), ga_int(s->count),
                        ga_int(0), ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda),
                        ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
@@ -417,7 +455,7 @@ static gala_status pf_strided(gala_context *ctx, gala_dtype dt, int up, const la
 {
     if (s->n <= c->fused_max) {
         const int N = la_pow2(s->n, c->min_bucket);
-        return pf_fused(ctx, dt, up, s, N, c->wg_fused > N ? c->wg_fused : N, li);
+        return pf_fused(ctx, dt, up, s, N, c, li);
     }
     if (s->count == 1 && s->n >= c->blas3_min && gala_blas3_available(ctx))
         return pf_blas3(ctx, dt, up, s, c, li);
@@ -525,7 +563,7 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
         const la_set *s = &sets[r];
         if (runs[r].bucket) {
             const int N = runs[r].bucket;
-            st = pf_fused(ctx, dt, up, s, N, c.wg_fused > N ? c.wg_fused : N, &li);
+            st = pf_fused(ctx, dt, up, s, N, &c, &li);
         } else {
             st = pf_scan(ctx, dt, up, s, &c, &li);
             if (st == GALA_OK) st = pf_outer(ctx, dt, up, s, &c, &li);
