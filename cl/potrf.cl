@@ -58,7 +58,7 @@
  * folds its minimum into the matrix's tmp slot by an atomic minimum.
  * potrf_scan_finish: one work-item per matrix turns its slot into info.
  *
- * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4 HALF=1
+ * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4 HALF=1 CH=16
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
@@ -66,7 +66,9 @@
  *                is a multiple of RVW), HALF (0 or 1, N = 64: the first 32 rows stop their
  *                update at column 31), SPLITK (1: the modes SPLIT and
  *                COPY exist; the host compiles them only for chunked launches), MINB
- *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none).
+ *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none),
+ *                LANE (1: compile potrf_lane), CH (its reads in flight per work-item, a
+ *                divisor of N·N), PAIR (1: compile potrf_pair).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -99,6 +101,70 @@ DEVFN gidx gala_lidx(int i, int j, int ld, int up)
 {
     return up ? (gidx)j + (gidx)i * ld : (gidx)i + (gidx)j * ld;
 }
+
+/* Staging (potrf_lane): the G matrices of a
+ * work-group (G·N·N stored elements, matrices g0 .. g0+G-1 of the launch) move between
+ * global and local memory WG elements per step. In step k, work-item t holds stored row
+ * r = t mod N of stored column c = kc + tc of matrix m = km + tm, with (tm, tc, r) the
+ * digits of t in base N and k·WG/N = km·N + kc: a warp covers whole columns of consecutive
+ * matrices (contiguous reads for a packed batch), and an element's address is a per-item
+ * part plus a per-step part. In local memory L(i, j) of matrix m sits at
+ * m·PF_SP + i + j·PF_LD (leading dimension N+1, odd stride: consecutive work-items hit
+ * distinct banks for either triangle). Elements outside a matrix's order (sord[m] < N, 0
+ * for no matrix) are the identity: L of diag(A, I) is diag(L_A, I).
+ *
+ *        global, stored lower (column-major)        local, matrix m (leading dim. N+1)
+ *        m=0        m=1                             m=0: a00 a10 a20 . | . a11 a21 . | ...
+ *        [a00 .  .  ][b00 .  .  ] ...               m=1: b00 b10 b20 . | ...
+ *        [a10 a11 .  ][b10 b11 .  ]
+ *        [a20 a21 a22][b20 b21 b22]
+ *
+ * Steps run CHN at a time: CHN reads in flight per work-item. Needs WG, N powers of two,
+ * WG >= N; the local arrays stg (G·PF_SP), sbase, sord, sld (G) and g0 in scope. */
+#define PF_LD (N + 1)
+#define PF_SP (N * PF_LD + 1)
+#define PF_STG_ITEM                                                                         \
+    const int sr_ = t % N, sc_ = (t / N) % N, sm_ = t / (N * N);                            \
+    const int sloc_ = sm_ * PF_SP + (up ? sc_ + sr_ * PF_LD : sr_ + sc_ * PF_LD);           \
+    const gidx sglob_ = ao + (g0 + sm_) * as + (gidx)sc_ * lda + sr_;
+#define PF_STG_STEP(k)                                                                      \
+    const int km_ = (k) * (WG / N) / N, kc_ = (k) * (WG / N) % N;                           \
+    const int m_ = km_ + sm_, c_ = kc_ + sc_, nm_ = sord[m_];                               \
+    const int keep_ = up ? c_ >= sr_ : sr_ >= c_, inside_ = sr_ < nm_ && c_ < nm_;           \
+    const int loc_ = sloc_ + km_ * PF_SP + (up ? kc_ : kc_ * PF_LD);                        \
+    const gidx ga_ = vb ? sbase[m_] + sr_ + (gidx)c_ * sld[m_]                              \
+                        : sglob_ + (gidx)km_ * as + (gidx)kc_ * lda;
+#define PF_STG_LOAD(STEPS, CHN)                                                             \
+    _Pragma("unroll 1") for (int k0_ = 0; k0_ < (STEPS); k0_ += (CHN))                      \
+    {                                                                                       \
+        REAL v_[CHN];                                                                       \
+        UNROLL_LOOP                                                                         \
+        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
+            PF_STG_STEP(k0_ + kk_)                                                          \
+            v_[kk_] = (REAL)(sr_ == c_ ? 1 : 0);                                            \
+            if (keep_ && inside_) v_[kk_] = A[ga_];                                         \
+            (void)loc_;                                                                     \
+        }                                                                                   \
+        UNROLL_LOOP                                                                         \
+        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
+            PF_STG_STEP(k0_ + kk_)                                                          \
+            if (keep_) stg[loc_] = v_[kk_];                                                 \
+            (void)inside_;                                                                  \
+            (void)ga_;                                                                      \
+        }                                                                                   \
+    }
+#define PF_STG_STORE(STEPS, CHN)                                                            \
+    _Pragma("unroll 1") for (int k0_ = 0; k0_ < (STEPS); k0_ += (CHN))                      \
+    {                                                                                       \
+        UNROLL_LOOP                                                                         \
+        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
+            PF_STG_STEP(k0_ + kk_)                                                          \
+            if (keep_ && inside_) A[ga_] = stg[loc_];                                       \
+        }                                                                                   \
+    }
+#ifndef CH
+#define CH 16
+#endif
 
 /* MINB > 0 (-D, potrf.minb): at least MINB work-groups per SM (CUDA caps the registers) */
 #if defined(MINB) && MINB > 0
@@ -387,41 +453,21 @@ KERNEL void potrf_scan_finish(const int count, GLOBAL const int *desc, const gid
 /*
  * potrf_lane: fused launches of order n <= N (potrf.lane) with one work-item per matrix.
  * The row-per-work-item potrf_panel spends N lanes and a barrier per column on each matrix;
- * at N = 8 that overhead, not memory, sets its speed. Here a work-group of WG work-items
+ * at N = 8 and 16 that overhead, not memory, set its speed. A work-group of WG work-items
  * owns WG consecutive matrices of the launch:
  *
- *   1. load   the group's WG·N·N stored elements, WG at a time: in step k, work-item t reads
- *             element r = t mod N of stored column c = kc + tc of matrix m = km + tm (km, kc
- *             from k; tm, tc from t), so a warp reads whole columns of consecutive matrices
- *             (contiguous for a packed batch), into local memory (L(i, j) of matrix m at
- *             m·LN_SP + i + j·(N+1): consecutive lanes hit distinct banks for either
- *             triangle). Elements outside an order n < N are the identity: L of diag(A, I)
- *             is diag(L_A, I), so the factorization has no order test.
- *
- *        global, stored lower (column-major)        local, matrix m (leading dim. N+1)
- *        m=0        m=1                             m=0: a00 a10 a20 . | . a11 a21 . | ...
- *        [a00 .  .  ][b00 .  .  ] ...               m=1: b00 b10 b20 . | ...
- *        [a10 a11 .  ][b10 b11 .  ]                 (the stride LN_SP is odd)
- *        [a20 a21 a22][b20 b21 b22]
- *
+ *   1. load   the group's matrices into local memory (staging, above: PF_STG_LOAD)
  *   2. factor work-item t copies L of matrix t into registers (N(N+1)/2 values, every index
  *             a constant once the loops are unrolled), factors it right-looking with no
  *             barrier, records its event as potrf_panel does, and puts the columns before
  *             its first event back (the others keep the loaded values)
- *   3. store  the loads' mapping again: the referenced triangle of every matrix is written.
+ *   3. store  the referenced triangles back (PF_STG_STORE).
  *
- * The steps of 1 and 3 run CH at a time (-D CH, a divisor of N·N): CH reads in flight per
- * work-item, with registers for their addresses. Arguments are potrf_panel's (the host
- * launches either the same way); only its fused mode exists here (j0 = 0, mode 1, info
- * written for every matrix). Local memory: WG·(LN_SP·sizeof(REAL) + 16) bytes.
+ * Arguments are potrf_panel's (the host launches either the same way); only its fused mode
+ * exists here (j0 = 0, mode 1, info written for every matrix). Local memory:
+ * WG·(PF_SP·sizeof(REAL) + 16) bytes; the host picks WG to fit.
  */
-#ifndef CH
-#define CH 16
-#endif
 #define LN_NN (N * N)
-#define LN_LD (N + 1)                /* leading dimension in local memory */
-#define LN_SP (N * LN_LD + 1)        /* stride between matrices in local memory (odd) */
-#define LN_CPI (WG / N)              /* stored columns one step covers */
 #define LN_P(i, j) ((j) * N - (j) * ((j) - 1) / 2 + (i) - (j)) /* packed L(i, j), i >= j */
 #if LN_NN % CH != 0
 #error "potrf_lane: CH must divide N*N"
@@ -434,9 +480,9 @@ KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int coun
                        const gidx fo, const int epoch, const int mode, GLOBAL REAL *W,
                        const gidx wo)
 {
-    LOCAL_ARRAY REAL sm[WG * LN_SP];
-    LOCAL_ARRAY gidx mbase[WG];
-    LOCAL_ARRAY int mord[WG], mld[WG];
+    LOCAL_ARRAY REAL stg[WG * PF_SP];
+    LOCAL_ARRAY gidx sbase[WG];
+    LOCAL_ARRAY int sord[WG], sld[WG];
     const int t = (int)LID(0);
     const gidx g0 = GRP(0) * WG, s = g0 + t; /* the group's first matrix; this item's */
     int nb = 0, ld = 1, idx = 0;
@@ -455,50 +501,23 @@ KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int coun
             idx = (int)s;
         }
     }
-    mord[t] = nb;
-    mld[t] = ld;
-    mbase[t] = base;
-    /* this item's part of every step: row r of column tc of matrix tm (t in base N) */
-    const int r = t % N, tc = (t / N) % N, tm = t / LN_NN;
-    const int tloc = tm * LN_SP + (up ? tc + r * LN_LD : r + tc * LN_LD);
-    const gidx tglob = ao + (g0 + tm) * as + (gidx)tc * lda + r; /* vb = 0 */
+    sord[t] = nb;
+    sld[t] = ld;
+    sbase[t] = base;
+    PF_STG_ITEM
     LOCAL_BARRIER();
 
-    /* 1. load; step k covers stored columns k·LN_CPI .. of the group, k·LN_CPI = km·N + kc */
-#define LN_STEP_IDX                                                                         \
-    const int k = k0 + kk, km = k * LN_CPI / N, kc = k * LN_CPI % N;                        \
-    const int m = km + tm, c = kc + tc;                                                     \
-    const int nm = vb ? mord[m] : (g0 + m < count ? n : 0);                                 \
-    const int keep = (up ? c >= r : r >= c);                                                \
-    const int loc = tloc + km * LN_SP + (up ? kc : kc * LN_LD);                             \
-    const gidx gaddr = vb ? mbase[m] + r + (gidx)c * mld[m]                                 \
-                          : tglob + (gidx)km * as + (gidx)kc * lda;
-#pragma unroll 1
-    for (int k0 = 0; k0 < LN_NN; k0 += CH) {
-        REAL v[CH];
-        UNROLL_LOOP
-        for (int kk = 0; kk < CH; ++kk) {
-            LN_STEP_IDX
-            v[kk] = (REAL)(r == c ? 1 : 0);
-            if (keep && r < nm && c < nm) v[kk] = A[gaddr];
-        }
-        UNROLL_LOOP
-        for (int kk = 0; kk < CH; ++kk) {
-            LN_STEP_IDX
-            if (keep) sm[loc] = v[kk];
-            (void)nm;
-            (void)gaddr;
-        }
-    }
+    /* 1. load */
+    PF_STG_LOAD(LN_NN, CH)
     LOCAL_BARRIER();
 
     /* 2. factor matrix t in registers */
-    LOCAL REAL *my = sm + t * LN_SP;
+    LOCAL REAL *my = stg + t * PF_SP;
     REAL a[N * (N + 1) / 2];
     UNROLL_LOOP
     for (int j = 0; j < N; ++j) {
         UNROLL_LOOP
-        for (int i = j; i < N; ++i) a[LN_P(i, j)] = my[i + j * LN_LD];
+        for (int i = j; i < N; ++i) a[LN_P(i, j)] = my[i + j * PF_LD];
     }
     int ev = 0;
     UNROLL_LOOP
@@ -529,7 +548,7 @@ KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int coun
     for (int j = 0; j < N; ++j) {
         if (j < stop) {
             UNROLL_LOOP
-            for (int i = j; i < N; ++i) my[i + j * LN_LD] = a[LN_P(i, j)];
+            for (int i = j; i < N; ++i) my[i + j * PF_LD] = a[LN_P(i, j)];
         }
     }
     if (s < count) {
@@ -539,14 +558,162 @@ KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int coun
     LOCAL_BARRIER();
 
     /* 3. store */
-#pragma unroll 1
-    for (int k0 = 0; k0 < LN_NN; k0 += CH) {
-        UNROLL_LOOP
-        for (int kk = 0; kk < CH; ++kk) {
-            LN_STEP_IDX
-            if (keep && r < nm && c < nm) A[gaddr] = sm[loc];
+    PF_STG_STORE(LN_NN, CH)
+}
+#endif
+
+#if defined(PAIR) && PAIR
+/*
+ * potrf_pair: fused launches of order n <= N (potrf.pair; N = 16, 32 or 64) with two rows
+ * per work-item: work-item l of a matrix holds rows l (entries 0..N/2-1 only: xa) and
+ * N-1-l (xb), so N/2 work-items share one matrix, WG/(N/2) matrices per work-group.
+ * Against potrf_panel (one row per work-item): each column's barrier, pivot, event test and
+ * reciprocal square root serve two rows; a read of the column in local memory feeds both
+ * rows' multiply-adds; and the short row stops its update at column N/2 - 1 (no entries
+ * right of its diagonal), so a matrix costs 38 % fewer multiply-adds at N = 32.
+ *
+ *      rows of work-item l:        l          (xa: columns 0 .. N/2-1)
+ *                              N-1-l          (xb: columns 0 .. N-1)
+ *      column j (one barrier):  rows >= j put their value of column j in local memory;
+ *                               every work-item reads the pivot and updates its rows
+ *                               (right-looking, as potrf_panel)
+ *
+ * The column loop is written out N times (PP_COL with a literal j): compilers that keep a
+ * loop holding a barrier rolled (NVIDIA's OpenCL) then still index xa / xb with constants.
+ * Events, info and the columns kept after an event are potrf_panel's; arguments are
+ * potrf_panel's (fused mode only).
+ */
+#define PP_H (N / 2)
+#if N != 16 && N != 32 && N != 64
+#error "potrf_pair: N must be 16, 32 or 64"
+#endif
+#define PP_MPG (WG / PP_H) /* matrices per work-group */
+
+#if defined(MINB) && MINB > 0
+#define PP_KERNEL KERNEL_MINB(WG, MINB)
+#else
+#define PP_KERNEL KERNEL
+#endif
+PP_KERNEL void potrf_pair(const int n, const int j0, const int wlim, const int count,
+                          const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
+                          const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
+                          const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
+                          const gidx fo, const int epoch, const int mode, GLOBAL REAL *W,
+                          const gidx wo)
+{
+    LOCAL_ARRAY REAL colbuf[2 * PP_MPG * N]; /* two buffers: columns j and j + 1 */
+    LOCAL_ARRAY int nf[PP_MPG * N];
+    const int t = (int)LID(0);
+    const int slot = t / PP_H, l = t % PP_H;
+    const gidx s = GRP(0) * PP_MPG + slot;
+    int nb = 0, ld = lda, idx = 0;
+    gidx base = 0;
+    if (s < count) {
+        if (vb) {
+            GLOBAL const int *d = desc + (dofs + s) * DSZ;
+            nb = d[0];
+            ld = d[1];
+            base = gala_desc_off(d, 2);
+            idx = d[4];
+        } else {
+            nb = n;
+            base = ao + s * as;
+            idx = (int)s;
         }
     }
-#undef LN_STEP_IDX
+    const int dead = nb <= 0;
+    const int ra = l, rb = N - 1 - l;
+    const int acta = !dead && ra < nb, actb = !dead && rb < nb;
+    GLOBAL REAL *P = A + base;
+    REAL xa[PP_H], xb[N];
+    UNROLL_LOOP
+    for (int k = 0; k < PP_H; ++k) {
+        REAL v = (REAL)(k == ra ? 1 : 0);
+        if (acta && k <= ra) v = P[gala_lidx(ra, k, ld, up)];
+        xa[k] = v;
+    }
+    UNROLL_LOOP
+    for (int k = 0; k < N; ++k) {
+        REAL v = (REAL)(k == rb ? 1 : 0);
+        if (actb && k <= rb) v = P[gala_lidx(rb, k, ld, up)];
+        xb[k] = v;
+    }
+    LOCAL int *fl = nf + slot * N;
+    fl[ra] = 0;
+    fl[rb] = 0;
+    LOCAL_BARRIER();
+
+    int ev = 0;
+#define PP_COL(j)                                                                           \
+    {                                                                                       \
+        LOCAL REAL *c = colbuf + ((j) & 1) * (PP_MPG * N) + slot * N;                       \
+        const int ja = (j) < PP_H ? (j) : 0; /* xa's index (used only when j < N/2) */    \
+        const REAL raj = xa[ja], rbj = xb[j];                                               \
+        if ((j) < PP_H && ra >= (j)) {                                                      \
+            c[ra] = raj;                                                                    \
+            if (!gala_finite(raj)) fl[j] = 1;                                               \
+        }                                                                                   \
+        if (rb >= (j)) {                                                                    \
+            c[rb] = rbj;                                                                    \
+            if (!gala_finite(rbj)) fl[j] = 1;                                               \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+        if (!dead) {                                                                        \
+            const REAL d = c[j];                                                            \
+            if (ev == 0) {                                                                  \
+                if (fl[j] || !gala_finite(d)) ev = -((j) + 1);                              \
+                else if (d <= (REAL)0) ev = (j) + 1;                                        \
+            }                                                                               \
+            const REAL isd = rsqrt(d), sd = d * isd;                                        \
+            if ((j) < PP_H && ra >= (j)) {                                                  \
+                const REAL la = ra == (j) ? sd : raj * isd;                                 \
+                const REAL lia = ra == (j) ? (REAL)0 : la * isd;                            \
+                xa[ja] = la;                                                                \
+                UNROLL_LOOP                                                                 \
+                for (int k = (j) + 1; k < PP_H; ++k) xa[k] -= lia * c[k];                   \
+            }                                                                               \
+            if (rb >= (j)) {                                                                \
+                const REAL lb = rb == (j) ? sd : rbj * isd;                                 \
+                const REAL lib = rb == (j) ? (REAL)0 : lb * isd;                            \
+                xb[j] = lb;                                                                 \
+                UNROLL_LOOP                                                                 \
+                for (int k = (j) + 1; k < N; ++k) xb[k] -= lib * c[k];                      \
+            }                                                                               \
+        }                                                                                   \
+    }
+#define PP_COLS8(b)                                                                         \
+    PP_COL(b) PP_COL(b + 1) PP_COL(b + 2) PP_COL(b + 3)                                     \
+    PP_COL(b + 4) PP_COL(b + 5) PP_COL(b + 6) PP_COL(b + 7)
+    PP_COLS8(0)
+    PP_COLS8(8)
+#if N >= 32
+    PP_COLS8(16)
+    PP_COLS8(24)
+#endif
+#if N >= 64
+    PP_COLS8(32)
+    PP_COLS8(40)
+    PP_COLS8(48)
+    PP_COLS8(56)
+#endif
+#undef PP_COLS8
+#undef PP_COL
+
+    if (dead) return;
+    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 : N; /* first column not written */
+    if (acta) {
+        UNROLL_LOOP
+        for (int k = 0; k < PP_H; ++k)
+            if (k <= ra && k < stop) P[gala_lidx(ra, k, ld, up)] = xa[k];
+    }
+    if (actb) {
+        UNROLL_LOOP
+        for (int k = 0; k < N; ++k)
+            if (k <= rb && k < stop) P[gala_lidx(rb, k, ld, up)] = xb[k];
+    }
+    if (l == 0) {
+        info[io + idx] = ev;
+        if (ev != 0) flag[fo] = epoch;
+    }
 }
 #endif

@@ -542,42 +542,52 @@ START_TEST(potrf_faults)
 }
 END_TEST
 
-/* potrf_lane (one work-item per matrix, potrf.lane) at the orders it takes: full and
- * partial work-groups, both triangles, single / batched / variable batches (orders 0..20
- * mixed: the larger ones go to potrf_panel in the same call), failures, and the unrolled
- * form the GPUs compile (order 8). */
-START_TEST(potrf_lane)
+/* The fused kernels' other forms: potrf_lane (one work-item per matrix, potrf.lane) and
+ * potrf_pair (two rows per work-item, potrf.pair) at the orders they take: full and partial
+ * work-groups, both triangles, single / batched / variable batches (larger orders mixed in
+ * go to the other kernels in the same call), failures, the unrolled form the GPUs compile. */
+START_TEST(potrf_fused_forms)
 {
     tu_rng r = tu_rng_for(__func__, _i);
-    static const char *tunes[] = {
-        "potrf.lane=16,la.min_bucket=8",
-        "potrf.lane=16,potrf.lane_wg=32,potrf.lane_ch=64,la.min_bucket=4",
-        "potrf.lane=8,la.unroll=1,la.min_bucket=8",
+    static const struct { const char *tune; int nmax; } forms[] = {
+        {"potrf.lane=16,la.min_bucket=8", 16},
+        {"potrf.lane=16,potrf.lane_wg=32,potrf.lane_ch=64,la.min_bucket=4", 16},
+        {"potrf.lane=8,la.unroll=1,la.min_bucket=8", 8},
+        {"potrf.pair=64,potrf.pair_min=16,la.min_bucket=8", 64},
+        {"potrf.pair=64,potrf.pair_min=16,potrf.wg=32,la.min_bucket=16", 64},
+        {"potrf.pair=16,potrf.pair_min=16,la.unroll=1,la.min_bucket=16,potrf.fused_max=16", 16},
     };
-    for (int t = 0; t < 3; ++t) {
-        la_tune(tunes[t]);
-        static const int ns[] = {1, 2, 3, 4, 5, 8, 9, 13, 16};
-        for (int k = 0; k < 9; ++k) {
-            if (t == 2 && ns[k] > 8) break;
+    const int nforms = (int)(sizeof forms / sizeof forms[0]);
+    for (int t = 0; t < nforms; ++t) {
+        const char *tune = forms[t].tune;
+        const int nmax = forms[t].nmax;
+        la_tune(tune);
+        static const int ns[] = {1, 2, 3, 4, 5, 8, 9, 13, 16, 17, 31, 33, 64};
+        for (int k = 0; k < (int)(sizeof ns / sizeof ns[0]) && ns[k] <= nmax; ++k) {
+            if (nmax > 16 && ns[k] < 8 && ns[k] != 1 && ns[k] != 5) continue;
             char what[160];
-            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
+            snprintf(what, sizeof what, "n=%d with %s", ns[k], tune);
             int n = ns[k], n3[3] = {n, n, n};
             run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
             run_case(_i, &r, 3, n3, (t + k + 1) & 1, 1, what);
         }
-        const int big = t == 1 ? 1000 : 2085; /* not a multiple of any group size */
+        const int big = t & 1 ? 1000 : 2085; /* not a multiple of any group size */
         int *n = malloc((size_t)big * sizeof *n);
-        for (int b = 0; b < big; ++b) n[b] = t == 2 ? 7 : 16;
+        for (int b = 0; b < big; ++b) n[b] = nmax > 16 ? 27 : nmax == 8 ? 7 : 16;
         char what[160];
-        snprintf(what, sizeof what, "batch %d of n=%d with %s", big, n[0], tunes[t]);
+        snprintf(what, sizeof what, "batch %d of n=%d with %s", big, n[0], tune);
         run_case(_i, &r, big, n, t & 1, 1, what);
-        for (int b = 0; b < 300; ++b) n[b] = tu_int(&r, 0, t == 2 ? 9 : 20);
-        snprintf(what, sizeof what, "vbatched orders 0..20 with %s", tunes[t]);
+        for (int b = 0; b < 300; ++b) n[b] = tu_int(&r, 0, nmax + nmax / 4);
+        snprintf(what, sizeof what, "vbatched orders 0..%d with %s", nmax + nmax / 4, tune);
         run_case(_i, &r, 300, n, !(t & 1), 2, what);
         free(n);
-        snprintf(what, sizeof what, "failures, vbatched n=%d with %s", t == 2 ? 7 : 13, tunes[t]);
-        run_failures(_i, &r, t == 2 ? 7 : 13, 1, what);
-        if (t == 0) run_failures(_i, &r, 13, 0, "failures, single n=13 with potrf.lane=16");
+        const int nf = nmax == 8 ? 7 : nmax == 16 ? 13 : 29;
+        snprintf(what, sizeof what, "failures, vbatched n=%d with %s", nf, tune);
+        run_failures(_i, &r, nf, 1, what);
+        if (t == 0 || t == 3) {
+            snprintf(what, sizeof what, "failures, single n=%d with %s", nf, tune);
+            run_failures(_i, &r, nf, 0, what);
+        }
         /* a failed matrix keeps its columns from the event on: factoring [I, 0] again gives
          * the same non-positive-definite pivot, not a NaN written by the first call */
         gala_context *ctx = tu_ctx(_i);
@@ -589,7 +599,7 @@ START_TEST(potrf_lane)
             ck_assert_int_eq(gala_potrf_batched(ctx, GALA_LOWER, 3, zb, 0, 3, 9, 2, info),
                              GALA_ERR_NOT_POSITIVE_DEFINITE);
             TU_ASSERT(info[0] == 0 && info[1] == 1, _i, "%s, call %d: info %d %d, expected 0 1",
-                      tunes[t], rep, info[0], info[1]);
+                      tune, rep, info[0], info[1]);
         }
         gala_buffer_free(zb);
         la_tune(NULL);
@@ -705,7 +715,7 @@ int main(void)
     tcase_add_loop_test(tc, potrf_failures, 0, nt);
     tcase_add_loop_test(tc, potrf_async, 0, nt);
     tcase_add_loop_test(tc, potrf_faults, 0, nt);
-    tcase_add_loop_test(tc, potrf_lane, 0, nt);
+    tcase_add_loop_test(tc, potrf_fused_forms, 0, nt);
     tcase_add_loop_test(tc, potrf_unrolled, 0, nt);
     tcase_add_loop_test(tc, potrf_bad_arguments, 0, nt);
     suite_add_tcase(s, tc);

@@ -83,6 +83,21 @@
 {"potrf.lane", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 8},
 {"potrf.lane_ch", GALA_BACKEND_CUDA, NULL, NULL, 0, 64},
 {"potrf.lane_ch", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 64},
+/* potrf.pair: fused launches of register rows potrf.pair_min <= N <= potrf.pair that
+ * potrf_lane does not take use potrf_pair (two rows per work-item) instead of potrf_panel;
+ * 0 = none. potrf.pair_minb: its work-groups per SM for the CUDA compiler (0: no hint).
+ * H200, 2026-11-22 (run M4, medians of 10, two rounds, ms, sync / async): N = 32 float
+ * CUDA 0.236-0.240 -> 0.176-0.180 / 0.221-0.229 -> 0.164, OpenCL 0.260-0.277 -> 0.236 /
+ * 0.243-0.247 -> 0.216-0.217; double CUDA 0.335-0.339 -> 0.250-0.260, OpenCL 0.377-0.380 ->
+ * 0.282-0.299. Slower at N = 16 (double: 0.130-0.132 -> 0.144-0.145 async, CUDA) and at
+ * N = 64 (float OpenCL 0.40-0.41 -> 0.75-0.76: 64 copies of the column step). */
+{"potrf.pair", 0, NULL, NULL, 0, 0},
+{"potrf.pair_min", 0, NULL, NULL, 0, 16},
+{"potrf.pair_minb", 0, NULL, NULL, 0, 0},
+{"potrf.pair", GALA_BACKEND_CUDA, NULL, NULL, 0, 32},
+{"potrf.pair_min", GALA_BACKEND_CUDA, NULL, NULL, 0, 32},
+{"potrf.pair", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
+{"potrf.pair_min", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
 /* potrf.select (-D SEL of potrf_panel): read and write the register row by selects with
  * constant indices, for register rows of N <= potrf.select_max. H200, 2026-11-22: NVIDIA's
  * OpenCL 2-3.3x faster with it at every N (batched n = 32 double 1.765 -> 0.538 ms; n = 128

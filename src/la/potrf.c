@@ -4,7 +4,8 @@
  * Algorithms (docs/cholesky.md):
  *   n <= potrf.fused_max   one fused launch of potrf_panel: each matrix read once, factored
  *                          in registers, written once (N = smallest power of two >= n);
- *                          for N <= potrf.lane, of potrf_lane (one work-item per matrix).
+ *                          for N <= potrf.lane, of potrf_lane (one work-item per matrix);
+ *                          for N <= potrf.pair, of potrf_pair (two rows per work-item).
  *   batches, larger n      potrf_scan (NaN/Inf) then right-looking blocked steps of width
  *                          potrf.nb: potrf_panel on the column panel (chunked over rows),
  *                          gemm_upd for the trailing lower triangle.
@@ -52,6 +53,8 @@ typedef struct pf_cfg {
     int lane;      /* fused launches of N <= lane: potrf_lane, one work-item per matrix */
     int lane_wg;   /* its work-group (matrices per group), lowered to fit local memory */
     int lane_ch;   /* its reads in flight per work-item */
+    int pair;      /* fused launches of pair_min <= N <= pair (not potrf_lane's): */
+    int pair_min;  /* potrf_pair, two rows per work-item */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -78,6 +81,8 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->lane = clampi(gala_tune(ctx, "potrf.lane", dt, 0), 0, 16);
     c->lane_wg = la_wg(ctx, gala_tune(ctx, "potrf.lane_wg", dt, 64), 1);
     c->lane_ch = clampi(gala_tune(ctx, "potrf.lane_ch", dt, 16), 1, 256);
+    c->pair = clampi(gala_tune(ctx, "potrf.pair", dt, 0), 0, 64);
+    c->pair_min = clampi(gala_tune(ctx, "potrf.pair_min", dt, 16), 16, 64);
 }
 
 /* splitk: the program of chunked launches (modes SPLIT and COPY compiled in) */
@@ -134,7 +139,9 @@ static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
 }
 
 /* One fused launch: every matrix of s (n <= N) factored by potrf_panel (N work-items per
- * matrix) or, for N <= potrf.lane, by potrf_lane (one work-item per matrix); info written. */
+ * matrix), for N <= potrf.lane by potrf_lane (one work-item per matrix), else for
+ * potrf.pair_min <= N <= potrf.pair by potrf_pair (N/2 work-items per matrix); info
+ * written. */
 static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int N,
                             const pf_cfg *c, const la_info *li)
 {
@@ -155,6 +162,21 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
         GALA_TRY(gala_kernel_get(ctx, &key, "potrf_lane", &k));
         wgs = (size_t)wg;
         groups = ((size_t)s->count + wgs - 1) / wgs;
+    } else if (N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2) {
+        /* two rows per work-item: N/2 work-items per matrix */
+        const int wg = c->wg_fused;
+        gala_program_key key;
+        gala_key_init(&key, "potrf", dt);
+        gala_key_def(&key, "N", N);
+        gala_key_def(&key, "WG", wg);
+        gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+        gala_key_def(&key, "PAIR", 1);
+        const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);
+        if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
+        GALA_TRY(gala_kernel_get(ctx, &key, "potrf_pair", &k));
+        wgs = (size_t)wg;
+        const size_t mpg = (size_t)(wg / (N / 2));
+        groups = ((size_t)s->count + mpg - 1) / mpg;
     } else {
         const int wg = c->wg_fused > N ? c->wg_fused : N;
         GALA_TRY(pf_kernel(ctx, dt, N, wg, 0, "potrf_panel", &k));

@@ -64,8 +64,10 @@ static int imin(int a, int b) { return a < b ? a : b; }
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_potrf[] = {
     K(potrf_panel, "iiiiibliliblibl" "blii" "bl"),
-    /* potrf_lane: potrf_panel's arguments and fused contract, one matrix at a time here */
+    /* potrf_lane, potrf_pair: potrf_panel's arguments and fused contract, one matrix at a
+     * time here */
     {"potrf_lane", "iiiiibliliblibl" "blii" "bl", potrf_panel_f, potrf_panel_d},
+    {"potrf_pair", "iiiiibliliblibl" "blii" "bl", potrf_panel_f, potrf_panel_d},
     K(potrf_scan, "iiiibliliblibl"),
     K(potrf_scan_finish, "iblibl" "blbli"),
     {NULL, NULL, NULL, NULL},
