@@ -58,7 +58,9 @@
  * folds its minimum into the matrix's tmp slot by an atomic minimum.
  * potrf_scan_finish: one work-item per matrix turns its slot into info.
  *
- * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4 HALF=1 CH=16
+ * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4 HALF=1
+ * gala-defines(potrf_lane): N=8 WG=64 UNROLL=1 LANE=1 CH=64
+ * gala-defines(potrf_pair): N=32 WG=128 UNROLL=1 PAIR=1
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),

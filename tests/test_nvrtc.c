@@ -3,7 +3,8 @@
  * options, in float and double: to PTX for an old and a current virtual architecture
  * (compute_75, compute_90) and to CUBIN for sm_90 (which also runs ptxas: register and
  * shared-memory limits). No GPU is needed, so a kernel that does not compile for CUDA
- * fails CI. The -D values come from the `gala-defines:` line of each .cl file.
+ * fails CI. The -D values come from the `gala-defines:` line of each .cl file (and, for a
+ * kernel compiled only under its own values, from its `gala-defines(kernel):` line).
  *
  * The PTX is also checked against the host backend's kernel table: every kernel of the
  * family exists on both sides, with parameter lists of the same kinds (a mismatch would
@@ -29,12 +30,17 @@ static const char *family_text(const char *src, const char *family)
     return p ? p + strlen(marker) : NULL;
 }
 
-/* " -DNAME=value ..." from the file's `gala-defines:` line; 0 when there is none. */
-static int defines(const char *text, char *out, size_t cap)
+/* " -DNAME=value ..." from the file's `gala-defines:` line, or with kernel != NULL from its
+ * `gala-defines(kernel):` line (a kernel compiled only under its own -D values, e.g. inside
+ * #if LANE); 0 when there is none. */
+static int defines(const char *text, const char *kernel, char *out, size_t cap)
 {
-    const char *p = strstr(text, "gala-defines:");
+    char tag[96];
+    if (kernel) snprintf(tag, sizeof tag, "gala-defines(%s):", kernel);
+    else snprintf(tag, sizeof tag, "gala-defines:");
+    const char *p = strstr(text, tag);
     if (!p) return 0;
-    p += strlen("gala-defines:");
+    p += strlen(tag);
     size_t k = 0;
     out[0] = '\0';
     while (*p && *p != '\n') {
@@ -133,7 +139,7 @@ START_TEST(family_compiles_for_cuda)
     const char *text = family_text(src, fam);
     ck_assert_msg(text != NULL, "no #line marker for %s.cl", fam);
     char defs[512], options[640];
-    ck_assert_msg(defines(text, defs, sizeof defs),
+    ck_assert_msg(defines(text, NULL, defs, sizeof defs),
                   "cl/%s.cl has no `gala-defines:` line in its header comment", fam);
     snprintf(options, sizeof options, "-DREAL=%s%s%s", dbl ? "double" : "float",
              dbl ? " -DGALA_DOUBLE=1" : "", defs);
@@ -168,7 +174,26 @@ START_TEST(family_compiles_for_cuda)
     for (int k = 0; k < nk; ++k) {
         char kinds[GALA_CUDA_MAX_PARAMS_TEST];
         int np = ptx_params(ptx, names[k], kinds, (int)sizeof kinds);
-        ck_assert_msg(np >= 0, "kernel %s.%s is not an entry point of the PTX (extern \"C\"?)", fam,
+        char kdefs[512];
+        if (np < 0 && defines(text, names[k], kdefs, sizeof kdefs)) {
+            /* a kernel under its own -D values: CUBIN for sm_90 and PTX for compute_90 */
+            char kopt[640], what[192];
+            snprintf(kopt, sizeof kopt, "-DREAL=%s%s%s", dbl ? "double" : "float",
+                     dbl ? " -DGALA_DOUBLE=1" : "", kdefs);
+            char *img = NULL, *kptx = NULL;
+            size_t size = 0;
+            snprintf(what, sizeof what, "cl/%.63s.cl, kernel %.63s, for sm_90", fam, names[k]);
+            gala_status ks = compile("sm_90", 1, what, src, kopt, &img, &size);
+            ck_assert_msg(ks == GALA_OK, "%s (%s): %s", what, kopt, gala_last_error(NULL));
+            gala_free(img);
+            snprintf(what, sizeof what, "cl/%.63s.cl, kernel %.63s, for compute_90", fam, names[k]);
+            ks = compile("compute_90", 0, what, src, kopt, &kptx, &size);
+            ck_assert_msg(ks == GALA_OK, "%s (%s): %s", what, kopt, gala_last_error(NULL));
+            np = ptx_params(kptx, names[k], kinds, (int)sizeof kinds);
+            gala_free(kptx);
+        }
+        ck_assert_msg(np >= 0, "kernel %s.%s is not an entry point of the PTX (extern \"C\"?; "
+                      "a kernel inside #if needs a `gala-defines(%s):` line)", fam, names[k],
                       names[k]);
         void *hk = NULL;
         s = gala_host_ops.kernel_create(hctx, prog, names[k], &hk);
@@ -183,10 +208,13 @@ START_TEST(family_compiles_for_cuda)
                           dbl ? "double" : "float", i, kinds[i], kinds, sig, sig[i]);
         }
     }
-    for (const gala_host_kernel *hk = ((const gala_host_family *)prog)->kernels; hk->name; ++hk)
+    for (const gala_host_kernel *hk = ((const gala_host_family *)prog)->kernels; hk->name; ++hk) {
+        char kdefs[512];
         ck_assert_msg(ptx_params(ptx, hk->name, (char[GALA_CUDA_MAX_PARAMS_TEST]){0},
-                                 GALA_CUDA_MAX_PARAMS_TEST) >= 0,
+                                 GALA_CUDA_MAX_PARAMS_TEST) >= 0 ||
+                          defines(text, hk->name, kdefs, sizeof kdefs),
                       "host kernel %s.%s has no CUDA (cl/) version", fam, hk->name);
+    }
     gala_context_destroy(hctx);
 
     if (!dbl) {
