@@ -98,6 +98,29 @@ DEVFN gidx gala_desc_off(GLOBAL const int *d, int k)
     return (gidx)(unsigned int)d[k] | ((gidx)d[k + 1] << 32);
 }
 
+/* Matrix s of a launch (see "Matrices of a launch" above): its order (0 for s >= count),
+ * leading dimension, base offset and info slot. */
+DEVFN void pf_matrix(gidx s, int count, int n, int lda, gidx ao, gidx as, int vb,
+                     GLOBAL const int *desc, gidx dofs, int *nb, int *ld, gidx *base, int *idx)
+{
+    *nb = 0;
+    *ld = lda;
+    *base = 0;
+    *idx = 0;
+    if (s >= count) return;
+    if (vb) {
+        GLOBAL const int *d = desc + (dofs + s) * DSZ;
+        *nb = d[0];
+        *ld = d[1];
+        *base = gala_desc_off(d, 2);
+        *idx = d[4];
+    } else {
+        *nb = n;
+        *base = ao + s * as;
+        *idx = (int)s;
+    }
+}
+
 /* Address of L(i, j) relative to a matrix base. */
 DEVFN gidx gala_lidx(int i, int j, int ld, int up)
 {
@@ -192,21 +215,9 @@ PF_PANEL_KERNEL void potrf_panel(const int n, const int j0, const int wlim, cons
     const int chunk = chunked ? (int)(GRP(0) - s * nchunks) : 0;
     const int row = lt < N ? lt : N + chunk * (WG - N) + (lt - N);
 
-    int nb = 0, ld = lda, idx = 0;
-    gidx base = 0;
-    if (s < count) {
-        if (vb) {
-            GLOBAL const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = gala_desc_off(d, 2);
-            idx = d[4];
-        } else {
-            nb = n;
-            base = ao + s * as;
-            idx = (int)s;
-        }
-    }
+    int nb, ld, idx;
+    gidx base;
+    pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
     const int wl = min(wlim, nb);
     const int ncols = min(N, wl - j0);      /* columns of this panel (<= 0: nothing to do) */
     const int mrows = nb - j0;               /* rows of this panel */
@@ -487,22 +498,9 @@ KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int coun
     LOCAL_ARRAY int sord[WG], sld[WG];
     const int t = (int)LID(0);
     const gidx g0 = GRP(0) * WG, s = g0 + t; /* the group's first matrix; this item's */
-    int nb = 0, ld = 1, idx = 0;
-    gidx base = 0;
-    if (s < count) {
-        if (vb) {
-            GLOBAL const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = gala_desc_off(d, 2);
-            idx = d[4];
-        } else {
-            nb = n;
-            ld = lda;
-            base = ao + s * as;
-            idx = (int)s;
-        }
-    }
+    int nb, ld, idx;
+    gidx base;
+    pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
     sord[t] = nb;
     sld[t] = ld;
     sbase[t] = base;
@@ -608,21 +606,9 @@ PP_KERNEL void potrf_pair(const int n, const int j0, const int wlim, const int c
     const int t = (int)LID(0);
     const int slot = t / PP_H, l = t % PP_H;
     const gidx s = GRP(0) * PP_MPG + slot;
-    int nb = 0, ld = lda, idx = 0;
-    gidx base = 0;
-    if (s < count) {
-        if (vb) {
-            GLOBAL const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = gala_desc_off(d, 2);
-            idx = d[4];
-        } else {
-            nb = n;
-            base = ao + s * as;
-            idx = (int)s;
-        }
-    }
+    int nb, ld, idx;
+    gidx base;
+    pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
     const int dead = nb <= 0;
     const int ra = l, rb = N - 1 - l;
     const int acta = !dead && ra < nb, actb = !dead && rb < nb;

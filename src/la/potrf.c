@@ -127,6 +127,22 @@ static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_s
     return s;
 }
 
+/* The program of a fused form (form = "LANE" or "PAIR", see cl/potrf.cl) at order N and
+ * work-group wg, with one more -D value (xname = xval; none for xval = 0). */
+static gala_status pf_form_kernel(gala_context *ctx, gala_dtype dt, int N, int wg,
+                                  const char *form, const char *xname, int xval,
+                                  const char *name, gala_kernel **k)
+{
+    gala_program_key key;
+    gala_key_init(&key, "potrf", dt);
+    gala_key_def(&key, "N", N);
+    gala_key_def(&key, "WG", wg);
+    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    gala_key_def(&key, form, 1);
+    if (xval) gala_key_def(&key, xname, xval);
+    return gala_kernel_get(ctx, &key, name, k);
+}
+
 /* Work-group of potrf_lane at order N: potrf.lane_wg, halved until its local memory fits;
  * 0 when even N matrices do not fit (potrf_panel then). */
 static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
@@ -149,33 +165,18 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
     size_t groups, wgs;
     const int lwg = N <= c->lane ? pf_lane_wg(ctx, dt, N, c->lane_wg) : 0;
     if (lwg > 0) {
-        const int wg = lwg;
         int ch = 1; /* reads in flight per work-item: a power of two dividing N·N */
         while (ch * 2 <= c->lane_ch && ch * 2 <= N * N) ch *= 2;
-        gala_program_key key;
-        gala_key_init(&key, "potrf", dt);
-        gala_key_def(&key, "N", N);
-        gala_key_def(&key, "WG", wg);
-        gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
-        gala_key_def(&key, "LANE", 1);
-        gala_key_def(&key, "CH", ch);
-        GALA_TRY(gala_kernel_get(ctx, &key, "potrf_lane", &k));
-        wgs = (size_t)wg;
+        GALA_TRY(pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, "potrf_lane", &k));
+        wgs = (size_t)lwg;
         groups = ((size_t)s->count + wgs - 1) / wgs;
     } else if (N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2) {
         /* two rows per work-item: N/2 work-items per matrix */
-        const int wg = c->wg_fused;
-        gala_program_key key;
-        gala_key_init(&key, "potrf", dt);
-        gala_key_def(&key, "N", N);
-        gala_key_def(&key, "WG", wg);
-        gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
-        gala_key_def(&key, "PAIR", 1);
         const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);
-        if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
-        GALA_TRY(gala_kernel_get(ctx, &key, "potrf_pair", &k));
-        wgs = (size_t)wg;
-        const size_t mpg = (size_t)(wg / (N / 2));
+        GALA_TRY(pf_form_kernel(ctx, dt, N, c->wg_fused, "PAIR", "MINB",
+                                minb > 0 && minb <= 32 ? minb : 0, "potrf_pair", &k));
+        wgs = (size_t)c->wg_fused;
+        const size_t mpg = (size_t)(c->wg_fused / (N / 2));
         groups = ((size_t)s->count + mpg - 1) / mpg;
     } else {
         const int wg = c->wg_fused > N ? c->wg_fused : N;
