@@ -127,82 +127,22 @@ DEVFN gidx gala_lidx(int i, int j, int ld, int up)
     return up ? (gidx)j + (gidx)i * ld : (gidx)i + (gidx)j * ld;
 }
 
-/* Staging (potrf_lane): the G matrices of a
- * work-group (G·N·N stored elements, matrices g0 .. g0+G-1 of the launch) move between
- * global and local memory WG elements per step. In step k, work-item t holds stored row
- * r = t mod N of stored column c = kc + tc of matrix m = km + tm, with (tm, tc, r) the
- * digits of t in base N and k·WG/N = km·N + kc: a warp covers whole columns of consecutive
- * matrices (contiguous reads for a packed batch), and an element's address is a per-item
- * part plus a per-step part. In local memory L(i, j) of matrix m sits at
- * m·PF_SP + i + j·PF_LD (leading dimension N+1, odd stride: consecutive work-items hit
- * distinct banks for either triangle). Elements outside a matrix's order (sord[m] < N, 0
- * for no matrix) are the identity: L of diag(A, I) is diag(L_A, I).
- *
- *        global, stored lower (column-major)        local, matrix m (leading dim. N+1)
- *        m=0        m=1                             m=0: a00 a10 a20 . | . a11 a21 . | ...
- *        [a00 .  .  ][b00 .  .  ] ...               m=1: b00 b10 b20 . | ...
- *        [a10 a11 .  ][b10 b11 .  ]
- *        [a20 a21 a22][b20 b21 b22]
- *
- * Steps run CHN at a time: CHN reads in flight per work-item. Needs WG, N powers of two,
- * WG >= N; the local arrays stg (G·PF_SP), sbase, sord, sld (G) and g0 in scope. */
-#define PF_LD (N + 1)
-#define PF_SP (N * PF_LD + 1)
-#define PF_STG_ITEM                                                                         \
-    const int sr_ = t % N, sc_ = (t / N) % N, sm_ = t / (N * N);                            \
-    const int sloc_ = sm_ * PF_SP + (up ? sc_ + sr_ * PF_LD : sr_ + sc_ * PF_LD);           \
-    const gidx sglob_ = ao + (g0 + sm_) * as + (gidx)sc_ * lda + sr_;
-#define PF_STG_STEP(k)                                                                      \
-    const int km_ = (k) * (WG / N) / N, kc_ = (k) * (WG / N) % N;                           \
-    const int m_ = km_ + sm_, c_ = kc_ + sc_, nm_ = sord[m_];                               \
-    const int keep_ = up ? c_ >= sr_ : sr_ >= c_, inside_ = sr_ < nm_ && c_ < nm_;           \
-    const int loc_ = sloc_ + km_ * PF_SP + (up ? kc_ : kc_ * PF_LD);                        \
-    const gidx ga_ = vb ? sbase[m_] + sr_ + (gidx)c_ * sld[m_]                              \
-                        : sglob_ + (gidx)km_ * as + (gidx)kc_ * lda;
-#define PF_STG_LOAD(STEPS, CHN)                                                             \
-    _Pragma("unroll 1") for (int k0_ = 0; k0_ < (STEPS); k0_ += (CHN))                      \
-    {                                                                                       \
-        REAL v_[CHN];                                                                       \
-        UNROLL_LOOP                                                                         \
-        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
-            PF_STG_STEP(k0_ + kk_)                                                          \
-            v_[kk_] = (REAL)(sr_ == c_ ? 1 : 0);                                            \
-            if (keep_ && inside_) v_[kk_] = A[ga_];                                         \
-            (void)loc_;                                                                     \
-        }                                                                                   \
-        UNROLL_LOOP                                                                         \
-        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
-            PF_STG_STEP(k0_ + kk_)                                                          \
-            if (keep_) stg[loc_] = v_[kk_];                                                 \
-            (void)inside_;                                                                  \
-            (void)ga_;                                                                      \
-        }                                                                                   \
-    }
-#define PF_STG_STORE(STEPS, CHN)                                                            \
-    _Pragma("unroll 1") for (int k0_ = 0; k0_ < (STEPS); k0_ += (CHN))                      \
-    {                                                                                       \
-        UNROLL_LOOP                                                                         \
-        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
-            PF_STG_STEP(k0_ + kk_)                                                          \
-            if (keep_ && inside_) A[ga_] = stg[loc_];                                       \
-        }                                                                                   \
-    }
-#ifndef CH
-#define CH 16
-#endif
-
-/* MINB > 0 (-D, potrf.minb): at least MINB work-groups per SM (CUDA caps the registers) */
+/* MINB > 0 (-D, potrf.minb / potrf.pair_minb): at least MINB work-groups per SM (CUDA caps
+ * the registers); potrf_panel and potrf_pair */
 #if defined(MINB) && MINB > 0
-#define PF_PANEL_KERNEL KERNEL_MINB(WG, MINB)
+#define PF_KERNEL KERNEL_MINB(WG, MINB)
 #else
-#define PF_PANEL_KERNEL KERNEL
+#define PF_KERNEL KERNEL
 #endif
-PF_PANEL_KERNEL void potrf_panel(const int n, const int j0, const int wlim, const int count,
-                        const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
-                        const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
-                        const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
-                        const gidx fo, const int epoch, const int mode, GLOBAL REAL *W,
-                        const gidx wo)
+/* The arguments of every potrf_panel-style launch (potrf_panel, potrf_lane, potrf_pair: the
+ * host launches them alike, src/la/potrf.c) */
+#define PF_PARAMS                                                                           \
+    const int n, const int j0, const int wlim, const int count, const int nchunks,          \
+        GLOBAL REAL *A, const gidx ao, const int lda, const gidx as, const int up,          \
+        GLOBAL const int *desc, const gidx dofs, const int vb, GLOBAL int *info,            \
+        const gidx io, GLOBAL int *flag, const gidx fo, const int epoch, const int mode,    \
+        GLOBAL REAL *W, const gidx wo
+PF_KERNEL void potrf_panel(PF_PARAMS)
 {
     LOCAL_ARRAY RVEC colv[(2 * WG + RVW - 1) / RVW]; /* RVEC: aligned for the VEC reads */
     LOCAL REAL *col = (LOCAL REAL *)colv;
@@ -463,13 +403,77 @@ KERNEL void potrf_scan_finish(const int count, GLOBAL const int *desc, const gid
 }
 
 #if defined(LANE) && LANE
+/* Staging (potrf_lane): the G matrices of a
+ * work-group (G·N·N stored elements, matrices g0 .. g0+G-1 of the launch) move between
+ * global and local memory WG elements per step. In step k, work-item t holds stored row
+ * r = t mod N of stored column c = kc + tc of matrix m = km + tm, with (tm, tc, r) the
+ * digits of t in base N and k·WG/N = km·N + kc: a warp covers whole columns of consecutive
+ * matrices (contiguous reads for a packed batch), and an element's address is a per-item
+ * part plus a per-step part. In local memory L(i, j) of matrix m sits at
+ * m·PF_SP + i + j·PF_LD (leading dimension N+1, odd stride: consecutive work-items hit
+ * distinct banks for either triangle). Elements outside a matrix's order (sord[m] < N, 0
+ * for no matrix) are the identity: L of diag(A, I) is diag(L_A, I).
+ *
+ *        global, stored lower (column-major)        local, matrix m (leading dim. N+1)
+ *        m=0        m=1                             m=0: a00 a10 a20 . | . a11 a21 . | ...
+ *        [a00 .  .  ][b00 .  .  ] ...               m=1: b00 b10 b20 . | ...
+ *        [a10 a11 .  ][b10 b11 .  ]
+ *        [a20 a21 a22][b20 b21 b22]
+ *
+ * Steps run CHN at a time: CHN reads in flight per work-item. Needs WG, N powers of two,
+ * WG >= N; the local arrays stg (G·PF_SP), sbase, sord, sld (G) and g0 in scope. */
+#define PF_LD (N + 1)
+#define PF_SP (N * PF_LD + 1)
+#define PF_STG_ITEM                                                                         \
+    const int sr_ = t % N, sc_ = (t / N) % N, sm_ = t / (N * N);                            \
+    const int sloc_ = sm_ * PF_SP + (up ? sc_ + sr_ * PF_LD : sr_ + sc_ * PF_LD);           \
+    const gidx sglob_ = ao + (g0 + sm_) * as + (gidx)sc_ * lda + sr_;
+#define PF_STG_STEP(k)                                                                      \
+    const int km_ = (k) * (WG / N) / N, kc_ = (k) * (WG / N) % N;                           \
+    const int m_ = km_ + sm_, c_ = kc_ + sc_, nm_ = sord[m_];                               \
+    const int keep_ = up ? c_ >= sr_ : sr_ >= c_, inside_ = sr_ < nm_ && c_ < nm_;           \
+    const int loc_ = sloc_ + km_ * PF_SP + (up ? kc_ : kc_ * PF_LD);                        \
+    const gidx ga_ = vb ? sbase[m_] + sr_ + (gidx)c_ * sld[m_]                              \
+                        : sglob_ + (gidx)km_ * as + (gidx)kc_ * lda;
+#define PF_STG_LOAD(STEPS, CHN)                                                             \
+    _Pragma("unroll 1") for (int k0_ = 0; k0_ < (STEPS); k0_ += (CHN))                      \
+    {                                                                                       \
+        REAL v_[CHN];                                                                       \
+        UNROLL_LOOP                                                                         \
+        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
+            PF_STG_STEP(k0_ + kk_)                                                          \
+            v_[kk_] = (REAL)(sr_ == c_ ? 1 : 0);                                            \
+            if (keep_ && inside_) v_[kk_] = A[ga_];                                         \
+            (void)loc_;                                                                     \
+        }                                                                                   \
+        UNROLL_LOOP                                                                         \
+        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
+            PF_STG_STEP(k0_ + kk_)                                                          \
+            if (keep_) stg[loc_] = v_[kk_];                                                 \
+            (void)inside_;                                                                  \
+            (void)ga_;                                                                      \
+        }                                                                                   \
+    }
+#define PF_STG_STORE(STEPS, CHN)                                                            \
+    _Pragma("unroll 1") for (int k0_ = 0; k0_ < (STEPS); k0_ += (CHN))                      \
+    {                                                                                       \
+        UNROLL_LOOP                                                                         \
+        for (int kk_ = 0; kk_ < (CHN); ++kk_) {                                             \
+            PF_STG_STEP(k0_ + kk_)                                                          \
+            if (keep_ && inside_) A[ga_] = stg[loc_];                                       \
+        }                                                                                   \
+    }
+#ifndef CH
+#define CH 16
+#endif
+
 /*
  * potrf_lane: fused launches of order n <= N (potrf.lane) with one work-item per matrix.
  * The row-per-work-item potrf_panel spends N lanes and a barrier per column on each matrix;
  * at N = 8 and 16 that overhead, not memory, set its speed. A work-group of WG work-items
  * owns WG consecutive matrices of the launch:
  *
- *   1. load   the group's matrices into local memory (staging, above: PF_STG_LOAD)
+ *   1. load   the group's matrices into local memory (staging, PF_STG_LOAD above)
  *   2. factor work-item t copies L of matrix t into registers (N(N+1)/2 values, every index
  *             a constant once the loops are unrolled), factors it right-looking with no
  *             barrier, records its event as potrf_panel does, and puts the columns before
@@ -486,12 +490,7 @@ KERNEL void potrf_scan_finish(const int count, GLOBAL const int *desc, const gid
 #error "potrf_lane: CH must divide N*N"
 #endif
 
-KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int count,
-                       const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
-                       const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
-                       const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
-                       const gidx fo, const int epoch, const int mode, GLOBAL REAL *W,
-                       const gidx wo)
+KERNEL void potrf_lane(PF_PARAMS)
 {
     LOCAL_ARRAY REAL stg[WG * PF_SP];
     LOCAL_ARRAY gidx sbase[WG];
@@ -589,17 +588,7 @@ KERNEL void potrf_lane(const int n, const int j0, const int wlim, const int coun
 #endif
 #define PP_MPG (WG / PP_H) /* matrices per work-group */
 
-#if defined(MINB) && MINB > 0
-#define PP_KERNEL KERNEL_MINB(WG, MINB)
-#else
-#define PP_KERNEL KERNEL
-#endif
-PP_KERNEL void potrf_pair(const int n, const int j0, const int wlim, const int count,
-                          const int nchunks, GLOBAL REAL *A, const gidx ao, const int lda,
-                          const gidx as, const int up, GLOBAL const int *desc, const gidx dofs,
-                          const int vb, GLOBAL int *info, const gidx io, GLOBAL int *flag,
-                          const gidx fo, const int epoch, const int mode, GLOBAL REAL *W,
-                          const gidx wo)
+PF_KERNEL void potrf_pair(PF_PARAMS)
 {
     LOCAL_ARRAY REAL colbuf[2 * PP_MPG * N]; /* two buffers: columns j and j + 1 */
     LOCAL_ARRAY int nf[PP_MPG * N];

@@ -85,15 +85,22 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->pair_min = clampi(gala_tune(ctx, "potrf.pair_min", dt, 16), 16, 64);
 }
 
+/* The -D values every potrf program has: register-row length N, work-group wg, unrolling. */
+static void pf_key_base(const gala_context *ctx, gala_dtype dt, int N, int wg,
+                        gala_program_key *key)
+{
+    gala_key_init(key, "potrf", dt);
+    gala_key_def(key, "N", N);
+    gala_key_def(key, "WG", wg);
+    gala_key_def(key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+}
+
 /* splitk: the program of chunked launches (modes SPLIT and COPY compiled in) */
 static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int splitk,
                              const char *name, gala_kernel **k)
 {
     gala_program_key key;
-    gala_key_init(&key, "potrf", dt);
-    gala_key_def(&key, "N", N);
-    gala_key_def(&key, "WG", wg);
-    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    pf_key_base(ctx, dt, N, wg, &key);
     gala_key_def(&key, "SEL", gala_tune(ctx, "potrf.select", dt, 0) != 0 &&
                                   N <= gala_tune(ctx, "potrf.select_max", dt, 64));
     gala_key_def(&key, "VEC", gala_tune(ctx, "potrf.vec", dt, 1) != 0);
@@ -134,10 +141,7 @@ static gala_status pf_form_kernel(gala_context *ctx, gala_dtype dt, int N, int w
                                   const char *name, gala_kernel **k)
 {
     gala_program_key key;
-    gala_key_init(&key, "potrf", dt);
-    gala_key_def(&key, "N", N);
-    gala_key_def(&key, "WG", wg);
-    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    pf_key_base(ctx, dt, N, wg, &key);
     gala_key_def(&key, form, 1);
     if (xval) gala_key_def(&key, xname, xval);
     return gala_kernel_get(ctx, &key, name, k);
