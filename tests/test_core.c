@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
+#include "core/kernel.h"
 #include "testutil.h"
 
 static gala_context *make(gala_backend b)
@@ -56,6 +58,67 @@ START_TEST(host_context_info_and_stats)
     /* destroying the context frees the buffers left in it */
     TU_OK(ctx, gala_context_destroy(ctx));
     TU_OK(NULL, gala_context_destroy(NULL));
+}
+END_TEST
+
+/* gala_tune remembers its answers per context; they must still follow GALA_TUNE as it
+ * changes between calls (tests and tuning sweeps set it), the key's text (not its
+ * address), the dtype and the fallback. Programs are found again whatever the order of a
+ * key's definitions. */
+START_TEST(tuning_answers_follow_the_environment)
+{
+    char *saved = getenv("GALA_TUNE") ? strdup(getenv("GALA_TUNE")) : NULL;
+    unsetenv("GALA_TUNE");
+    gala_context *ctx = make(GALA_BACKEND_HOST);
+    ck_assert_ptr_nonnull(ctx);
+    char key[64] = "test.alpha";
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), -7);
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -8), -8);
+    setenv("GALA_TUNE", "test.alpha=5", 1);
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), 5);
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_DOUBLE, -7), 5);
+    setenv("GALA_TUNE", "other=1,test.alpha=6", 1);
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), 6);
+    strcpy(key, "test.beta"); /* same address, another key */
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), -7);
+    setenv("GALA_TUNE", "test.beta=9", 1);
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), 9);
+    ck_assert_int_eq(gala_tune(ctx, "test.beta", GALA_DOUBLE, 0), 9);
+    const char *lng = "test.a_key_longer_than_the_memo_keeps";
+    ck_assert_int_eq(gala_tune(ctx, lng, GALA_FLOAT, 3), 3);
+    setenv("GALA_TUNE", "test.a_key_longer_than_the_memo_keeps=4", 1);
+    ck_assert_int_eq(gala_tune(ctx, lng, GALA_FLOAT, 3), 4);
+    unsetenv("GALA_TUNE");
+    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), -7);
+    ck_assert_int_eq(gala_tune(ctx, lng, GALA_FLOAT, 3), 3);
+    /* many keys: past the memo's capacity the answers are still right */
+    for (int round = 0; round < 2; ++round)
+        for (int i = 0; i < 400; ++i) {
+            snprintf(key, sizeof key, "test.k%d", i);
+            ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, i), i);
+        }
+
+    /* one program for one key, whatever the order of its definitions */
+    gala_program_key a, b;
+    gala_key_init(&a, "vec", GALA_DOUBLE);
+    gala_key_def(&a, "WG", 64);
+    gala_key_def(&a, "TEST_ORDER", 1);
+    gala_key_init(&b, "vec", GALA_DOUBLE);
+    gala_key_def(&b, "TEST_ORDER", 1);
+    gala_key_def(&b, "WG", 64);
+    gala_kernel *ka, *kb, *kc;
+    TU_OK(ctx, gala_kernel_get(ctx, &a, "axpby", &ka));
+    TU_OK(ctx, gala_kernel_get(ctx, &b, "axpby", &kb));
+    ck_assert_ptr_eq(ka, kb);
+    gala_key_def(&b, "TEST_ORDER2", 0); /* one more definition: another program */
+    TU_OK(ctx, gala_kernel_get(ctx, &b, "axpby", &kc));
+    ck_assert_ptr_ne(ka, kc);
+    a.defs[1].value = 2; /* another value: another program */
+    TU_OK(ctx, gala_kernel_get(ctx, &a, "axpby", &kc));
+    ck_assert_ptr_ne(ka, kc);
+    TU_OK(ctx, gala_context_destroy(ctx));
+    if (saved) setenv("GALA_TUNE", saved, 1);
+    free(saved);
 }
 END_TEST
 
@@ -311,6 +374,7 @@ int main(void)
     int nt = tu_target_count();
     tcase_add_test(tc, status_strings_and_types);
     tcase_add_test(tc, host_context_info_and_stats);
+    tcase_add_test(tc, tuning_answers_follow_the_environment);
     tcase_add_test(tc, environment_selects_backend);
     tcase_add_test(tc, opencl_selection);
     tcase_add_loop_test(tc, buffers_roundtrip_with_offsets, 0, nt);

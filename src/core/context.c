@@ -149,6 +149,7 @@ gala_status gala_context_destroy(gala_context *ctx)
     if (ctx->stg_ptr) ctx->ops->host_free(ctx, ctx->stg_ptr, ctx->stg_handle);
     gala_programs_release(ctx);
     ctx->ops->close(ctx);
+    gala_tune_memo_free(ctx);
     gala_free(ctx->err);
     gala_free(ctx);
     return s;

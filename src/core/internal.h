@@ -26,6 +26,18 @@ struct gala_buffer {
     struct gala_buffer *prev, *next;
 };
 
+/* Memo of gala_tune's answers on one context (see tuning.c). */
+#define GALA_TUNE_MEMO 256 /* entries (open addressing); the library reads fewer than 200 */
+typedef struct gala_tune_memo {
+    char *env; /* the GALA_TUNE the answers were found under (NULL: unset) */
+    int used;
+    struct gala_tune_memo_entry {
+        char key[32]; /* empty: a free entry; longer keys are looked up every time */
+        gala_dtype dtype;
+        long fallback, value;
+    } e[GALA_TUNE_MEMO];
+} gala_tune_memo;
+
 struct gala_context {
     const gala_device_ops *ops;
     void *impl;
@@ -54,6 +66,9 @@ struct gala_context {
     int stg_lent;
 
     gala_stats stats;
+
+    /* answers of gala_tune, found once per key (a call reads a dozen keys) */
+    gala_tune_memo tune;
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -190,8 +205,11 @@ GALA_INTERNAL double gala_now(void);
 /* ---------------------------------------------------------------- tuning */
 
 /** Tuning value for key (e.g. "vec.wg") for this context's device and dtype, from the
- *  data table in tuning.c, overridden by GALA_TUNE="key=value,...". */
+ *  data table in tuning.c, overridden by GALA_TUNE="key=value,...". The context remembers
+ *  its answers until GALA_TUNE changes. */
 GALA_INTERNAL long gala_tune(const struct gala_context *ctx, const char *key, gala_dtype dtype,
                              long fallback);
+/** Forget the remembered answers (context destruction). */
+GALA_INTERNAL void gala_tune_memo_free(struct gala_context *ctx);
 
 #endif /* GALA_CORE_INTERNAL_H */

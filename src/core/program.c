@@ -170,6 +170,19 @@ static gala_status key_text(const gala_context *ctx, const gala_program_key *key
     return GALA_OK;
 }
 
+/* The same key with its definitions in the same order: the common case (one call site asks
+ * again) found without writing the canonical text, which cost as much as the rest of a
+ * small launch's host work. */
+static int key_same(const gala_program_key *a, const gala_program_key *b)
+{
+    if (a->dtype != b->dtype || a->ndefs != b->ndefs || strcmp(a->family, b->family) != 0)
+        return 0;
+    for (int i = 0; i < a->ndefs; ++i)
+        if (a->defs[i].value != b->defs[i].value || strcmp(a->defs[i].name, b->defs[i].name) != 0)
+            return 0;
+    return 1;
+}
+
 static gala_status program_get(gala_context *ctx, const gala_program_key *key,
                                struct gala_program_entry **out)
 {
@@ -179,6 +192,8 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
     if (key->dtype != GALA_FLOAT && key->dtype != GALA_DOUBLE)
         return gala_error(ctx, GALA_ERR_INTERNAL, "kernel key of %s without a float type",
                           key->family);
+    for (struct gala_program_entry *p = ctx->programs; p; p = p->next)
+        if (key_same(&p->key, key)) { *out = p; return GALA_OK; }
     GALA_TRY(key_text(ctx, key, id, sizeof id, opts, sizeof opts));
     for (struct gala_program_entry *p = ctx->programs; p; p = p->next)
         if (strcmp(p->id, id) == 0) { *out = p; return GALA_OK; }
