@@ -75,12 +75,23 @@ static double wall(void)
 
 gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int reps, double *ms)
 {
+    return bu_time_prep(ctx, NULL, fn, arg, warmup, reps, ms);
+}
+
+gala_status bu_time_prep(gala_context *ctx, bu_fn prep, bu_fn fn, void *arg, int warmup, int reps,
+                         double *ms)
+{
     gala_status s;
-    for (int i = 0; i < warmup; ++i)
+    for (int i = 0; i < warmup; ++i) {
+        if (prep && (s = prep(arg)) != GALA_OK) return s;
         if ((s = fn(arg)) != GALA_OK) return s;
+    }
     if ((s = gala_finish(ctx)) != GALA_OK) return s;
     for (int r = 0; r < reps; ++r) {
         gala_timer *t0 = NULL, *t1 = NULL;
+        /* every repeat starts on an idle device, with or without prep (the previous
+         * repeat waited for its timers) */
+        if (prep && ((s = prep(arg)) != GALA_OK || (s = gala_finish(ctx)) != GALA_OK)) return s;
         double w0 = wall();
         int timers = gala_timer_record(ctx, &t0) == GALA_OK;
         if ((s = fn(arg)) != GALA_OK) { gala_timer_free(t0); return s; }

@@ -32,6 +32,10 @@ gala_context *bu_init(int *argc, char **argv, bu_opts *opts);
  *  repeat's milliseconds. Returns the status of the first failing call. */
 typedef gala_status (*bu_fn)(void *arg);
 gala_status bu_time(gala_context *ctx, bu_fn fn, void *arg, int warmup, int reps, double *ms);
+/** bu_time with prep(arg) enqueued before every call and outside its time (e.g. restoring
+ *  the input of an in-place routine); prep may be NULL. */
+gala_status bu_time_prep(gala_context *ctx, bu_fn prep, bu_fn fn, void *arg, int warmup, int reps,
+                         double *ms);
 
 /** Median, and the 10th / 90th percentiles, of n values (the array is sorted). */
 double bu_median(double *v, int n);
