@@ -147,6 +147,8 @@ gala_status gala_context_destroy(gala_context *ctx)
     }
     gala_pool_free(ctx->pool);
     if (ctx->stg_ptr) ctx->ops->host_free(ctx, ctx->stg_ptr, ctx->stg_handle);
+    if (ctx->flag_buf) ctx->ops->mapped_free(ctx, ctx->flag_buf->handle, (void *)ctx->flag_host);
+    gala_free(ctx->flag_buf);
     gala_programs_release(ctx);
     ctx->ops->close(ctx);
     gala_tune_memo_free(ctx);
@@ -257,6 +259,30 @@ void *gala_staging_take(gala_context *ctx, size_t bytes)
     }
     ctx->stg_lent = 1;
     return ctx->stg_ptr;
+}
+
+void gala_flag_word(gala_context *ctx, gala_buffer **buf, volatile int **host)
+{
+    if (!ctx->flag_tried) {
+        ctx->flag_tried = 1;
+        gala_buffer *b = ctx->ops->mapped_alloc ? gala_calloc(1, sizeof *b) : NULL;
+        void *h = NULL, *p = NULL;
+        if (b && ctx->ops->mapped_alloc(ctx, 64, &h, &p) == GALA_OK) {
+            b->ctx = ctx;
+            b->dtype = GALA_INT;
+            b->count = 1;
+            b->bytes = sizeof(int);
+            b->handle = h;
+            b->owned = 0; /* not in ctx->buffers: released by gala_context_destroy */
+            ctx->flag_buf = b;
+            ctx->flag_host = p;
+        } else {
+            gala_free(b);
+            gala_error_clear(ctx); /* the caller reads a device word instead */
+        }
+    }
+    *buf = ctx->flag_buf;
+    *host = ctx->flag_host;
 }
 
 void gala_staging_give(gala_context *ctx, void *p)

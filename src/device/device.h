@@ -151,6 +151,13 @@ typedef struct gala_device_ops {
      *  (the host backend): plain memory serves. Errors: a status; nothing is allocated. */
     gala_status (*host_alloc)(struct gala_context *ctx, size_t bytes, void **ptr, void **handle);
     void (*host_free)(struct gala_context *ctx, void *ptr, void *handle);
+
+    /** Optional: `bytes` of zeroed page-locked host memory that kernels write through
+     *  *handle (a buffer handle) and the host reads at *ptr once gala_finish has returned,
+     *  with no copy (CUDA's mapped memory). NULL hooks: gala_flag_word falls back to a
+     *  device buffer that is read back. mapped_free takes both. Errors: a status. */
+    gala_status (*mapped_alloc)(struct gala_context *ctx, size_t bytes, void **handle, void **ptr);
+    void (*mapped_free)(struct gala_context *ctx, void *handle, void *ptr);
 } gala_device_ops;
 
 /* The backends compiled into this build (NULL where absent). */

@@ -143,12 +143,19 @@ gala_status la_info_begin(gala_context *ctx, int batch, size_t tmp, gala_buffer 
 {
     const size_t nin = user_info ? 0 : (size_t)batch;
     memset(li, 0, sizeof *li);
-    GALA_TRY(gala_scratch(ctx, LA_SCRATCH_INFO, GALA_INT, 1 + nin + tmp, &li->flag));
+    gala_buffer *mapped;
+    gala_flag_word(ctx, &mapped, &li->host_flag);
+    /* the flag word first (unless it lives in mapped host memory), then the internal info
+     * array, then the caller's temporary space */
+    const size_t f = li->host_flag ? 0 : 1;
+    gala_buffer *sc = NULL;
+    if (f + nin + tmp > 0) GALA_TRY(gala_scratch(ctx, LA_SCRATCH_INFO, GALA_INT, f + nin + tmp, &sc));
+    li->flag = li->host_flag ? mapped : sc;
     li->fo = 0;
-    li->info = user_info ? user_info : li->flag;
-    li->io = user_info ? user_off : 1;
-    li->tmp = li->flag;
-    li->to = 1 + nin;
+    li->info = user_info ? user_info : sc;
+    li->io = user_info ? user_off : f;
+    li->tmp = sc;
+    li->to = f + nin;
     /* a fresh nonzero epoch; stale flags from earlier calls (or other users of the slot)
      * only cost a read of the info array, which is authoritative */
     int e = atomic_fetch_add(&la_epoch_counter, 1) & 0x3fffffff;
@@ -164,7 +171,12 @@ gala_status la_info_end(gala_context *ctx, const char *fn, const la_info *li, in
      * failed): for a batch of 100000 that is 400 KB of host writes off the wait */
     if (info) memset(info, 0, (size_t)batch * sizeof *info);
     int flag = 0;
-    GALA_TRY(gala_buffer_read(li->flag, li->fo, 1, &flag));
+    if (li->host_flag) {
+        GALA_TRY(gala_finish(ctx)); /* then the kernels' writes are visible */
+        flag = *li->host_flag;
+    } else {
+        GALA_TRY(gala_buffer_read(li->flag, li->fo, 1, &flag));
+    }
     if (flag != li->epoch) return GALA_OK;
     int *v = info ? info : gala_malloc((size_t)batch * sizeof *v);
     if (!v) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory for info", fn);

@@ -59,6 +59,7 @@ typedef struct la_info {
     struct gala_buffer *info, *flag, *tmp;
     size_t io, fo, to;
     int epoch;
+    volatile int *host_flag; /* the flag in mapped host memory (gala_flag_word), or NULL */
 } la_info;
 
 /** Check uplo. */

@@ -354,6 +354,36 @@ static void cu_host_free(gala_context *ctx, void *ptr, void *handle)
     gala_cu_leave(ctx);
 }
 
+/* Mapped page-locked memory: kernels write it through its device address, the host reads it
+ * after a stream synchronization without a copy (gala_flag_word). */
+static gala_status cu_mapped_alloc(gala_context *ctx, size_t bytes, void **handle, void **ptr)
+{
+    const gala_cu_api *cu = CU();
+    void *p = NULL;
+    CUdeviceptr d = 0;
+    CU_CALL(ctx, "cuMemHostAlloc", cu->cuMemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_DEVICEMAP));
+    gala_status s = gala_cu_enter(ctx);
+    if (s == GALA_OK) {
+        CUresult r = cu->cuMemHostGetDevicePointer(&d, p, 0);
+        gala_cu_leave(ctx);
+        if (r != CUDA_SUCCESS) s = gala_cu_fail(ctx, r, "cuMemHostGetDevicePointer");
+    }
+    if (s != GALA_OK) {
+        cu_host_free(ctx, p, p);
+        return s;
+    }
+    memset(p, 0, bytes);
+    *handle = (void *)(uintptr_t)d;
+    *ptr = p;
+    return GALA_OK;
+}
+
+static void cu_mapped_free(gala_context *ctx, void *handle, void *ptr)
+{
+    (void)handle;
+    cu_host_free(ctx, ptr, ptr);
+}
+
 static gala_status sync_if(gala_context *ctx, int blocking)
 {
     if (!blocking) return GALA_OK;
@@ -750,6 +780,8 @@ static const gala_device_ops ops = {
     .mem_wrap = cu_wrap,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
+    .mapped_alloc = cu_mapped_alloc,
+    .mapped_free = cu_mapped_free,
 };
 
 const gala_device_ops *gala_cuda_ops(void) { return &ops; }

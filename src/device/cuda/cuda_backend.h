@@ -45,6 +45,7 @@
     X(cuMemFree)                                                                           \
     X(cuMemHostAlloc)                                                                      \
     X(cuMemFreeHost)                                                                       \
+    X(cuMemHostGetDevicePointer)                                                           \
     X(cuMemcpyHtoDAsync)                                                                   \
     X(cuMemcpyDtoHAsync)                                                                   \
     X(cuMemcpyDtoDAsync)                                                                   \
