@@ -112,7 +112,8 @@ START_TEST(maros_meszaros_all)
     TU_ASSERT(count >= 24, _i, "%d QPS files in %s", count, MM_DIR);
     for (int k = 0; k < count; ++k) {
         char path[sizeof MM_DIR + sizeof files[k].file + 1];
-        snprintf(path, sizeof path, "%s/%.*s", MM_DIR, (int)sizeof files[k].file - 1, files[k].file);
+        snprintf(path, sizeof path, "%s/%.*s", MM_DIR, (int)sizeof files[k].file - 1,
+                 files[k].file);
         TU_ASSERT(gala_qp_read_qps(path, &pb[k]) == GALA_OK, _i, "%s: %.200s", files[k].name,
                   gala_last_error(NULL));
         TU_ASSERT(readme_opt(files[k].name, &opt[k]), _i, "%s: no OPT in 00README.QP", files[k].name);

@@ -149,7 +149,8 @@ gala_status la_info_begin(gala_context *ctx, int batch, size_t tmp, gala_buffer 
      * array, then the caller's temporary space */
     const size_t f = li->host_flag ? 0 : 1;
     gala_buffer *sc = NULL;
-    if (f + nin + tmp > 0) GALA_TRY(gala_scratch(ctx, LA_SCRATCH_INFO, GALA_INT, f + nin + tmp, &sc));
+    if (f + nin + tmp > 0)
+        GALA_TRY(gala_scratch(ctx, LA_SCRATCH_INFO, GALA_INT, f + nin + tmp, &sc));
     li->flag = li->host_flag ? mapped : sc;
     li->fo = 0;
     li->info = user_info ? user_info : sc;
