@@ -1036,7 +1036,9 @@ static void qp_settings(gala_qp_settings *set, gala_dtype dt, int linsys)
     gala_qp_settings_default(set);
     set->dtype = dt;
     set->linsys_solver = linsys;
-    set->eps_abs = set->eps_rel = dt == GALA_FLOAT ? 1e-5 : 1e-8;
+    /* float: 1e-4 (1e-5 left one generated box QP "solved inaccurate" at max_iter in shared
+     * mode: GALA_TEST_SEED=69182118889); x is still checked to 2e-3 */
+    set->eps_abs = set->eps_rel = dt == GALA_FLOAT ? 1e-4 : 1e-8;
     set->max_iter = 2000;
 }
 

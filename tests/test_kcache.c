@@ -360,11 +360,9 @@ START_TEST(concurrent_threads_share_a_folder)
     enum { T = 4 };
     pthread_t th[T];
     for (int i = 0; i < T; ++i) ck_assert_int_eq(pthread_create(&th[i], NULL, thread_run, &b), 0);
-    for (int i = 0; i < T; ++i) {
-        void *r = (void *)1;
-        pthread_join(th[i], &r);
-        ck_assert_msg(r == NULL, "thread %d failed", i);
-    }
+    void *r[T];
+    for (int i = 0; i < T; ++i) pthread_join(th[i], &r[i]); /* all, before any check */
+    for (int i = 0; i < T; ++i) ck_assert_msg(r[i] == NULL, "thread %d failed", i);
     ck_assert_int_eq(count_tmp(dir), 0);
     if (b == GALA_BACKEND_HOST) return;
     gala_stats st;

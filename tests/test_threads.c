@@ -85,12 +85,14 @@ static void run(gala_backend b, int shared)
         jobs[i] = (job){b, ctx, shared ? &lock : NULL, i, 0, ""};
         ck_assert_int_eq(pthread_create(&t[i], NULL, worker, &jobs[i]), 0);
     }
-    for (int i = 0; i < THREADS; ++i) {
-        pthread_join(t[i], NULL);
+    /* every thread joined before any check: a failed check leaves the function (longjmp in
+     * Check's no-fork mode, exit in fork mode), and threads still running would use the
+     * lock and jobs on this frame, and the shared context, after it is gone */
+    for (int i = 0; i < THREADS; ++i) pthread_join(t[i], NULL);
+    if (ctx) gala_context_destroy(ctx);
+    for (int i = 0; i < THREADS; ++i)
         ck_assert_msg(jobs[i].failures == 0, "%s backend, %s context, thread %d: %s",
                       gala_backend_name(b), shared ? "shared" : "own", i, jobs[i].msg);
-    }
-    if (ctx) gala_context_destroy(ctx);
 }
 
 START_TEST(threads_with_own_contexts)
@@ -183,17 +185,18 @@ static void run_catalogue(int target, int shared)
         jobs[i] = (cjob){tg->backend, tg->dtype, ctx, shared ? &lock : NULL, i, 0, ""};
         ck_assert_int_eq(pthread_create(&t[i], NULL, catalogue_worker, &jobs[i]), 0);
     }
-    for (int i = 0; i < THREADS; ++i) {
-        pthread_join(t[i], NULL);
-        TU_ASSERT(jobs[i].failures == 0, target, "%s context, thread %d: %d failures, last: %.400s",
-                  shared ? "shared" : "own", i, jobs[i].failures, jobs[i].msg);
-    }
+    for (int i = 0; i < THREADS; ++i) pthread_join(t[i], NULL); /* all, before any check */
+    long live = 0;
     if (ctx) {
         gala_stats st;
         gala_context_stats(ctx, &st);
-        TU_ASSERT(st.buffers_live == 0, target, "shared context: %ld buffers left", st.buffers_live);
+        live = st.buffers_live;
         gala_context_destroy(ctx);
     }
+    for (int i = 0; i < THREADS; ++i)
+        TU_ASSERT(jobs[i].failures == 0, target, "%s context, thread %d: %d failures, last: %.400s",
+                  shared ? "shared" : "own", i, jobs[i].failures, jobs[i].msg);
+    TU_ASSERT(live == 0, target, "shared context: %ld buffers left", live);
 }
 
 START_TEST(all_routines_threads_with_own_contexts) { run_catalogue(_i, 0); }
