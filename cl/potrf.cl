@@ -174,8 +174,10 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
 #if SPLITK
     const int toW = (mode & 8) != 0;                 /* SPLIT: rows < N go to W */
 #else
-    const int toW = 0; /* fused launches: the SPLIT / COPY code compiled out (it cost the
-                          fused kernel 5-27 % on the H200) */
+    /* fused launches: the SPLIT / COPY code compiled out (it cost the fused kernel 5-27 % on
+     * the H200); a literal, not a const int: clang (PoCL) warns about a constant variable in
+     * a && chain */
+#define toW 0
 #endif
     const gidx wb = wo + s * (N * N + 1);            /* this matrix's N×N + 1 in W */
     if (chunked && (dead || (chunk > 0 && N + chunk * (WG - N) >= mrows))) {
@@ -348,6 +350,9 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
         if (ev != 0) flag[fo] = epoch;
     }
 }
+#if !SPLITK
+#undef toW
+#endif
 
 /* Smallest L-column holding a non-finite value, per (matrix, block of scb stored columns),
  * folded into tmp[to + s] (BIGCOL before the launch) by an atomic minimum — only by blocks
