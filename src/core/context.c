@@ -263,9 +263,9 @@ void *gala_staging_take(gala_context *ctx, size_t bytes)
 
 void gala_flag_word(gala_context *ctx, gala_buffer **buf, volatile int **host)
 {
-    if (!ctx->flag_tried) {
+    if (!ctx->flag_tried && ctx->ops->mapped_alloc) {
         ctx->flag_tried = 1;
-        gala_buffer *b = ctx->ops->mapped_alloc ? gala_calloc(1, sizeof *b) : NULL;
+        gala_buffer *b = gala_calloc(1, sizeof *b);
         void *h = NULL, *p = NULL;
         if (b && ctx->ops->mapped_alloc(ctx, 64, &h, &p) == GALA_OK) {
             b->ctx = ctx;
@@ -276,9 +276,9 @@ void gala_flag_word(gala_context *ctx, gala_buffer **buf, volatile int **host)
             b->owned = 0; /* not in ctx->buffers: released by gala_context_destroy */
             ctx->flag_buf = b;
             ctx->flag_host = p;
-        } else {
+        } else if (b) {
             gala_free(b);
-            gala_error_clear(ctx); /* the caller reads a device word instead */
+            gala_error_clear(ctx); /* its message: the caller reads a device word instead */
         }
     }
     *buf = ctx->flag_buf;
