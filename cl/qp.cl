@@ -33,14 +33,14 @@
  * only, and writes the QP's status. Finished QPs leave the launch lists (qp_compact_*)
  * and are skipped by the launches before that.
  *
- * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1 RB=2 QB=4 MINB=4
+ * gala-defines: WG=128 TB=4 NCAP=128 MCAP=128 VLOCAL=1 REFINE=1 KS=1 RB=2 QB=4 MINB=4 TL=1
  * -D parameters: WG (work-group size, a multiple of 32), TB (QPs per work-group, power of
  * two <= WG), NCAP / MCAP (local capacity per QP for n- and m-vectors), VLOCAL (1: vectors
  * in local memory), REFINE (1: one step of iterative refinement per solve, for float), KS
  * (TB = 1: column slices of the K⁻¹ product), RB (TB > 1: rows of the K⁻¹ product per
  * work-item), QB (TB > 1: QPs per work-item in the K⁻¹ product and the sparse products),
- * MINB (qp_admm: work-groups per SM the CUDA compiler must fit). The other kernels use WG
- * only.
+ * MINB (qp_admm: work-groups per SM the CUDA compiler must fit), TL (TB > 1: 1 for the tile
+ * layout of the local vectors, below). The other kernels use WG only.
  */
 
 /* QPs whose K⁻¹ products one work-item computes together (register blocking; -D QB, a
@@ -948,7 +948,27 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
 /* an empty slot); with TB > 1 they share n, m, the matrices and the ρ ladder (nrungs > 0). */
 /* One work-group per tile: launch ceil(nlist / TB) groups.                               */
 /* ------------------------------------------------------------------------------------ */
-#if VLOCAL
+#if VLOCAL && TB > 1 && defined(TL) && TL
+/* TL = 1, the tile layout: a tile's vectors in local memory side by side, element i of QP t
+ * at i·TS + t (TS = TB + RVW), so that the QB QPs a work-item serves are adjacent: one RVEC
+ * read gives RVW of them (the K⁻¹ product reads R that way), and the padding of one RVEC per
+ * row keeps the RVEC reads of neighbouring rows in the sparse loops off each other's banks.
+ * TL = 0: each QP's vector contiguous (element i of QP t at t·NCAP + i).
+ *
+ *          t = 0   1  ...  TB-1 | pad
+ *   i = 0  [ v00  v01 ... v0,TB-1 | . . ]   one row of TS REALs per element
+ *   i = 1  [ v10  v11 ...         | . . ]
+ */
+#define QP_TLAYOUT 1
+#define TS (TB + RVW)
+#define VW(t, i) lw[(i) * TS + (t)]
+#define VX(t, j) lx[(j) * TS + (t)]
+#define VR(t, j) lr[(j) * TS + (t)]
+#define VXT(t, j) lxt[(j) * TS + (t)]
+#define VZ(t, i) lz[(i) * TS + (t)]
+#define VY(t, i) ly[(i) * TS + (t)]
+#define RK(i) lct[i] /* row kinds, shared by the tile: in local memory */
+#elif VLOCAL
 #define VW(t, i) lw[(t) * MCAP + (i)]
 #define VX(t, j) lx[(t) * NCAP + (j)]
 #define VR(t, j) lr[(t) * NCAP + (j)]
@@ -1042,6 +1062,30 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
         }                                                                                   \
     } while (0)
 #else
+/* column j of the tile's product: sa[r][c] += K⁻¹(row r, j)·R(j, QP t0 + c) for the QB QPs
+ * (kr: the column's RBLK values); with the tile layout R(j, t0 .. t0 + QB − 1) is QB/RVW
+ * RVEC reads (t0 and TS multiples of RVW) instead of QB scalar ones */
+#if defined(QP_TLAYOUT) && QB % RVW == 0 && TB % RVW == 0
+#define QP_KINV_COLUMN(j)                                                                   \
+    do {                                                                                    \
+        LOCAL const RVEC *rv_ = (LOCAL const RVEC *)(lr + (j) * TS + t0);                   \
+        for (int cv = 0; cv < QB / RVW; ++cv) {                                             \
+            const RVEC v_ = rv_[cv];                                                        \
+            for (int e = 0; e < RVW; ++e) {                                                 \
+                const REAL rv = rv_get(v_, e);                                              \
+                for (int r = 0; r < RBLK; ++r) sa[r][cv * RVW + e] += kr[r] * rv;           \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+#else
+#define QP_KINV_COLUMN(j)                                                                   \
+    do {                                                                                    \
+        for (int c = 0; c < QB; ++c) {                                                      \
+            const REAL rv = VR(t0 + c, (j));                                                \
+            for (int r = 0; r < RBLK; ++r) sa[r][c] += kr[r] * rv;                          \
+        }                                                                                   \
+    } while (0)
+#endif
 #define QP_KINV(SECOND, FINAL)                                                              \
     do {                                                                                    \
         const int rs_n = (n + RBLK - 1) / RBLK;                                             \
@@ -1059,10 +1103,7 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
                 for (int j = 0; j < n; ++j) {                                               \
                     REAL kr[RBLK];                                                          \
                     for (int r = 0; r < RBLK; ++r) kr[r] = Kt[ir[r] + (gidx)j * n];         \
-                    for (int c = 0; c < QB; ++c) {                                          \
-                        const REAL rv = VR(t0 + c, j);                                      \
-                        for (int r = 0; r < RBLK; ++r) sa[r][c] += kr[r] * rv;              \
-                    }                                                                       \
+                    QP_KINV_COLUMN(j);                                                      \
                 }                                                                           \
             } else {                                                                        \
                 for (int c = 0; c < QB; ++c) {                                              \
@@ -1179,7 +1220,21 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
 #endif
 QP_ADMM_KERNEL void qp_admm(QP_ADMM_PARAMS)
 {
-#if VLOCAL
+#if defined(QP_TLAYOUT)
+    /* the tile layout (VX above); RVEC arrays for the alignment of the vector reads */
+    LOCAL_ARRAY RVEC lxv[(NCAP * TS + RVW - 1) / RVW];
+    LOCAL_ARRAY RVEC lrv[(NCAP * TS + RVW - 1) / RVW];
+    LOCAL_ARRAY RVEC lxtv[(NCAP * TS + RVW - 1) / RVW];
+    LOCAL_ARRAY RVEC lzv[(MCAP * TS + RVW - 1) / RVW];
+    LOCAL_ARRAY RVEC lyv[(MCAP * TS + RVW - 1) / RVW];
+    LOCAL REAL *lx = (LOCAL REAL *)lxv, *lr = (LOCAL REAL *)lrv, *lxt = (LOCAL REAL *)lxtv;
+    LOCAL REAL *lz = (LOCAL REAL *)lzv, *ly = (LOCAL REAL *)lyv;
+    LOCAL_ARRAY int lct[MCAP];
+#if REFINE
+    LOCAL_ARRAY RVEC lwv[(MCAP * TS + RVW - 1) / RVW];
+    LOCAL REAL *lw = (LOCAL REAL *)lwv;
+#endif
+#elif VLOCAL
     LOCAL_ARRAY REAL lx[TB * NCAP];
     LOCAL_ARRAY REAL lr[TB * NCAP];
     LOCAL_ARRAY REAL lxt[TB * NCAP];

@@ -233,15 +233,19 @@ END_TEST
  * memory, tiles of QPs sharing K⁻¹; float and double, to CUBIN for sm_90 (ptxas checks the
  * 48 KiB static shared memory the host's local budget assumes). The `gala-defines:` line
  * of cl/qp.cl covers one more class. */
+static const char *const qp_classes[] = {
+    "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=1 -DKS=2 -DRB=1",
+    "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=0 -DKS=2 -DRB=1",
+    "-DWG=256 -DTB=1 -DNCAP=1 -DMCAP=1 -DVLOCAL=0 -DREFINE=1 -DKS=1 -DRB=1",
+    "-DWG=224 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2",
+    "-DWG=128 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=4",
+    "-DWG=64 -DTB=2 -DNCAP=64 -DMCAP=64 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2",
+    "-DWG=224 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2 -DQB=4 -DTL=1"};
+#define QP_NCLASSES (sizeof qp_classes / sizeof qp_classes[0])
+
 START_TEST(qp_launch_classes_compile)
 {
-    static const char *classes[] = {
-        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=1 -DKS=2 -DRB=1",
-        "-DWG=384 -DTB=1 -DNCAP=192 -DMCAP=384 -DVLOCAL=1 -DREFINE=0 -DKS=2 -DRB=1",
-        "-DWG=256 -DTB=1 -DNCAP=1 -DMCAP=1 -DVLOCAL=0 -DREFINE=1 -DKS=1 -DRB=1",
-        "-DWG=224 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2",
-        "-DWG=128 -DTB=16 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=4",
-        "-DWG=64 -DTB=2 -DNCAP=64 -DMCAP=64 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2"};
+    const char *const *classes = qp_classes;
     const int c = _i / 2, dbl = _i % 2;
     char *src = NULL;
     TU_OK(NULL, gala_kernel_source(NULL, "qp", &src));
@@ -249,7 +253,10 @@ START_TEST(qp_launch_classes_compile)
     /* float tiles of 16 need 2.7 KiB per QP: double gets half the tile */
     const char *cls = classes[c];
     char buf[256];
-    if (dbl && strstr(cls, "-DTB=16")) {
+    if (dbl && strstr(cls, "-DTL=1")) { /* the tile layout: a row of 4 doubles and a double2 */
+        snprintf(buf, sizeof buf, "%s", "-DWG=224 -DTB=4 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=1 -DQB=4 -DTL=1");
+        cls = buf;
+    } else if (dbl && strstr(cls, "-DTB=16")) {
         snprintf(buf, sizeof buf, "%s", "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2");
         cls = buf;
     }
@@ -340,7 +347,7 @@ int main(void)
     Suite *s = suite_create("nvrtc");
     TCase *tc = tcase_create("nvrtc");
     tcase_add_loop_test(tc, family_compiles_for_cuda, 0, 2 * gala_kernel_family_count());
-    tcase_add_loop_test(tc, qp_launch_classes_compile, 0, 12);
+    tcase_add_loop_test(tc, qp_launch_classes_compile, 0, 2 * (int)QP_NCLASSES);
     tcase_add_test(tc, builtin_kernels_compile);
     tcase_add_test(tc, options_are_converted);
     tcase_add_test(tc, build_errors_carry_the_log);

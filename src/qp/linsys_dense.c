@@ -444,12 +444,14 @@ static gala_status shared_setup(gala_qp_solver *s)
     const int rb = clampi((int)gala_tune(ctx, "qp.rb", s->dt, 1), 1, 8);
     const int qb_want = clampi((int)gala_tune(ctx, "qp.qb", s->dt, 4), 1, 16);
     const int minb = clampi((int)gala_tune(ctx, "qp.minb", s->dt, 0), 0, 32);
+    const int tl = gala_tune(ctx, "qp.tl", s->dt, 0) != 0;
     for (c.tb = tb;; c.tb /= 2) {
         int qb = 1;
         while (qb * 2 <= qb_want && qb * 2 <= c.tb) qb *= 2; /* a power of two <= TB */
         c.qb = c.tb > 1 ? qb : 0;
         c.minb = c.tb > 1 ? minb : 0;
         c.rb = c.tb > 1 ? rb : 1;
+        c.tl = c.tb > 1 ? tl : 0;
         c.wg = c.tb == 1 ? clampi(round32(c.ncap), 64, wgmax)
                          : clampi(round32((c.tb / qb) * ((n + c.rb - 1) / c.rb)), 64, wgmax);
         if (c.tb == 1 || gala_qp_admm_local_bytes(s, &c) <= budget) break;

@@ -42,6 +42,7 @@ typedef struct qp_bin {
     int ncap, mcap, vlocal, wg, tb, ks, rb;
     int qb, minb; /* shared tile: QPs per work-item (K⁻¹ and sparse products), work-groups
                    * per SM the CUDA compiler must fit (0: none / the kernel's default) */
+    int tl;       /* shared tile: 1 = the tile layout of the local vectors (-D TL) */
     int count;
     gala_buffer *list;  /* its QPs (slots), in launch order */
     gala_buffer *alist; /* the running ones among them (gala_qp_compact) */

@@ -368,6 +368,7 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c
     gala_key_def(key, "RB", c ? c->rb : 1);
     if (c && c->qb > 0) gala_key_def(key, "QB", c->qb);
     if (c && c->minb > 0) gala_key_def(key, "MINB", c->minb);
+    if (c && c->tb > 1 && c->tl) gala_key_def(key, "TL", 1);
     if (s->kfac) gala_key_def(key, "KFAC", 1); /* host kernels only (cl/qp.cl refuses it) */
 }
 
@@ -386,8 +387,14 @@ size_t gala_qp_admm_local_bytes(const gala_qp_solver *s, const qp_bin *c)
     const size_t small = tb * (2 * sizeof(int) + 3 * 8 + r);
     size_t admm = small;
     if (c->vlocal) {
-        admm += tb * (3 * nc + 2 * mc) * r + mc * sizeof(int);
-        if (s->refine) admm += tb * mc * r;
+        /* the tile layout (cl/qp.cl, TL): rows of tb REALs and one 16-byte vector of
+         * padding, arrays rounded to 16-byte vectors */
+        const int tl = tb > 1 && c->tl;
+        const size_t ts = tl ? tb + 16 / r : tb;
+        const size_t vn = tl ? (nc * ts * r + 15) / 16 * 16 : nc * tb * r;
+        const size_t vm = tl ? (mc * ts * r + 15) / 16 * 16 : mc * tb * r;
+        admm += 3 * vn + 2 * vm + mc * sizeof(int);
+        if (s->refine) admm += vm;
         if (tb == 1) admm += (nc + 2 * mc) * r;
         if (tb == 1 && c->ks > 1) admm += (size_t)c->ks * nc * r;
     }
