@@ -253,8 +253,10 @@ START_TEST(qp_launch_classes_compile)
     /* float tiles of 16 need 2.7 KiB per QP: double gets half the tile */
     const char *cls = classes[c];
     char buf[256];
-    if (dbl && strstr(cls, "-DTL=1")) { /* the tile layout: a row of 4 doubles and a double2 */
-        snprintf(buf, sizeof buf, "%s", "-DWG=224 -DTB=4 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=1 -DQB=4 -DTL=1");
+    if (dbl && strstr(cls, "-DTL=1")) { /* CUDA double's tile: 8 QPs in 45.6 KB (qp.tile_bytes) */
+        snprintf(buf, sizeof buf, "%s",
+                 "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=2 "
+                 "-DQB=4 -DTL=1");
         cls = buf;
     } else if (dbl && strstr(cls, "-DTB=16")) {
         snprintf(buf, sizeof buf, "%s", "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2");

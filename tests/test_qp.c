@@ -415,13 +415,16 @@ START_TEST(shared_matrices_double_integrator)
         TU_OK(NULL, gala_qp_double_integrator(12, 4 * tu_uniform(&r) - 2, 2 * tu_uniform(&r) - 1, &pb[k]));
     TU_ASSERT(pb[0].n == 36 && pb[0].m == 36, _i, "sizes %d %d", pb[0].n, pb[0].m);
     gala_qp_settings s = tight_settings(_i);
-    gala_qp_solver *sv[2], *sd;
-    /* both layouts of a tile's vectors in local memory (cl/qp.cl, TL); a tile of 37 QPs
-     * leaves empty slots in the last one */
-    static const char *layouts[] = {"qp.tl=0", "qp.tl=1"};
+    enum { NV = 3 };
+    gala_qp_solver *sv[NV], *sd;
+    /* both layouts of a tile's vectors in local memory (cl/qp.cl, TL), the second also with
+     * two rows per work-item and a larger tile (CUDA double's rows); 37 QPs leave empty
+     * slots in the last tile */
+    static const char *layouts[NV] = {"qp.tl=0", "qp.tl=1",
+                                      "qp.tl=1,qp.rb=2,qp.tile_bytes=47104"};
     const char *old = getenv("GALA_TUNE");
     char *keep = old ? strdup(old) : NULL;
-    for (int v = 0; v < 2; ++v) {
+    for (int v = 0; v < NV; ++v) {
         setenv("GALA_TUNE", layouts[v], 1);
         TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv[v]));
         TU_ASSERT(gala_qp_linsys_used(sv[v]) == GALA_QP_LINSYS_DENSE_SHARED, _i, "not shared: %d",
@@ -436,7 +439,7 @@ START_TEST(shared_matrices_double_integrator)
     TU_OK(ctx, gala_qp_solve(sd));
     double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
     int updates = 0;
-    for (int v = 0; v < 2; ++v)
+    for (int v = 0; v < NV; ++v)
         for (int k = 0; k < B; ++k) {
             assert_kkt(sv[v], k, &pb[k], tol, _i, layouts[v]);
             if (v == 0) assert_kkt(sd, k, &pb[k], tol, _i, "dense");
@@ -448,8 +451,7 @@ START_TEST(shared_matrices_double_integrator)
                       "QP %d: shared objective %.9g (%s), dense %.9g", k, a.obj_val, layouts[v],
                       b.obj_val);
         }
-    gala_qp_destroy(sv[0]);
-    gala_qp_destroy(sv[1]);
+    for (int v = 0; v < NV; ++v) gala_qp_destroy(sv[v]);
     gala_qp_destroy(sd);
     gala_qp_solver *sx;
     /* forcing the shared strategy on different matrices is an error */

@@ -28,14 +28,20 @@
  * P3 (two rounds, same call), double integrator b = 10000, iterate us/QP against TL = 0:
  * NVIDIA OpenCL float 1.17-1.18 -> 1.00-1.01 with rb 1 (1.09-1.10 with rb 2), double
  * 0.84-0.86 -> 0.95-0.96 (rb 1; 1.09-1.13 otherwise: a tile of 4 fits 40 KB, not 8); CUDA
- * float 0.95 -> 1.00-1.01 (rb 2: 1.61), double 0.97 -> 0.97 (rb 1; 0.87 with rb 2 and
- * qp.local_bytes 47104, which would also move the per-QP classes: not taken). ncu (P1, P2):
+ * float 0.95 -> 1.00-1.01 (rb 2: 1.61), double 0.97 -> 0.97 (rb 1; 0.87 with rb 2 and a
+ * tile of 8: the CUDA double rows below). ncu (P1, P2):
  * TL = 0 is bound by L1 (84 % busy; per K⁻¹ column a work-item makes one global and four
  * local reads for four FMAs); TL = 1 halves the local wavefronts, but its larger tile
  * leaves less L1 for K⁻¹ (hit rate 99.6 -> 86 %). */
 {"qp.tl", 0, NULL, NULL, 0, 0},
 {"qp.tl", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 1},
 {"qp.rb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 1},
+/* qp.tile_bytes: the shared tile's local-memory budget (no row: qp.local_bytes). CUDA
+ * double: TL = 1 with rb 2 and a tile of 8 in 45.6 KB (P3: iterate 0.97 -> 0.87 us/QP, two
+ * rounds; NVIDIA OpenCL double the same way 0.85 -> 1.13, so it keeps TL = 0). */
+{"qp.tl", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 1},
+{"qp.rb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 2},
+{"qp.tile_bytes", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 47104},
 {"qp.local_bytes", 0, NULL, NULL, 0, 40960},
 /* qp.qb: QPs per work-item of a shared tile's K⁻¹ and sparse products (-D QB); qp.minb:
  * __launch_bounds__ minimum groups per SM for qp_admm on CUDA (0: none). H200, 2026-11-22,

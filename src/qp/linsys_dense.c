@@ -429,6 +429,15 @@ static gala_status shared_setup(gala_qp_solver *s)
      * work-group covers the tile's K⁻¹ product (TB/QB QP groups × ⌈n/2⌉ row pairs) in one
      * pass */
     const size_t budget = local_budget(s);
+    /* the tile's own budget where a tuning row gives one (qp.tile_bytes), else the per-QP
+     * classes' (qp.local_bytes) */
+    size_t tbudget = budget;
+    const long tbytes = gala_tune(ctx, "qp.tile_bytes", s->dt, 0);
+    if (tbytes > 0) {
+        tbudget = (size_t)tbytes;
+        if (ctx->info.local_mem_bytes && tbudget > ctx->info.local_mem_bytes - 1024)
+            tbudget = ctx->info.local_mem_bytes - 1024;
+    }
     const int wgmax = max_wg(s);
     int tb = (int)gala_tune(ctx, "qp.tb", s->dt, 16);
     int p = 1;
@@ -454,9 +463,9 @@ static gala_status shared_setup(gala_qp_solver *s)
         c.tl = c.tb > 1 ? tl : 0;
         c.wg = c.tb == 1 ? clampi(round32(c.ncap), 64, wgmax)
                          : clampi(round32((c.tb / qb) * ((n + c.rb - 1) / c.rb)), 64, wgmax);
-        if (c.tb == 1 || gala_qp_admm_local_bytes(s, &c) <= budget) break;
+        if (c.tb == 1 || gala_qp_admm_local_bytes(s, &c) <= tbudget) break;
     }
-    if (gala_qp_admm_local_bytes(s, &c) > budget) {
+    if (gala_qp_admm_local_bytes(s, &c) > tbudget) {
         c = class_for(s, n, m, budget, wgmax); /* one QP per work-group, maybe global vectors */
     }
     c.list = s->b_ident; /* owned by the solver */
