@@ -109,7 +109,9 @@
  * CUDA 0.236-0.240 -> 0.176-0.180 / 0.221-0.229 -> 0.164, OpenCL 0.260-0.277 -> 0.236 /
  * 0.243-0.247 -> 0.216-0.217; double CUDA 0.335-0.339 -> 0.250-0.260, OpenCL 0.377-0.380 ->
  * 0.282-0.299. Slower at N = 16 (double: 0.130-0.132 -> 0.144-0.145 async, CUDA) and at
- * N = 64 (float OpenCL 0.40-0.41 -> 0.75-0.76: 64 copies of the column step). */
+ * N = 64 (float OpenCL 0.40-0.41 -> 0.75-0.76: 64 copies of the column step; run P10, sync,
+ * two rounds: float CUDA 0.430-0.432 -> 0.464-0.466, double CUDA 1.129 -> 1.310 (pair_minb 3:
+ * 1.219-1.221), double OpenCL 1.158-1.159 -> 1.515-1.519). */
 {"potrf.pair", 0, NULL, NULL, 0, 0},
 {"potrf.pair_min", 0, NULL, NULL, 0, 16},
 {"potrf.pair_minb", 0, NULL, NULL, 0, 0},
