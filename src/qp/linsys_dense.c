@@ -24,13 +24,18 @@ static int cap_class(int v)
 
 static int round32(int v) { return (v + 31) / 32 * 32; }
 
-/* Local memory one work-group may use (qp.local_bytes; NVIDIA's OpenCL allows 48 KiB). */
-static size_t local_budget(const gala_qp_solver *s)
+/* b bytes of local memory, at most the device's limit less 1 KiB */
+static size_t local_cap(const gala_qp_solver *s, size_t b)
 {
-    size_t b = (size_t)gala_tune(s->ctx, "qp.local_bytes", s->dt, 47104);
     if (s->ctx->info.local_mem_bytes && b > s->ctx->info.local_mem_bytes - 1024)
         b = s->ctx->info.local_mem_bytes - 1024;
     return b;
+}
+
+/* Local memory one work-group may use (qp.local_bytes; NVIDIA's OpenCL allows 48 KiB). */
+static size_t local_budget(const gala_qp_solver *s)
+{
+    return local_cap(s, (size_t)gala_tune(s->ctx, "qp.local_bytes", s->dt, 47104));
 }
 
 /* Largest work-group (qp.wg, a multiple of 32). */
@@ -431,13 +436,8 @@ static gala_status shared_setup(gala_qp_solver *s)
     const size_t budget = local_budget(s);
     /* the tile's own budget where a tuning row gives one (qp.tile_bytes), else the per-QP
      * classes' (qp.local_bytes) */
-    size_t tbudget = budget;
     const long tbytes = gala_tune(ctx, "qp.tile_bytes", s->dt, 0);
-    if (tbytes > 0) {
-        tbudget = (size_t)tbytes;
-        if (ctx->info.local_mem_bytes && tbudget > ctx->info.local_mem_bytes - 1024)
-            tbudget = ctx->info.local_mem_bytes - 1024;
-    }
+    const size_t tbudget = tbytes > 0 ? local_cap(s, (size_t)tbytes) : budget;
     const int wgmax = max_wg(s);
     int tb = (int)gala_tune(ctx, "qp.tb", s->dt, 16);
     int p = 1;
