@@ -5,13 +5,15 @@
  * references; beta = 0 must not read C (poisoned with NaN); elements outside the outputs
  * (and the other triangle of SYRK) stay untouched; argument checks, including disjoint
  * blocks of one matrix (accepted) and overlapping ones (rejected); GEMMs ordered across the
- * two lanes of a context.
+ * two lanes of a context; the GEMM kernel parameters that tuning data hands to the BLAS
+ * library (CLBlast's Xgemm on OpenCL): applied when valid, kept when not, same results.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/blas3.h"
+#include "la_check.h"
 #include "testutil.h"
 
 typedef struct view {
@@ -327,6 +329,71 @@ START_TEST(blas3_lanes)
 }
 END_TEST
 
+/* C = A·Bᵀ + 0.5·C (37×29, k = 23, offsets and padded leading dimensions) against a double
+ * reference, every element of C. */
+static void gemm_once(int ti, gala_context *ctx, gala_dtype dt, tu_rng *r, const char *what)
+{
+    const int m = 37, n = 29, k = 23;
+    size_t pos = 3;
+    view a = mkview(r, &pos, m, k), b = mkview(r, &pos, n, k), c = mkview(r, &pos, m, n);
+    const size_t len = pos + 1;
+    double *v = rand_buf(r, len, dt), *ref = malloc(len * sizeof *ref),
+           *got = malloc(len * sizeof *got);
+    memcpy(ref, v, len * sizeof *ref);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double s = 0;
+            for (int p = 0; p < k; ++p) s += at(v, &a, i, p) * at(v, &b, j, p);
+            double *cr = &ref[c.off + (size_t)i + (size_t)j * c.ld];
+            *cr = s + 0.5 * *cr;
+        }
+    gala_buffer *buf = tu_upload(ctx, dt, v, len);
+    TU_OK(ctx, gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, m, n, k, 1.0, buf, a.off, a.ld, buf,
+                         b.off, b.ld, 0.5, buf, c.off, c.ld));
+    tu_download(buf, 0, got, len);
+    check_out(ti, what, got, v, ref, len, &c, 0, 64 * tu_eps(dt) * k);
+    gala_buffer_free(buf);
+    free(v);
+    free(ref);
+    free(got);
+}
+
+START_TEST(blas3_kernel_params)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    if (!gala_blas3_available(ctx)) return;
+    /* CLBlast's kernel 0 with 32×32 tiles of 4×4 per work-item, A in local memory only,
+     * strided M: valid, and unlike CLBlast's own rows; then MWG = 40, which breaks
+     * MWG % (MDIMC·VWM) = 0 and must not be applied */
+    static const char *good =
+        "clblast.xgemm.mwg=32,clblast.xgemm.nwg=32,clblast.xgemm.kwg=16,clblast.xgemm.kwi=2,"
+        "clblast.xgemm.mdimc=8,clblast.xgemm.ndimc=8,clblast.xgemm.mdima=8,clblast.xgemm.ndimb=8,"
+        "clblast.xgemm.vwm=2,clblast.xgemm.vwn=1,clblast.xgemm.sa=1,clblast.xgemm.sb=0,"
+        "clblast.xgemm.strm=1,clblast.xgemm.strn=0,clblast.xgemm.gemmk=0,clblast.xgemm.kreg=1";
+    static const long want[16] = {0, 1, 16, 2, 8, 8, 32, 8, 8, 32, 1, 0, 1, 0, 2, 1};
+    const int has = tu_target_get(_i)->backend == GALA_BACKEND_OPENCL;
+    for (int step = 0; step < 2; ++step) {
+        char tune[400];
+        snprintf(tune, sizeof tune, "%s%s", step ? "clblast.xgemm.mwg=40," : "", good);
+        la_tune(tune);
+        gemm_once(_i, ctx, dt, &r, step ? "gemm, invalid parameters" : "gemm, tuned parameters");
+        long got[16] = {0};
+        const int n = gala_blas3_kernel_params(ctx, dt, got, 16);
+        la_tune(NULL);
+        if (!has) {
+            TU_ASSERT(n == 0, _i, "a backend without kernel parameters reported %d", n);
+            continue;
+        }
+        TU_ASSERT(n == 16, _i, "step %d: %d kernel parameters reported, want 16", step, n);
+        for (int p = 0; p < 16; ++p)
+            TU_ASSERT(got[p] == want[p], _i, "step %d: parameter %d is %ld, want %ld", step, p,
+                      got[p], want[p]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("blas3");
@@ -336,6 +403,7 @@ int main(void)
     tcase_add_loop_test(tc, blas3_trsm, 0, nt);
     tcase_add_loop_test(tc, blas3_arguments, 0, nt);
     tcase_add_loop_test(tc, blas3_lanes, 0, nt);
+    tcase_add_loop_test(tc, blas3_kernel_params, 0, nt);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -6,6 +6,13 @@ int gala_blas3_available(const gala_context *ctx)
     return ctx && ctx->ops && ctx->ops->blas3 != NULL;
 }
 
+int gala_blas3_kernel_params(gala_context *ctx, gala_dtype dt, long *out, int cap)
+{
+    if (!gala_blas3_available(ctx) || !ctx->ops->blas3->kernel_params || !out || cap <= 0)
+        return 0;
+    return ctx->ops->blas3->kernel_params(ctx, dt, out, cap);
+}
+
 /* A rows×cols sub-matrix of a buffer, for range and overlap checks. */
 typedef struct mview {
     const char *name;

@@ -21,6 +21,12 @@
 /** Whether the context's backend provides BLAS-3. */
 GALA_INTERNAL int gala_blas3_available(const struct gala_context *ctx);
 
+/** The backend GEMM kernel's parameters that gala set for dt (CLBlast's Xgemm on OpenCL:
+ *  the sixteen clblast.xgemm.* values in CLBlast's order), up to cap; returns how many
+ *  (0: none set, the BLAS library's own choice stands). Call after a BLAS-3 call. */
+GALA_INTERNAL int gala_blas3_kernel_params(struct gala_context *ctx, gala_dtype dt, long *out,
+                                           int cap);
+
 /** C = alpha·op(A)·op(B) + beta·C; C is m×n, op(A) m×k, op(B) k×n. With k = 0 or alpha = 0
  *  and beta = 1 nothing is done. */
 GALA_INTERNAL gala_status gala_gemm(struct gala_context *ctx, gala_trans ta, gala_trans tb, int m,

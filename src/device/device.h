@@ -76,6 +76,9 @@ typedef struct gala_blas3_ops {
                         gala_trans t, gala_diag diag, int m, int n, double alpha,
                         const struct gala_buffer *A, size_t a_off, int lda,
                         struct gala_buffer *B, size_t b_off, int ldb);
+    /** Optional: the GEMM kernel parameters this context set for dt, up to cap of them
+     *  (the count; 0 when the library's own choice stands). For tuning sweeps. */
+    int (*kernel_params)(struct gala_context *ctx, gala_dtype dt, long *out, int cap);
 } gala_blas3_ops;
 
 /** The table a backend implements. Sizes and offsets of mem_* are in bytes. */

@@ -77,7 +77,7 @@ static gala_status h_trsm(gala_context *ctx, gala_dtype dt, gala_side side, gala
     return GALA_OK;
 }
 
-const gala_blas3_ops gala_host_blas3 = {h_gemm, h_syrk, h_trsm};
+const gala_blas3_ops gala_host_blas3 = {h_gemm, h_syrk, h_trsm, NULL};
 
 #else /* template body, compiled once per REAL */
 

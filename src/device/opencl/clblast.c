@@ -13,6 +13,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <clblast_c.h>
+#include <string.h>
 
 #include "opencl.h"
 
@@ -41,6 +42,73 @@ static gala_status clblast_status(gala_context *ctx, CLBlastStatusCode e, const 
     return gala_error(ctx, s, "CLBlast %s %s (status %d)", what, why, (int)e);
 }
 
+/*
+ * CLBlast's Xgemm kernel parameters as gala tuning data. CLBlast picks them from its own
+ * database by device; a device it does not know (CLBlast 1.5 has no SM 9.0 entry: an H100 or
+ * H200 gets its generic NVIDIA row, 64×32 tiles of 2×4 values per work-item) runs the GEMM
+ * behind SYRK, TRSM and GEMM far below what it can. Where tuning_table.h has a row for
+ * clblast.xgemm.mwg on this device and dtype, the sixteen keys below (the names of CLBlast's
+ * database, lower case) are handed to CLBlastOverrideParameters before the first BLAS-3 call
+ * and again whenever they change (GALA_TUNE sweeps, bench/bench_gemm_sweep.c). A key without a
+ * row takes CLBlast's generic value. Values that break the kernel's constraints (below) or
+ * that CLBlast rejects are not applied: CLBlast's own choice stays. The override is CLBlast's
+ * and so belongs to the process and the device: other CLBlast callers in the same process
+ * get it too.
+ */
+static const char *const xgemm_param[GALA_XGEMM_PARAMS] = {
+    "GEMMK", "KREG", "KWG", "KWI", "MDIMA", "MDIMC", "MWG", "NDIMB",
+    "NDIMC", "NWG", "SA", "SB", "STRM", "STRN", "VWM", "VWN"};
+static const char *const xgemm_key[GALA_XGEMM_PARAMS] = {
+    "clblast.xgemm.gemmk", "clblast.xgemm.kreg", "clblast.xgemm.kwg", "clblast.xgemm.kwi",
+    "clblast.xgemm.mdima", "clblast.xgemm.mdimc", "clblast.xgemm.mwg", "clblast.xgemm.ndimb",
+    "clblast.xgemm.ndimc", "clblast.xgemm.nwg", "clblast.xgemm.sa", "clblast.xgemm.sb",
+    "clblast.xgemm.strm", "clblast.xgemm.strn", "clblast.xgemm.vwm", "clblast.xgemm.vwn"};
+/* CLBlast 1.5's row for NVIDIA devices it does not know */
+static const long xgemm_generic[GALA_XGEMM_PARAMS] = {0, 1, 32, 2, 32, 32, 64, 8,
+                                                      8, 32, 1, 1, 0, 0, 2, 2};
+enum { X_GEMMK, X_KREG, X_KWG, X_KWI, X_MDIMA, X_MDIMC, X_MWG, X_NDIMB,
+       X_NDIMC, X_NWG, X_SA, X_SB, X_STRM, X_STRN, X_VWM, X_VWN };
+
+static int multiple(long a, long b) { return b > 0 && a > 0 && a % b == 0; }
+
+/* The constraints of CLBlast's tuner for kernel 0 (GEMMK = 0), and the device's limits. */
+static int xgemm_valid(const gala_context *ctx, gala_dtype dt, const long *v)
+{
+    for (int i = 0; i < GALA_XGEMM_PARAMS; ++i)
+        if (v[i] < 0 || v[i] > 1024) return 0;
+    if (v[X_GEMMK] != 0 || v[X_KREG] != 1) return 0;
+    const long wi = v[X_MDIMC] * v[X_NDIMC];
+    if (!multiple(v[X_KWG], v[X_KWI]) || !multiple(v[X_MWG], v[X_MDIMC] * v[X_VWM]) ||
+        !multiple(v[X_NWG], v[X_NDIMC] * v[X_VWN]) || !multiple(v[X_MWG], v[X_MDIMA] * v[X_VWM]) ||
+        !multiple(v[X_NWG], v[X_NDIMB] * v[X_VWN]) || !multiple(wi, v[X_MDIMA]) ||
+        !multiple(wi, v[X_NDIMB]) || !multiple(v[X_KWG], wi / v[X_MDIMA]) ||
+        !multiple(v[X_KWG], wi / v[X_NDIMB]))
+        return 0;
+    if (v[X_VWM] > 8 || v[X_VWN] > 8 || (size_t)wi > ctx->info.max_work_group_size) return 0;
+    const size_t local =
+        (size_t)(v[X_SA] * v[X_MWG] + v[X_SB] * v[X_NWG]) * (size_t)v[X_KWG] * gala_dtype_size(dt);
+    return local <= ctx->info.local_mem_bytes;
+}
+
+static void xgemm_tune(gala_context *ctx, gala_dtype dt)
+{
+    long *set = gala_opencl_xgemm_set(ctx, dt);
+    if (gala_tune(ctx, "clblast.xgemm.mwg", dt, 0) <= 0) return; /* CLBlast's own database */
+    long v[GALA_XGEMM_PARAMS];
+    for (int i = 0; i < GALA_XGEMM_PARAMS; ++i)
+        v[i] = gala_tune(ctx, xgemm_key[i], dt, xgemm_generic[i]);
+    if (memcmp(v, set, sizeof v) == 0 || !xgemm_valid(ctx, dt, v)) return;
+    size_t val[GALA_XGEMM_PARAMS];
+    for (int i = 0; i < GALA_XGEMM_PARAMS; ++i) val[i] = (size_t)v[i];
+    const char *names[GALA_XGEMM_PARAMS];
+    memcpy(names, xgemm_param, sizeof names);
+    if (CLBlastOverrideParameters((cl_device_id)gala_opencl_device(ctx), "Xgemm",
+                                  dt == GALA_DOUBLE ? CLBlastPrecisionDouble
+                                                    : CLBlastPrecisionSingle,
+                                  GALA_XGEMM_PARAMS, names, val) == CLBlastSuccess)
+        memcpy(set, v, sizeof v);
+}
+
 /* CLBlast takes a pointer to a queue handle (it does not keep it) */
 #define QUEUE cl_command_queue q = (cl_command_queue)gala_opencl_queue(ctx)
 
@@ -53,6 +121,7 @@ static gala_status cb_gemm(gala_context *ctx, gala_dtype dt, gala_trans ta, gala
 {
     if (k == 0)
         return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "CLBlast GEMM with k = 0 and beta != 1");
+    xgemm_tune(ctx, dt);
     QUEUE;
     CLBlastStatusCode e;
     if (dt == GALA_DOUBLE)
@@ -74,6 +143,7 @@ static gala_status cb_syrk(gala_context *ctx, gala_dtype dt, gala_uplo uplo, gal
 {
     if (k == 0)
         return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "CLBlast SYRK with k = 0 and beta != 1");
+    xgemm_tune(ctx, dt);
     QUEUE;
     CLBlastStatusCode e;
     if (dt == GALA_DOUBLE)
@@ -92,6 +162,7 @@ static gala_status cb_trsm(gala_context *ctx, gala_dtype dt, gala_side side, gal
                            const gala_buffer *A, size_t a_off, int lda, gala_buffer *B,
                            size_t b_off, int ldb)
 {
+    xgemm_tune(ctx, dt);
     QUEUE;
     CLBlastStatusCode e;
     if (dt == GALA_DOUBLE)
@@ -113,7 +184,16 @@ _Static_assert((int)GALA_LOWER == (int)CLBlastTriangleLower, "triangle values");
 _Static_assert((int)GALA_UNIT == (int)CLBlastDiagonalUnit, "diagonal values");
 _Static_assert((int)GALA_RIGHT == (int)CLBlastSideRight, "side values");
 
-const gala_blas3_ops gala_clblast_blas3 = {cb_gemm, cb_syrk, cb_trsm};
+static int cb_kernel_params(gala_context *ctx, gala_dtype dt, long *out, int cap)
+{
+    const long *set = gala_opencl_xgemm_set(ctx, dt);
+    if (set[X_MWG] <= 0) return 0;
+    const int n = cap < GALA_XGEMM_PARAMS ? cap : GALA_XGEMM_PARAMS;
+    memcpy(out, set, (size_t)n * sizeof *out);
+    return n;
+}
+
+const gala_blas3_ops gala_clblast_blas3 = {cb_gemm, cb_syrk, cb_trsm, cb_kernel_params};
 
 #else
 /* Keep the translation unit non-empty (ISO C). */

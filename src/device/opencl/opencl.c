@@ -69,6 +69,8 @@ typedef struct cl_state {
     cl_command_queue side;  /* lane 1, or NULL until first used */
     cl_command_queue_properties qprops;
     char id[512]; /* platform|device|driver: the device part of cache keys */
+    long xgemm[2][GALA_XGEMM_PARAMS]; /* CLBlast Xgemm parameters set for float / double
+                                         (clblast.c); all 0: none set */
 } cl_state;
 
 #define ST(ctx) ((cl_state *)(ctx)->impl)
@@ -599,3 +601,8 @@ const gala_device_ops *gala_opencl_ops(void) { return &ops; }
 
 /* Native handles, for the CLBlast calls of this backend (opencl.h). */
 void *gala_opencl_queue(gala_context *ctx) { return ST(ctx)->queue; }
+void *gala_opencl_device(gala_context *ctx) { return ST(ctx)->device; }
+long *gala_opencl_xgemm_set(gala_context *ctx, gala_dtype dt)
+{
+    return ST(ctx)->xgemm[dt == GALA_DOUBLE];
+}

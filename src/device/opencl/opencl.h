@@ -6,5 +6,11 @@
 
 /** The context's cl_command_queue. */
 GALA_INTERNAL void *gala_opencl_queue(struct gala_context *ctx);
+/** The context's cl_device_id. */
+GALA_INTERNAL void *gala_opencl_device(struct gala_context *ctx);
+
+/** CLBlast Xgemm parameters this context last gave CLBlast for a dtype (clblast.c). */
+#define GALA_XGEMM_PARAMS 16
+GALA_INTERNAL long *gala_opencl_xgemm_set(struct gala_context *ctx, gala_dtype dt);
 
 #endif
