@@ -2,8 +2,8 @@
  * Cholesky factorization (potrf.h) on every target: residuals ‖L·Lᵀ − A‖/‖A‖ and agreement
  * with LAPACKE s/dpotrf, the other triangle and the gaps between matrices untouched (NaN
  * poison), single / batched / variable batches, every algorithm (fused, blocked, BLAS-3
- * left- and right-looking: small thresholds through GALA_TUNE), failures (info), bad
- * arguments.
+ * left- and right-looking, tall block columns in sub-steps: small thresholds through
+ * GALA_TUNE), failures (info), bad arguments.
  *
  * Sizes: n = 1 … 1000 on every target; n = 3000 once (host, double) and n = 4096 once
  * (float, the OpenCL target when there is one, else the host); under sanitizers the two
@@ -160,6 +160,9 @@ START_TEST(potrf_blas3_paths)
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.left=1,potrf.half=1",
         "potrf.blas3_min=100,potrf.blas3_nb=128,potrf.left=0,potrf.trsm=0,potrf.half=1",
         "potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.inner=1",
+        /* the tall block column in sub-steps: 3 of 32 columns, then (n = 257) a short one */
+        ("potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.blas3_tnb=32,"
+         "potrf.trsm=0"),
         "potrf.blas3_min=100,potrf.blas3_nb=192,potrf.trsm=1,potrf.inner=2,potrf.blas3_pnb=32",
         /* lookahead: column k on the second queue while the first updates column k + 1 */
         "potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1,potrf.reserve=1",
@@ -403,6 +406,8 @@ START_TEST(potrf_failures)
         run_failures(_i, &r, 150, 0, "BLAS-3 path, single n=150");
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=96,potrf.nb=32,potrf.inner=1");
         run_failures(_i, &r, 150, 0, "BLAS-3 path, diagonal blocks in steps, single n=150");
+        la_tune("potrf.blas3_min=100,potrf.blas3_nb=128,potrf.trsm=0,potrf.blas3_tnb=64");
+        run_failures(_i, &r, 150, 0, "BLAS-3 path, tall block columns in sub-steps, n=150");
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=128,potrf.trsm=1,potrf.inner=2");
         run_failures(_i, &r, 150, 0, "BLAS-3 path, tall panels in the block, single n=150");
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1");

@@ -37,6 +37,9 @@ typedef struct pf_cfg {
     int left;      /* BLAS-3 path: 1 left-looking, 0 right-looking */
     int trsm;      /* BLAS-3 path: 1 diagonal block by gala's kernels, rows below by TRSM;
                       0 the whole tall panel by gala's kernels */
+    int tnb;       /* without trsm: the tall block column in sub-steps of tnb columns
+                      (multiple of nb; 0 = one pass), each factored by gala's kernels and
+                      the rest of the block column updated from it through the BLAS */
     int inner;     /* with trsm: the diagonal block in steps of nb, each a panel launch on
                       its nb rows + TRSM of the rest (1), or the chunked panel on all its
                       rows (2); then SYRK */
@@ -71,6 +74,7 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->blas3_nb = (b3 + c->nb - 1) / c->nb * c->nb;
     c->left = gala_tune(ctx, "potrf.left", dt, 1) != 0;
     c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
+    c->tnb = clampi(gala_tune(ctx, "potrf.blas3_tnb", dt, 0), 0, 1 << 20) / c->nb * c->nb;
     c->inner = clampi(gala_tune(ctx, "potrf.inner", dt, 0), 0, 2);
     c->split = clampi(gala_tune(ctx, "potrf.split", dt, 1), 0, 2);
     const int ob = clampi(gala_tune(ctx, "potrf.ob", dt, 128), 0, 1 << 20);
@@ -408,12 +412,32 @@ static gala_status pf_update(gala_context *ctx, int up, gala_buffer *A, size_t o
 }
 
 /* Block column [k, k + kb) once updated: its diagonal block by gala's kernels and the rows
- * below by TRSM (potrf.trsm), or the whole tall panel by gala's kernels. */
+ * below by TRSM (potrf.trsm), or the whole tall panel by gala's kernels, in one pass or
+ * (potrf.blas3_tnb) in sub-steps of tnb columns, right-looking inside the block column:
+ *
+ *        k     j   j+tnb      k+kb
+ *        |     | F |  U U U U  |      F: columns [j, j + tnb), all rows below j, by gala's
+ *        |     | F |  U U U U  |         blocked kernels (panels of nb, its own updates)
+ *        |     | F |  U U U U  |      U: the rest of the block column, rows j + tnb .. n,
+ *                                        SYRK + GEMM through the BLAS from F
+ *
+ * so that only tnb/kb of the block column's own update runs on gala's update kernel. */
 static gala_status pf_column(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                              const pf_cfg *c, const la_info *li, int k, int kb)
 {
     const int m = s->n - k - kb;
-    if (!c->trsm) return pf_blocked(ctx, dt, up, s, c, li, k, k + kb);
+    if (!c->trsm && (c->tnb <= 0 || c->tnb >= kb))
+        return pf_blocked(ctx, dt, up, s, c, li, k, k + kb);
+    if (!c->trsm) {
+        for (int j = k; j < k + kb; j += c->tnb) {
+            const int w = k + kb - j < c->tnb ? k + kb - j : c->tnb;
+            GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, j, j + w));
+            if (j + w < k + kb)
+                GALA_TRY(pf_update(ctx, up, (gala_buffer *)s->A, s->a_off, s->lda, s->n, j + w,
+                                   k + kb - j - w, j, j + w));
+        }
+        return GALA_OK;
+    }
     GALA_TRY(pf_diag(ctx, dt, up, s, c, li, k, kb));
     return m > 0 ? pf_below(ctx, up, (gala_buffer *)s->A, s->a_off, s->lda, k, kb, m) : GALA_OK;
 }
@@ -461,6 +485,7 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
     const long pnb = gala_tune(ctx, "potrf.blas3_pnb", dt, cfg->nb);
     if (pnb >= 8 && pnb <= 64 && (pnb & (pnb - 1)) == 0 && cfg->blas3_nb % pnb == 0)
         cb.nb = (int)pnb;
+    cb.tnb = cb.tnb / cb.nb * cb.nb;
     const pf_cfg *c = &cb;
     gala_buffer *A = (gala_buffer *)s->A;
     const size_t o = s->a_off;
