@@ -194,6 +194,18 @@
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1024},
 {"potrf.left", 0, NULL, NULL, 0, 1},
 {"potrf.left", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 0},
+/* With CLBlast's Xgemm tuned for the H200 (clblast.xgemm.*, below), one n = 16384 on its
+ * OpenCL, run Q3 (2026-11-23, bench_potrf --n 16384, median of 5, two rounds; torch 44.0 /
+ * 43.2 ms float / double in the call): double right-looking 110.9-111.2 ms at step 1024,
+ * 105.9-107.8 at 2048 with sub-steps of 512 (potrf.blas3_tnb; 114.8-115.7 with 256, 120.7-
+ * 121.9 with 128 at 1024), left-looking with lookahead 123-142; float 71.5-71.9 at 1024,
+ * 67.5-70.5 at 2048 with sub-steps of 512. Without the tuned Xgemm the rows above stand.
+ * Smaller matrices pay for it (run Q5, against CLBlast's own Xgemm and the rows above; torch
+ * 1.01 / 2.15 ms double n = 2048 / 4096): double n = 2048 2.28 -> 2.60 ms (2.50 in run Q4;
+ * two steps of 1024 with sub-steps of 512 were no better: 2.60), n = 4096 7.80 -> 7.50. */
+{"potrf.left", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 0},
+{"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", 0, 2048},
+{"potrf.blas3_tnb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", 0, 512},
 {"potrf.trsm", 0, NULL, NULL, 0, 1},
 {"potrf.trsm", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0},
 /* potrf.inner (with potrf.trsm): the diagonal block in steps of potrf.nb, each one launch of
@@ -325,3 +337,46 @@
 {"ldlt.ts", 0, NULL, NULL, 0, 16},
 {"ldlt.wg", 0, NULL, NULL, 0, 64},
 {"sldlt.wg", 0, NULL, NULL, 0, 64},
+/* CLBlast's Xgemm kernel (the GEMM behind gala's BLAS-3 on OpenCL: GEMM, SYRK and TRSM of
+ * one large Cholesky), handed to CLBlastOverrideParameters (src/device/opencl/clblast.c).
+ * CLBlast 1.5 does not know the H200 and gives it its generic NVIDIA row (64×32 tiles).
+ * Found by bench_gemm_sweep on the H200, 2026-11-23: run Q1 a random sample of the grid
+ * (237 double, 84 float points at n = 4096), run Q2 hill climbing from the best; GEMM of
+ * order 8192: double 12.4 -> 21.8 TFLOP/s (tiles 128×64, work-groups 16×8, 8×8 values per
+ * work-item). Float: the best GEMM (47.0 TFLOP/s, tiles 128×128) made one Cholesky n = 16384
+ * 67.2 ms; these (42.1 TFLOP/s in Q1, tiles 128×64, 8×8 per work-item) 62.0 ms (CLBlast's
+ * own: 31.4-33.7 TFLOP/s, 78.6 ms), run Q4; 61.9-62.4 against 86.1 in run Q5. One n = 2048
+ * / 4096 float Cholesky is 3-4 / 6-8 % slower with them (Q4: 1.85 -> 1.90, 4.70 -> 5.01 ms;
+ * Q5: 1.90 -> 1.97, 5.08 -> 5.47). */
+{"clblast.xgemm.gemmk", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 0},
+{"clblast.xgemm.kreg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.kwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 16},
+{"clblast.xgemm.kwi", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 8},
+{"clblast.xgemm.mdima", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 32},
+{"clblast.xgemm.mdimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 16},
+{"clblast.xgemm.mwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 128},
+{"clblast.xgemm.ndimb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 32},
+{"clblast.xgemm.ndimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 8},
+{"clblast.xgemm.nwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 64},
+{"clblast.xgemm.sa", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.sb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.strm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.strn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.vwm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 2},
+{"clblast.xgemm.vwn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.gemmk", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 0},
+{"clblast.xgemm.kreg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
+{"clblast.xgemm.kwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 16},
+{"clblast.xgemm.kwi", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 2},
+{"clblast.xgemm.mdima", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 16},
+{"clblast.xgemm.mdimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 16},
+{"clblast.xgemm.mwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 128},
+{"clblast.xgemm.ndimb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 8},
+{"clblast.xgemm.ndimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 8},
+{"clblast.xgemm.nwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 64},
+{"clblast.xgemm.sa", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
+{"clblast.xgemm.sb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
+{"clblast.xgemm.strm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
+{"clblast.xgemm.strn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
+{"clblast.xgemm.vwm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 2},
+{"clblast.xgemm.vwn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 2},
