@@ -200,9 +200,10 @@
  * 105.9-107.8 at 2048 with sub-steps of 512 (potrf.blas3_tnb; 114.8-115.7 with 256, 120.7-
  * 121.9 with 128 at 1024), left-looking with lookahead 123-142; float 71.5-71.9 at 1024,
  * 67.5-70.5 at 2048 with sub-steps of 512. Without the tuned Xgemm the rows above stand.
- * Smaller matrices pay for it (run Q5, against CLBlast's own Xgemm and the rows above; torch
- * 1.01 / 2.15 ms double n = 2048 / 4096): double n = 2048 2.28 -> 2.60 ms (2.50 in run Q4;
- * two steps of 1024 with sub-steps of 512 were no better: 2.60), n = 4096 7.80 -> 7.50. */
+ * Smaller matrices pay for it (against CLBlast's own Xgemm and the rows above; torch 1.01 /
+ * 2.15 ms double n = 2048 / 4096): double n = 2048 2.25 -> 2.50 ms (run Q4; the rows above
+ * with the tuned Xgemm 2.23; two steps of 1024 in sub-steps of 512 2.60, Q5), n = 4096
+ * 7.80 -> 7.50 (Q5). */
 {"potrf.left", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 0},
 {"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", 0, 2048},
 {"potrf.blas3_tnb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", 0, 512},
@@ -346,8 +347,8 @@
  * work-item). Float: the best GEMM (47.0 TFLOP/s, tiles 128×128) made one Cholesky n = 16384
  * 67.2 ms; these (42.1 TFLOP/s in Q1, tiles 128×64, 8×8 per work-item) 62.0 ms (CLBlast's
  * own: 31.4-33.7 TFLOP/s, 78.6 ms), run Q4; 61.9-62.4 against 86.1 in run Q5. One n = 2048
- * / 4096 float Cholesky is 3-4 / 6-8 % slower with them (Q4: 1.85 -> 1.90, 4.70 -> 5.01 ms;
- * Q5: 1.90 -> 1.97, 5.08 -> 5.47). */
+ * / 4096 float Cholesky is 3 / 7-8 % slower with them (Q4: 1.85 -> 1.90, 4.70 -> 5.01 ms;
+ * Q5: 4096 5.08 -> 5.47). */
 {"clblast.xgemm.gemmk", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 0},
 {"clblast.xgemm.kreg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
 {"clblast.xgemm.kwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 16},
