@@ -295,6 +295,26 @@ static void print_cfg(const char *tag, const long *v, double ms, double gf)
     printf("\n");
 }
 
+/* Time one point of the sweep into p (ms = INFINITY when it was not measured); 1 if it was.
+ * A wrong product is printed and sets *failed. */
+static int try_point(run *r, gala_dtype dt, const char *base, cfg *p, int reps, double *ms,
+                     const double *hA, const double *hB, double *col, double flops, int *failed)
+{
+    double med;
+    const char *why = "";
+    p->ms = INFINITY;
+    if (measure(r, dt, base, p->v, reps, ms, hA, hB, col, &med, &why)) {
+        if (strstr(why, "WRONG")) {
+            print_cfg(why, p->v, 0, 0);
+            *failed = 1;
+        }
+        return 0;
+    }
+    p->ms = med;
+    p->gf = flops / (med * 1e6);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     bu_opts o;
@@ -340,7 +360,8 @@ int main(int argc, char **argv)
     }
     if (n < 64 || confirm_n < 64 || top < 1 || !seed || (dt == GALA_DOUBLE && !info.fp64) ||
         (start && !parse_start(start, start_v))) {
-        fprintf(stderr, "bad arguments (or no double precision on this device)\n");
+        fprintf(stderr, "bad arguments (--start needs all sixteen clblast.xgemm.* values), or no "
+                        "double precision on this device\n");
         gala_context_destroy(ctx);
         return 2;
     }
@@ -384,41 +405,18 @@ int main(int argc, char **argv)
     const double t0 = now_s();
     int tried = 0, good = 0;
     for (int i = 0; i < ng && now_s() - t0 < budget; ++i, ++tried) {
-        double med;
-        if (measure(&r, dt, base, c[i].v, reps, ms, hA, hB, col, &med, &why)) {
-            c[i].ms = INFINITY;
-            if (strstr(why, "WRONG")) {
-                print_cfg(why, c[i].v, 0, 0);
-                failed = 1;
-            }
-            continue;
-        }
-        c[i].ms = med;
-        c[i].gf = flops / (med * 1e6);
-        ++good;
+        good += try_point(&r, dt, base, &c[i], reps, ms, hA, hB, col, flops, &failed);
     }
     if (start && !failed) {
         /* hill climbing from --start: every neighbour of the current point, then the best */
-        c[0].v[0] = 0;
         memcpy(c[0].v, start_v, sizeof start_v);
+        c[0].ms = INFINITY;
         int cur = 0;
         tried = 0;
         for (;;) {
             int nn = tried == 0 ? 1 : neighbours(c[cur].v, c + tried, cap - tried, c, tried);
-            for (int i = tried; i < tried + nn && now_s() - t0 < budget; ++i) {
-                double med;
-                if (measure(&r, dt, base, c[i].v, reps, ms, hA, hB, col, &med, &why)) {
-                    c[i].ms = INFINITY;
-                    if (strstr(why, "WRONG")) {
-                        print_cfg(why, c[i].v, 0, 0);
-                        failed = 1;
-                    }
-                    continue;
-                }
-                c[i].ms = med;
-                c[i].gf = flops / (med * 1e6);
-                ++good;
-            }
+            for (int i = tried; i < tried + nn && now_s() - t0 < budget; ++i)
+                good += try_point(&r, dt, base, &c[i], reps, ms, hA, hB, col, flops, &failed);
             int best_i = cur;
             for (int i = tried; i < tried + nn; ++i)
                 if (c[i].ms < c[best_i].ms) best_i = i;
