@@ -168,6 +168,13 @@ START_TEST(potrf_blas3_paths)
         "potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1,potrf.reserve=1",
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=1,potrf.inner=2",
         "potrf.blas3_min=100,potrf.blas3_nb=64,potrf.lookahead=1,potrf.trsm=0",
+        /* right-looking lookahead: column k + 1 on the second queue, the trailing triangle on
+         * the first; with sub-steps, and with TRSM (n = 70 in steps of 64: two columns, no
+         * trailing triangle) */
+        "potrf.blas3_min=60,potrf.blas3_nb=64,potrf.left=0,potrf.lookahead_right=1,potrf.trsm=0",
+        ("potrf.blas3_min=60,potrf.blas3_nb=96,potrf.nb=32,potrf.left=0,potrf.lookahead_right=1,"
+         "potrf.trsm=0,potrf.blas3_tnb=32"),
+        "potrf.blas3_min=60,potrf.blas3_nb=32,potrf.left=0,potrf.lookahead_right=1,potrf.trsm=1",
         "potrf.nb=32,potrf.panel_wg=64,potrf.fused_max=16,lagemm.tile=128,lagemm.sv=0,potrf.ob=64",
     };
     static const int ns[] = {150, 257, 70};
@@ -412,6 +419,8 @@ START_TEST(potrf_failures)
         run_failures(_i, &r, 150, 0, "BLAS-3 path, tall panels in the block, single n=150");
         la_tune("potrf.blas3_min=100,potrf.blas3_nb=32,potrf.lookahead=1");
         run_failures(_i, &r, 150, 0, "BLAS-3 path with lookahead, single n=150");
+        la_tune("potrf.blas3_min=100,potrf.blas3_nb=32,potrf.left=0,potrf.lookahead_right=1");
+        run_failures(_i, &r, 150, 0, "BLAS-3 path, right-looking lookahead, single n=150");
         la_tune(NULL);
     }
     /* batched API with failures, and info = NULL */

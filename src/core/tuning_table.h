@@ -242,6 +242,10 @@
  * by 0.1-1.1 ms; NVIDIA OpenCL double 166.9 -> 165.2 (float is right-looking there: no
  * effect). On a backend with one queue (host) the same operations run in order. */
 {"potrf.lookahead", 0, NULL, NULL, 0, 1},
+/* potrf.lookahead_right: the same for the right-looking path (block column k + 1 updated
+ * and factored on the second queue while the first updates the rest of the trailing
+ * triangle). Tested, not yet measured on a GPU: off. */
+{"potrf.lookahead_right", 0, NULL, NULL, 0, 0},
 {"potrf.reserve", 0, NULL, NULL, 0, 0},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},

@@ -51,6 +51,9 @@ typedef struct pf_cfg {
                       rest by all ob columns at once */
     int lookahead; /* BLAS-3 path, left-looking: block column k factored on lane 1 while
                       lane 0 updates block k + 1 from the columns left of k */
+    int lookahead_right; /* BLAS-3 path, right-looking: block column k + 1 updated and
+                      factored on lane 1 while lane 0 updates the rest of the trailing
+                      triangle */
     int reserve;   /* with lookahead: compute units lane 0's BLAS-3 leaves to lane 1 */
     int big;       /* set by pf_blas3 on its copy: the BLAS-3 path of one large matrix */
     int lane;      /* fused launches of N <= lane: potrf_lane, one work-item per matrix */
@@ -80,6 +83,7 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     const int ob = clampi(gala_tune(ctx, "potrf.ob", dt, 128), 0, 1 << 20);
     c->ob = ob > c->nb ? ob / c->nb * c->nb : 0;
     c->lookahead = gala_tune(ctx, "potrf.lookahead", dt, 1) != 0;
+    c->lookahead_right = gala_tune(ctx, "potrf.lookahead_right", dt, 0) != 0;
     c->reserve = clampi(gala_tune(ctx, "potrf.reserve", dt, 0), 0, 1 << 16);
     c->big = 0;
     c->lane = clampi(gala_tune(ctx, "potrf.lane", dt, 0), 0, 16);
@@ -353,13 +357,14 @@ static gala_status pf_below(gala_context *ctx, int up, gala_buffer *A, size_t o,
                      o + loff(up, j, j, lda), lda, A, o + loff(up, j + w, j, lda), lda);
 }
 
-/* the trailing r×r triangle: A_tt −= L_below·L_belowᵀ */
+/* the r×r triangle at row (and column) r0: A_tt −= L_t,j·L_t,jᵀ with L_t,j rows r0 .. r0 + r
+ * of block column j (r0 = j + w: the whole trailing triangle) */
 static gala_status pf_trail(gala_context *ctx, int up, gala_buffer *A, size_t o, int lda, int j,
-                            int w, int r)
+                            int w, int r0, int r)
 {
     return gala_syrk(ctx, up ? GALA_UPPER : GALA_LOWER, up ? GALA_TRANS : GALA_NO_TRANS, r, w,
-                     -1.0, A, o + loff(up, j + w, j, lda), lda, 1.0, A,
-                     o + loff(up, j + w, j + w, lda), lda);
+                     -1.0, A, o + loff(up, r0, j, lda), lda, 1.0, A, o + loff(up, r0, r0, lda),
+                     lda);
 }
 
 /* The kb×kb diagonal block at k of one matrix (views of the leading rows and columns, so
@@ -386,7 +391,7 @@ static gala_status pf_diag(gala_context *ctx, gala_dtype dt, int up, const la_se
             GALA_TRY(pf_blocked(ctx, dt, up, &d, c, li, j, j + w));
             if (r > 0) GALA_TRY(pf_below(ctx, up, A, s->a_off, s->lda, j, w, r));
         }
-        if (r > 0) GALA_TRY(pf_trail(ctx, up, A, s->a_off, s->lda, j, w, r));
+        if (r > 0) GALA_TRY(pf_trail(ctx, up, A, s->a_off, s->lda, j, w, j + w, r));
     }
     return GALA_OK;
 }
@@ -475,6 +480,38 @@ static gala_status pf_lookahead(gala_context *ctx, gala_dtype dt, int up, const 
     return gala_lane_join(ctx, st);
 }
 
+/* Right-looking with lookahead (potrf.lookahead_right). Block column k2 = k + kb, the next to
+ * factor, is updated by block k and factored on lane 1 while lane 0 updates the trailing
+ * triangle right of it (from k3 = k2 + kb2 on) by block k, the bulk of the flops:
+ *
+ *          k..k2     k2..k3         k3..n
+ *   lane 1:          [ U | F(k2) ]                  U: update of column k2 by block k
+ *   lane 0:                         [ SYRK of the triangle from k3 by block k ]
+ *
+ * Each iteration starts with two waits: lane 1 on lane 0's update of the iteration before
+ * (which brought column k2 up to block k), lane 0 on lane 1's factoring of block k. Lane 1
+ * writes column k2, lane 0 columns k3 .. n; both read only block k, finished. */
+static gala_status pf_lookahead_right(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                                      const pf_cfg *c, const la_info *li)
+{
+    gala_buffer *A = (gala_buffer *)s->A;
+    const size_t o = s->a_off;
+    const int n = s->n, lda = s->lda, NB = c->blas3_nb;
+    gala_status st = c->reserve ? gala_lane_reserve(ctx, c->reserve) : GALA_OK;
+    if (st == GALA_OK) st = pf_column(ctx, dt, up, s, c, li, 0, n < NB ? n : NB);
+    for (int k = 0; st == GALA_OK && k + NB < n; k += NB) {
+        const int k2 = k + NB, kb2 = n - k2 < NB ? n - k2 : NB, k3 = k2 + kb2;
+        st = gala_lane_wait(ctx, 1, 0);
+        if (st == GALA_OK && k > 0) st = gala_lane_wait(ctx, 0, 1);
+        if (st == GALA_OK) st = gala_lane_select(ctx, 1);
+        if (st == GALA_OK) st = pf_update(ctx, up, A, o, lda, n, k2, kb2, k, k2);
+        if (st == GALA_OK) st = pf_column(ctx, dt, up, s, c, li, k2, kb2);
+        if (st == GALA_OK) st = gala_lane_select(ctx, 0);
+        if (st == GALA_OK && k3 < n) st = pf_trail(ctx, up, A, o, lda, k, NB, k3, n - k3);
+    }
+    return gala_lane_join(ctx, st);
+}
+
 /* One large matrix: BLAS-3 updates, panels by gala's kernels. */
 static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                             const pf_cfg *cfg, const la_info *li)
@@ -492,11 +529,12 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
     const int n = s->n, lda = s->lda, NB = c->blas3_nb;
     GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
     if (c->left && c->lookahead) return pf_lookahead(ctx, dt, up, s, c, li);
+    if (!c->left && c->lookahead_right) return pf_lookahead_right(ctx, dt, up, s, c, li);
     for (int k = 0; k < n; k += NB) {
         const int kb = n - k < NB ? n - k : NB, m = n - k - kb;
         if (c->left) GALA_TRY(pf_update(ctx, up, A, o, lda, n, k, kb, 0, k));
         GALA_TRY(pf_column(ctx, dt, up, s, c, li, k, kb));
-        if (!c->left && m > 0) GALA_TRY(pf_trail(ctx, up, A, o, lda, k, kb, m));
+        if (!c->left && m > 0) GALA_TRY(pf_trail(ctx, up, A, o, lda, k, kb, k + kb, m));
     }
     return GALA_OK;
 }
