@@ -79,15 +79,15 @@ static int xgemm_valid(const gala_context *ctx, gala_dtype dt, const long *v)
     if (v[X_GEMMK] != 0 || v[X_KREG] != 1) return 0;
     const long wi = v[X_MDIMC] * v[X_NDIMC];
     if (!multiple(v[X_KWG], v[X_KWI]) || !multiple(v[X_MWG], v[X_MDIMC] * v[X_VWM]) ||
-        !multiple(v[X_NWG], v[X_NDIMC] * v[X_VWN]) || !multiple(v[X_MWG], v[X_MDIMA] * v[X_VWM]) ||
+        !multiple(v[X_NWG], v[X_NDIMC] * v[X_VWN]) ||
+        !multiple(v[X_MWG], v[X_MDIMA] * v[X_VWM]) ||
         !multiple(v[X_NWG], v[X_NDIMB] * v[X_VWN]) || !multiple(wi, v[X_MDIMA]) ||
         !multiple(wi, v[X_NDIMB]) || !multiple(v[X_KWG], wi / v[X_MDIMA]) ||
         !multiple(v[X_KWG], wi / v[X_NDIMB]))
         return 0;
     if (v[X_VWM] > 8 || v[X_VWN] > 8 || (size_t)wi > ctx->info.max_work_group_size) return 0;
-    const size_t local =
-        (size_t)(v[X_SA] * v[X_MWG] + v[X_SB] * v[X_NWG]) * (size_t)v[X_KWG] * gala_dtype_size(dt);
-    return local <= ctx->info.local_mem_bytes;
+    const size_t tiles = (size_t)(v[X_SA] * v[X_MWG] + v[X_SB] * v[X_NWG]) * (size_t)v[X_KWG];
+    return tiles * gala_dtype_size(dt) <= ctx->info.local_mem_bytes;
 }
 
 static void xgemm_tune(gala_context *ctx, gala_dtype dt)
