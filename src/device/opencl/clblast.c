@@ -92,12 +92,15 @@ static int xgemm_valid(const gala_context *ctx, gala_dtype dt, const long *v)
 
 static void xgemm_tune(gala_context *ctx, gala_dtype dt)
 {
-    long *set = gala_opencl_xgemm_set(ctx, dt);
+    long *set = gala_opencl_xgemm_set(ctx, dt, 0), *tried = gala_opencl_xgemm_set(ctx, dt, 1);
     if (gala_tune(ctx, "clblast.xgemm.mwg", dt, 0) <= 0) return; /* CLBlast's own database */
     long v[GALA_XGEMM_PARAMS];
     for (int i = 0; i < GALA_XGEMM_PARAMS; ++i)
         v[i] = gala_tune(ctx, xgemm_key[i], dt, xgemm_generic[i]);
-    if (memcmp(v, set, sizeof v) == 0 || !xgemm_valid(ctx, dt, v)) return;
+    /* in force already, or refused last time (offered again only once the values change) */
+    if (memcmp(v, set, sizeof v) == 0 || memcmp(v, tried, sizeof v) == 0) return;
+    memcpy(tried, v, sizeof v);
+    if (!xgemm_valid(ctx, dt, v)) return;
     size_t val[GALA_XGEMM_PARAMS];
     for (int i = 0; i < GALA_XGEMM_PARAMS; ++i) val[i] = (size_t)v[i];
     const char *names[GALA_XGEMM_PARAMS];
@@ -186,7 +189,7 @@ _Static_assert((int)GALA_RIGHT == (int)CLBlastSideRight, "side values");
 
 static int cb_kernel_params(gala_context *ctx, gala_dtype dt, long *out, int cap)
 {
-    const long *set = gala_opencl_xgemm_set(ctx, dt);
+    const long *set = gala_opencl_xgemm_set(ctx, dt, 0);
     if (set[X_MWG] <= 0) return 0;
     const int n = cap < GALA_XGEMM_PARAMS ? cap : GALA_XGEMM_PARAMS;
     memcpy(out, set, (size_t)n * sizeof *out);

@@ -71,6 +71,7 @@ typedef struct cl_state {
     char id[512]; /* platform|device|driver: the device part of cache keys */
     long xgemm[2][GALA_XGEMM_PARAMS]; /* CLBlast Xgemm parameters set for float / double
                                          (clblast.c); all 0: none set */
+    long xgemm_tried[2][GALA_XGEMM_PARAMS]; /* the last ones offered, applied or not */
 } cl_state;
 
 #define ST(ctx) ((cl_state *)(ctx)->impl)
@@ -602,7 +603,7 @@ const gala_device_ops *gala_opencl_ops(void) { return &ops; }
 /* Native handles, for the CLBlast calls of this backend (opencl.h). */
 void *gala_opencl_queue(gala_context *ctx) { return ST(ctx)->queue; }
 void *gala_opencl_device(gala_context *ctx) { return ST(ctx)->device; }
-long *gala_opencl_xgemm_set(gala_context *ctx, gala_dtype dt)
+long *gala_opencl_xgemm_set(gala_context *ctx, gala_dtype dt, int tried)
 {
-    return ST(ctx)->xgemm[dt == GALA_DOUBLE];
+    return tried ? ST(ctx)->xgemm_tried[dt == GALA_DOUBLE] : ST(ctx)->xgemm[dt == GALA_DOUBLE];
 }

@@ -9,8 +9,9 @@ GALA_INTERNAL void *gala_opencl_queue(struct gala_context *ctx);
 /** The context's cl_device_id. */
 GALA_INTERNAL void *gala_opencl_device(struct gala_context *ctx);
 
-/** CLBlast Xgemm parameters this context last gave CLBlast for a dtype (clblast.c). */
+/** CLBlast Xgemm parameters this context last gave CLBlast for a dtype (clblast.c), or
+ *  (tried) the last ones it considered, applied or not. */
 #define GALA_XGEMM_PARAMS 16
-GALA_INTERNAL long *gala_opencl_xgemm_set(struct gala_context *ctx, gala_dtype dt);
+GALA_INTERNAL long *gala_opencl_xgemm_set(struct gala_context *ctx, gala_dtype dt, int tried);
 
 #endif
