@@ -67,6 +67,45 @@ static void check_out(int ti, const char *what, const double *got, const double 
     }
 }
 
+/* C = alpha·op(A)·op(B) + beta·C (37×29, k = 23; offsets and padded leading dimensions)
+ * against a double reference, every element of the buffer; beta = 0: C is NaN first and
+ * must not be read. */
+static void gemm_case(int ti, gala_context *ctx, gala_dtype dt, tu_rng *r, gala_trans ta,
+                      gala_trans tb, double alpha, double beta, const char *what)
+{
+    const double tol = 64 * tu_eps(dt);
+    const int m = 37, n = 29, k = 23;
+    size_t pos = 1;
+    view a = mkview(r, &pos, ta == GALA_NO_TRANS ? m : k, ta == GALA_NO_TRANS ? k : m);
+    view b = mkview(r, &pos, tb == GALA_NO_TRANS ? k : n, tb == GALA_NO_TRANS ? n : k);
+    view c = mkview(r, &pos, m, n);
+    const size_t len = pos + 2;
+    double *v = rand_buf(r, len, dt);
+    if (beta == 0) /* beta = 0: C must not be read */
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i) v[c.off + (size_t)i + (size_t)j * c.ld] = NAN;
+    double *ref = malloc(len * sizeof *ref), *got = malloc(len * sizeof *got);
+    memcpy(ref, v, len * sizeof *ref);
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+            double s = 0;
+            for (int p = 0; p < k; ++p)
+                s += (ta == GALA_NO_TRANS ? at(v, &a, i, p) : at(v, &a, p, i)) *
+                     (tb == GALA_NO_TRANS ? at(v, &b, p, j) : at(v, &b, j, p));
+            double *cr = &ref[c.off + (size_t)i + (size_t)j * c.ld];
+            *cr = alpha * s + (beta == 0 ? 0 : beta * *cr);
+        }
+    gala_buffer *buf = tu_upload(ctx, dt, v, len);
+    TU_OK(ctx, gala_gemm(ctx, ta, tb, m, n, k, alpha, buf, a.off, a.ld, buf, b.off, b.ld, beta,
+                         buf, c.off, c.ld));
+    tu_download(buf, 0, got, len);
+    check_out(ti, what, got, v, ref, len, &c, 0, tol * k);
+    gala_buffer_free(buf);
+    free(v);
+    free(ref);
+    free(got);
+}
+
 START_TEST(blas3_gemm_syrk)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -79,41 +118,11 @@ START_TEST(blas3_gemm_syrk)
         gala_buffer_free(b);
         return;
     }
+    for (int t = 0; t < 8; ++t)
+        gemm_case(_i, ctx, dt, &r, (t & 1) ? GALA_TRANS : GALA_NO_TRANS,
+                  (t & 2) ? GALA_TRANS : GALA_NO_TRANS, 1.5, (t & 4) ? -0.5 : 0.0, "gemm");
     const double tol = 64 * tu_eps(dt);
-    const int m = 37, n = 29, k = 23;
-    for (int t = 0; t < 8; ++t) {
-        gala_trans ta = (t & 1) ? GALA_TRANS : GALA_NO_TRANS, tb = (t & 2) ? GALA_TRANS : GALA_NO_TRANS;
-        const double alpha = 1.5, beta = (t & 4) ? -0.5 : 0.0;
-        size_t pos = 1;
-        view a = mkview(&r, &pos, ta == GALA_NO_TRANS ? m : k, ta == GALA_NO_TRANS ? k : m);
-        view b = mkview(&r, &pos, tb == GALA_NO_TRANS ? k : n, tb == GALA_NO_TRANS ? n : k);
-        view c = mkview(&r, &pos, m, n);
-        const size_t len = pos + 2;
-        double *v = rand_buf(&r, len, dt);
-        if (beta == 0) /* beta = 0: C must not be read */
-            for (int j = 0; j < n; ++j)
-                for (int i = 0; i < m; ++i) v[c.off + (size_t)i + (size_t)j * c.ld] = NAN;
-        double *ref = malloc(len * sizeof *ref), *got = malloc(len * sizeof *got);
-        memcpy(ref, v, len * sizeof *ref);
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < m; ++i) {
-                double s = 0;
-                for (int p = 0; p < k; ++p)
-                    s += (ta == GALA_NO_TRANS ? at(v, &a, i, p) : at(v, &a, p, i)) *
-                         (tb == GALA_NO_TRANS ? at(v, &b, p, j) : at(v, &b, j, p));
-                double *cr = &ref[c.off + (size_t)i + (size_t)j * c.ld];
-                *cr = alpha * s + (beta == 0 ? 0 : beta * *cr);
-            }
-        gala_buffer *buf = tu_upload(ctx, dt, v, len);
-        TU_OK(ctx, gala_gemm(ctx, ta, tb, m, n, k, alpha, buf, a.off, a.ld, buf, b.off, b.ld, beta,
-                             buf, c.off, c.ld));
-        tu_download(buf, 0, got, len);
-        check_out(_i, "gemm", got, v, ref, len, &c, 0, tol * k);
-        gala_buffer_free(buf);
-        free(v);
-        free(ref);
-        free(got);
-    }
+    const int n = 29, k = 23;
     for (int t = 0; t < 8; ++t) {
         gala_uplo ul = (t & 1) ? GALA_UPPER : GALA_LOWER;
         gala_trans tr = (t & 2) ? GALA_TRANS : GALA_NO_TRANS;
@@ -329,35 +338,6 @@ START_TEST(blas3_lanes)
 }
 END_TEST
 
-/* C = A·Bᵀ + 0.5·C (37×29, k = 23, offsets and padded leading dimensions) against a double
- * reference, every element of C. */
-static void gemm_once(int ti, gala_context *ctx, gala_dtype dt, tu_rng *r, const char *what)
-{
-    const int m = 37, n = 29, k = 23;
-    size_t pos = 3;
-    view a = mkview(r, &pos, m, k), b = mkview(r, &pos, n, k), c = mkview(r, &pos, m, n);
-    const size_t len = pos + 1;
-    double *v = rand_buf(r, len, dt), *ref = malloc(len * sizeof *ref),
-           *got = malloc(len * sizeof *got);
-    memcpy(ref, v, len * sizeof *ref);
-    for (int j = 0; j < n; ++j)
-        for (int i = 0; i < m; ++i) {
-            double s = 0;
-            for (int p = 0; p < k; ++p) s += at(v, &a, i, p) * at(v, &b, j, p);
-            double *cr = &ref[c.off + (size_t)i + (size_t)j * c.ld];
-            *cr = s + 0.5 * *cr;
-        }
-    gala_buffer *buf = tu_upload(ctx, dt, v, len);
-    TU_OK(ctx, gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, m, n, k, 1.0, buf, a.off, a.ld, buf,
-                         b.off, b.ld, 0.5, buf, c.off, c.ld));
-    tu_download(buf, 0, got, len);
-    check_out(ti, what, got, v, ref, len, &c, 0, 64 * tu_eps(dt) * k);
-    gala_buffer_free(buf);
-    free(v);
-    free(ref);
-    free(got);
-}
-
 START_TEST(blas3_kernel_params)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -378,7 +358,8 @@ START_TEST(blas3_kernel_params)
         char tune[400];
         snprintf(tune, sizeof tune, "%s%s", step ? "clblast.xgemm.mwg=40," : "", good);
         la_tune(tune);
-        gemm_once(_i, ctx, dt, &r, step ? "gemm, invalid parameters" : "gemm, tuned parameters");
+        gemm_case(_i, ctx, dt, &r, GALA_NO_TRANS, GALA_TRANS, 1.0, 0.5,
+                  step ? "gemm, invalid parameters" : "gemm, tuned parameters");
         long got[16] = {0};
         const int n = gala_blas3_kernel_params(ctx, dt, got, 16);
         la_tune(NULL);
