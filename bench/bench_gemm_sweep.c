@@ -75,7 +75,7 @@ static unsigned long long rng_next(unsigned long long *s)
  * first tuning pass), with the tuner's divisibility constraints. */
 static int grid(cfg *out, int cap, int vmax)
 {
-    static const int thr[] = {8, 16, 32}, wi[] = {2, 4, 8}, kwg[] = {16, 32}, vw[] = {1, 2, 4};
+    static const int thr[] = {8, 16, 32}, wi[] = {2, 4, 8}, kwg[] = {16, 32};
     int n = 0;
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) {
@@ -86,25 +86,25 @@ static int grid(cfg *out, int cap, int vmax)
                     const int mwi = wi[c], nwi = wi[d];
                     /* at least 64×64 outputs per work-group: large products */
                     if (mwi * nwi < 8 || mdimc * mwi * ndimc * nwi < 64 * 64) continue;
-                    for (int k = 0; k < 2; ++k)
-                        for (int e = 0; e < 3; ++e)
-                            for (int f = 0; f < 3; ++f)
-                                for (int s = 0; s < 4; s += 3) /* SA = SB: 0 or 1 */
-                                    for (int st = 0; st < 2; ++st) {
-                                        const int vwm = vw[e], vwn = vw[f];
-                                        if (vwm > vmax || vwn > vmax || mwi % vwm || nwi % vwn)
-                                            continue;
-                                        const int sa = s & 1, sb = s >> 1, kw = kwg[k];
-                                        /* KWG a multiple of KDIMA = t / MDIMA, KDIMB */
-                                        if (kw % (t / mdimc) || kw % (t / ndimc)) continue;
+                    for (int k = 0; k < 2; ++k) {
+                        /* KWG a multiple of KDIMA = t / MDIMA, KDIMB */
+                        const int kw = kwg[k];
+                        if (kw % (t / mdimc) || kw % (t / ndimc)) continue;
+                        for (int vwm = 1; vwm <= vmax; vwm *= 2)
+                            for (int vwn = 1; vwn <= vmax; vwn *= 2) {
+                                if (mwi % vwm || nwi % vwn) continue;
+                                for (int sab = 0; sab < 2; ++sab) /* SA = SB */
+                                    for (int st = 0; st < 2; ++st) { /* STRM = STRN */
                                         if (n >= cap) return n;
                                         long *v = out[n++].v;
                                         v[GEMMK] = 0, v[KREG] = 1, v[KWG] = kw, v[KWI] = 2;
                                         v[MDIMA] = mdimc, v[MDIMC] = mdimc, v[MWG] = mdimc * mwi;
                                         v[NDIMB] = ndimc, v[NDIMC] = ndimc, v[NWG] = ndimc * nwi;
-                                        v[SA] = sa, v[SB] = sb, v[STRM] = st, v[STRN] = st;
+                                        v[SA] = sab, v[SB] = sab, v[STRM] = st, v[STRN] = st;
                                         v[VWM] = vwm, v[VWN] = vwn;
                                     }
+                            }
+                    }
                 }
         }
     return n;
