@@ -106,21 +106,15 @@ static void gemm_case(int ti, gala_context *ctx, gala_dtype dt, tu_rng *r, gala_
     free(got);
 }
 
-START_TEST(blas3_gemm_syrk)
+/* GEMM in the four transpose cases (beta 0 and -0.5), SYRK in both triangles and
+ * transposes (beta 0 and 1) */
+static void gemm_syrk_all(int ti, gala_context *ctx, gala_dtype dt, tu_rng *rp, const char *gw,
+                          const char *sw)
 {
-    gala_context *ctx = tu_ctx(_i);
-    gala_dtype dt = tu_target_get(_i)->dtype;
-    tu_rng r = tu_rng_for(__func__, _i);
-    if (!gala_blas3_available(ctx)) {
-        gala_buffer *b = tu_poisoned(ctx, dt, 16);
-        ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 2, 2, 2, 1, b, 0, 2, b, 4, 2,
-                                   0, b, 8, 2), GALA_ERR_NOT_SUPPORTED);
-        gala_buffer_free(b);
-        return;
-    }
+    tu_rng r = *rp;
     for (int t = 0; t < 8; ++t)
-        gemm_case(_i, ctx, dt, &r, (t & 1) ? GALA_TRANS : GALA_NO_TRANS,
-                  (t & 2) ? GALA_TRANS : GALA_NO_TRANS, 1.5, (t & 4) ? -0.5 : 0.0, "gemm");
+        gemm_case(ti, ctx, dt, &r, (t & 1) ? GALA_TRANS : GALA_NO_TRANS,
+                  (t & 2) ? GALA_TRANS : GALA_NO_TRANS, 1.5, (t & 4) ? -0.5 : 0.0, gw);
     const double tol = 64 * tu_eps(dt);
     const int n = 29, k = 23;
     for (int t = 0; t < 8; ++t) {
@@ -151,12 +145,57 @@ START_TEST(blas3_gemm_syrk)
         gala_buffer *buf = tu_upload(ctx, dt, v, len);
         TU_OK(ctx, gala_syrk(ctx, ul, tr, n, k, alpha, buf, a.off, a.ld, beta, buf, c.off, c.ld));
         tu_download(buf, 0, got, len);
-        check_out(_i, "syrk", got, v, ref, len, &c, ul == GALA_LOWER ? 1 : 2, tol * k);
+        check_out(ti, sw, got, v, ref, len, &c, ul == GALA_LOWER ? 1 : 2, tol * k);
         gala_buffer_free(buf);
         free(v);
         free(ref);
         free(got);
     }
+    *rp = r;
+}
+
+START_TEST(blas3_gemm_syrk)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    if (!gala_blas3_available(ctx)) {
+        gala_buffer *b = tu_poisoned(ctx, dt, 16);
+        ck_assert_int_eq(gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, 2, 2, 2, 1, b, 0, 2, b, 4, 2,
+                                   0, b, 8, 2), GALA_ERR_NOT_SUPPORTED);
+        gala_buffer_free(b);
+        return;
+    }
+    gemm_syrk_all(_i, ctx, dt, &r, "gemm", "syrk");
+}
+END_TEST
+
+/* gala's own GEMM kernel (cl/gemm_tc.cl, blas3.tc; loops on the host backend): tiles of 16×8 with
+ * steps of 4 (several tiles, tiles above the SYRK triangle skipped, k not a multiple of the
+ * step) and the default tiles; the tensor-core form too where the device is NVIDIA's and
+ * the dtype double. */
+START_TEST(blas3_own_kernel)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    if (!gala_blas3_available(ctx)) return;
+    gala_device_info info;
+    gala_context_info(ctx, &info);
+    const int tc = dt == GALA_DOUBLE && strstr(info.vendor_name, "NVIDIA") != NULL ? 2 : 1;
+    for (int mode = 1; mode <= tc; ++mode)
+        for (int small = 0; small < 2; ++small) {
+            char tune[200], gw[240], sw[240];
+            snprintf(tune, sizeof tune, "blas3.tc=%d%s", mode,
+                     small ? ",blas3.tc_wm=1,blas3.tc_wn=1,blas3.tc_wgm=2,blas3.tc_wgn=1,"
+                             "blas3.tc_kt=4" : "");
+            snprintf(gw, sizeof gw, "gemm with %s", tune);
+            snprintf(sw, sizeof sw, "syrk with %s", tune);
+            la_tune(tune);
+            ck_assert_int_eq(gala_tc_mode(ctx, dt), mode);
+            gemm_syrk_all(_i, ctx, dt, &r, gw, sw);
+            la_tune(NULL);
+        }
 }
 END_TEST
 
@@ -356,7 +395,8 @@ START_TEST(blas3_kernel_params)
     const int has = tu_target_get(_i)->backend == GALA_BACKEND_OPENCL;
     for (int step = 0; step < 2; ++step) {
         char tune[400];
-        snprintf(tune, sizeof tune, "%s%s", step ? "clblast.xgemm.mwg=40," : "", good);
+        /* blas3.tc=0: the BLAS library's GEMM, not gala's own kernel (the H200's rows) */
+        snprintf(tune, sizeof tune, "blas3.tc=0,%s%s", step ? "clblast.xgemm.mwg=40," : "", good);
         la_tune(tune);
         gemm_case(_i, ctx, dt, &r, GALA_NO_TRANS, GALA_TRANS, 1.0, 0.5,
                   step ? "gemm, invalid parameters" : "gemm, tuned parameters");
@@ -381,6 +421,7 @@ int main(void)
     TCase *tc = tcase_create("blas3");
     int nt = tu_target_count();
     tcase_add_loop_test(tc, blas3_gemm_syrk, 0, nt);
+    tcase_add_loop_test(tc, blas3_own_kernel, 0, nt);
     tcase_add_loop_test(tc, blas3_trsm, 0, nt);
     tcase_add_loop_test(tc, blas3_arguments, 0, nt);
     tcase_add_loop_test(tc, blas3_lanes, 0, nt);

@@ -247,6 +247,15 @@
  * triangle). Tested, not yet measured on a GPU: off. */
 {"potrf.lookahead_right", 0, NULL, NULL, 0, 0},
 {"potrf.reserve", 0, NULL, NULL, 0, 0},
+/* blas3.tc: gala_gemm / gala_syrk through gala's own kernel (cl/gemm_tc.cl): 0 the
+ * backend's BLAS, 1 the kernel with multiply-adds, 2 with the FP64 tensor cores (NVIDIA
+ * sm_80 and later, double). blas3.tc_*: its tiles (src/core/blas3_tc.c). */
+{"blas3.tc", 0, NULL, NULL, 0, 0},
+{"blas3.tc_wm", 0, NULL, NULL, 0, 4},
+{"blas3.tc_wn", 0, NULL, NULL, 0, 4},
+{"blas3.tc_wgm", 0, NULL, NULL, 0, 2},
+{"blas3.tc_wgn", 0, NULL, NULL, 0, 2},
+{"blas3.tc_kt", 0, NULL, NULL, 0, 8},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},

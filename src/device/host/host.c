@@ -21,6 +21,7 @@ static const gala_host_family families[] = {
     {"trtri", gala_host_trtri},
     {"ldlt", gala_host_ldlt},
     {"sldlt", gala_host_sldlt},
+    {"gemm_tc", gala_host_gemm_tc},
 };
 
 static gala_status h_list(gala_device_desc *d, int cap, int *count)

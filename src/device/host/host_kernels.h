@@ -53,6 +53,7 @@ extern const gala_host_kernel gala_host_lagemm[];
 extern const gala_host_kernel gala_host_trtri[];
 extern const gala_host_kernel gala_host_ldlt[];
 extern const gala_host_kernel gala_host_sldlt[];
+extern const gala_host_kernel gala_host_gemm_tc[];
 
 /* The host backend's BLAS-3 (blas3.c). */
 extern const gala_blas3_ops gala_host_blas3;
