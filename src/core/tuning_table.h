@@ -256,13 +256,14 @@
 {"blas3.tc_wgm", 0, NULL, NULL, 0, 2},
 {"blas3.tc_wgn", 0, NULL, NULL, 0, 2},
 {"blas3.tc_kt", 0, NULL, NULL, 0, 8},
-/* The defaults are the tiles measured fastest. The H200's OpenCL, double: CLBlast's DGEMM
- * (FP32/FP64 cores only) reaches 22.7 TFLOP/s at order 8192; gala's kernel with the FP64
- * tensor cores 29.5 with tiles of 64×64 (2×2 warps of 4×4 mma tiles) in steps of 8 (run S8, 2026-11-23, bench_ceiling median of 5; 22.9-26.7
- * for the other tiles tried: 4×4 warps of 2×2 (23.1), 2×4 of 4×4 (22.9), 2×2 of 8×4 (26.7),
- * steps of 16 (24.3-25.2)). One n = 16384 Cholesky (bench_potrf, median of 5, torch 41.83 ms
- * in the call): 106.1 / 109.7 -> 74.9 / 75.0 ms (0.56x torch); n = 2048 / 4096 / 8192:
- * 2.52 -> 1.97, 7.18 -> 4.94, 23.1 -> 15.6 ms. */
+/* The defaults are the tiles measured fastest. The H200's OpenCL, double (run S8,
+ * 2026-11-23, bench_ceiling order 8192, median of 5): CLBlast's DGEMM (FP64 cores) 22.7
+ * TFLOP/s; gala's kernel with the FP64 tensor cores 29.5 with tiles of 64×64 (2×2 warps of
+ * 4×4 mma tiles) in steps of 8; the other tiles tried 22.9-26.7 (4×4 warps of 2×2, 2×4 of
+ * 4×4, 2×2 of 8×4, 4×2 of 4×2 in steps of 16), steps of 16 24.3-25.2. One n = 16384
+ * Cholesky (bench_potrf, median of 7, run S9, torch 42.21 ms in the call): 107.2-108.4 ->
+ * 75.5 ms (0.56x torch); n = 1024 / 2048 / 4096 / 8192: 1.07 -> 0.92, 2.53 -> 1.95, 7.69 ->
+ * 5.02, 23.6 -> 15.6 ms. */
 {"blas3.tc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 2},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
