@@ -126,7 +126,8 @@ gala_status gala_syrk(gala_context *ctx, gala_uplo uplo, gala_trans t, int n, in
     GALA_TRY(common(ctx, fn, &in, 1, &out, &dt));
     if (n == 0 || ((k == 0 || alpha == 0) && beta == 1)) return GALA_OK;
     if (gala_tc_mode(ctx, dt)) {
-        const size_t si = t == GALA_NO_TRANS ? 1 : (size_t)lda, sp = t == GALA_NO_TRANS ? (size_t)lda : 1;
+        const size_t la = (size_t)lda;
+        const size_t si = t == GALA_NO_TRANS ? 1 : la, sp = t == GALA_NO_TRANS ? la : 1;
         return gala_tc_product(ctx, dt, uplo == GALA_LOWER ? 1 : 2, n, n, k, alpha, A, a_off, si,
                                sp, A, a_off, si, sp, beta, C, c_off, ldc);
     }

@@ -6,8 +6,8 @@
  * multiply-adds on any OpenCL or CUDA device (blas3.tc = 1, for tests).
  *
  * Tuning values: blas3.tc (0 off, 1 plain, 2 tensor cores in double, plain in float; the
- * host backend's version of the kernel is plain loops), blas3.tc_wm / tc_wn (8×8 tiles per warp), tc_wgm /
- * tc_wgn (warps per group), tc_kt (depth of a local-memory step).
+ * host backend's version of the kernel is plain loops), blas3.tc_wm / tc_wn (8×8 tiles per
+ * warp), tc_wgm / tc_wgn (warps per group), tc_kt (depth of a local-memory step).
  */
 #include "blas3.h"
 #include "kernel.h"
