@@ -122,6 +122,18 @@ START_TEST(tuning_answers_follow_the_environment)
 }
 END_TEST
 
+/* Device names of tuning rows: case-insensitive substrings, '|' between alternatives. */
+START_TEST(tuning_device_alternatives)
+{
+    ck_assert(gala_name_match_any("NVIDIA H100 80GB HBM3", "H100|H200"));
+    ck_assert(gala_name_match_any("NVIDIA H200", "H100|H200"));
+    ck_assert(gala_name_match_any("nvidia h200", "H200"));
+    ck_assert(!gala_name_match_any("NVIDIA A100-SXM4-80GB", "H100|H200"));
+    ck_assert(!gala_name_match_any("NVIDIA GH100", "H200|X1"));
+    ck_assert(gala_name_match_any("anything", ""));
+}
+END_TEST
+
 START_TEST(environment_selects_backend)
 {
     gala_context *ctx = NULL;
@@ -375,6 +387,7 @@ int main(void)
     tcase_add_test(tc, status_strings_and_types);
     tcase_add_test(tc, host_context_info_and_stats);
     tcase_add_test(tc, tuning_answers_follow_the_environment);
+    tcase_add_test(tc, tuning_device_alternatives);
     tcase_add_test(tc, environment_selects_backend);
     tcase_add_test(tc, opencl_selection);
     tcase_add_loop_test(tc, buffers_roundtrip_with_offsets, 0, nt);

@@ -211,6 +211,9 @@ GALA_INTERNAL void gala_fault_alloc_limit(size_t bytes);
 GALA_INTERNAL uint64_t gala_fnv1a(const void *data, size_t n, uint64_t h);
 #define GALA_FNV_INIT 1469598103934665603ULL
 GALA_INTERNAL int gala_strcasestr_match(const char *haystack, const char *needle);
+/** Whether haystack contains (case-insensitively) one of the '|'-separated alternatives of
+ *  pattern, e.g. "H100|H200" (the device names of tuning rows). */
+GALA_INTERNAL int gala_name_match_any(const char *haystack, const char *pattern);
 GALA_INTERNAL void gala_strlcpy(char *dst, const char *src, size_t cap);
 /** Monotonic wall clock in seconds. */
 GALA_INTERNAL double gala_now(void);

@@ -1,7 +1,8 @@
 /*
  * Tuning parameters as data. Each row gives a value for a key on devices that match it:
  * backend (0 = any), a case-insensitive substring of the vendor or platform name and of
- * the device name (NULL = any) and the element type (0 = any). The most specific matching row wins
+ * the device name (NULL = any; the device field may list alternatives, "H100|H200") and
+ * the element type (0 = any). The most specific matching row wins
  * (device name > vendor > backend > any; a dtype match breaks ties). The environment
  * variable GALA_TUNE="key=value,key=value" overrides everything, for experiments.
  *
@@ -60,7 +61,7 @@ static long lookup(const gala_context *ctx, const char *key, gala_dtype dtype, l
         if (r->vendor && !gala_strcasestr_match(ctx->info.vendor_name, r->vendor) &&
             !gala_strcasestr_match(ctx->info.platform_name, r->vendor))
             continue;
-        if (r->device && !gala_strcasestr_match(ctx->info.device_name, r->device)) continue;
+        if (r->device && !gala_name_match_any(ctx->info.device_name, r->device)) continue;
         if (r->dtype && r->dtype != dtype) continue;
         int score = (r->device ? 8 : 0) + (r->vendor ? 4 : 0) + (r->backend ? 2 : 0) + (r->dtype ? 1 : 0);
         if (score > best) { best = score; best_v = r->value; }

@@ -203,10 +203,14 @@
  * Smaller matrices pay for it (against CLBlast's own Xgemm and the rows above; torch 1.01 /
  * 2.15 ms double n = 2048 / 4096): double n = 2048 2.25 -> 2.50 ms (run Q4; the rows above
  * with the tuned Xgemm 2.23; two steps of 1024 in sub-steps of 512 2.60, Q5), n = 4096
- * 7.80 -> 7.50 (Q5). */
-{"potrf.left", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 0},
-{"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", 0, 2048},
-{"potrf.blas3_tnb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", 0, 512},
+ * 7.80 -> 7.50 (Q5). The H100 (same SM 9.0; run S10, 2026-11-23, these rows and the Xgemm
+ * and blas3.tc rows forced against none, torch 45.47 / 43.95 ms): one n = 16384 float
+ * 83.1 / 90.3 -> 67.9 / 68.3 ms, double 168.6 / 176.1 -> 77.3 / 77.2 (81.7 with gemm_tc but
+ * without these rows); float n = 2048 / 4096 pay 1.92 -> 2.58, 4.82 -> 5.41 ms, double
+ * gains 2.35 -> 2.01, 7.57 -> 5.01. */
+{"potrf.left", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 0},
+{"potrf.blas3_nb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 2048},
+{"potrf.blas3_tnb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 512},
 {"potrf.trsm", 0, NULL, NULL, 0, 1},
 {"potrf.trsm", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0},
 /* potrf.inner (with potrf.trsm): the diagonal block in steps of potrf.nb, each one launch of
@@ -263,8 +267,9 @@
  * 4×4, 2×2 of 8×4, 4×2 of 4×2 in steps of 16), steps of 16 24.3-25.2. One n = 16384
  * Cholesky (bench_potrf, median of 7, run S9, torch 42.21 ms in the call): 107.2-108.4 ->
  * 75.5 ms (0.56x torch); n = 1024 / 2048 / 4096 / 8192: 1.07 -> 0.92, 2.53 -> 1.95, 7.69 ->
- * 5.02, 23.6 -> 15.6 ms. */
-{"blas3.tc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 2},
+ * 5.02, 23.6 -> 15.6 ms. The H100 (run S10): GEMM 29.2 TFLOP/s against CLBlast's 12.7 (own
+ * choice) and 22.3 (the H200's Xgemm rows); the Cholesky rows above. */
+{"blas3.tc", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 2},
 {"potrs.fused_max", 0, NULL, NULL, 0, 64},
 {"potrs.nb", 0, NULL, NULL, 0, 64},
 {"potrs.wg", 0, NULL, NULL, 0, 128},
@@ -370,36 +375,37 @@
  * 67.2 ms; these (42.1 TFLOP/s in Q1, tiles 128×64, 8×8 per work-item) 62.0 ms (CLBlast's
  * own: 31.4-33.7 TFLOP/s, 78.6 ms), run Q4; 61.9-62.4 against 86.1 in run Q5. One n = 2048
  * / 4096 float Cholesky is 3 / 7-8 % slower with them (Q4: 1.85 -> 1.90, 4.70 -> 5.01 ms;
- * Q5: 4096 5.08 -> 5.47). */
-{"clblast.xgemm.gemmk", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 0},
-{"clblast.xgemm.kreg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
-{"clblast.xgemm.kwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 16},
-{"clblast.xgemm.kwi", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 8},
-{"clblast.xgemm.mdima", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 32},
-{"clblast.xgemm.mdimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 16},
-{"clblast.xgemm.mwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 128},
-{"clblast.xgemm.ndimb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 32},
-{"clblast.xgemm.ndimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 8},
-{"clblast.xgemm.nwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 64},
-{"clblast.xgemm.sa", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
-{"clblast.xgemm.sb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
-{"clblast.xgemm.strm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
-{"clblast.xgemm.strn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
-{"clblast.xgemm.vwm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 2},
-{"clblast.xgemm.vwn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1},
-{"clblast.xgemm.gemmk", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 0},
-{"clblast.xgemm.kreg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
-{"clblast.xgemm.kwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 16},
-{"clblast.xgemm.kwi", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 2},
-{"clblast.xgemm.mdima", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 16},
-{"clblast.xgemm.mdimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 16},
-{"clblast.xgemm.mwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 128},
-{"clblast.xgemm.ndimb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 8},
-{"clblast.xgemm.ndimc", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 8},
-{"clblast.xgemm.nwg", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 64},
-{"clblast.xgemm.sa", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
-{"clblast.xgemm.sb", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
-{"clblast.xgemm.strm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
-{"clblast.xgemm.strn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 1},
-{"clblast.xgemm.vwm", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 2},
-{"clblast.xgemm.vwn", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_FLOAT, 2},
+ * Q5: 4096 5.08 -> 5.47). CLBlast gives the H100 the same generic row; these hold there
+ * (run S10, order 8192: double 12.7 -> 22.3, float 33.5 -> 41.8 TFLOP/s). */
+{"clblast.xgemm.gemmk", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 0},
+{"clblast.xgemm.kreg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.kwg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 16},
+{"clblast.xgemm.kwi", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 8},
+{"clblast.xgemm.mdima", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 32},
+{"clblast.xgemm.mdimc", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 16},
+{"clblast.xgemm.mwg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 128},
+{"clblast.xgemm.ndimb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 32},
+{"clblast.xgemm.ndimc", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 8},
+{"clblast.xgemm.nwg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 64},
+{"clblast.xgemm.sa", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.sb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.strm", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.strn", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.vwm", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 2},
+{"clblast.xgemm.vwn", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1},
+{"clblast.xgemm.gemmk", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 0},
+{"clblast.xgemm.kreg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
+{"clblast.xgemm.kwg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 16},
+{"clblast.xgemm.kwi", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 2},
+{"clblast.xgemm.mdima", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 16},
+{"clblast.xgemm.mdimc", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 16},
+{"clblast.xgemm.mwg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 128},
+{"clblast.xgemm.ndimb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 8},
+{"clblast.xgemm.ndimc", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 8},
+{"clblast.xgemm.nwg", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 64},
+{"clblast.xgemm.sa", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
+{"clblast.xgemm.sb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
+{"clblast.xgemm.strm", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
+{"clblast.xgemm.strn", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
+{"clblast.xgemm.vwm", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 2},
+{"clblast.xgemm.vwn", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 2},

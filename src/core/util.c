@@ -36,6 +36,22 @@ int gala_strcasestr_match(const char *hay, const char *needle)
     return 0;
 }
 
+int gala_name_match_any(const char *hay, const char *pattern)
+{
+    char alt[128];
+    for (const char *p = pattern;;) {
+        const char *bar = strchr(p, '|');
+        const size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len < sizeof alt) {
+            memcpy(alt, p, len);
+            alt[len] = '\0';
+            if (gala_strcasestr_match(hay, alt)) return 1;
+        }
+        if (!bar) return 0;
+        p = bar + 1;
+    }
+}
+
 void gala_strlcpy(char *dst, const char *src, size_t cap)
 {
     if (cap == 0) return;
