@@ -4,7 +4,9 @@
  *   - copy: device-to-device copy bandwidth (bu_copy_gbs: 1 GiB on a GPU, 64 MiB on a CPU,
  *     bytes read + written), the memory floor of the memory-bound cases;
  *   - gemm: C = A·B of n×n matrices through gala's internal BLAS-3 (src/core/blas3.h:
- *     CLBlast on OpenCL, cuBLAS on CUDA, blocked C loops on the host backend), 2n³ flops,
+ *     CLBlast on OpenCL, cuBLAS on CUDA, blocked C loops on the host backend; gala's own
+ *     cl/gemm_tc.cl where the tuning data says blas3.tc, e.g. double on the H100/H200's
+ *     OpenCL; GALA_TUNE=blas3.tc=0 measures the library instead), 2n³ flops,
  *     float and double; the flop floor of the compute-bound cases. Skipped (and said so)
  *     when the backend has no BLAS-3 (OpenCL built without CLBlast).
  * The reference side (torch.matmul, torch copy) is bench/ref_ceiling.py.
