@@ -97,7 +97,7 @@ gala_status gala_gemm(gala_context *ctx, gala_trans ta, gala_trans tb, int m, in
     gala_dtype dt;
     GALA_TRY(common(ctx, fn, in, 2, &out, &dt));
     if (m == 0 || n == 0 || ((k == 0 || alpha == 0) && beta == 1)) return GALA_OK;
-    if (gala_tc_mode(ctx, dt)) {
+    if (gala_tc_mode(ctx, dt, m, n)) {
         /* X(i, p) = op(A)(i, p), Y(j, p) = op(B)(p, j) */
         const size_t la = (size_t)lda, lb = (size_t)ldb;
         return gala_tc_product(ctx, dt, 0, m, n, k, alpha, A, a_off,
@@ -125,7 +125,7 @@ gala_status gala_syrk(gala_context *ctx, gala_uplo uplo, gala_trans t, int n, in
     gala_dtype dt;
     GALA_TRY(common(ctx, fn, &in, 1, &out, &dt));
     if (n == 0 || ((k == 0 || alpha == 0) && beta == 1)) return GALA_OK;
-    if (gala_tc_mode(ctx, dt)) {
+    if (gala_tc_mode(ctx, dt, n, n)) {
         const size_t la = (size_t)lda;
         const size_t si = t == GALA_NO_TRANS ? 1 : la, sp = t == GALA_NO_TRANS ? la : 1;
         return gala_tc_product(ctx, dt, uplo == GALA_LOWER ? 1 : 2, n, n, k, alpha, A, a_off, si,

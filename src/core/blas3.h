@@ -49,9 +49,10 @@ GALA_INTERNAL gala_status gala_trsm(struct gala_context *ctx, gala_side side, ga
                                     const struct gala_buffer *A, size_t a_off, int lda,
                                     struct gala_buffer *B, size_t b_off, int ldb);
 
-/** gala's own GEMM kernel for this context and dtype (cl/gemm_tc.cl, tuning value
- *  blas3.tc): 0 none (the backend's BLAS), 1 plain multiply-adds, 2 FP64 tensor cores. */
-GALA_INTERNAL int gala_tc_mode(struct gala_context *ctx, gala_dtype dt);
+/** gala's own GEMM kernel for an m×n product of this context and dtype (cl/gemm_tc.cl,
+ *  tuning value blas3.tc): 0 none (the backend's BLAS; also when the tuned tiles do not fit
+ *  the device or the product), 1 plain multiply-adds, 2 FP64 tensor cores. */
+GALA_INTERNAL int gala_tc_mode(struct gala_context *ctx, gala_dtype dt, int m, int n);
 
 /** C = alpha·X·Yᵀ + beta·C through cl/gemm_tc.cl: X(i, p) = A[xo + i·xi + p·xp] (m×k),
  *  Y(j, p) = B[yo + j·yi + p·yp] (n×k); tri 1 (2) writes only i >= j (i <= j). Arguments

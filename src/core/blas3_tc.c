@@ -7,17 +7,11 @@
  *
  * Tuning values: blas3.tc (0 off, 1 plain, 2 tensor cores in double, plain in float; the
  * host backend's version of the kernel is plain loops), blas3.tc_wm / tc_wn (8×8 tiles per
- * warp), tc_wgm / tc_wgn (warps per group), tc_kt (depth of a local-memory step).
+ * warp), tc_wgm / tc_wgn (warps per group), tc_kt (depth of a local-memory step). Tiles that
+ * do not fit the device (work-group, local memory) leave the product to the library.
  */
 #include "blas3.h"
 #include "kernel.h"
-
-int gala_tc_mode(gala_context *ctx, gala_dtype dt)
-{
-    const long v = gala_tune(ctx, "blas3.tc", dt, 0);
-    if (v <= 0) return 0;
-    return v >= 2 && dt == GALA_DOUBLE ? 2 : 1;
-}
 
 static int clamp_pow2(long v, int lo, int hi)
 {
@@ -26,28 +20,58 @@ static int clamp_pow2(long v, int lo, int hi)
     return p;
 }
 
+/* The kernel's tiles from the tuning data. */
+typedef struct tc_cfg {
+    int wm, wn, wgm, wgn, kt, tm, tn, nth;
+} tc_cfg;
+
+static void tc_config(gala_context *ctx, gala_dtype dt, tc_cfg *c)
+{
+    c->wm = clamp_pow2(gala_tune(ctx, "blas3.tc_wm", dt, 4), 1, 8);
+    c->wn = clamp_pow2(gala_tune(ctx, "blas3.tc_wn", dt, 4), 1, 8);
+    c->wgm = clamp_pow2(gala_tune(ctx, "blas3.tc_wgm", dt, 2), 1, 8);
+    c->wgn = clamp_pow2(gala_tune(ctx, "blas3.tc_wgn", dt, 2), 1, 8);
+    c->kt = clamp_pow2(gala_tune(ctx, "blas3.tc_kt", dt, 8), 4, 64);
+    c->tm = 8 * c->wm * c->wgm;
+    c->tn = 8 * c->wn * c->wgn;
+    c->nth = 32 * c->wgm * c->wgn;
+}
+
+/* Whether the tiles can run on this device for an m×n product: the work-group within the
+ * device's limit, two local buffers of kt × (tile + 4) for X and Y within the 48 KiB that
+ * CUDA's static shared memory (and NVIDIA's OpenCL) allow, the launch within 2³¹ items. */
+static int tc_fits(const gala_context *ctx, gala_dtype dt, const tc_cfg *c, int m, int n)
+{
+    if (ctx->ops->backend != GALA_BACKEND_HOST && (size_t)c->nth > ctx->info.max_work_group_size)
+        return 0;
+    if (2 * (size_t)c->kt * (size_t)(c->tm + 4 + c->tn + 4) * gala_dtype_size(dt) > 48 * 1024)
+        return 0;
+    const long long tiles = (long long)((m + c->tm - 1) / c->tm) * ((n + c->tn - 1) / c->tn);
+    return tiles <= 0x7fffffffLL / c->nth;
+}
+
+int gala_tc_mode(gala_context *ctx, gala_dtype dt, int m, int n)
+{
+    const long v = gala_tune(ctx, "blas3.tc", dt, 0);
+    if (v <= 0) return 0;
+    tc_cfg c;
+    tc_config(ctx, dt, &c);
+    if (!tc_fits(ctx, dt, &c, m, n)) return 0;
+    return v >= 2 && dt == GALA_DOUBLE ? 2 : 1;
+}
+
 gala_status gala_tc_product(gala_context *ctx, gala_dtype dt, int tri, int m, int n, int k,
                             double alpha, const gala_buffer *A, size_t xo, size_t xi, size_t xp,
                             const gala_buffer *B, size_t yo, size_t yi, size_t yp, double beta,
                             gala_buffer *C, size_t co, int ldc)
 {
-    const int wm = clamp_pow2(gala_tune(ctx, "blas3.tc_wm", dt, 4), 1, 8);
-    const int wn = clamp_pow2(gala_tune(ctx, "blas3.tc_wn", dt, 4), 1, 8);
-    const int wgm = clamp_pow2(gala_tune(ctx, "blas3.tc_wgm", dt, 2), 1, 8);
-    const int wgn = clamp_pow2(gala_tune(ctx, "blas3.tc_wgn", dt, 2), 1, 8);
-    const int kt = clamp_pow2(gala_tune(ctx, "blas3.tc_kt", dt, 8), 4, 64);
-    const int tm = 8 * wm * wgm, tn = 8 * wn * wgn, nth = 32 * wgm * wgn;
-    if (nth > (int)ctx->info.max_work_group_size && ctx->ops->backend != GALA_BACKEND_HOST)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gemm_tc: %d warps per group", wgm * wgn);
-    /* two local buffers of kt × (tile + 4) for X and Y: within the 48 KiB that CUDA's static
-     * shared memory (and NVIDIA's OpenCL) allow */
-    const size_t lbytes = 2 * (size_t)kt * (size_t)(tm + 4 + tn + 4) * gala_dtype_size(dt);
-    if (lbytes > 48 * 1024)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gemm_tc: tiles %d×%d with steps of %d need "
-                          "%zu bytes of local memory (at most 49152)", tm, tn, kt, lbytes);
-    const long long tiles_m = (m + tm - 1) / tm, tiles_n = (n + tn - 1) / tn;
-    if (tiles_m * tiles_n > 0x7fffffffLL / nth)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gemm_tc: %d×%d is too many tiles", m, n);
+    tc_cfg c;
+    tc_config(ctx, dt, &c);
+    if (!tc_fits(ctx, dt, &c, m, n))
+        return gala_error(ctx, GALA_ERR_INTERNAL, "gemm_tc: tiles %d×%d in steps of %d do not "
+                          "fit this device or a %d×%d product", c.tm, c.tn, c.kt, m, n);
+    const int wm = c.wm, wn = c.wn, wgm = c.wgm, wgn = c.wgn, kt = c.kt, nth = c.nth;
+    const long long tiles_m = (m + c.tm - 1) / c.tm, tiles_n = (n + c.tn - 1) / c.tn;
     gala_program_key key;
     gala_key_init(&key, "gemm_tc", dt);
     gala_key_def(&key, "WM", wm);
@@ -55,7 +79,7 @@ gala_status gala_tc_product(gala_context *ctx, gala_dtype dt, int tri, int m, in
     gala_key_def(&key, "WGM", wgm);
     gala_key_def(&key, "WGN", wgn);
     gala_key_def(&key, "KT", kt);
-    gala_key_def(&key, "TC", gala_tc_mode(ctx, dt) == 2);
+    gala_key_def(&key, "TC", gala_tc_mode(ctx, dt, m, n) == 2);
     gala_kernel *kern = NULL;
     GALA_TRY(gala_kernel_get(ctx, &key, "gemm_tc", &kern));
     const gala_dims dims = gala_dims_1d((size_t)(tiles_m * tiles_n) * (size_t)nth, (size_t)nth);
