@@ -431,11 +431,10 @@ static gala_status pf_column(gala_context *ctx, gala_dtype dt, int up, const la_
                              const pf_cfg *c, const la_info *li, int k, int kb)
 {
     const int m = s->n - k - kb;
-    if (!c->trsm && (c->tnb <= 0 || c->tnb >= kb))
-        return pf_blocked(ctx, dt, up, s, c, li, k, k + kb);
     if (!c->trsm) {
-        for (int j = k; j < k + kb; j += c->tnb) {
-            const int w = k + kb - j < c->tnb ? k + kb - j : c->tnb;
+        const int step = c->tnb > 0 ? c->tnb : kb; /* tnb >= kb: one pass, no update */
+        for (int j = k; j < k + kb; j += step) {
+            const int w = k + kb - j < step ? k + kb - j : step;
             GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, j, j + w));
             if (j + w < k + kb)
                 GALA_TRY(pf_update(ctx, up, (gala_buffer *)s->A, s->a_off, s->lda, s->n, j + w,
