@@ -79,6 +79,13 @@ static gala_status common(gala_context *ctx, const char *fn, const mview *in, in
 
 static int bad_trans(gala_trans t) { return t != GALA_NO_TRANS && t != GALA_TRANS; }
 
+/* Strides of op(M)(r, c) for M with leading dimension ld: (1, ld), or (ld, 1) transposed. */
+static void op_strides(gala_trans t, int ld, size_t *sr, size_t *sc)
+{
+    *sr = t == GALA_NO_TRANS ? 1 : (size_t)ld;
+    *sc = t == GALA_NO_TRANS ? (size_t)ld : 1;
+}
+
 gala_status gala_gemm(gala_context *ctx, gala_trans ta, gala_trans tb, int m, int n, int k,
                       double alpha, const gala_buffer *A, size_t a_off, int lda,
                       const gala_buffer *B, size_t b_off, int ldb, double beta, gala_buffer *C,
@@ -97,13 +104,14 @@ gala_status gala_gemm(gala_context *ctx, gala_trans ta, gala_trans tb, int m, in
     gala_dtype dt;
     GALA_TRY(common(ctx, fn, in, 2, &out, &dt));
     if (m == 0 || n == 0 || ((k == 0 || alpha == 0) && beta == 1)) return GALA_OK;
-    if (gala_tc_mode(ctx, dt, m, n)) {
+    const int tc = gala_tc_mode(ctx, dt, m, n);
+    if (tc) {
         /* X(i, p) = op(A)(i, p), Y(j, p) = op(B)(p, j) */
-        const size_t la = (size_t)lda, lb = (size_t)ldb;
-        return gala_tc_product(ctx, dt, 0, m, n, k, alpha, A, a_off,
-                               ta == GALA_NO_TRANS ? 1 : la, ta == GALA_NO_TRANS ? la : 1, B, b_off,
-                               tb == GALA_NO_TRANS ? lb : 1, tb == GALA_NO_TRANS ? 1 : lb, beta, C,
-                               c_off, ldc);
+        size_t xi, xp, yp, yj;
+        op_strides(ta, lda, &xi, &xp);
+        op_strides(tb, ldb, &yp, &yj);
+        return gala_tc_product(ctx, dt, tc, 0, m, n, k, alpha, A, a_off, xi, xp, B, b_off, yj,
+                               yp, beta, C, c_off, ldc);
     }
     return ctx->ops->blas3->gemm(ctx, dt, ta, tb, m, n, k, alpha, A, a_off, lda, B, b_off, ldb,
                                  beta, C, c_off, ldc);
@@ -125,11 +133,12 @@ gala_status gala_syrk(gala_context *ctx, gala_uplo uplo, gala_trans t, int n, in
     gala_dtype dt;
     GALA_TRY(common(ctx, fn, &in, 1, &out, &dt));
     if (n == 0 || ((k == 0 || alpha == 0) && beta == 1)) return GALA_OK;
-    if (gala_tc_mode(ctx, dt, n, n)) {
-        const size_t la = (size_t)lda;
-        const size_t si = t == GALA_NO_TRANS ? 1 : la, sp = t == GALA_NO_TRANS ? la : 1;
-        return gala_tc_product(ctx, dt, uplo == GALA_LOWER ? 1 : 2, n, n, k, alpha, A, a_off, si,
-                               sp, A, a_off, si, sp, beta, C, c_off, ldc);
+    const int tc = gala_tc_mode(ctx, dt, n, n);
+    if (tc) {
+        size_t si, sp;
+        op_strides(t, lda, &si, &sp);
+        return gala_tc_product(ctx, dt, tc, uplo == GALA_LOWER ? 1 : 2, n, n, k, alpha, A, a_off,
+                               si, sp, A, a_off, si, sp, beta, C, c_off, ldc);
     }
     return ctx->ops->blas3->syrk(ctx, dt, uplo, t, n, k, alpha, A, a_off, lda, beta, C, c_off, ldc);
 }

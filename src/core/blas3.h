@@ -54,11 +54,12 @@ GALA_INTERNAL gala_status gala_trsm(struct gala_context *ctx, gala_side side, ga
  *  the device or the product), 1 plain multiply-adds, 2 FP64 tensor cores. */
 GALA_INTERNAL int gala_tc_mode(struct gala_context *ctx, gala_dtype dt, int m, int n);
 
-/** C = alpha·X·Yᵀ + beta·C through cl/gemm_tc.cl: X(i, p) = A[xo + i·xi + p·xp] (m×k),
- *  Y(j, p) = B[yo + j·yi + p·yp] (n×k); tri 1 (2) writes only i >= j (i <= j). Arguments
- *  already checked by gala_gemm / gala_syrk. */
-GALA_INTERNAL gala_status gala_tc_product(struct gala_context *ctx, gala_dtype dt, int tri, int m,
-                                          int n, int k, double alpha,
+/** C = alpha·X·Yᵀ + beta·C through cl/gemm_tc.cl in mode `mode` (gala_tc_mode's nonzero
+ *  answer for this product): X(i, p) = A[xo + i·xi + p·xp] (m×k), Y(j, p) = B[yo + j·yi +
+ *  p·yp] (n×k); tri 1 (2) writes only i >= j (i <= j). Arguments already checked by
+ *  gala_gemm / gala_syrk, the tiles by gala_tc_mode. */
+GALA_INTERNAL gala_status gala_tc_product(struct gala_context *ctx, gala_dtype dt, int mode,
+                                          int tri, int m, int n, int k, double alpha,
                                           const struct gala_buffer *A, size_t xo, size_t xi,
                                           size_t xp, const struct gala_buffer *B, size_t yo,
                                           size_t yi, size_t yp, double beta,

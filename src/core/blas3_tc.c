@@ -60,29 +60,26 @@ int gala_tc_mode(gala_context *ctx, gala_dtype dt, int m, int n)
     return v >= 2 && dt == GALA_DOUBLE ? 2 : 1;
 }
 
-gala_status gala_tc_product(gala_context *ctx, gala_dtype dt, int tri, int m, int n, int k,
-                            double alpha, const gala_buffer *A, size_t xo, size_t xi, size_t xp,
-                            const gala_buffer *B, size_t yo, size_t yi, size_t yp, double beta,
-                            gala_buffer *C, size_t co, int ldc)
+gala_status gala_tc_product(gala_context *ctx, gala_dtype dt, int mode, int tri, int m, int n,
+                            int k, double alpha, const gala_buffer *A, size_t xo, size_t xi,
+                            size_t xp, const gala_buffer *B, size_t yo, size_t yi, size_t yp,
+                            double beta, gala_buffer *C, size_t co, int ldc)
 {
     tc_cfg c;
     tc_config(ctx, dt, &c);
-    if (!tc_fits(ctx, dt, &c, m, n))
-        return gala_error(ctx, GALA_ERR_INTERNAL, "gemm_tc: tiles %d×%d in steps of %d do not "
-                          "fit this device or a %d×%d product", c.tm, c.tn, c.kt, m, n);
-    const int wm = c.wm, wn = c.wn, wgm = c.wgm, wgn = c.wgn, kt = c.kt, nth = c.nth;
     const long long tiles_m = (m + c.tm - 1) / c.tm, tiles_n = (n + c.tn - 1) / c.tn;
     gala_program_key key;
     gala_key_init(&key, "gemm_tc", dt);
-    gala_key_def(&key, "WM", wm);
-    gala_key_def(&key, "WN", wn);
-    gala_key_def(&key, "WGM", wgm);
-    gala_key_def(&key, "WGN", wgn);
-    gala_key_def(&key, "KT", kt);
-    gala_key_def(&key, "TC", gala_tc_mode(ctx, dt, m, n) == 2);
+    gala_key_def(&key, "WM", c.wm);
+    gala_key_def(&key, "WN", c.wn);
+    gala_key_def(&key, "WGM", c.wgm);
+    gala_key_def(&key, "WGN", c.wgn);
+    gala_key_def(&key, "KT", c.kt);
+    gala_key_def(&key, "TC", mode == 2);
     gala_kernel *kern = NULL;
     GALA_TRY(gala_kernel_get(ctx, &key, "gemm_tc", &kern));
-    const gala_dims dims = gala_dims_1d((size_t)(tiles_m * tiles_n) * (size_t)nth, (size_t)nth);
+    const size_t nth = (size_t)c.nth;
+    const gala_dims dims = gala_dims_1d((size_t)(tiles_m * tiles_n) * nth, nth);
     return GALA_LAUNCH(ctx, kern, &dims, ga_int(m), ga_int(n), ga_int(k), ga_real(alpha),
                        ga_real(beta), ga_buf(A), ga_long((long long)xo), ga_long((long long)xi),
                        ga_long((long long)xp), ga_buf(B), ga_long((long long)yo),
