@@ -19,21 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_gemm.h"
 #include "benchutil.h"
-#include "core/blas3.h"
-
-typedef struct gemm_arg {
-    gala_context *ctx;
-    gala_buffer *A, *B, *C;
-    int n;
-} gemm_arg;
-
-static gala_status run_gemm(void *p)
-{
-    gemm_arg *g = p;
-    return gala_gemm(g->ctx, GALA_NO_TRANS, GALA_NO_TRANS, g->n, g->n, g->n, 1.0, g->A, 0, g->n,
-                     g->B, 0, g->n, 0.0, g->C, 0, g->n);
-}
 
 int main(int argc, char **argv)
 {
@@ -98,14 +85,14 @@ int main(int argc, char **argv)
             snprintf(label, sizeof label, "ceiling: gemm n=%d %s", n, gala_dtype_name(dt));
             bu_progress(label, step++, 1 + 2 * nsizes);
             const size_t nn = (size_t)n * n;
-            gemm_arg g = {ctx, NULL, NULL, NULL, n};
+            bench_gemm g = {ctx, NULL, NULL, NULL, n};
             gala_status s = gala_buffer_create(ctx, dt, nn, &g.A);
             if (s == GALA_OK) s = gala_buffer_create(ctx, dt, nn, &g.B);
             if (s == GALA_OK) s = gala_buffer_create(ctx, dt, nn, &g.C);
             /* constant inputs: the flop rate of dense GEMM does not depend on the values */
             if (s == GALA_OK) s = gala_buffer_fill(g.A, 0, nn, 0.5);
             if (s == GALA_OK) s = gala_buffer_fill(g.B, 0, nn, 0.25);
-            if (s == GALA_OK) s = bu_time(ctx, run_gemm, &g, o.warmup, o.reps, ms);
+            if (s == GALA_OK) s = bu_time(ctx, bench_gemm_run, &g, o.warmup, o.reps, ms);
             gala_buffer_free(g.A);
             gala_buffer_free(g.B);
             gala_buffer_free(g.C);

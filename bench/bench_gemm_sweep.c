@@ -29,8 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_gemm.h"
 #include "benchutil.h"
-#include "core/blas3.h"
 
 #define NP 16
 static const char *const key[NP] = {"gemmk", "kreg", "kwg",  "kwi", "mdima", "mdimc",
@@ -42,19 +42,6 @@ typedef struct cfg {
     long v[NP];
     double ms, gf; /* at --n; at --confirm-n for the finalists */
 } cfg;
-
-typedef struct run {
-    gala_context *ctx;
-    gala_buffer *A, *B, *C;
-    int n;
-} run;
-
-static gala_status run_gemm(void *p)
-{
-    run *r = p;
-    return gala_gemm(r->ctx, GALA_NO_TRANS, GALA_NO_TRANS, r->n, r->n, r->n, 1.0, r->A, 0, r->n,
-                     r->B, 0, r->n, 0.0, r->C, 0, r->n);
-}
 
 static double now_s(void)
 {
@@ -174,7 +161,7 @@ static void tune_string(const char *base, const long *v, char *out, size_t cap)
 }
 
 /* C's columns 0, n/2 and n-1 against the host's product of the same inputs. */
-static int check(run *r, gala_dtype dt, const double *A, const double *B, double *col,
+static int check(bench_gemm *r, gala_dtype dt, const double *A, const double *B, double *col,
                  double *err)
 {
     const int n = r->n, cols[3] = {0, n / 2, n - 1};
@@ -212,7 +199,7 @@ static int by_ms(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static gala_status setup(run *r, gala_dtype dt, int n, double **hA, double **hB)
+static gala_status setup(bench_gemm *r, gala_dtype dt, int n, double **hA, double **hB)
 {
     const size_t nn = (size_t)n * n;
     r->n = n;
@@ -242,7 +229,7 @@ static gala_status setup(run *r, gala_dtype dt, int n, double **hA, double **hB)
     return s;
 }
 
-static void teardown(run *r, double *hA, double *hB)
+static void teardown(bench_gemm *r, double *hA, double *hB)
 {
     gala_buffer_free(r->A);
     gala_buffer_free(r->B);
@@ -253,15 +240,16 @@ static void teardown(run *r, double *hA, double *hB)
 }
 
 /* Time one configuration (v NULL: the library's own choice); 0 on success. */
-static int measure(run *r, gala_dtype dt, const char *base, const long *v, int reps, double *ms,
-                   const double *hA, const double *hB, double *col, double *med, const char **why)
+static int measure(bench_gemm *r, gala_dtype dt, const char *base, const long *v, int reps,
+                   double *ms, const double *hA, const double *hB, double *col, double *med,
+                   const char **why)
 {
     char tune[1024];
     if (v) {
         tune_string(base, v, tune, sizeof tune);
         setenv("GALA_TUNE", tune, 1);
     }
-    gala_status s = bu_time(r->ctx, run_gemm, r, 1, reps, ms);
+    gala_status s = bu_time(r->ctx, bench_gemm_run, r, 1, reps, ms);
     if (s != GALA_OK) {
         *why = gala_last_error(r->ctx);
         return 1;
@@ -297,8 +285,9 @@ static void print_cfg(const char *tag, const long *v, double ms, double gf)
 
 /* Time one point of the sweep into p (ms = INFINITY when it was not measured); 1 if it was.
  * A wrong product is printed and sets *failed. */
-static int try_point(run *r, gala_dtype dt, const char *base, cfg *p, int reps, double *ms,
-                     const double *hA, const double *hB, double *col, double flops, int *failed)
+static int try_point(bench_gemm *r, gala_dtype dt, const char *base, cfg *p, int reps,
+                     double *ms, const double *hA, const double *hB, double *col, double flops,
+                     int *failed)
 {
     double med;
     const char *why = "";
@@ -373,7 +362,7 @@ int main(int argc, char **argv)
     double *ms = malloc((size_t)(o.reps > reps ? o.reps : reps) * sizeof *ms);
     double *col = malloc((size_t)(n > confirm_n ? n : confirm_n) * sizeof *col);
     double *hA = NULL, *hB = NULL;
-    run r = {ctx, NULL, NULL, NULL, 0};
+    bench_gemm r = {ctx, NULL, NULL, NULL, 0};
     int failed = !c || !ms || !col || !base;
     if (!failed && setup(&r, dt, n, &hA, &hB) != GALA_OK) {
         fprintf(stderr, "setup: %s\n", gala_last_error(ctx));
