@@ -41,7 +41,11 @@
  *                launch, chunk 0 putting rows < N (lower coordinates, leading dimension N)
  *                and its first unwritten column into W[wo + s·(N·N + 1) ...], and mode 16
  *                (COPY, nchunks = 1) copies them into A: a copy instead of a second
- *                factorization of the diagonal block.
+ *                factorization of the diagonal block. Or (potrf.psolve) mode 4 | 32 (DIAG,
+ *                in the fused geometry at j0: WG/N matrices per group) factors and writes
+ *                rows < N, info, and its first unwritten column into W[wo + s], and
+ *                potrf_trsm solves the rows below. The info-reading modes (all but 1) work
+ *                in either geometry.
  *
  * Events (la.h info). At column j (global, 1-based j+1): if a row < N of the work-group has
  * a non-finite value in column j, or the pivot d is not finite: -(j+1); else if d <= 0:
@@ -61,6 +65,7 @@
  * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4 HALF=1
  * gala-defines(potrf_lane): N=8 WG=64 UNROLL=1 LANE=1 CH=64
  * gala-defines(potrf_pair): N=32 WG=128 UNROLL=1 PAIR=1
+ * gala-defines(potrf_trsm): N=64 WG=128 UNROLL=1 VEC=1 TRSM=1
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
@@ -70,7 +75,8 @@
  *                COPY exist; the host compiles them only for chunked launches), MINB
  *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none),
  *                LANE (1: compile potrf_lane), CH (its reads in flight per work-item, a
- *                divisor of N·N), PAIR (1: compile potrf_pair).
+ *                divisor of N·N), PAIR (1: compile potrf_pair), TRSM (1: compile
+ *                potrf_trsm).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -344,6 +350,7 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
             if (k < ncols && k < stop && k <= row) P[gala_lidx(row, k, ld, up)] = r[k];
     }
     if (toW && chunk == 0 && t == 0) W[wb + N * N] = (REAL)stop;
+    if ((mode & 32) && lt == 0) W[wo + s] = (REAL)stop; /* DIAG: for potrf_trsm */
     if (lt == 0 && !tail && (!chunked || chunk == 0)) {
         if (mode & 1) info[io + idx] = ev;
         else if (ev != 0) info[io + idx] = ev;
@@ -352,6 +359,93 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
 }
 #if !SPLITK
 #undef toW
+#endif
+
+#if defined(TRSM) && TRSM
+/* potrf_trsm: the rows below the diagonal block of a panel, once a DIAG launch (potrf_panel,
+ * mode 4 | 32: rows < N only, W[wo + s] = its first unwritten column) has factored the
+ * block: L_below = A_below·L_jj⁻ᵀ. Chunked geometry without the block's rows: work-group
+ * g = s·nchunks + c holds rows N + c·WG + t of matrix s's panel, one per work-item, in
+ * registers. The group stages L_jj in local memory (column-major, leading dimension N, the
+ * reciprocal of the pivot on the diagonal; identity beyond the panel's ncols columns), then
+ * every work-item solves its row by columns with no barrier (all read the same element:
+ * broadcasts, RVW at a time):
+ *
+ *      panel columns j0 .. j0+N             x_j = r[j]·(1 / L(j, j))
+ *   [ L_jj  (local) ]  rows < N             r[k] −= x_j·L(k, j),   k = j+1 .. N−1
+ *   [ r r r r r r r ]  row of work-item t   (j, k literal once unrolled: the triangle's
+ *   [ r r r r r r r ]                        N(N−1)/2 multiply-adds, no selects)
+ *
+ * Same events as the chunked panel kernel: a matrix with info in (0, j0] is skipped, and
+ * columns from W's stop on are not written. Its rows' non-finite inputs, which no event of
+ * the DIAG launch covers, go to nfm[nfo + s] as the smallest such column (atomic minimum;
+ * potrf_merge folds it into info at the end, in place of potrf_scan before). Arguments as
+ * potrf_panel (mode unused), then nfm and nfo. */
+KERNEL void potrf_trsm(PF_PARAMS, GLOBAL int *nfm, const gidx nfo)
+{
+    LOCAL_ARRAY RVEC lsv[N * N / RVW];
+    LOCAL REAL *ls = (LOCAL REAL *)lsv;
+    const int t = (int)LID(0);
+    const gidx s = GRP(0) / nchunks;
+    const int chunk = (int)(GRP(0) - s * nchunks);
+    const int row = N + chunk * WG + t;
+    int nb, ld, idx;
+    gidx base;
+    pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
+    const int ncols = min(N, min(wlim, nb) - j0);
+    const int mrows = nb - j0;
+    /* uniform over the group: leave before the barrier */
+    if (s >= count || ncols <= 0 || N + chunk * WG >= mrows) return;
+    const int inf0 = info[io + idx];
+    if (inf0 > 0 && inf0 <= j0) return;
+    const int stop = min(ncols, (int)W[wo + s]);
+    GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
+    /* all of a work-item's loads issued before any store (unrolled: a rolled loop waited
+     * for each load in turn), the pivots' reciprocals in a second pass */
+    UNROLL_LOOP
+    for (int i = 0; i < (N * N + WG - 1) / WG; ++i) {
+        const int e = t + i * WG, k = e % N, j = e / N;
+        REAL v = (REAL)(k == j ? 1 : 0);
+        if (e < N * N && k >= j && k < ncols) v = P[gala_lidx(k, j, ld, up)];
+        if (e < N * N) ls[e] = v;
+    }
+    LOCAL_BARRIER();
+    for (int j = t; j < ncols; j += WG) ls[j * N + j] = (REAL)1 / ls[j * N + j];
+    LOCAL_BARRIER();
+    if (row >= mrows) return;
+    REAL r[N];
+    UNROLL_LOOP
+    for (int k = 0; k < N; ++k) r[k] = k < ncols ? P[gala_lidx(row, k, ld, up)] : (REAL)0;
+    int bad = BIGCOL;
+    UNROLL_LOOP
+    for (int k = N - 1; k >= 0; --k)
+        if (!gala_finite(r[k])) bad = k;
+    if (bad != BIGCOL) atomic_min(&nfm[nfo + s], j0 + bad);
+    UNROLL_LOOP
+    for (int j = 0; j < N; ++j) {
+        const REAL x = r[j] * ls[j * N + j];
+        r[j] = x;
+#if PF_VEC
+        LOCAL const RVEC *cv = (LOCAL const RVEC *)(ls + j * N);
+        UNROLL_LOOP
+        for (int q = 0; q < N / RVW; ++q) {
+            if (q * RVW + RVW - 1 > j) {
+                const RVEC v = cv[q];
+                UNROLL_LOOP
+                for (int e = 0; e < RVW; ++e)
+                    if (q * RVW + e > j) r[q * RVW + e] -= x * rv_get(v, e);
+            }
+        }
+#else
+        UNROLL_LOOP
+        for (int k = 1; k < N; ++k)
+            if (k > j) r[k] -= x * ls[j * N + k];
+#endif
+    }
+    UNROLL_LOOP
+    for (int k = 0; k < N; ++k)
+        if (k < stop) P[gala_lidx(row, k, ld, up)] = r[k];
+}
 #endif
 
 /* Smallest L-column holding a non-finite value, per (matrix, block of scb stored columns),
@@ -391,6 +485,26 @@ KERNEL void potrf_scan(const int n, const int count, const int nblk, const int s
         if (t < h && red[t + h] < red[t]) red[t] = red[t + h];
     }
     if (t == 0 && red[0] != BIGCOL) atomic_min(&tmp[to + s], red[0]);
+}
+
+/* potrf_merge (the blocked path with potrf.psolve, which has no potrf_scan): the folded
+ * minimum of potrf_trsm's non-finite rows against the events the panels wrote into info:
+ * the earlier column wins, a non-finite value over a pivot event in the same column. */
+KERNEL void potrf_merge(const int count, GLOBAL const int *desc, const gidx dofs,
+                        const int vb, GLOBAL const int *tmp, const gidx to,
+                        GLOBAL int *info, const gidx io, GLOBAL int *flag, const gidx fo,
+                        const int epoch)
+{
+    const gidx s = GID(0);
+    if (s >= count) return;
+    const int best = tmp[to + s];
+    if (best == BIGCOL) return;
+    const int idx = vb ? desc[(dofs + s) * DSZ + 4] : (int)s;
+    const int cur = info[io + idx];
+    if (cur == 0 || best <= (cur > 0 ? cur : -cur) - 1) {
+        info[io + idx] = -(best + 1);
+        flag[fo] = epoch;
+    }
 }
 
 /* info of every matrix from its folded minimum. */

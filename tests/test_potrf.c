@@ -403,7 +403,7 @@ START_TEST(potrf_failures)
     run_failures(_i, &r, 20, 0, "fused, single n=20");
     run_failures(_i, &r, 150, 1, "blocked, vbatched n=150");
     /* multi-chunk panels of a batch by one factoring launch and a copy */
-    la_tune("potrf.split=2");
+    la_tune("potrf.psolve=0,potrf.split=2");
     run_failures(_i, &r, 150, 1, "blocked with SPLIT, vbatched n=150");
     la_tune("potrf.ob=0"); /* the default takes outer blocks of 128 */
     run_failures(_i, &r, 150, 1, "blocked without outer blocks, vbatched n=150");
@@ -553,6 +553,51 @@ START_TEST(potrf_faults)
             fprintf(stderr, "fault kind %d: %d injection points\n", (int)kinds[q].kind, hits);
     }
     free(init);
+}
+END_TEST
+
+/* Panels solved as their diagonal block then the rows below (potrf.psolve, the default: a
+ * DIAG launch and potrf_trsm, no potrf_scan), and the chunked panel kernel with the scan
+ * (psolve = 0): one chunk and several (psolve_wg 32), panels of 64 and of 32, a last panel
+ * narrower than N under an outer-block limit (n = 150: block 128, then 22 columns), single /
+ * batched / variable batches, both triangles, failures in every panel position (NaN in rows
+ * below a diagonal block, before and after a pivot event), and (psolve = 2) the BLAS-3
+ * path's tall panels. */
+START_TEST(potrf_psolve)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    const int b3 = tu_target_get(_i)->backend == GALA_BACKEND_HOST ||
+                   tu_target_get(_i)->dtype == GALA_FLOAT; /* CLBlast: as potrf_blas3_paths */
+    static const char *tunes[] = {
+        "potrf.psolve=0", /* the chunked panel kernel and potrf_scan instead */
+        "potrf.psolve=1,potrf.psolve_wg=32,potrf.nb=32,potrf.ob=96",
+        "potrf.psolve=1,potrf.psolve_wg=64,potrf.ob=0",
+        "potrf.psolve=2,potrf.psolve_wg=32,potrf.blas3_min=100,potrf.blas3_nb=128,potrf.trsm=0",
+    };
+    static const int ns[] = {65, 127, 150, 257};
+    const int ntunes = (int)(sizeof tunes / sizeof *tunes) - (b3 ? 0 : 1);
+    for (int t = 0; t < ntunes; ++t) {
+        la_tune(tunes[t]);
+        for (int k = 0; k < 4; ++k) {
+            char what[160];
+            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
+            int n = ns[k], n3[3] = {n, n, n};
+            run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
+            run_case(_i, &r, 3, n3, (t + k + 1) & 1, 1, what);
+        }
+        int n[40];
+        for (int b = 0; b < 40; ++b) n[b] = tu_int(&r, 0, 300);
+        char what[160];
+        snprintf(what, sizeof what, "vbatched orders 0..300 with %s", tunes[t]);
+        run_case(_i, &r, 40, n, t & 1, 2, what);
+        snprintf(what, sizeof what, "failures, vbatched n=150 with %s", tunes[t]);
+        run_failures(_i, &r, 150, 1, what);
+        if (t == ntunes - 1) {
+            snprintf(what, sizeof what, "failures, single n=150 with %s", tunes[t]);
+            run_failures(_i, &r, 150, 0, what);
+        }
+        la_tune(NULL);
+    }
 }
 END_TEST
 
@@ -729,6 +774,7 @@ int main(void)
     tcase_add_loop_test(tc, potrf_failures, 0, nt);
     tcase_add_loop_test(tc, potrf_async, 0, nt);
     tcase_add_loop_test(tc, potrf_faults, 0, nt);
+    tcase_add_loop_test(tc, potrf_psolve, 0, nt);
     tcase_add_loop_test(tc, potrf_fused_forms, 0, nt);
     tcase_add_loop_test(tc, potrf_unrolled, 0, nt);
     tcase_add_loop_test(tc, potrf_bad_arguments, 0, nt);

@@ -153,6 +153,17 @@
  * orders up to 64 / 512: 3.28 -> 2.76, 2.26 -> 2.12 ms. CUDA float and OpenCL: slower
  * (float n = 128-512 by 14-25 %). */
 {"potrf.nb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 32},
+/* potrf.psolve: the blocked path's panels as their diagonal block (a DIAG launch) and the
+ * rows below by potrf_trsm, without potrf_scan (0 = the chunked panel kernel and the scan;
+ * 2 = also the tall panels of one large matrix's BLAS-3 path). H200 run T4 (before the scan
+ * was dropped), ms, n = 128 / 256 / 512, 0 -> 1: NVIDIA OpenCL double 1.628 / 1.776 / 2.135
+ * -> 1.367 / 1.377 / 1.819, float 0.934 / 1.129 / 1.469 -> 0.833 / 0.939 / 1.348; CUDA float
+ * 0.822 / 0.959 / 1.245 -> 0.750 / 0.787 / 1.160. PoCL and the host backend on the
+ * development machine (double, --quick): n = 128 batch 100 58.5 -> 31.6 ms (PoCL), n = 512
+ * batch 4 104.7 -> 59.8 ms (host). potrf.psolve_wg: rows per potrf_trsm group (T2: 64 was
+ * 3-4 % slower than 128 on NVIDIA's OpenCL double). */
+{"potrf.psolve", 0, NULL, NULL, 0, 1},
+{"potrf.psolve_wg", 0, NULL, NULL, 0, 128},
 /* potrf.ob: outer blocks of the batched blocked path (0 = none; a multiple of potrf.nb): the
  * panels of a block update only its columns, then the trailing triangle is updated once with
  * K = ob. H200 run J10, ms, n = 256 / 512 / variable up to 512, none -> 128 (256): CUDA float

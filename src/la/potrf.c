@@ -61,6 +61,12 @@ typedef struct pf_cfg {
     int lane_ch;   /* its reads in flight per work-item */
     int pair;      /* fused launches of pair_min <= N <= pair (not potrf_lane's): */
     int pair_min;  /* potrf_pair, two rows per work-item */
+    int psolve;    /* panels with rows below their diagonal block: the block alone (DIAG)
+                      then potrf_trsm for the rows below; 0 never, 1 batches (not the
+                      BLAS-3 path of one large matrix), 2 always */
+    int psolve_wg; /* potrf_trsm's work-group: rows per group */
+    int noscan;    /* set by pf_batch: no potrf_scan ran, the first panel launch writes
+                      info and potrf_trsm reports its rows' non-finite values */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -91,6 +97,18 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->lane_ch = clampi(gala_tune(ctx, "potrf.lane_ch", dt, 16), 1, 256);
     c->pair = clampi(gala_tune(ctx, "potrf.pair", dt, 0), 0, 64);
     c->pair_min = clampi(gala_tune(ctx, "potrf.pair_min", dt, 16), 16, 64);
+    c->psolve = clampi(gala_tune(ctx, "potrf.psolve", dt, 1), 0, 2);
+    c->psolve_wg = la_wg(ctx, gala_tune(ctx, "potrf.psolve_wg", dt, 128), 1);
+    c->noscan = 0;
+}
+
+/* Whether pf_panel takes its panels by pf_panel_solve (potrf.psolve, and potrf_trsm's N×N
+ * block fits in local memory). */
+static int pf_psolve_on(const gala_context *ctx, gala_dtype dt, const pf_cfg *c)
+{
+    return (c->psolve == 2 || (c->psolve == 1 && !c->big)) &&
+           (size_t)c->nb * (size_t)c->nb * gala_dtype_size(dt) + 64 <=
+               ctx->info.local_mem_bytes;
 }
 
 /* The -D values every potrf program has: register-row length N, work-group wg, unrolling. */
@@ -210,6 +228,52 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
 /* Largest scratch for the SPLIT mode's diagonal blocks (launches are split to fit). */
 #define PF_SPLIT_BYTES ((size_t)64 << 20)
 
+/* The panel of pf_panel by potrf.psolve: its diagonal block factored alone (a DIAG launch
+ * of potrf_panel in the fused geometry, several matrices per work-group, which also leaves
+ * the block's first unwritten column in W), then the rows below, if any, solved against it
+ * by potrf_trsm (no chain of column barriers, no diagonal block recomputed per chunk). */
+static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                                  int count, const pf_cfg *c, int j0, int wlim,
+                                  const la_info *li)
+{
+    const int N = c->nb, wgd = c->wg_fused > N ? c->wg_fused : N, wg = c->psolve_wg;
+    const int below = la_nmax(s) - j0 - N; /* rows below the block (<= 0: none) */
+    const int nchunks = below > 0 ? (below + wg - 1) / wg : 0;
+    gala_kernel *kd, *kt = NULL;
+    GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
+    if (nchunks > 0)
+        GALA_TRY(pf_form_kernel(ctx, dt, N, wg, "TRSM", "VEC",
+                                gala_tune(ctx, "potrf.vec", dt, 1) != 0, "potrf_trsm", &kt));
+    int per = nchunks > 0 ? (int)((1LL << 30) / nchunks) : 1 << 30;
+    if (per < 1) per = 1;
+    gala_buffer *W = (gala_buffer *)s->A;
+    if (nchunks > 0)
+        GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)(count < per ? count : per),
+                              &W));
+    /* DIAG (4 | 32) when rows below follow, else the plain panel (0); without potrf_scan
+     * the first panel writes every matrix's info (1) */
+    const int mode = (nchunks > 0 ? 4 | 32 : 0) | (c->noscan && j0 == 0), mpg = wgd / N;
+    for (int start = 0; start < count; start += per) {
+        const int cnt = count - start < per ? count - start : per;
+        la_set t = la_sub(s, start, cnt);
+        gala_dims d = gala_dims_1d(((size_t)cnt + (size_t)mpg - 1) / (size_t)mpg * (size_t)wgd,
+                                   (size_t)wgd);
+#define PF_SOLVE_ARGS(nch, md)                                                                 \
+    ga_int(t.n), ga_int(j0), ga_int(wlim), ga_int(cnt), ga_int(nch), ga_buf(t.A),              \
+        ga_long((long long)t.a_off), ga_int(t.lda), ga_long((long long)t.a_stride), ga_int(up), \
+        ga_buf(t.desc), ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->info),             \
+        ga_long((long long)(li->io + t.info_base)), ga_buf(li->flag), ga_long((long long)li->fo), \
+        ga_int(li->epoch), ga_int(md), ga_buf(W), ga_long(0)
+        GALA_TRY(GALA_LAUNCH(ctx, kd, &d, PF_SOLVE_ARGS(0, mode)));
+        if (nchunks <= 0) continue;
+        d = gala_dims_1d((size_t)cnt * (size_t)nchunks * (size_t)wg, (size_t)wg);
+        GALA_TRY(GALA_LAUNCH(ctx, kt, &d, PF_SOLVE_ARGS(nchunks, 0), ga_buf(li->tmp),
+                             ga_long((long long)(li->to + (size_t)start))));
+#undef PF_SOLVE_ARGS
+    }
+    return GALA_OK;
+}
+
 /* Chunked panel launch on the first `count` matrices of s: columns [j0, j0 + N) limited by
  * wlim, rows j0 .. n_b − 1. */
 static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
@@ -218,6 +282,7 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
     const int N = c->nb, wg = c->wg_panel, R = wg - N;
     const int mrows = la_nmax(s) - j0;
     if (count <= 0 || mrows <= 0) return GALA_OK;
+    if (pf_psolve_on(ctx, dt, c)) return pf_panel_solve(ctx, dt, up, s, count, c, j0, wlim, li);
     gala_kernel *k;
     /* the SPLIT / COPY code only in the programs that use it: it made the kernel 5-10 %
      * slower on the batched blocked path, where SPLIT gained nothing (H200 runs I6-I8) */
@@ -342,6 +407,31 @@ static gala_status pf_outer(gala_context *ctx, gala_dtype dt, int up, const la_s
         GALA_TRY(pf_update_batch(ctx, dt, up, s, li, k, k + c->ob, LA_BIG));
     }
     return GALA_OK;
+}
+
+/* The blocked path of a batch: potrf_scan, then pf_outer; or with potrf.psolve no scan: the
+ * panels find the non-finite values themselves (the DIAG launches in the diagonal blocks'
+ * rows, potrf_trsm in the rows below, folded into li->tmp) and potrf_merge puts the
+ * earliest event into info at the end (docs/cholesky.md, "Semantics"). */
+static gala_status pf_batch(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                            const pf_cfg *c, const la_info *li)
+{
+    if (!pf_psolve_on(ctx, dt, c)) {
+        GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
+        return pf_outer(ctx, dt, up, s, c, li);
+    }
+    if (s->count <= 0) return GALA_OK;
+    pf_cfg cn = *c;
+    cn.noscan = 1;
+    gala_kernel *k;
+    GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, 0, "potrf_merge", &k));
+    GALA_TRY(gala_buffer_fill(li->tmp, li->to, (size_t)s->count, (double)LA_BIG));
+    GALA_TRY(pf_outer(ctx, dt, up, s, &cn, li));
+    gala_dims d = gala_dims_1d((size_t)s->count, 64);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(s->count), ga_buf(s->desc), ga_long((long long)s->dofs),
+                       ga_int(s->vb), ga_buf(li->tmp), ga_long((long long)li->to),
+                       ga_buf(li->info), ga_long((long long)(li->io + s->info_base)),
+                       ga_buf(li->flag), ga_long((long long)li->fo), ga_int(li->epoch));
 }
 
 /* BLAS-3 path helpers, on block column [j, j + w) of one matrix once its diagonal block is
@@ -548,8 +638,7 @@ static gala_status pf_strided(gala_context *ctx, gala_dtype dt, int up, const la
     }
     if (s->count == 1 && s->n >= c->blas3_min && gala_blas3_available(ctx))
         return pf_blas3(ctx, dt, up, s, c, li);
-    GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
-    return pf_outer(ctx, dt, up, s, c, li);
+    return pf_batch(ctx, dt, up, s, c, li);
 }
 
 #define PD_WHAT "the leading minor of order ", " is not positive definite"
@@ -654,8 +743,7 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
             const int N = runs[r].bucket;
             st = pf_fused(ctx, dt, up, s, N, &c, &li);
         } else {
-            st = pf_scan(ctx, dt, up, s, &c, &li);
-            if (st == GALA_OK) st = pf_outer(ctx, dt, up, s, &c, &li);
+            st = pf_batch(ctx, dt, up, s, &c, &li);
         }
     }
     if (st == GALA_OK)

@@ -68,6 +68,8 @@ const gala_host_kernel gala_host_potrf[] = {
      * time here */
     {"potrf_lane", "iiiiibliliblibl" "blii" "bl", potrf_panel_f, potrf_panel_d},
     {"potrf_pair", "iiiiibliliblibl" "blii" "bl", potrf_panel_f, potrf_panel_d},
+    K(potrf_trsm, "iiiiibliliblibl" "blii" "bl" "bl"),
+    K(potrf_merge, "iblibl" "blbli"),
     K(potrf_scan, "iiiibliliblibl"),
     K(potrf_scan_finish, "iblibl" "blbli"),
     {NULL, NULL, NULL, NULL},
@@ -107,8 +109,10 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
     const int epoch = HINT(17), mode = HINT(18);
     const int N = (int)HDEF("N", 32);
     /* one matrix at a time here: SPLIT (8) writes every row at once like mode 0, and its
-     * COPY (16) has nothing left to do; W (arguments 19, 20) is not used */
+     * COPY (16) has nothing left to do; W (arguments 19, 20) only takes DIAG's (32) stop */
     if (mode & 16) return GALA_OK;
+    REAL *Wd = HBUF(REAL, 19);
+    const ptrdiff_t wo = HLONG(20);
     REAL *W = NULL, colj[64];
     size_t cap = 0;
     for (int s = 0; s < count; ++s) {
@@ -157,6 +161,7 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
             }
         }
         const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : ncols;
+        if (mode & 32) Wd[wo + s] = (REAL)stop;
         /* TAIL writes rows >= N only, HEAD rows < N only */
         const int i_lo = tail ? N : 0;
         for (int k = 0; k < imin(ncols, stop); ++k)
@@ -167,6 +172,51 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
         if (ev != 0) flag[fo] = epoch;
     }
     free(W);
+    return GALA_OK;
+}
+
+/* potrf_trsm: rows N .. of the panel at j0 solved against its factored diagonal block,
+ * columns before W[wo + s] (the DIAG launch's first unwritten column) written; the first
+ * non-finite input column of its rows folded into nfm[nfo + s]. */
+static gala_status SUF(potrf_trsm)(const gala_host_launch *L)
+{
+    const int n = HINT(0), j0 = HINT(1), wlim = HINT(2), count = HINT(3);
+    REAL *A = HBUF(REAL, 5);
+    const ptrdiff_t ao = HLONG(6), as = HLONG(8);
+    const int lda = HINT(7), up = HINT(9);
+    const int *desc = HBUF(int, 10);
+    const ptrdiff_t dofs = HLONG(11);
+    const int vb = HINT(12);
+    const int *info = HBUF(int, 13);
+    const ptrdiff_t io = HLONG(14);
+    const REAL *W = HBUF(REAL, 19);
+    const ptrdiff_t wo = HLONG(20);
+    int *nfm = HBUF(int, 21);
+    const ptrdiff_t nfo = HLONG(22);
+    const int N = (int)HDEF("N", 32);
+    REAL x[64];
+    for (int s = 0; s < count; ++s) {
+        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+        const int ncols = imin(N, imin(wlim, mm.n) - j0), mrows = mm.n - j0;
+        if (ncols <= 0 || mrows <= N) continue;
+        const int inf0 = info[io + mm.idx];
+        if (inf0 > 0 && inf0 <= j0) continue;
+        const int stop = imin(ncols, (int)W[wo + s]);
+        REAL *P = A + mm.base + lidx(j0, j0, mm.ld, up);
+        for (int i = N; i < mrows; ++i) {
+            for (int k = 0; k < ncols; ++k) x[k] = P[lidx(i, k, mm.ld, up)];
+            for (int k = 0; k < ncols; ++k)
+                if (!SUF(finite)(x[k])) {
+                    if (j0 + k < nfm[nfo + s]) nfm[nfo + s] = j0 + k;
+                    break;
+                }
+            for (int j = 0; j < ncols; ++j) {
+                x[j] *= (REAL)1 / P[lidx(j, j, mm.ld, up)];
+                for (int k = j + 1; k < ncols; ++k) x[k] -= x[j] * P[lidx(k, j, mm.ld, up)];
+            }
+            for (int k = 0; k < stop; ++k) P[lidx(i, k, mm.ld, up)] = x[k];
+        }
+    }
     return GALA_OK;
 }
 
@@ -196,6 +246,32 @@ static gala_status SUF(potrf_scan)(const gala_host_launch *L)
             }
         }
         tmp[to + s] = imin(tmp[to + s], best);
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(potrf_merge)(const gala_host_launch *L)
+{
+    const int count = HINT(0);
+    const int *desc = HBUF(int, 1);
+    const ptrdiff_t dofs = HLONG(2);
+    const int vb = HINT(3);
+    const int *tmp = HBUF(int, 4);
+    const ptrdiff_t to = HLONG(5);
+    int *info = HBUF(int, 6);
+    const ptrdiff_t io = HLONG(7);
+    int *flag = HBUF(int, 8);
+    const ptrdiff_t fo = HLONG(9);
+    const int epoch = HINT(10);
+    for (int s = 0; s < count; ++s) {
+        const int best = tmp[to + s];
+        if (best == BIGCOL) continue;
+        const int idx = vb ? desc[(dofs + s) * DSZ + 4] : s;
+        const int cur = info[io + idx];
+        if (cur == 0 || best <= (cur > 0 ? cur : -cur) - 1) {
+            info[io + idx] = -(best + 1);
+            flag[fo] = epoch;
+        }
     }
     return GALA_OK;
 }
