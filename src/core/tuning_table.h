@@ -147,12 +147,8 @@
 {"la.min_bucket", 0, NULL, NULL, 0, 8},
 {"la.min_bucket", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 32},
 {"potrf.nb", 0, NULL, NULL, 0, 64},
-/* CUDA double: panels of 32 take the select form there (potrf.select_max) and the batched
- * blocked path gains: H200 run J9 (torch in the call), n = 128 / 256 / 512: 1.884 / 2.028 /
- * 2.346 ms -> 1.520 / 1.808 / 2.377 (1.61x -> 2.00x torch at 128); variable batches of
- * orders up to 64 / 512: 3.28 -> 2.76, 2.26 -> 2.12 ms. CUDA float and OpenCL: slower
- * (float n = 128-512 by 14-25 %). */
-{"potrf.nb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 32},
+/* (CUDA double had panels of 32 from run J9 until potrf.psolve: with it, H200 run T4,
+ * n = 128 / 256 / 512, 32 -> 64: 1.345 / 1.376 / 1.793 -> 1.316 / 1.281 / 1.706 ms.) */
 /* potrf.psolve: the blocked path's panels as their diagonal block (a DIAG launch) and the
  * rows below by potrf_trsm, without potrf_scan (0 = the chunked panel kernel and the scan;
  * 2 = also the tall panels of one large matrix's BLAS-3 path). H200 run T4 (before the scan
