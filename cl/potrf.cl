@@ -412,10 +412,12 @@ KERNEL void potrf_trsm(PF_PARAMS, GLOBAL int *nfm, const gidx nfo)
     LOCAL_BARRIER();
     for (int j = t; j < ncols; j += WG) ls[j * N + j] = (REAL)1 / ls[j * N + j];
     LOCAL_BARRIER();
-    if (row >= mrows) return;
+    /* rows past the panel stay to the end, inactive: with a return here PoCL (Debian 12)
+     * computed wrong rows in the unrolled form (test_potrf potrf_unrolled) */
+    const int act = row < mrows;
     REAL r[N];
     UNROLL_LOOP
-    for (int k = 0; k < N; ++k) r[k] = k < ncols ? P[gala_lidx(row, k, ld, up)] : (REAL)0;
+    for (int k = 0; k < N; ++k) r[k] = act && k < ncols ? P[gala_lidx(row, k, ld, up)] : (REAL)0;
     int bad = BIGCOL;
     UNROLL_LOOP
     for (int k = N - 1; k >= 0; --k)
@@ -444,7 +446,7 @@ KERNEL void potrf_trsm(PF_PARAMS, GLOBAL int *nfm, const gidx nfo)
     }
     UNROLL_LOOP
     for (int k = 0; k < N; ++k)
-        if (k < stop) P[gala_lidx(row, k, ld, up)] = r[k];
+        if (act && k < stop) P[gala_lidx(row, k, ld, up)] = r[k];
 }
 #endif
 
