@@ -299,9 +299,14 @@
  * 200), CUDA 1.59 / 1.84 / 2.50 ms with 128, 1.00 / 1.29 / 1.83 with 64, 0.99 / 1.27 / 1.79
  * with 64 and depth 32 (OpenCL 1.66 / 1.88 / 2.50 → 1.11 / 1.37 / 1.87). */
 {"lagemm.tile", 0, NULL, NULL, 0, 64},
+/* lagemm.tk: slices of 32 in double too since potrf.psolve (H200 run T8, two rounds, same
+ * call, ms, 16 -> 32: batched potrf n = 128 / 256 / 512 NVIDIA OpenCL 1.272-1.281 /
+ * 1.289-1.322 / 1.792-1.807 -> 1.265-1.272 / 1.264-1.265 / 1.745-1.752, CUDA 1.215-1.228 /
+ * 1.189-1.200 / 1.638-1.653 -> 1.188-1.201 / 1.135-1.140 / 1.549; potrs with one right-hand
+ * side 4-8 % faster at n = 128-512, potri within 3 %, n = 64 unchanged). */
 {"lagemm.tk", 0, NULL, NULL, 0, 16},
-{"lagemm.tk", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 32},
-{"lagemm.tk", GALA_BACKEND_CUDA, NULL, NULL, GALA_FLOAT, 32},
+{"lagemm.tk", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
+{"lagemm.tk", GALA_BACKEND_CUDA, NULL, NULL, 0, 32},
 {"lagemm.td", 0, NULL, NULL, 0, 16},
 /* lagemm.minb: work-groups per SM the CUDA compiler must fit (__launch_bounds__; 0 none):
  * the kernel had 96-128 registers, two 256-item groups per SM, and waited on its loads.
