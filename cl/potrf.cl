@@ -489,39 +489,31 @@ KERNEL void potrf_scan(const int n, const int count, const int nblk, const int s
     if (t == 0 && red[0] != BIGCOL) atomic_min(&tmp[to + s], red[0]);
 }
 
-/* potrf_merge (the blocked path with potrf.psolve, which has no potrf_scan): the folded
- * minimum of potrf_trsm's non-finite rows against the events the panels wrote into info:
+/* The folded minimum tmp[to + s] of matrix s into its info: potrf_scan_finish sets info
+ * from it (-(column + 1), or 0); potrf_merge (the blocked path with potrf.psolve, which has
+ * no potrf_scan) weighs potrf_trsm's non-finite rows against the events the panels wrote:
  * the earlier column wins, a non-finite value over a pivot event in the same column. */
-KERNEL void potrf_merge(const int count, GLOBAL const int *desc, const gidx dofs,
-                        const int vb, GLOBAL const int *tmp, const gidx to,
-                        GLOBAL int *info, const gidx io, GLOBAL int *flag, const gidx fo,
-                        const int epoch)
+#define PF_FOLD_PARAMS                                                                      \
+    const int count, GLOBAL const int *desc, const gidx dofs, const int vb,                 \
+        GLOBAL const int *tmp, const gidx to, GLOBAL int *info, const gidx io,              \
+        GLOBAL int *flag, const gidx fo, const int epoch
+DEVFN void pf_fold(PF_FOLD_PARAMS, const int merge)
 {
     const gidx s = GID(0);
     if (s >= count) return;
     const int best = tmp[to + s];
-    if (best == BIGCOL) return;
     const int idx = vb ? desc[(dofs + s) * DSZ + 4] : (int)s;
-    const int cur = info[io + idx];
+    if (!merge) info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
+    if (best == BIGCOL) return;
+    const int cur = merge ? info[io + idx] : 0;
     if (cur == 0 || best <= (cur > 0 ? cur : -cur) - 1) {
         info[io + idx] = -(best + 1);
         flag[fo] = epoch;
     }
 }
-
-/* info of every matrix from its folded minimum. */
-KERNEL void potrf_scan_finish(const int count, GLOBAL const int *desc, const gidx dofs,
-                              const int vb, GLOBAL const int *tmp, const gidx to,
-                              GLOBAL int *info, const gidx io, GLOBAL int *flag, const gidx fo,
-                              const int epoch)
-{
-    const gidx s = GID(0);
-    if (s >= count) return;
-    const int idx = vb ? desc[(dofs + s) * DSZ + 4] : (int)s;
-    const int best = tmp[to + s];
-    info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
-    if (best != BIGCOL) flag[fo] = epoch;
-}
+#define PF_FOLD_ARGS count, desc, dofs, vb, tmp, to, info, io, flag, fo, epoch
+KERNEL void potrf_scan_finish(PF_FOLD_PARAMS) { pf_fold(PF_FOLD_ARGS, 0); }
+KERNEL void potrf_merge(PF_FOLD_PARAMS) { pf_fold(PF_FOLD_ARGS, 1); }
 
 #if defined(LANE) && LANE
 /* Staging (potrf_lane): the G matrices of a

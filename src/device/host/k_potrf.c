@@ -250,7 +250,8 @@ static gala_status SUF(potrf_scan)(const gala_host_launch *L)
     return GALA_OK;
 }
 
-static gala_status SUF(potrf_merge)(const gala_host_launch *L)
+/* potrf_scan_finish (merge = 0) and potrf_merge (1), as pf_fold in cl/potrf.cl */
+static gala_status SUF(fold)(const gala_host_launch *L, int merge)
 {
     const int count = HINT(0);
     const int *desc = HBUF(int, 1);
@@ -265,9 +266,10 @@ static gala_status SUF(potrf_merge)(const gala_host_launch *L)
     const int epoch = HINT(10);
     for (int s = 0; s < count; ++s) {
         const int best = tmp[to + s];
-        if (best == BIGCOL) continue;
         const int idx = vb ? desc[(dofs + s) * DSZ + 4] : s;
-        const int cur = info[io + idx];
+        if (!merge) info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
+        if (best == BIGCOL) continue;
+        const int cur = merge ? info[io + idx] : 0;
         if (cur == 0 || best <= (cur > 0 ? cur : -cur) - 1) {
             info[io + idx] = -(best + 1);
             flag[fo] = epoch;
@@ -276,27 +278,9 @@ static gala_status SUF(potrf_merge)(const gala_host_launch *L)
     return GALA_OK;
 }
 
-static gala_status SUF(potrf_scan_finish)(const gala_host_launch *L)
-{
-    const int count = HINT(0);
-    const int *desc = HBUF(int, 1);
-    const ptrdiff_t dofs = HLONG(2);
-    const int vb = HINT(3);
-    const int *tmp = HBUF(int, 4);
-    const ptrdiff_t to = HLONG(5);
-    int *info = HBUF(int, 6);
-    const ptrdiff_t io = HLONG(7);
-    int *flag = HBUF(int, 8);
-    const ptrdiff_t fo = HLONG(9);
-    const int epoch = HINT(10);
-    for (int s = 0; s < count; ++s) {
-        const int idx = vb ? desc[(dofs + s) * DSZ + 4] : s;
-        const int best = tmp[to + s];
-        info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
-        if (best != BIGCOL) flag[fo] = epoch;
-    }
-    return GALA_OK;
-}
+static gala_status SUF(potrf_scan_finish)(const gala_host_launch *L) { return SUF(fold)(L, 0); }
+
+static gala_status SUF(potrf_merge)(const gala_host_launch *L) { return SUF(fold)(L, 1); }
 
 /* strides of an operand view X(i, p): address = base + i·si + p·sp */
 static void SUF(op_strides)(int src, int tr, int up, ptrdiff_t l0, ptrdiff_t l1, ptrdiff_t *si,
