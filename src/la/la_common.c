@@ -390,6 +390,12 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
     if (tile < td) tile = td;
     tile = tile / td * td;
     if (tk < 1) tk = 1;
+    /* the staged slices, TK·(TM + 1 + TN + 1) REALs, within the device's local memory and
+     * the 48 KiB of static shared memory a CUDA kernel may have: a deeper slice than fits
+     * (e.g. lagemm.tk = 32 with tiles of 128 in double: 66 KB) is halved */
+    size_t cap = ctx->info.local_mem_bytes;
+    if (cap == 0 || cap > 48 * 1024) cap = 48 * 1024;
+    while (tk > 1 && (size_t)tk * (size_t)(2 * tile + 2) * gala_dtype_size(dt) > cap) tk /= 2;
     gala_program_key key;
     gala_kernel *kern;
     gala_key_init(&key, "lagemm", dt);
