@@ -160,6 +160,19 @@
  * 3-4 % slower than 128 on NVIDIA's OpenCL double). */
 {"potrf.psolve", 0, NULL, NULL, 0, 1},
 {"potrf.psolve_wg", 0, NULL, NULL, 0, 128},
+/* potrf.lanes_n: strided batches of at least this order (0 = never) and potrf.lanes_min
+ * matrices run the blocked path in two halves on two lanes, launched step by step in turn, so
+ * that one half's DIAG chain (latency: 46 µs per launch with 200 matrices of 512) overlaps
+ * the other half's solves and updates. H200 run T9, two rounds, ms, off -> on, n = 128 / 256
+ * / 512: NVIDIA OpenCL double 1.252-1.277 / 1.243-1.244 / 1.705 -> 1.218-1.221 /
+ * 1.134-1.141 / 1.541-1.545, float 0.713 / 0.849-0.853 / 1.288-1.290 -> 0.721-0.724 /
+ * 0.811-0.812 / 1.194-1.229; CUDA double 1.172-1.174 / 1.117-1.131 / 1.521-1.522 ->
+ * 1.223-1.226 / 1.056-1.057 / 1.385-1.418, float 0.610-0.618 / 0.687-0.688 / 1.076-1.077 ->
+ * 0.639-0.641 / 0.682-0.683 / 1.012-1.017: on from order 256. */
+{"potrf.lanes_n", 0, NULL, NULL, 0, 0},
+{"potrf.lanes_n", GALA_BACKEND_CUDA, NULL, NULL, 0, 256},
+{"potrf.lanes_n", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 256},
+{"potrf.lanes_min", 0, NULL, NULL, 0, 64},
 /* potrf.ob: outer blocks of the batched blocked path (0 = none; a multiple of potrf.nb): the
  * panels of a block update only its columns, then the trailing triangle is updated once with
  * K = ob. H200 run J10, ms, n = 256 / 512 / variable up to 512, none -> 128 (256): CUDA float

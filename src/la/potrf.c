@@ -67,6 +67,10 @@ typedef struct pf_cfg {
     int psolve_wg; /* potrf_trsm's work-group: rows per group */
     int noscan;    /* set by pf_batch: no potrf_scan ran, the first panel launch writes
                       info and potrf_trsm reports its rows' non-finite values */
+    int lanes_n;   /* pf_batch with psolve, strided batches of order >= lanes_n (0:
+                      never) and at least lanes_min matrices: two halves, one per lane */
+    int lanes_min;
+    int wbase;     /* W slot of the set's first matrix (the second half's offset) */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -100,6 +104,9 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->psolve = clampi(gala_tune(ctx, "potrf.psolve", dt, 1), 0, 2);
     c->psolve_wg = la_wg(ctx, gala_tune(ctx, "potrf.psolve_wg", dt, 128), 1);
     c->noscan = 0;
+    c->lanes_n = clampi(gala_tune(ctx, "potrf.lanes_n", dt, 0), 0, 1 << 30);
+    c->lanes_min = clampi(gala_tune(ctx, "potrf.lanes_min", dt, 64), 2, 1 << 30);
+    c->wbase = 0;
 }
 
 /* Whether pf_panel takes its panels by pf_panel_solve (potrf.psolve, and potrf_trsm's N×N
@@ -248,8 +255,8 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
     if (per < 1) per = 1;
     gala_buffer *W = (gala_buffer *)s->A;
     if (nchunks > 0)
-        GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)(count < per ? count : per),
-                              &W));
+        GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt,
+                              (size_t)c->wbase + (size_t)(count < per ? count : per), &W));
     /* DIAG (4 | 32) when rows below follow, else the plain panel (0); without potrf_scan
      * the first panel writes every matrix's info (1) */
     const int mode = (nchunks > 0 ? 4 | 32 : 0) | (c->noscan && j0 == 0), mpg = wgd / N;
@@ -263,7 +270,7 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
         ga_long((long long)t.a_off), ga_int(t.lda), ga_long((long long)t.a_stride), ga_int(up), \
         ga_buf(t.desc), ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->info),             \
         ga_long((long long)(li->io + t.info_base)), ga_buf(li->flag), ga_long((long long)li->fo), \
-        ga_int(li->epoch), ga_int(md), ga_buf(W), ga_long(0)
+        ga_int(li->epoch), ga_int(md), ga_buf(W), ga_long((long long)c->wbase)
         GALA_TRY(GALA_LAUNCH(ctx, kd, &d, PF_SOLVE_ARGS(0, mode)));
         if (nchunks <= 0) continue;
         d = gala_dims_1d((size_t)cnt * (size_t)nchunks * (size_t)wg, (size_t)wg);
@@ -409,6 +416,41 @@ static gala_status pf_outer(gala_context *ctx, gala_dtype dt, int up, const la_s
     return GALA_OK;
 }
 
+/* pf_outer on a strided batch in two halves, one per lane, launched step by step in turn so
+ * that one half's latency-bound launches (the DIAG chain of 64 columns) overlap the other
+ * half's solves and updates (potrf.lanes_n). The halves share nothing but W (disjoint slots)
+ * and li->tmp (disjoint slots: the second half's start at to + h). */
+static gala_status pf_halves(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                             const pf_cfg *c, const la_info *li)
+{
+    const int h = s->count / 2, n = s->n, N = c->nb, ob = c->ob ? c->ob : n;
+    la_set part[2] = {la_sub(s, 0, h), la_sub(s, h, s->count - h)};
+    la_info lp[2] = {*li, *li};
+    lp[1].to += (size_t)h;
+    pf_cfg cp[2] = {*c, *c};
+    cp[1].wbase = h;
+    gala_buffer *W; /* both halves' slots before either lane uses it */
+    gala_status st = gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)s->count, &W);
+    if (st == GALA_OK) st = gala_lane_wait(ctx, 1, 0); /* the fill of tmp, the caller's work */
+    for (int k = 0; st == GALA_OK && k < n; k += ob) {
+        const int kend = k + ob < n ? k + ob : n;
+        for (int j0 = k; st == GALA_OK && j0 < kend; j0 += N) {
+            for (int q = 0; q < 2 && st == GALA_OK; ++q) {
+                st = gala_lane_select(ctx, q);
+                if (st == GALA_OK) st = pf_panel(ctx, dt, up, &part[q], part[q].count, &cp[q], j0,
+                                                 k + ob, &lp[q]);
+                if (st == GALA_OK && j0 + N < kend)
+                    st = pf_update_batch(ctx, dt, up, &part[q], &lp[q], j0, j0 + N, k + ob);
+            }
+        }
+        for (int q = 0; q < 2 && st == GALA_OK && kend < n; ++q) {
+            st = gala_lane_select(ctx, q);
+            if (st == GALA_OK) st = pf_update_batch(ctx, dt, up, &part[q], &lp[q], k, kend, LA_BIG);
+        }
+    }
+    return gala_lane_join(ctx, st);
+}
+
 /* The blocked path of a batch: potrf_scan, then pf_outer; or with potrf.psolve no scan: the
  * panels find the non-finite values themselves (the DIAG launches in the diagonal blocks'
  * rows, potrf_trsm in the rows below, folded into li->tmp) and potrf_merge puts the
@@ -426,7 +468,10 @@ static gala_status pf_batch(gala_context *ctx, gala_dtype dt, int up, const la_s
     gala_kernel *k;
     GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, 0, "potrf_merge", &k));
     GALA_TRY(gala_buffer_fill(li->tmp, li->to, (size_t)s->count, (double)LA_BIG));
-    GALA_TRY(pf_outer(ctx, dt, up, s, &cn, li));
+    if (c->lanes_n > 0 && !s->vb && s->n >= c->lanes_n && s->count >= c->lanes_min)
+        GALA_TRY(pf_halves(ctx, dt, up, s, &cn, li));
+    else
+        GALA_TRY(pf_outer(ctx, dt, up, s, &cn, li));
     gala_dims d = gala_dims_1d((size_t)s->count, 64);
     return GALA_LAUNCH(ctx, k, &d, ga_int(s->count), ga_buf(s->desc), ga_long((long long)s->dofs),
                        ga_int(s->vb), ga_buf(li->tmp), ga_long((long long)li->to),
