@@ -556,6 +556,29 @@ START_TEST(potrf_faults)
 }
 END_TEST
 
+/* A strided pair of order 100, the second with a NaN below the first diagonal block (rows
+ * below, found by potrf_trsm): info 0 and -11, each in its own slot (with potrf.lanes_n the
+ * pair is two halves on two lanes, each with its own range of non-finite slots). */
+static void run_strided_nan(int ti, tu_rng *r, const char *what)
+{
+    gala_context *ctx = tu_ctx(ti);
+    const gala_dtype dt = tu_target_get(ti)->dtype;
+    const int n = 100;
+    double *G = malloc(2 * (size_t)n * n * sizeof *G);
+    la_spd(r, n, 1.0, dt, G);
+    la_spd(r, n, 1.0, dt, G + (size_t)n * n);
+    G[(size_t)n * n + 80 + (size_t)10 * n] = NAN; /* L(80, 10) of matrix 1 */
+    gala_buffer *b = tu_upload(ctx, dt, G, 2 * (size_t)n * n);
+    int info[2] = {7, 7};
+    const gala_status st =
+        gala_potrf_batched(ctx, GALA_LOWER, n, b, 0, n, (size_t)n * n, 2, info);
+    TU_ASSERT(st == GALA_ERR_NOT_FINITE && info[0] == 0 && info[1] == -11, ti,
+              "%s: status %s, info %d %d, expected NOT_FINITE, 0 -11", what,
+              gala_status_string(st), info[0], info[1]);
+    gala_buffer_free(b);
+    free(G);
+}
+
 /* Panels solved as their diagonal block then the rows below (potrf.psolve, the default: a
  * DIAG launch and potrf_trsm, no potrf_scan), and the chunked panel kernel with the scan
  * (psolve = 0): one chunk and several (psolve_wg 32), panels of 64 and of 32, a last panel
@@ -593,6 +616,8 @@ START_TEST(potrf_psolve)
         run_case(_i, &r, 40, n, t & 1, 2, what);
         snprintf(what, sizeof what, "failures, vbatched n=150 with %s", tunes[t]);
         run_failures(_i, &r, 150, 1, what);
+        snprintf(what, sizeof what, "strided pair with a NaN, with %s", tunes[t]);
+        run_strided_nan(_i, &r, what);
         if (t == ntunes - 1) {
             snprintf(what, sizeof what, "failures, single n=150 with %s", tunes[t]);
             run_failures(_i, &r, 150, 0, what);

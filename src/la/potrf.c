@@ -402,53 +402,34 @@ static gala_status pf_blocked(gala_context *ctx, gala_dtype dt, int up, const la
 /* The blocked path of a batch in outer blocks (potrf.ob): the panels of block [k, k + ob)
  * update only its own columns (all rows below), then the trailing lower triangle is
  * updated once by the ob columns, so the update kernel runs fewer, deeper tiles (K = ob
- * instead of nb) and reads and writes the trailing matrix nb / ob as often. */
-static gala_status pf_outer(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
-                            const pf_cfg *c, const la_info *li)
+ * instead of nb) and reads and writes the trailing matrix nb / ob as often.
+ * np = 2 (potrf.lanes_n): part[0] and part[1], the two halves of a strided batch, one per
+ * lane, launched step by step in turn, so that one half's latency-bound launches (the DIAG
+ * chain of nb columns) overlap the other half's solves and updates; the halves share W and
+ * li->tmp in disjoint slots (cp[1].wbase, lp[1].to). Same launches as pf_blocked's. */
+static gala_status pf_outer(gala_context *ctx, gala_dtype dt, int up, const la_set *part,
+                            const pf_cfg *cp, const la_info *lp, int np)
 {
-    if (!c->ob) return pf_blocked(ctx, dt, up, s, c, li, 0, LA_BIG);
-    const int nmax = la_nmax(s);
-    for (int k = 0; k < nmax; k += c->ob) {
-        GALA_TRY(pf_blocked(ctx, dt, up, s, c, li, k, k + c->ob));
-        if (k + c->ob >= nmax) break;
-        GALA_TRY(pf_update_batch(ctx, dt, up, s, li, k, k + c->ob, LA_BIG));
-    }
-    return GALA_OK;
-}
-
-/* pf_outer on a strided batch in two halves, one per lane, launched step by step in turn so
- * that one half's latency-bound launches (the DIAG chain of 64 columns) overlap the other
- * half's solves and updates (potrf.lanes_n). The halves share nothing but W (disjoint slots)
- * and li->tmp (disjoint slots: the second half's start at to + h). */
-static gala_status pf_halves(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
-                             const pf_cfg *c, const la_info *li)
-{
-    const int h = s->count / 2, n = s->n, N = c->nb, ob = c->ob ? c->ob : n;
-    la_set part[2] = {la_sub(s, 0, h), la_sub(s, h, s->count - h)};
-    la_info lp[2] = {*li, *li};
-    lp[1].to += (size_t)h;
-    pf_cfg cp[2] = {*c, *c};
-    cp[1].wbase = h;
-    gala_buffer *W; /* both halves' slots before either lane uses it */
-    gala_status st = gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)s->count, &W);
-    if (st == GALA_OK) st = gala_lane_wait(ctx, 1, 0); /* the fill of tmp, the caller's work */
-    for (int k = 0; st == GALA_OK && k < n; k += ob) {
-        const int kend = k + ob < n ? k + ob : n;
-        for (int j0 = k; st == GALA_OK && j0 < kend; j0 += N) {
-            for (int q = 0; q < 2 && st == GALA_OK; ++q) {
-                st = gala_lane_select(ctx, q);
-                if (st == GALA_OK) st = pf_panel(ctx, dt, up, &part[q], part[q].count, &cp[q], j0,
-                                                 k + ob, &lp[q]);
+    const int nmax = la_nmax(&part[0]), N = cp[0].nb, ob = cp[0].ob;
+    gala_status st = np > 1 ? gala_lane_wait(ctx, 1, 0) : GALA_OK; /* earlier work, fills */
+    for (int k = 0; st == GALA_OK && k < nmax; k += ob ? ob : nmax) {
+        const int wend = ob ? k + ob : LA_BIG, kend = wend < nmax ? wend : nmax;
+        for (int j0 = k; j0 < kend; j0 += N) {
+            for (int q = 0; q < np && st == GALA_OK; ++q) {
+                if (np > 1) st = gala_lane_select(ctx, q);
+                if (st == GALA_OK)
+                    st = pf_panel(ctx, dt, up, &part[q], la_active(&part[q], j0), &cp[q], j0,
+                                  wend, &lp[q]);
                 if (st == GALA_OK && j0 + N < kend)
-                    st = pf_update_batch(ctx, dt, up, &part[q], &lp[q], j0, j0 + N, k + ob);
+                    st = pf_update_batch(ctx, dt, up, &part[q], &lp[q], j0, j0 + N, wend);
             }
         }
-        for (int q = 0; q < 2 && st == GALA_OK && kend < n; ++q) {
-            st = gala_lane_select(ctx, q);
+        for (int q = 0; q < np && st == GALA_OK && kend < nmax; ++q) {
+            if (np > 1) st = gala_lane_select(ctx, q);
             if (st == GALA_OK) st = pf_update_batch(ctx, dt, up, &part[q], &lp[q], k, kend, LA_BIG);
         }
     }
-    return gala_lane_join(ctx, st);
+    return np > 1 ? gala_lane_join(ctx, st) : st;
 }
 
 /* The blocked path of a batch: potrf_scan, then pf_outer; or with potrf.psolve no scan: the
@@ -460,18 +441,27 @@ static gala_status pf_batch(gala_context *ctx, gala_dtype dt, int up, const la_s
 {
     if (!pf_psolve_on(ctx, dt, c)) {
         GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
-        return pf_outer(ctx, dt, up, s, c, li);
+        return pf_outer(ctx, dt, up, s, c, li, 1);
     }
     if (s->count <= 0) return GALA_OK;
-    pf_cfg cn = *c;
-    cn.noscan = 1;
     gala_kernel *k;
     GALA_TRY(pf_kernel(ctx, dt, c->nb, c->wg_panel, 0, "potrf_merge", &k));
     GALA_TRY(gala_buffer_fill(li->tmp, li->to, (size_t)s->count, (double)LA_BIG));
-    if (c->lanes_n > 0 && !s->vb && s->n >= c->lanes_n && s->count >= c->lanes_min)
-        GALA_TRY(pf_halves(ctx, dt, up, s, &cn, li));
-    else
-        GALA_TRY(pf_outer(ctx, dt, up, s, &cn, li));
+    const int h = s->count / 2;
+    const int np = c->lanes_n > 0 && !s->vb && s->n >= c->lanes_n && s->count >= c->lanes_min
+                       ? 2 : 1;
+    la_set part[2] = {*s, la_sub(s, h, s->count - h)};
+    la_info lp[2] = {*li, *li};
+    pf_cfg cp[2] = {*c, *c};
+    cp[0].noscan = cp[1].noscan = 1;
+    if (np == 2) {
+        gala_buffer *W; /* both halves' slots, before either lane uses the workspace */
+        GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)s->count, &W));
+        part[0] = la_sub(s, 0, h);
+        lp[1].to += (size_t)h;
+        cp[1].wbase = h;
+    }
+    GALA_TRY(pf_outer(ctx, dt, up, part, cp, lp, np));
     gala_dims d = gala_dims_1d((size_t)s->count, 64);
     return GALA_LAUNCH(ctx, k, &d, ga_int(s->count), ga_buf(s->desc), ga_long((long long)s->dofs),
                        ga_int(s->vb), ga_buf(li->tmp), ga_long((long long)li->to),
