@@ -400,8 +400,8 @@ KERNEL void potrf_trsm(PF_PARAMS, GLOBAL int *nfm, const gidx nfo)
     if (inf0 > 0 && inf0 <= j0) return;
     const int stop = min(ncols, (int)W[wo + s]);
     GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
-    /* all of a work-item's loads issued before any store (unrolled: a rolled loop waited
-     * for each load in turn), the pivots' reciprocals in a second pass */
+    /* unrolled, so that a work-item's loads can all be in flight (the rolled loop waited
+     * for each load in turn: T3); the pivots' reciprocals in a second pass */
     UNROLL_LOOP
     for (int i = 0; i < (N * N + WG - 1) / WG; ++i) {
         const int e = t + i * WG, k = e % N, j = e / N;
