@@ -191,6 +191,17 @@ static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
     return wg >= N && (size_t)wg * per <= cap ? wg : 0;
 }
 
+/* The arguments of a potrf_panel-style launch (cl/potrf.cl PF_PARAMS) on the matrices of
+ * la_set t, with up and li in scope: panel at j0 limited by wlim, nch chunks per matrix,
+ * mode md, scratch W from slot wo. */
+#define PF_ARGS(t, j0, wlim, nch, md, W, wo)                                                 \
+    ga_int((t).n), ga_int(j0), ga_int(wlim), ga_int((t).count), ga_int(nch), ga_buf((t).A),  \
+        ga_long((long long)(t).a_off), ga_int((t).lda), ga_long((long long)(t).a_stride),     \
+        ga_int(up), ga_buf((t).desc), ga_long((long long)(t).dofs), ga_int((t).vb),           \
+        ga_buf(li->info), ga_long((long long)(li->io + (t).info_base)), ga_buf(li->flag),     \
+        ga_long((long long)li->fo), ga_int(li->epoch), ga_int(md), ga_buf(W),                  \
+        ga_long((long long)(wo))
+
 /* One fused launch: every matrix of s (n <= N) factored by potrf_panel (N work-items per
  * matrix), for N <= potrf.lane by potrf_lane (one work-item per matrix), else for
  * potrf.pair_min <= N <= potrf.pair by potrf_pair (N/2 work-items per matrix); info
@@ -223,13 +234,7 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
         groups = ((size_t)s->count + (size_t)mpg - 1) / (size_t)mpg;
     }
     gala_dims d = gala_dims_1d(groups * wgs, wgs);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(0), ga_int(LA_BIG), ga_int(s->count),
-                       ga_int(0), ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda),
-                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
-                       ga_long((long long)s->dofs), ga_int(s->vb), ga_buf(li->info),
-                       ga_long((long long)(li->io + s->info_base)), ga_buf(li->flag),
-                       ga_long((long long)li->fo), ga_int(li->epoch), ga_int(1),
-                       ga_buf(s->A), ga_long(0)); /* W: unused in this mode */
+    return GALA_LAUNCH(ctx, k, &d, PF_ARGS(*s, 0, LA_BIG, 0, 1, s->A, 0)); /* W: unused */
 }
 
 /* Largest scratch for the SPLIT mode's diagonal blocks (launches are split to fit). */
@@ -265,18 +270,11 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
         la_set t = la_sub(s, start, cnt);
         gala_dims d = gala_dims_1d(((size_t)cnt + (size_t)mpg - 1) / (size_t)mpg * (size_t)wgd,
                                    (size_t)wgd);
-#define PF_SOLVE_ARGS(nch, md)                                                                 \
-    ga_int(t.n), ga_int(j0), ga_int(wlim), ga_int(cnt), ga_int(nch), ga_buf(t.A),              \
-        ga_long((long long)t.a_off), ga_int(t.lda), ga_long((long long)t.a_stride), ga_int(up), \
-        ga_buf(t.desc), ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->info),             \
-        ga_long((long long)(li->io + t.info_base)), ga_buf(li->flag), ga_long((long long)li->fo), \
-        ga_int(li->epoch), ga_int(md), ga_buf(W), ga_long((long long)c->wbase)
-        GALA_TRY(GALA_LAUNCH(ctx, kd, &d, PF_SOLVE_ARGS(0, mode)));
+        GALA_TRY(GALA_LAUNCH(ctx, kd, &d, PF_ARGS(t, j0, wlim, 0, mode, W, c->wbase)));
         if (nchunks <= 0) continue;
         d = gala_dims_1d((size_t)cnt * (size_t)nchunks * (size_t)wg, (size_t)wg);
-        GALA_TRY(GALA_LAUNCH(ctx, kt, &d, PF_SOLVE_ARGS(nchunks, 0), ga_buf(li->tmp),
-                             ga_long((long long)(li->to + (size_t)start))));
-#undef PF_SOLVE_ARGS
+        GALA_TRY(GALA_LAUNCH(ctx, kt, &d, PF_ARGS(t, j0, wlim, nchunks, 0, W, c->wbase),
+                             ga_buf(li->tmp), ga_long((long long)(li->to + (size_t)start))));
     }
     return GALA_OK;
 }
@@ -317,19 +315,26 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
             const int nch = pass ? 1 : nchunks;
             const int mode = nchunks == 1 ? 0 : split ? (pass ? 16 : 8) : (pass ? 4 : 2);
             gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nch * (size_t)wg, (size_t)wg);
-            GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(t.n), ga_int(j0), ga_int(wlim), ga_int(cnt),
-                                 ga_int(nch), ga_buf(t.A), ga_long((long long)t.a_off),
-                                 ga_int(t.lda), ga_long((long long)t.a_stride), ga_int(up),
-                                 ga_buf(t.desc), ga_long((long long)t.dofs), ga_int(t.vb),
-                                 ga_buf(li->info), ga_long((long long)(li->io + t.info_base)),
-                                 ga_buf(li->flag), ga_long((long long)li->fo), ga_int(li->epoch),
-                                 ga_int(mode), ga_buf(W), ga_long(0)));
+            GALA_TRY(GALA_LAUNCH(ctx, k, &d, PF_ARGS(t, j0, wlim, nch, mode, W, 0)));
         }
     }
     return GALA_OK;
 }
 
 static size_t pf_scan_tmp(const la_set *s) { return (size_t)s->count; }
+
+/* potrf_scan_finish or potrf_merge (kernel k) over the matrices of t, whose minima are at
+ * li->tmp[to ..]: their info from the minima. */
+static gala_status pf_fold(gala_context *ctx, gala_kernel *k, const la_set *t, size_t to,
+                           const la_info *li)
+{
+    gala_dims d = gala_dims_1d((size_t)t->count, 64);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(t->count), ga_buf(t->desc),
+                       ga_long((long long)t->dofs), ga_int(t->vb), ga_buf(li->tmp),
+                       ga_long((long long)to), ga_buf(li->info),
+                       ga_long((long long)(li->io + t->info_base)), ga_buf(li->flag),
+                       ga_long((long long)li->fo), ga_int(li->epoch));
+}
 
 /* potrf_scan + potrf_scan_finish: info = −(first column with a NaN/Inf) or 0. Blocks of
  * scb stored columns per work-group: 64, narrower while the launch would have fewer than
@@ -362,12 +367,7 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
                              ga_long((long long)t.a_stride), ga_int(up), ga_buf(t.desc),
                              ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
                              ga_long((long long)to)));
-        gala_dims f = gala_dims_1d((size_t)cnt, 64);
-        GALA_TRY(GALA_LAUNCH(ctx, kf, &f, ga_int(cnt), ga_buf(t.desc),
-                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
-                             ga_long((long long)to), ga_buf(li->info),
-                             ga_long((long long)(li->io + t.info_base)), ga_buf(li->flag),
-                             ga_long((long long)li->fo), ga_int(li->epoch)));
+        GALA_TRY(pf_fold(ctx, kf, &t, to, li));
     }
     return GALA_OK;
 }
@@ -462,11 +462,7 @@ static gala_status pf_batch(gala_context *ctx, gala_dtype dt, int up, const la_s
         cp[1].wbase = h;
     }
     GALA_TRY(pf_outer(ctx, dt, up, part, cp, lp, np));
-    gala_dims d = gala_dims_1d((size_t)s->count, 64);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(s->count), ga_buf(s->desc), ga_long((long long)s->dofs),
-                       ga_int(s->vb), ga_buf(li->tmp), ga_long((long long)li->to),
-                       ga_buf(li->info), ga_long((long long)(li->io + s->info_base)),
-                       ga_buf(li->flag), ga_long((long long)li->fo), ga_int(li->epoch));
+    return pf_fold(ctx, k, s, li->to, li);
 }
 
 /* BLAS-3 path helpers, on block column [j, j + w) of one matrix once its diagonal block is
