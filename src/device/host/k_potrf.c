@@ -50,6 +50,33 @@ static ptrdiff_t lidx(ptrdiff_t i, ptrdiff_t j, ptrdiff_t ld, int up)
 
 static int imin(int a, int b) { return a < b ? a : b; }
 
+/* The arguments of a potrf_panel-style launch (cl/potrf.cl PF_PARAMS; potrf_trsm has two
+ * more), A and W as the caller's REAL */
+typedef struct {
+    int n, j0, wlim, count, lda, up, vb, epoch, mode;
+    ptrdiff_t ao, as, dofs, io, fo, wo;
+    const int *desc;
+    int *info, *flag;
+    void *A, *W;
+} pf_args;
+
+static pf_args pf_unpack(const gala_host_launch *L)
+{
+    pf_args a;
+    a.n = HINT(0); a.j0 = HINT(1); a.wlim = HINT(2); a.count = HINT(3);
+    a.A = HBUF(void, 5); a.ao = HLONG(6); a.lda = HINT(7); a.as = HLONG(8); a.up = HINT(9);
+    a.desc = HBUF(int, 10); a.dofs = HLONG(11); a.vb = HINT(12);
+    a.info = HBUF(int, 13); a.io = HLONG(14); a.flag = HBUF(int, 15); a.fo = HLONG(16);
+    a.epoch = HINT(17); a.mode = HINT(18); a.W = HBUF(void, 19); a.wo = HLONG(20);
+    return a;
+}
+
+/* matrix s of such a launch */
+static hmat pf_mat(const pf_args *a, int s)
+{
+    return mat_at(s, a->n, a->lda, a->ao, a->as, a->desc, a->dofs, a->vb);
+}
+
 #define REAL float
 #define SUF(x) x##_f
 #include "k_potrf.c"
@@ -95,37 +122,26 @@ static int SUF(finite)(REAL x) { return fabs((double)x) < (double)INFINITY; }
 
 static gala_status SUF(potrf_panel)(const gala_host_launch *L)
 {
-    const int n = HINT(0), j0 = HINT(1), wlim = HINT(2), count = HINT(3);
-    REAL *A = HBUF(REAL, 5);
-    const ptrdiff_t ao = HLONG(6), as = HLONG(8);
-    const int lda = HINT(7), up = HINT(9);
-    const int *desc = HBUF(int, 10);
-    const ptrdiff_t dofs = HLONG(11);
-    const int vb = HINT(12);
-    int *info = HBUF(int, 13);
-    const ptrdiff_t io = HLONG(14);
-    int *flag = HBUF(int, 15);
-    const ptrdiff_t fo = HLONG(16);
-    const int epoch = HINT(17), mode = HINT(18);
+    const pf_args a = pf_unpack(L);
+    const int j0 = a.j0, up = a.up, mode = a.mode;
     const int N = (int)HDEF("N", 32);
     /* one matrix at a time here: SPLIT (8) writes every row at once like mode 0, and its
      * COPY (16) has nothing left to do; W (arguments 19, 20) only takes DIAG's (32) stop */
     if (mode & 16) return GALA_OK;
-    REAL *Wd = HBUF(REAL, 19);
-    const ptrdiff_t wo = HLONG(20);
+    REAL *A = a.A, *Wd = a.W;
     REAL *W = NULL, colj[64];
     size_t cap = 0;
-    for (int s = 0; s < count; ++s) {
-        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+    for (int s = 0; s < a.count; ++s) {
+        const hmat mm = pf_mat(&a, s);
         const int nb = mm.n, ld = mm.ld, idx = mm.idx;
         const ptrdiff_t base = mm.base;
         const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
-        const int ncols = imin(N, imin(wlim, nb) - j0);
+        const int ncols = imin(N, imin(a.wlim, nb) - j0);
         const int mrows = head ? imin(N, nb - j0) : nb - j0; /* HEAD: rows < N only */
         if (ncols <= 0) continue;
         int lim = BIGCOL;
         if ((mode & 1) == 0) {
-            const int inf0 = info[io + idx];
+            const int inf0 = a.info[a.io + idx];
             if (inf0 > 0 && inf0 <= j0) continue;
             if (inf0 < 0) lim = -inf0 - 1;
         }
@@ -161,15 +177,15 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
             }
         }
         const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : ncols;
-        if (mode & 32) Wd[wo + s] = (REAL)stop;
+        if (mode & 32) Wd[a.wo + s] = (REAL)stop;
         /* TAIL writes rows >= N only, HEAD rows < N only */
         const int i_lo = tail ? N : 0;
         for (int k = 0; k < imin(ncols, stop); ++k)
             for (int i = k > i_lo ? k : i_lo; i < mrows; ++i)
                 P[lidx(i, k, ld, up)] = W[i + (size_t)k * mrows];
         if (tail) continue;
-        if ((mode & 1) || ev != 0) info[io + idx] = ev;
-        if (ev != 0) flag[fo] = epoch;
+        if ((mode & 1) || ev != 0) a.info[a.io + idx] = ev;
+        if (ev != 0) a.flag[a.fo] = a.epoch;
     }
     free(W);
     return GALA_OK;
@@ -180,29 +196,23 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
  * non-finite input column of its rows folded into nfm[nfo + s]. */
 static gala_status SUF(potrf_trsm)(const gala_host_launch *L)
 {
-    const int n = HINT(0), j0 = HINT(1), wlim = HINT(2), count = HINT(3);
-    REAL *A = HBUF(REAL, 5);
-    const ptrdiff_t ao = HLONG(6), as = HLONG(8);
-    const int lda = HINT(7), up = HINT(9);
-    const int *desc = HBUF(int, 10);
-    const ptrdiff_t dofs = HLONG(11);
-    const int vb = HINT(12);
-    const int *info = HBUF(int, 13);
-    const ptrdiff_t io = HLONG(14);
-    const REAL *W = HBUF(REAL, 19);
-    const ptrdiff_t wo = HLONG(20);
+    const pf_args a = pf_unpack(L);
+    const int j0 = a.j0, up = a.up;
+    REAL *A = a.A;
+    const REAL *W = a.W;
     int *nfm = HBUF(int, 21);
     const ptrdiff_t nfo = HLONG(22);
     const int N = (int)HDEF("N", 32);
-    REAL x[64];
-    for (int s = 0; s < count; ++s) {
-        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
-        const int ncols = imin(N, imin(wlim, mm.n) - j0), mrows = mm.n - j0;
+    REAL x[64], dinv[64];
+    for (int s = 0; s < a.count; ++s) {
+        const hmat mm = pf_mat(&a, s);
+        const int ncols = imin(N, imin(a.wlim, mm.n) - j0), mrows = mm.n - j0;
         if (ncols <= 0 || mrows <= N) continue;
-        const int inf0 = info[io + mm.idx];
+        const int inf0 = a.info[a.io + mm.idx];
         if (inf0 > 0 && inf0 <= j0) continue;
-        const int stop = imin(ncols, (int)W[wo + s]);
+        const int stop = imin(ncols, (int)W[a.wo + s]);
         REAL *P = A + mm.base + lidx(j0, j0, mm.ld, up);
+        for (int j = 0; j < ncols; ++j) dinv[j] = (REAL)1 / P[lidx(j, j, mm.ld, up)];
         for (int i = N; i < mrows; ++i) {
             for (int k = 0; k < ncols; ++k) x[k] = P[lidx(i, k, mm.ld, up)];
             for (int k = 0; k < ncols; ++k)
@@ -211,7 +221,7 @@ static gala_status SUF(potrf_trsm)(const gala_host_launch *L)
                     break;
                 }
             for (int j = 0; j < ncols; ++j) {
-                x[j] *= (REAL)1 / P[lidx(j, j, mm.ld, up)];
+                x[j] *= dinv[j];
                 for (int k = j + 1; k < ncols; ++k) x[k] -= x[j] * P[lidx(k, j, mm.ld, up)];
             }
             for (int k = 0; k < stop; ++k) P[lidx(i, k, mm.ld, up)] = x[k];
