@@ -6,9 +6,14 @@
  *     C(i, j) = alpha · Σ_p X(i, p) · Y(j, p) + beta · C(i, j)     i < m, j < n, p < k
  *
  * with X(i, p) = A[xo + i·xi + p·xp] and Y(j, p) = B[yo + j·yi + p·yp], so that op(A) and
- * op(B)ᵀ of every transpose case are views (strides 1 and ld, or ld and 1). With tri = 1
- * only C(i, j) with i >= j is written (the lower triangle of a SYRK), with tri = 2 only
- * i <= j; tiles wholly outside that triangle return at once.
+ * op(B)ᵀ of every transpose case are views (strides 1 and ld, or ld and 1), and C(i, j) at
+ * C[co + i·ci + j·cj]. With tri = 1 only C(i, j) with i >= j is written (the lower triangle
+ * of a SYRK), with tri = 2 only i <= j; tiles wholly outside that triangle return at once.
+ *
+ * Batches (the updates of src/la's batched factorizations, lagemm.tc): matrix s of `count`
+ * adds s·xs, s·ys, s·cs to the three offsets; the groups of one matrix are consecutive
+ * (tiles of them). With skipdead = 1 a matrix whose info[io + s] is > 0 (a failed
+ * factorization) is left alone.
  *
  * One work-group computes a TM×TN tile of C; its WGM×WGN warps each own a (8·WM)×(8·WN)
  * block of the tile, held as WM×WN accumulators of the 8×8 result of one
@@ -69,19 +74,26 @@ DEVFN void gtc_coords(int e, int rows_t, gidx sr, int *r, int *p)
 }
 
 KERNEL void gemm_tc(const int m, const int n, const int k, const REAL alpha, const REAL beta,
-                    GLOBAL const REAL *A, const gidx xo, const gidx xi, const gidx xp,
-                    GLOBAL const REAL *B, const gidx yo, const gidx yi, const gidx yp,
-                    GLOBAL REAL *C, const gidx co, const int ldc, const int tiles_m,
-                    const int tri)
+                    GLOBAL const REAL *A, const gidx xo0, const gidx xi, const gidx xp, const gidx xs,
+                    GLOBAL const REAL *B, const gidx yo0, const gidx yi, const gidx yp, const gidx ys,
+                    GLOBAL REAL *C, const gidx co0, const gidx ci, const gidx cj, const gidx cs,
+                    const int tiles_m, const int tiles, const int tri,
+                    GLOBAL const int *info, const gidx io, const int skipdead)
 {
     LOCAL_ARRAY REAL Xs[2 * KT * XLD]; /* two buffers: step s in buffer s % 2 */
     LOCAL_ARRAY REAL Ys[2 * KT * YLD];
-    const int g = (int)GRP(0), tid = (int)LID(0);
+    const int tid = (int)LID(0);
+    const gidx mat = GRP(0) / tiles;
+    const int g = (int)(GRP(0) - mat * tiles);
     const int bi = g % tiles_m, bj = g / tiles_m;
     const int i_base = bi * TM, j_base = bj * TN;
-    /* tiles wholly outside the triangle (uniform in the group: before any barrier) */
+
+    /* tiles wholly outside the triangle, failed matrices (uniform in the group: before any
+     * barrier) */
     if (tri == 1 && i_base + TM - 1 < j_base) return;
     if (tri == 2 && i_base > j_base + TN - 1) return;
+    if (skipdead && info[io + mat] > 0) return;
+    const gidx xo = xo0 + mat * xs, yo = yo0 + mat * ys, co = co0 + mat * cs;
     const int lane = tid % 32, warp = tid / 32;
     const int wi = (warp % WGM) * 8 * WM, wj = (warp / WGM) * 8 * WN;
     const int lr = lane >> 2, lc = lane & 3;
@@ -185,8 +197,10 @@ KERNEL void gemm_tc(const int m, const int n, const int k, const REAL alpha, con
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int i = i_base + wi + 8 * a + lr, j = j_base + wj + 8 * b + 2 * lc + h;
-                if (i >= m || j >= n || (tri == 1 && i < j) || (tri == 2 && i > j)) continue;
-                const gidx o = co + i + (gidx)j * ldc;
-                C[o] = beta == (REAL)0 ? alpha * acc[a][b][h] : alpha * acc[a][b][h] + beta * C[o];
+                if (i < m && j < n && (tri != 1 || i >= j) && (tri != 2 || i <= j)) {
+                    const gidx o = co + (gidx)i * ci + (gidx)j * cj;
+                    C[o] = beta == (REAL)0 ? alpha * acc[a][b][h]
+                                           : alpha * acc[a][b][h] + beta * C[o];
+                }
             }
 }

@@ -192,13 +192,13 @@ START_TEST(blas3_own_kernel)
             snprintf(gw, sizeof gw, "gemm with %s", tune);
             snprintf(sw, sizeof sw, "syrk with %s", tune);
             la_tune(tune);
-            ck_assert_int_eq(gala_tc_mode(ctx, dt, 37, 29), mode);
+            ck_assert_int_eq(gala_tc_mode(ctx, "blas3", dt, 37, 29), mode);
             gemm_syrk_all(_i, ctx, dt, &r, gw, sw);
             la_tune(NULL);
         }
     /* tiles whose two local buffers exceed 48 KiB: the library computes instead */
     la_tune("blas3.tc=2,blas3.tc_kt=64");
-    ck_assert_int_eq(gala_tc_mode(ctx, dt, 37, 29), 0);
+    ck_assert_int_eq(gala_tc_mode(ctx, "blas3", dt, 37, 29), 0);
     gemm_syrk_all(_i, ctx, dt, &r, "gemm, tiles too large for the kernel",
                   "syrk, tiles too large for the kernel");
     la_tune(NULL);

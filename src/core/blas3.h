@@ -49,20 +49,35 @@ GALA_INTERNAL gala_status gala_trsm(struct gala_context *ctx, gala_side side, ga
                                     const struct gala_buffer *A, size_t a_off, int lda,
                                     struct gala_buffer *B, size_t b_off, int ldb);
 
-/** gala's own GEMM kernel for an m×n product of this context and dtype (cl/gemm_tc.cl,
- *  tuning value blas3.tc): 0 none (the backend's BLAS; also when the tuned tiles do not fit
- *  the device or the product), 1 plain multiply-adds, 2 FP64 tensor cores. */
-GALA_INTERNAL int gala_tc_mode(struct gala_context *ctx, gala_dtype dt, int m, int n);
+/** gala's own GEMM kernel for an m×n product of this context and dtype (cl/gemm_tc.cl),
+ *  as the tuning values under `pfx` ask (pfx.tc; "blas3" for gala_gemm / gala_syrk,
+ *  "lagemm" for the batched updates of src/la): 0 none (the caller's other path; also when
+ *  the tuned tiles do not fit the device or the product), 1 plain multiply-adds, 2 FP64
+ *  tensor cores (double on NVIDIA devices only; 1 elsewhere). */
+GALA_INTERNAL int gala_tc_mode(struct gala_context *ctx, const char *pfx, gala_dtype dt, int m,
+                               int n);
 
-/** C = alpha·X·Yᵀ + beta·C through cl/gemm_tc.cl in mode `mode` (gala_tc_mode's nonzero
- *  answer for this product): X(i, p) = A[xo + i·xi + p·xp] (m×k), Y(j, p) = B[yo + j·yi +
- *  p·yp] (n×k); tri 1 (2) writes only i >= j (i <= j). Arguments already checked by
- *  gala_gemm / gala_syrk, the tiles by gala_tc_mode. */
-GALA_INTERNAL gala_status gala_tc_product(struct gala_context *ctx, gala_dtype dt, int mode,
-                                          int tri, int m, int n, int k, double alpha,
-                                          const struct gala_buffer *A, size_t xo, size_t xi,
-                                          size_t xp, const struct gala_buffer *B, size_t yo,
-                                          size_t yi, size_t yp, double beta,
-                                          struct gala_buffer *C, size_t co, int ldc);
+/** One operand of gala_tc_run: element (i, p) of matrix s at buf[o + s·ss + i·si + p·sp]
+ *  (for C: (i, j) at o + s·ss + i·si + j·sp). */
+typedef struct gala_tc_view {
+    const struct gala_buffer *buf;
+    size_t o, si, sp, ss;
+} gala_tc_view;
+
+/** C_s = alpha·X_s·Y_sᵀ + beta·C_s for s < count: X m×k, Y n×k; tri 1 (2) writes only
+ *  i >= j (i <= j); skipdead = 1 leaves the matrices whose info[io + s] > 0. */
+typedef struct gala_tc_call {
+    int count, m, n, k, tri;
+    double alpha, beta;
+    gala_tc_view x, y, c;
+    const struct gala_buffer *info;
+    size_t io;
+    int skipdead;
+} gala_tc_call;
+
+/** Launch cl/gemm_tc.cl for `c` in mode `mode` (gala_tc_mode's nonzero answer for pfx and
+ *  this product's m, n). Arguments already checked by the caller. */
+GALA_INTERNAL gala_status gala_tc_run(struct gala_context *ctx, gala_dtype dt, int mode,
+                                      const char *pfx, const gala_tc_call *c);
 
 #endif

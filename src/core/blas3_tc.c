@@ -9,7 +9,12 @@
  * host backend's version of the kernel is plain loops), blas3.tc_wm / tc_wn (8×8 tiles per
  * warp), tc_wgm / tc_wgn (warps per group), tc_kt (depth of a local-memory step). Tiles that
  * do not fit the device (work-group, local memory) leave the product to the library.
+ * The batched updates of src/la (la_gemm_upd) use the same kernel under lagemm.tc and
+ * lagemm.tc_* for strided batches.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "blas3.h"
 #include "kernel.h"
 
@@ -20,18 +25,25 @@ static int clamp_pow2(long v, int lo, int hi)
     return p;
 }
 
-/* The kernel's tiles from the tuning data. */
+/* The kernel's tiles from the tuning data under pfx (pfx.tc_wm, ...). */
 typedef struct tc_cfg {
     int wm, wn, wgm, wgn, kt, tm, tn, nth;
 } tc_cfg;
 
-static void tc_config(gala_context *ctx, gala_dtype dt, tc_cfg *c)
+static long tc_tune(gala_context *ctx, const char *pfx, const char *name, gala_dtype dt, long def)
 {
-    c->wm = clamp_pow2(gala_tune(ctx, "blas3.tc_wm", dt, 4), 1, 8);
-    c->wn = clamp_pow2(gala_tune(ctx, "blas3.tc_wn", dt, 4), 1, 8);
-    c->wgm = clamp_pow2(gala_tune(ctx, "blas3.tc_wgm", dt, 2), 1, 8);
-    c->wgn = clamp_pow2(gala_tune(ctx, "blas3.tc_wgn", dt, 2), 1, 8);
-    c->kt = clamp_pow2(gala_tune(ctx, "blas3.tc_kt", dt, 8), 4, 64);
+    char key[48];
+    snprintf(key, sizeof key, "%s.%s", pfx, name);
+    return gala_tune(ctx, key, dt, def);
+}
+
+static void tc_config(gala_context *ctx, const char *pfx, gala_dtype dt, tc_cfg *c)
+{
+    c->wm = clamp_pow2(tc_tune(ctx, pfx, "tc_wm", dt, 4), 1, 8);
+    c->wn = clamp_pow2(tc_tune(ctx, pfx, "tc_wn", dt, 4), 1, 8);
+    c->wgm = clamp_pow2(tc_tune(ctx, pfx, "tc_wgm", dt, 2), 1, 8);
+    c->wgn = clamp_pow2(tc_tune(ctx, pfx, "tc_wgn", dt, 2), 1, 8);
+    c->kt = clamp_pow2(tc_tune(ctx, pfx, "tc_kt", dt, 8), 4, 64);
     c->tm = 8 * c->wm * c->wgm;
     c->tn = 8 * c->wn * c->wgn;
     c->nth = 32 * c->wgm * c->wgn;
@@ -39,7 +51,8 @@ static void tc_config(gala_context *ctx, gala_dtype dt, tc_cfg *c)
 
 /* Whether the tiles can run on this device for an m×n product: the work-group within the
  * device's limit, two local buffers of kt × (tile + 4) for X and Y within the 48 KiB that
- * CUDA's static shared memory (and NVIDIA's OpenCL) allow, the launch within 2³¹ items. */
+ * CUDA's static shared memory (and NVIDIA's OpenCL) allow, one matrix's launch within 2³¹
+ * items. */
 static int tc_fits(const gala_context *ctx, gala_dtype dt, const tc_cfg *c, int m, int n)
 {
     if (ctx->ops->backend != GALA_BACKEND_HOST && (size_t)c->nth > ctx->info.max_work_group_size)
@@ -50,24 +63,29 @@ static int tc_fits(const gala_context *ctx, gala_dtype dt, const tc_cfg *c, int 
     return tiles <= 0x7fffffffLL / c->nth;
 }
 
-int gala_tc_mode(gala_context *ctx, gala_dtype dt, int m, int n)
+int gala_tc_mode(gala_context *ctx, const char *pfx, gala_dtype dt, int m, int n)
 {
-    const long v = gala_tune(ctx, "blas3.tc", dt, 0);
+    const long v = tc_tune(ctx, pfx, "tc", dt, 0);
     if (v <= 0) return 0;
     tc_cfg c;
-    tc_config(ctx, dt, &c);
+    tc_config(ctx, pfx, dt, &c);
     if (!tc_fits(ctx, dt, &c, m, n)) return 0;
-    return v >= 2 && dt == GALA_DOUBLE ? 2 : 1;
+    /* the mma instruction exists on NVIDIA's devices only (sm_80 and later: the tuning rows
+     * name them); elsewhere the same tiles with multiply-adds */
+    const int nv = ctx->ops->backend == GALA_BACKEND_CUDA ||
+                   (ctx->ops->backend == GALA_BACKEND_OPENCL &&
+                    strstr(ctx->info.vendor_name, "NVIDIA") != NULL);
+    return v >= 2 && dt == GALA_DOUBLE && nv ? 2 : 1;
 }
 
-gala_status gala_tc_product(gala_context *ctx, gala_dtype dt, int mode, int tri, int m, int n,
-                            int k, double alpha, const gala_buffer *A, size_t xo, size_t xi,
-                            size_t xp, const gala_buffer *B, size_t yo, size_t yi, size_t yp,
-                            double beta, gala_buffer *C, size_t co, int ldc)
+gala_status gala_tc_run(gala_context *ctx, gala_dtype dt, int mode, const char *pfx,
+                        const gala_tc_call *a)
 {
+    if (a->count <= 0 || a->m <= 0 || a->n <= 0) return GALA_OK;
     tc_cfg c;
-    tc_config(ctx, dt, &c);
-    const long long tiles_m = (m + c.tm - 1) / c.tm, tiles_n = (n + c.tn - 1) / c.tn;
+    tc_config(ctx, pfx, dt, &c);
+    const long long tiles_m = (a->m + c.tm - 1) / c.tm, tiles_n = (a->n + c.tn - 1) / c.tn;
+    const long long tiles = tiles_m * tiles_n;
     gala_program_key key;
     gala_key_init(&key, "gemm_tc", dt);
     gala_key_def(&key, "WM", c.wm);
@@ -79,10 +97,25 @@ gala_status gala_tc_product(gala_context *ctx, gala_dtype dt, int mode, int tri,
     gala_kernel *kern = NULL;
     GALA_TRY(gala_kernel_get(ctx, &key, "gemm_tc", &kern));
     const size_t nth = (size_t)c.nth;
-    const gala_dims dims = gala_dims_1d((size_t)(tiles_m * tiles_n) * nth, nth);
-    return GALA_LAUNCH(ctx, kern, &dims, ga_int(m), ga_int(n), ga_int(k), ga_real(alpha),
-                       ga_real(beta), ga_buf(A), ga_long((long long)xo), ga_long((long long)xi),
-                       ga_long((long long)xp), ga_buf(B), ga_long((long long)yo),
-                       ga_long((long long)yi), ga_long((long long)yp), ga_buf(C),
-                       ga_long((long long)co), ga_int(ldc), ga_int((int)tiles_m), ga_int(tri));
+    /* matrices per launch: within 2³¹ work-items (tc_fits: one matrix always fits) */
+    int per = (int)(0x7fffffffLL / (tiles * c.nth));
+    if (per < 1) per = 1;
+    const gala_buffer *info = a->info ? a->info : a->c.buf;
+    for (int s0 = 0; s0 < a->count; s0 += per) {
+        const int cnt = a->count - s0 < per ? a->count - s0 : per;
+        const size_t d = (size_t)s0;
+        const gala_dims dims = gala_dims_1d((size_t)cnt * (size_t)tiles * nth, nth);
+        GALA_TRY(GALA_LAUNCH(
+            ctx, kern, &dims, ga_int(a->m), ga_int(a->n), ga_int(a->k), ga_real(a->alpha),
+            ga_real(a->beta), ga_buf(a->x.buf), ga_long((long long)(a->x.o + d * a->x.ss)),
+            ga_long((long long)a->x.si), ga_long((long long)a->x.sp),
+            ga_long((long long)a->x.ss), ga_buf(a->y.buf),
+            ga_long((long long)(a->y.o + d * a->y.ss)), ga_long((long long)a->y.si),
+            ga_long((long long)a->y.sp), ga_long((long long)a->y.ss), ga_buf(a->c.buf),
+            ga_long((long long)(a->c.o + d * a->c.ss)), ga_long((long long)a->c.si),
+            ga_long((long long)a->c.sp), ga_long((long long)a->c.ss), ga_int((int)tiles_m),
+            ga_int((int)tiles), ga_int(a->tri), ga_buf(info),
+            ga_long((long long)(a->io + d)), ga_int(a->skipdead)));
+    }
+    return GALA_OK;
 }
