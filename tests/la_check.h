@@ -229,4 +229,20 @@ static inline void la_tune(const char *v)
     setenv("GALA_TUNE", all, 1);
 }
 
+/* Tunings that send the updates of strided batches through gala's GEMM kernel
+ * (cl/gemm_tc.cl, lagemm.tc): its plain form with the default tiles and with small ones
+ * (8×16 tiles of two warps, steps of 4: many partial tiles), and where the device is
+ * NVIDIA's and the dtype double the tensor-core form. Returns how many of LA_OWN_GEMM's. */
+#define LA_OWN_GEMM 3
+static inline int la_own_gemm_tunes(gala_context *ctx, gala_dtype dt, const char **t)
+{
+    gala_device_info info;
+    gala_context_info(ctx, &info);
+    t[0] = "lagemm.tc=1";
+    t[1] = "lagemm.tc=1,lagemm.tc_wm=1,lagemm.tc_wn=2,lagemm.tc_wgm=2,lagemm.tc_wgn=1,"
+           "lagemm.tc_kt=4";
+    t[2] = "lagemm.tc=2";
+    return dt == GALA_DOUBLE && strstr(info.vendor_name, "NVIDIA") != NULL ? 3 : 2;
+}
+
 #endif

@@ -627,6 +627,35 @@ START_TEST(potrf_psolve)
 }
 END_TEST
 
+/* The updates of strided batches through gala's GEMM kernel (lagemm.tc; la_own_gemm_tunes):
+ * single and batched, both triangles, orders across one and several panels and outer
+ * blocks, a strided pair with a NaN (its update skipped once it failed), failures of one
+ * matrix. */
+START_TEST(potrf_own_gemm)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    const char *tunes[LA_OWN_GEMM];
+    const int nt = la_own_gemm_tunes(tu_ctx(_i), tu_target_get(_i)->dtype, tunes);
+    static const int ns[] = {65, 127, 150, 257};
+    for (int t = 0; t < nt; ++t) {
+        la_tune(tunes[t]);
+        for (int k = 0; k < 4; ++k) {
+            char what[200];
+            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
+            int n = ns[k], n3[3] = {n, n, n};
+            run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
+            run_case(_i, &r, 3, n3, (t + k + 1) & 1, 1, what);
+        }
+        char what[200];
+        snprintf(what, sizeof what, "strided pair with a NaN, with %s", tunes[t]);
+        run_strided_nan(_i, &r, what);
+        snprintf(what, sizeof what, "failures, single n=150 with %s", tunes[t]);
+        run_failures(_i, &r, 150, 0, what);
+        la_tune(NULL);
+    }
+}
+END_TEST
+
 /* The fused kernels' other forms: potrf_lane (one work-item per matrix, potrf.lane) and
  * potrf_pair (two rows per work-item, potrf.pair) at the orders they take: full and partial
  * work-groups, both triangles, single / batched / variable batches (larger orders mixed in
@@ -801,6 +830,7 @@ int main(void)
     tcase_add_loop_test(tc, potrf_async, 0, nt);
     tcase_add_loop_test(tc, potrf_faults, 0, nt);
     tcase_add_loop_test(tc, potrf_psolve, 0, nt);
+    tcase_add_loop_test(tc, potrf_own_gemm, 0, nt);
     tcase_add_loop_test(tc, potrf_fused_forms, 0, nt);
     tcase_add_loop_test(tc, potrf_unrolled, 0, nt);
     tcase_add_loop_test(tc, potrf_bad_arguments, 0, nt);

@@ -261,6 +261,29 @@ START_TEST(potri_failures)
 }
 END_TEST
 
+/* The updates of strided batches (factor and product) through gala's GEMM kernel
+ * (lagemm.tc; la_own_gemm_tunes): single and batched, both triangles, orders of one and
+ * several blocks. */
+START_TEST(potri_own_gemm)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    const char *tunes[LA_OWN_GEMM];
+    const int nt = la_own_gemm_tunes(tu_ctx(_i), tu_target_get(_i)->dtype, tunes);
+    static const int ns[] = {65, 130};
+    for (int t = 0; t < nt; ++t) {
+        la_tune(tunes[t]);
+        for (int s = 0; s < 2; ++s) {
+            int n = ns[s], n3[3] = {n, n, n};
+            char what[200];
+            snprintf(what, sizeof what, "n=%d with %s", n, tunes[t]);
+            run_inverse(_i, &r, 1, &n, (t + s) & 1, 0, what);
+            run_inverse(_i, &r, 3, n3, (t + s + 1) & 1, 1, what);
+        }
+        la_tune(NULL);
+    }
+}
+END_TEST
+
 START_TEST(potri_unrolled)
 {
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST) return;
@@ -311,6 +334,7 @@ int main(void)
     tcase_add_loop_test(tc, potri_sizes, 0, nt);
     tcase_add_loop_test(tc, potri_vbatched, 0, nt);
     tcase_add_loop_test(tc, potri_failures, 0, nt);
+    tcase_add_loop_test(tc, potri_own_gemm, 0, nt);
     tcase_add_loop_test(tc, potri_unrolled, 0, nt);
     tcase_add_loop_test(tc, potri_bad_arguments, 0, nt);
     suite_add_tcase(s, tc);

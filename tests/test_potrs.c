@@ -234,6 +234,42 @@ START_TEST(potrs_paths)
 }
 END_TEST
 
+/* The updates of strided batches (factor and solve) through gala's GEMM kernel (lagemm.tc;
+ * la_own_gemm_tunes): single and batched, both triangles, 1 and 17 right-hand sides, orders
+ * of one and several blocks, and the blocked solve's narrow blocks. */
+START_TEST(potrs_own_gemm)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    const char *tunes[LA_OWN_GEMM];
+    const int nt = la_own_gemm_tunes(tu_ctx(_i), tu_target_get(_i)->dtype, tunes);
+    static const int ns[] = {65, 130};
+    for (int t = 0; t < nt; ++t) {
+        la_tune(tunes[t]);
+        for (int s = 0; s < 2; ++s)
+            for (int q = 0; q < 2; ++q) {
+                const int k = q ? 17 : 1;
+                int n3[3] = {ns[s], ns[s], ns[s]}, k3[3] = {k, k, k};
+                char what[200];
+                snprintf(what, sizeof what, "n=%d nrhs=%d with %s", ns[s], k, tunes[t]);
+                solve_case c1 = {1, 0, (t + s + q) & 1, 0, n3, k3};
+                run_solve(_i, &r, &c1, what);
+                solve_case c3 = {3, 1, (t + s + q + 1) & 1, 0, n3, k3};
+                run_solve(_i, &r, &c3, what);
+            }
+        char tune[300];
+        snprintf(tune, sizeof tune, "potrs.nb=16,potrs.fused_max=8,potrs.rc=3,potrs.chunks=2,"
+                 "la.min_bucket=8,%s", tunes[t]);
+        la_tune(tune);
+        int n3[3] = {40, 40, 40}, k3[3] = {7, 7, 7};
+        for (int up = 0; up < 2; ++up) {
+            solve_case c = {3, 1, up, 0, n3, k3};
+            run_solve(_i, &r, &c, tune);
+        }
+        la_tune(NULL);
+    }
+}
+END_TEST
+
 START_TEST(potrs_unrolled)
 {
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST) return;
@@ -310,6 +346,7 @@ int main(void)
     tcase_add_loop_test(tc, potrs_batches, 0, nt);
     tcase_add_loop_test(tc, potrs_vbatched, 0, nt);
     tcase_add_loop_test(tc, potrs_paths, 0, nt);
+    tcase_add_loop_test(tc, potrs_own_gemm, 0, nt);
     tcase_add_loop_test(tc, potrs_unrolled, 0, nt);
     tcase_add_loop_test(tc, potrs_bad_arguments, 0, nt);
     suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "la_common.h"
+#include "../core/blas3.h"
 
 gala_status la_check_uplo(gala_context *ctx, const char *fn, gala_uplo uplo)
 {
@@ -377,11 +378,58 @@ la_set la_sub(const la_set *s, int start, int count)
     return r;
 }
 
+/* Element (r, c) of a strided set's matrix src (0: M0 in logical L coordinates, stored as
+ * U = Lᵀ when up; 1: M1 plain) at r·*ar + c·*ac from the matrix's first element. */
+static void upd_strides(const la_set *s, int up, int src, size_t *ar, size_t *ac)
+{
+    const size_t ld = (size_t)(src ? s->ldb : s->lda);
+    *ar = src || !up ? 1 : ld;
+    *ac = src || !up ? ld : 1;
+}
+
+/* One operand of la_gemm_upd as a gemm_tc view: X(i, p) = Msrc(r0 + i, c0 + p), or
+ * Msrc(r0 + p, c0 + i) when tr. */
+static gala_tc_view upd_view(const la_set *s, int up, la_op o)
+{
+    size_t ar, ac;
+    upd_strides(s, up, o.src, &ar, &ac);
+    const gala_buffer *M1 = s->B ? s->B : s->A;
+    gala_tc_view v = {o.src ? M1 : s->A, (o.src ? s->b_off : s->a_off) + (size_t)o.r0 * ar +
+                      (size_t)o.c0 * ac, o.tr ? ac : ar, o.tr ? ar : ac,
+                      o.src ? s->b_stride : s->a_stride};
+    return v;
+}
+
+/* la_gemm_upd of a strided set through gala's GEMM kernel (cl/gemm_tc.cl; lagemm.tc): one
+ * size for every matrix; under mask (C's block on the diagonal, c.r0 = c.c0) C's logical
+ * lower triangle is the kernel's tri = 1, whichever triangle stores it. */
+static gala_status upd_tc(gala_context *ctx, gala_dtype dt, int mode, int up, const la_set *s,
+                          int count, la_dim m, la_dim n, la_dim k, double alpha, int mask,
+                          la_op a, la_op b, la_op c, const la_info *li, int skipdead)
+{
+    const int mm = s->n - m.x < m.cap ? s->n - m.x : m.cap;
+    const int ns = n.src ? s->nrhs : s->n;
+    const int nn = ns - n.x < n.cap ? ns - n.x : n.cap;
+    const int kk = s->n - k.x < k.cap ? s->n - k.x : k.cap;
+    if (mm <= 0 || nn <= 0 || kk <= 0) return GALA_OK;
+    gala_tc_view cv = upd_view(s, up, (la_op){c.src, c.r0, c.c0, 0});
+    gala_tc_call call = {count, mm, nn, kk, mask ? 1 : 0, alpha, 1.0,
+                         upd_view(s, up, a), upd_view(s, up, b), cv,
+                         li && skipdead ? li->info : NULL,
+                         li && skipdead ? li->io + s->info_base : 0, li && skipdead};
+    return gala_tc_run(ctx, dt, mode, "lagemm", &call);
+}
+
 gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
                         la_dim m, la_dim n, la_dim k, int mmax, int nmax, double alpha, int mask,
                         la_op a, la_op b, la_op c, const la_info *li, int skipdead)
 {
     if (count <= 0 || mmax <= 0 || nmax <= 0) return GALA_OK;
+    if (!s->vb && (!mask || c.r0 == c.c0)) {
+        const int tc = gala_tc_mode(ctx, "lagemm", dt, mmax, nmax);
+        if (tc) return upd_tc(ctx, dt, tc, up, s, count, m, n, k, alpha, mask, a, b, c, li,
+                              skipdead);
+    }
     int tile = (int)gala_tune(ctx, "lagemm.tile", dt, 64);
     int tk = (int)gala_tune(ctx, "lagemm.tk", dt, 16);
     int td = (int)gala_tune(ctx, "lagemm.td", dt, 16);
