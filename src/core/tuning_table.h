@@ -334,6 +334,34 @@
 {"lagemm.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 3},
 {"lagemm.sv", 0, NULL, NULL, 0, 1},
 {"lagemm.sv", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_FLOAT, 0},
+/* lagemm.tc: the updates of strided batches (la_gemm_upd: potrf, potrs, potri) through
+ * gala's GEMM kernel (cl/gemm_tc.cl: two local buffers, the next step prefetched into
+ * registers) instead of gemm_upd: 0 no, 1 multiply-adds, 2 the FP64 tensor cores (double on
+ * NVIDIA; 1 elsewhere). lagemm.tc_*: its tiles, as blas3.tc_*. H200, 2026-11-23, runs U2
+ * and U3 (bench_potrf batched, median of 10, torch in the same call; ms, gemm_upd -> tiles
+ * of 32×32 = 2×2 warps of 2×2 mma tiles, steps of 8):
+ *   potrf n = 128 / 256 / 512, NVIDIA OpenCL double 1.252 / 1.146 / 1.563 -> 1.178 / 0.970 /
+ *   1.295 (U2: 1.173 / 0.953 / 1.258; 2.01-2.09x torch at 512), CUDA double 1.183 / 1.076 /
+ *   1.398 -> 1.140 / 1.015 / 1.188 (2.19-2.20x); float OpenCL 0.723 / 0.867 / 1.214 ->
+ *   0.643 / 0.658 / 1.007, CUDA 0.616 / 0.695 / 1.031 -> 0.625 / 0.683 / 0.986;
+ *   potrs, 17 right-hand sides, OpenCL double 2.354 / 1.319 / 1.140 -> 2.108 / 1.047 /
+ *   0.864, float 1.098 / 0.853 / 0.944 -> 0.849 / 0.597 / 0.718 (CUDA alike); potri n =
+ *   128 / 256 within 3 % or faster.
+ * The default 64×64 tiles: double 3-21 % slower than 32×32 (U2); float within 2-4 %
+ * either way. Steps of 4: within 1 % on OpenCL, 8 % slower at 512 on CUDA; of 16: 10-30 %
+ * slower; 64×32 tiles (8 warps): 2 % faster at 512 on OpenCL, slower elsewhere; 32×16 and
+ * 16 warps of one mma: slower. The H100 has the same rows (same architecture as for
+ * blas3.tc), not measured for this kernel. */
+{"lagemm.tc", 0, NULL, NULL, 0, 0},
+{"lagemm.tc", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
+{"lagemm.tc", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 2},
+{"lagemm.tc", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_FLOAT, 1},
+{"lagemm.tc", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_DOUBLE, 2},
+{"lagemm.tc_wm", 0, NULL, NULL, 0, 2},
+{"lagemm.tc_wn", 0, NULL, NULL, 0, 2},
+{"lagemm.tc_wgm", 0, NULL, NULL, 0, 2},
+{"lagemm.tc_wgn", 0, NULL, NULL, 0, 2},
+{"lagemm.tc_kt", 0, NULL, NULL, 0, 8},
 /* trtri.cl (docs/trtri.md): fused path up to fused_max, diagonal blocks of order nb, columns
  * per work-item cpt (NB >= 32, without split), diag_inv work-group size wg, product tiles ts/tk/wpt,
  * check work-group check_wg, unroll (0 keeps the register loops rolled: PoCL builds the
