@@ -287,7 +287,7 @@ int main(int argc, char **argv)
     if (!ctx) return 1;
     int dtypes = 3;
     const char *only = NULL, *refpath = NULL, *ops = "all";
-    int only_n = 0;
+    int only_n = 0, only_batch = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
             ++i;
@@ -296,6 +296,8 @@ int main(int argc, char **argv)
             only = argv[++i];
         } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
             only_n = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
+            only_batch = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--op") && i + 1 < argc) {
             ops = argv[++i];
         } else if (!strcmp(argv[i], "--ref") && i + 1 < argc) {
@@ -304,7 +306,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: %s [--backend B] [--platform P] [--device D] [--reps N] "
                     "[--warmup N] [--json FILE] [--quick] [--dtype float|double|both] "
                     "[--op potrf|potrs|potri|all] [--only batched|single|vbatched] "
-                    "[--n N] [--ref FILE]\n", argv[0]);
+                    "[--n N] [--batch B] [--ref FILE]\n", argv[0]);
             gala_context_destroy(ctx);
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
@@ -346,9 +348,11 @@ int main(int argc, char **argv)
                         : (o.quick ? (int)(sizeof potrf_quick / sizeof potrf_quick[0])
                                    : (int)(sizeof potrf_full / sizeof potrf_full[0]));
                 for (int k = 0; k < ncases; ++k) {
-                    if (only && strcmp(only, cases[k].kind)) continue;
-                    if (only_n && cases[k].n != only_n) continue;
-                    if (opv[v].op == OP_POTRF_ASYNC && !strcmp(cases[k].kind, "vbatched")) continue;
+                    bcase ck = cases[k];
+                    if (only_batch > 0 && strcmp(ck.kind, "single")) ck.batch = only_batch;
+                    if (only && strcmp(only, ck.kind)) continue;
+                    if (only_n && ck.n != only_n) continue;
+                    if (opv[v].op == OP_POTRF_ASYNC && !strcmp(ck.kind, "vbatched")) continue;
                     if (pass == 0) {
                         ++total;
                         continue;
@@ -356,14 +360,14 @@ int main(int argc, char **argv)
                     run_arg r;
                     memset(&r, 0, sizeof r);
                     r.ctx = ctx;
-                    r.c = &cases[k];
+                    r.c = &ck;
                     r.op = opv[v].op;
                     r.nrhs = opv[v].nrhs;
                     char kind[64];
-                    snprintf(kind, sizeof kind, "%s_%s", opv[v].name, cases[k].kind);
+                    snprintf(kind, sizeof kind, "%s_%s", opv[v].name, ck.kind);
                     char label[128];
-                    snprintf(label, sizeof label, "%s n=%d batch=%d %s", kind, cases[k].n,
-                             cases[k].batch, gala_dtype_name(dt));
+                    snprintf(label, sizeof label, "%s n=%d batch=%d %s", kind, ck.n,
+                             ck.batch, gala_dtype_name(dt));
                     bu_progress(label, done++, total);
                     double flops, bytes;
                     if (!setup(&r, dt, &flops, &bytes)) {
@@ -375,7 +379,7 @@ int main(int argc, char **argv)
                     teardown(&r);
                     bu_progress_clear();
                     if (s != GALA_OK) {
-                        fprintf(stderr, "%s n=%d batch=%d %s: %s\n", kind, cases[k].n, cases[k].batch,
+                        fprintf(stderr, "%s n=%d batch=%d %s: %s\n", kind, ck.n, ck.batch,
                                 gala_dtype_name(dt), gala_last_error(ctx));
                         failed = 1;
                         continue;
@@ -384,15 +388,15 @@ int main(int argc, char **argv)
                                  p90 = bu_pct(ms, o.reps, 0.9);
                     const double gf = flops / (med * 1e6), gbs = bytes / (med * 1e6);
                     const double pct = copy > 0 ? 100.0 * gbs / copy : NAN;
-                    const double tref = bu_ref_find(ref, kind, cases[k].n, cases[k].batch,
+                    const double tref = bu_ref_find(ref, kind, ck.n, ck.batch,
                                                     gala_dtype_name(dt));
                     printf("%-22s %6d %7d %-6s %10.4f %10.4f %10.4f %9.1f %8.1f %6.1f", kind,
-                           cases[k].n, cases[k].batch, gala_dtype_name(dt), med, p10, p90, gf, gbs, pct);
+                           ck.n, ck.batch, gala_dtype_name(dt), med, p10, p90, gf, gbs, pct);
                     if (tref > 0) printf(" %10.4f %7.2fx\n", tref, tref / med);
                     else printf(" %10s %8s\n", "-", "-");
                     fflush(stdout);
-                    bu_json_row(js, "siisdddddddddd", "kind", kind, "n", cases[k].n, "batch",
-                                cases[k].batch, "dtype", gala_dtype_name(dt), "median_ms", med,
+                    bu_json_row(js, "siisdddddddddd", "kind", kind, "n", ck.n, "batch",
+                                ck.batch, "dtype", gala_dtype_name(dt), "median_ms", med,
                                 "p10_ms", p10, "p90_ms", p90, "gflops", gf, "gbs", gbs, "pct_copy",
                                 pct, "copy_gbs", copy, "torch_ms", tref > 0 ? tref : NAN, "speedup",
                                 tref > 0 ? tref / med : NAN, "nrhs", (double)opv[v].nrhs);
