@@ -74,8 +74,9 @@ DEVFN void gtc_coords(int e, int rows_t, gidx sr, int *r, int *p)
 }
 
 KERNEL void gemm_tc(const int m, const int n, const int k, const REAL alpha, const REAL beta,
-                    GLOBAL const REAL *A, const gidx xo0, const gidx xi, const gidx xp, const gidx xs,
-                    GLOBAL const REAL *B, const gidx yo0, const gidx yi, const gidx yp, const gidx ys,
+                    GLOBAL const REAL *A, const gidx xo0, const gidx xi, const gidx xp,
+                    const gidx xs, GLOBAL const REAL *B, const gidx yo0, const gidx yi,
+                    const gidx yp, const gidx ys,
                     GLOBAL REAL *C, const gidx co0, const gidx ci, const gidx cj, const gidx cs,
                     const int tiles_m, const int tiles, const int tri,
                     GLOBAL const int *info, const gidx io, const int skipdead)
