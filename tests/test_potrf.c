@@ -559,15 +559,14 @@ END_TEST
 /* A strided pair of order 100, the second with a NaN below the first diagonal block (rows
  * below, found by potrf_trsm): info 0 and -11, each in its own slot (with potrf.lanes_n the
  * pair is two halves on two lanes, each with its own range of non-finite slots). */
-static void run_strided_nan(int ti, tu_rng *r, const char *what)
+static void run_strided_nan_n(int ti, tu_rng *r, int n, const char *what)
 {
     gala_context *ctx = tu_ctx(ti);
     const gala_dtype dt = tu_target_get(ti)->dtype;
-    const int n = 100;
     double *G = malloc(2 * (size_t)n * n * sizeof *G);
     la_spd(r, n, 1.0, dt, G);
     la_spd(r, n, 1.0, dt, G + (size_t)n * n);
-    G[(size_t)n * n + 80 + (size_t)10 * n] = NAN; /* L(80, 10) of matrix 1 */
+    G[(size_t)n * n + (size_t)(n - 20) + (size_t)10 * n] = NAN; /* L(n − 20, 10) of matrix 1 */
     gala_buffer *b = tu_upload(ctx, dt, G, 2 * (size_t)n * n);
     int info[2] = {7, 7};
     const gala_status st =
@@ -578,6 +577,91 @@ static void run_strided_nan(int ti, tu_rng *r, const char *what)
     gala_buffer_free(b);
     free(G);
 }
+
+static void run_strided_nan(int ti, tu_rng *r, const char *what)
+{
+    run_strided_nan_n(ti, r, 100, what);
+}
+
+/* A strided batch (one call, uniform stride) of good and failing matrices of order n, both
+ * triangles: info of each, the good ones' residuals, nothing written between matrices. */
+static void run_strided_failures(int ti, tu_rng *r, int n, const char *what)
+{
+    gala_context *ctx = tu_ctx(ti);
+    const gala_dtype dt = tu_target_get(ti)->dtype;
+    const double eps = tu_eps(dt);
+    static const int kinds[] = {F_GOOD, F_PD, F_NAN, F_GOOD, F_ZERO, F_INF, F_PD_BEFORE_NAN,
+                                F_NAN_BEFORE_PD, F_PD};
+    const int count = (int)(sizeof kinds / sizeof kinds[0]);
+    const size_t stride = (size_t)n * n + 3;
+    for (int up = 0; up < 2; ++up) {
+        la_layout L = {count, calloc((size_t)count, sizeof(la_mat)), 2 + count * stride + 1, NULL};
+        L.v = malloc(L.len * sizeof *L.v);
+        for (size_t i = 0; i < L.len; ++i) L.v[i] = NAN;
+        double *G[16];
+        int expect[16], got[16];
+        for (int b = 0; b < count; ++b) {
+            L.m[b].n = L.m[b].cols = L.m[b].ld = n;
+            L.m[b].off = 2 + (size_t)b * stride;
+            G[b] = malloc((size_t)n * n * sizeof(double));
+            expect[b] = make_failing(r, n, kinds[b], dt, G[b]);
+            la_put_tri(&L, b, up, G[b]);
+            got[b] = 12345;
+        }
+        gala_buffer *buf = la_upload(ctx, dt, &L);
+        const gala_status st = gala_potrf_batched(ctx, up ? GALA_UPPER : GALA_LOWER, n, buf, 2, n,
+                                                  stride, count, got);
+        TU_ASSERT(st == GALA_ERR_NOT_FINITE, ti, "%s: status %s, expected NOT_FINITE (%s)", what,
+                  gala_status_string(st), gala_last_error(ctx));
+        double *out = malloc(L.len * sizeof *out);
+        tu_download(buf, 0, out, L.len);
+        for (int b = 0; b < count; ++b) {
+            TU_ASSERT(got[b] == expect[b], ti, "%s (%s): matrix %d: info %d, expected %d", what,
+                      up ? "upper" : "lower", b, got[b], expect[b]);
+            if (expect[b] == 0) {
+                const double res = la_chol_residual(&L, b, up, out, G[b]);
+                TU_ASSERT(res <= 4.0 * (n + 2) * eps, ti, "%s: good matrix %d: residual %.3g",
+                          what, b, res);
+            }
+        }
+        unsigned char *mask = la_mask(&L, up, 1);
+        TU_ASSERT(la_untouched(&L, mask, out) < 0, ti, "%s: wrote outside the triangles", what);
+        free(mask);
+        free(out);
+        gala_buffer_free(buf);
+        for (int b = 0; b < count; ++b) free(G[b]);
+        la_layout_free(&L);
+    }
+}
+
+/* Strided batches of order 33..64 as two panels of 32 (potrf.p32_min; the default on the
+ * H100/H200 in double): orders 33, 40, 63, 64, both triangles, single matrices (which keep
+ * the fused launch) and batches, a NaN below the first panel, failures in either panel. */
+START_TEST(potrf_two_panels)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const char *tunes[] = {"potrf.p32_min=2", "potrf.p32_min=2,potrf.psolve=0"};
+    static const int ns[] = {33, 40, 63, 64};
+    for (int t = 0; t < 2; ++t) {
+        la_tune(tunes[t]);
+        for (int k = 0; k < 4; ++k) {
+            char what[160];
+            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
+            int n = ns[k], n5[5] = {n, n, n, n, n};
+            run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
+            run_case(_i, &r, 5, n5, (t + k + 1) & 1, 1, what);
+        }
+        char what[160];
+        snprintf(what, sizeof what, "strided pair n=64 with a NaN, with %s", tunes[t]);
+        run_strided_nan_n(_i, &r, 64, what);
+        snprintf(what, sizeof what, "strided failures n=64 with %s", tunes[t]);
+        run_strided_failures(_i, &r, 64, what);
+        snprintf(what, sizeof what, "strided failures n=45 with %s", tunes[t]);
+        run_strided_failures(_i, &r, 45, what);
+        la_tune(NULL);
+    }
+}
+END_TEST
 
 /* Panels solved as their diagonal block then the rows below (potrf.psolve, the default: a
  * DIAG launch and potrf_trsm, no potrf_scan), and the chunked panel kernel with the scan
@@ -831,6 +915,7 @@ int main(void)
     tcase_add_loop_test(tc, potrf_faults, 0, nt);
     tcase_add_loop_test(tc, potrf_psolve, 0, nt);
     tcase_add_loop_test(tc, potrf_own_gemm, 0, nt);
+    tcase_add_loop_test(tc, potrf_two_panels, 0, nt);
     tcase_add_loop_test(tc, potrf_fused_forms, 0, nt);
     tcase_add_loop_test(tc, potrf_unrolled, 0, nt);
     tcase_add_loop_test(tc, potrf_bad_arguments, 0, nt);

@@ -173,6 +173,20 @@
 {"potrf.lanes_n", GALA_BACKEND_CUDA, NULL, NULL, 0, 256},
 {"potrf.lanes_n", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 256},
 {"potrf.lanes_min", 0, NULL, NULL, 0, 64},
+/* potrf.p32_min: strided batches of order 33..64 and at least this many matrices as two
+ * panels of 32 on the blocked path (0 = never; src/la/potrf.c, pf_two_panels). H200,
+ * 2026-11-23, run U6, batched n = 64, 20000 matrices, double, ms (% of the copy bandwidth,
+ * synchronous row): the fused launch 1.190 (26.7 %) on NVIDIA's OpenCL and 1.174 (26.5 %)
+ * on CUDA; two panels of 32 (with potrf_trsm groups of 32, now the rule for rows below a
+ * panel) 0.652 (48.7 %) and 0.635 (49.0 %); asynchronous rows 50.3 % / 49.4 %. Float keeps
+ * the fused launch (0.434 against 0.467-0.487 ms). Panels of 16: 1.02-1.05 ms. Run U7
+ * (fused -> two panels, ms, OpenCL / CUDA): 1000 matrices 0.106 -> 0.086 / 0.087 -> 0.067,
+ * 3000 0.201 -> 0.155 / 0.188 -> 0.133, 20000 1.161 -> 0.666 / 1.168 -> 0.627; below 1000
+ * not measured with two panels (batches of 100-300 take 36-62 µs either way, launches
+ * included), so they keep the single launch. */
+{"potrf.p32_min", 0, NULL, NULL, 0, 0},
+{"potrf.p32_min", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_DOUBLE, 1000},
+{"potrf.p32_min", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1000},
 /* potrf.ob: outer blocks of the batched blocked path (0 = none; a multiple of potrf.nb): the
  * panels of a block update only its columns, then the trailing triangle is updated once with
  * K = ob. H200 run J10, ms, n = 256 / 512 / variable up to 512, none -> 128 (256): CUDA float

@@ -71,6 +71,8 @@ typedef struct pf_cfg {
                       never) and at least lanes_min matrices: two halves, one per lane */
     int lanes_min;
     int wbase;     /* W slot of the set's first matrix (the second half's offset) */
+    int p32_min;   /* strided batches of order 33..64 and at least this many matrices (0:
+                      never): two panels of 32 on the blocked path (pf_two_panels) */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -107,6 +109,23 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->lanes_n = clampi(gala_tune(ctx, "potrf.lanes_n", dt, 0), 0, 1 << 30);
     c->lanes_min = clampi(gala_tune(ctx, "potrf.lanes_min", dt, 64), 2, 1 << 30);
     c->wbase = 0;
+    c->p32_min = clampi(gala_tune(ctx, "potrf.p32_min", dt, 0), 0, 1 << 30);
+}
+
+/* potrf.p32_min: a strided batch of order 33..64 and at least p32_min matrices takes the
+ * blocked path in two panels of 32 (a DIAG launch, potrf_trsm for rows 32.., one update, a
+ * DIAG launch) instead of one fused launch of 64, whose 64-column chain runs at a quarter
+ * of the copy bandwidth in double on the H200. Small counts keep the single launch. */
+static int pf_two_panels(const pf_cfg *c, const la_set *s)
+{
+    return c->p32_min > 0 && !s->vb && s->n > 32 && s->n <= 64 && s->count >= c->p32_min &&
+           c->nb > 32;
+}
+
+/* Whether a strided batch takes the blocked path (and needs the scan / merge slots). */
+static int pf_blocked_path(const pf_cfg *c, const la_set *s)
+{
+    return s->n > c->fused_max || pf_two_panels(c, s);
 }
 
 /* Whether pf_panel takes its panels by pf_panel_solve (potrf.psolve, and potrf_trsm's N×N
@@ -248,8 +267,12 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
                                   int count, const pf_cfg *c, int j0, int wlim,
                                   const la_info *li)
 {
-    const int N = c->nb, wgd = c->wg_fused > N ? c->wg_fused : N, wg = c->psolve_wg;
+    const int N = c->nb, wgd = c->wg_fused > N ? c->wg_fused : N;
     const int below = la_nmax(s) - j0 - N; /* rows below the block (<= 0: none) */
+    /* no more work-items than rows below (a power of two, at least N: the staging loop is
+     * unrolled N·N / wg times): order 64 in panels of 32 runs groups of 32, not 128 */
+    const int wg = below > 0 && la_pow2(below, N) < c->psolve_wg ? la_pow2(below, N)
+                                                                 : c->psolve_wg;
     const int nchunks = below > 0 ? (below + wg - 1) / wg : 0;
     gala_kernel *kd, *kt = NULL;
     GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
@@ -437,8 +460,15 @@ static gala_status pf_outer(gala_context *ctx, gala_dtype dt, int up, const la_s
  * rows, potrf_trsm in the rows below, folded into li->tmp) and potrf_merge puts the
  * earliest event into info at the end (docs/cholesky.md, "Semantics"). */
 static gala_status pf_batch(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
-                            const pf_cfg *c, const la_info *li)
+                            const pf_cfg *c0, const la_info *li)
 {
+    /* potrf.p32_min: order 33..64 as two panels of 32 */
+    pf_cfg cs = *c0;
+    const pf_cfg *c = &cs;
+    if (pf_two_panels(c0, s)) {
+        cs.nb = 32;
+        cs.ob = 0;
+    }
     if (!pf_psolve_on(ctx, dt, c)) {
         GALA_TRY(pf_scan(ctx, dt, up, s, c, li));
         return pf_outer(ctx, dt, up, s, c, li, 1);
@@ -663,7 +693,7 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
 static gala_status pf_strided(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                               const pf_cfg *c, const la_info *li)
 {
-    if (s->n <= c->fused_max) {
+    if (!pf_blocked_path(c, s)) {
         const int N = la_pow2(s->n, c->min_bucket);
         return pf_fused(ctx, dt, up, s, N, c, li);
     }
@@ -688,7 +718,8 @@ gala_status gala_potrf_batched(gala_context *ctx, gala_uplo uplo, int n, gala_bu
     pf_config(ctx, dt, &c);
     la_set s = la_strided(A, a_off, lda, a_stride, n, batch);
     la_info li;
-    GALA_TRY(la_info_begin(ctx, batch, n > c.fused_max ? pf_scan_tmp(&s) : 0, NULL, 0, &li));
+    GALA_TRY(la_info_begin(ctx, batch, pf_blocked_path(&c, &s) ? pf_scan_tmp(&s) : 0, NULL, 0,
+                           &li));
     GALA_TRY(pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li));
     return la_info_end(ctx, fn, &li, batch, info, NULL, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
 }
@@ -707,7 +738,8 @@ gala_status gala_potrf_batched_async(gala_context *ctx, gala_uplo uplo, int n, g
     pf_config(ctx, dt, &c);
     la_set s = la_strided(A, a_off, lda, a_stride, n, batch);
     la_info li;
-    GALA_TRY(la_info_begin(ctx, batch, n > c.fused_max ? pf_scan_tmp(&s) : 0, info, info_off, &li));
+    GALA_TRY(la_info_begin(ctx, batch, pf_blocked_path(&c, &s) ? pf_scan_tmp(&s) : 0, info,
+                           info_off, &li));
     return pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li);
 }
 
@@ -727,7 +759,7 @@ gala_status gala_potrf(gala_context *ctx, gala_uplo uplo, int n, gala_buffer *A,
     pf_config(ctx, dt, &c);
     la_set s = la_strided(A, a_off, lda, 0, n, 1);
     la_info li;
-    GALA_TRY(la_info_begin(ctx, 1, n > c.fused_max ? pf_scan_tmp(&s) : 0, NULL, 0, &li));
+    GALA_TRY(la_info_begin(ctx, 1, pf_blocked_path(&c, &s) ? pf_scan_tmp(&s) : 0, NULL, 0, &li));
     GALA_TRY(pf_strided(ctx, dt, uplo == GALA_UPPER, &s, &c, &li));
     gala_status st = la_info_end(ctx, fn, &li, 1, info, NULL, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
     return st;
