@@ -2,16 +2,8 @@
 #ifndef REAL
 #include "host_kernels.h"
 
-#define REAL float
-#define SUF(x) x##_f
-#include "k_gemm_tc.c"
-#undef REAL
-#undef SUF
-#define REAL double
-#define SUF(x) x##_d
-#include "k_gemm_tc.c"
-#undef REAL
-#undef SUF
+#define HOST_TEMPLATE "k_gemm_tc.c"
+#include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_gemm_tc[] = {

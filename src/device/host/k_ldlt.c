@@ -37,16 +37,8 @@ static hl_mat hl_get(int var, const int *desc, ptrdiff_t b, int n, int lda, int 
     return m;
 }
 
-#define REAL float
-#define SUF(x) x##_f
-#include "k_ldlt.c"
-#undef REAL
-#undef SUF
-#define REAL double
-#define SUF(x) x##_d
-#include "k_ldlt.c"
-#undef REAL
-#undef SUF
+#define HOST_TEMPLATE "k_ldlt.c"
+#include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_ldlt[] = {

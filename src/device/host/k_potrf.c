@@ -77,16 +77,8 @@ static hmat pf_mat(const pf_args *a, int s)
     return mat_at(s, a->n, a->lda, a->ao, a->as, a->desc, a->dofs, a->vb);
 }
 
-#define REAL float
-#define SUF(x) x##_f
-#include "k_potrf.c"
-#undef REAL
-#undef SUF
-#define REAL double
-#define SUF(x) x##_d
-#include "k_potrf.c"
-#undef REAL
-#undef SUF
+#define HOST_TEMPLATE "k_potrf.c"
+#include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_potrf[] = {

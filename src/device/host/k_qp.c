@@ -29,20 +29,12 @@
 #define HQP_INLINE inline
 #endif
 
-#define REAL float
-#define SUF(x) x##_f
-#define QP_DEADZONE_R 1e-10
-#include "k_qp.c"
-#undef REAL
-#undef SUF
-#undef QP_DEADZONE_R
-#define REAL double
-#define SUF(x) x##_d
-#define QP_DEADZONE_R 1e-15
-#include "k_qp.c"
-#undef REAL
-#undef SUF
-#undef QP_DEADZONE_R
+/* below this, the polar part of a multiplier counts as zero (cl/qp.cl, QP_DEADZONE) */
+#define QP_DEADZONE_f 1e-10
+#define QP_DEADZONE_d 1e-15
+#define QP_DEADZONE_R SUF(QP_DEADZONE)
+#define HOST_TEMPLATE "k_qp.c"
+#include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_qp[] = {

@@ -19,16 +19,8 @@ static int hs_first(int a, int b)
     return abs(b) < abs(a) ? b : a;
 }
 
-#define REAL float
-#define SUF(x) x##_f
-#include "k_sldlt.c"
-#undef REAL
-#undef SUF
-#define REAL double
-#define SUF(x) x##_d
-#include "k_sldlt.c"
-#undef REAL
-#undef SUF
+#define HOST_TEMPLATE "k_sldlt.c"
+#include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_sldlt[] = {

@@ -69,16 +69,8 @@ static ptrdiff_t tr_at(ptrdiff_t off, int ld, int upper, ptrdiff_t r, ptrdiff_t 
     return upper ? off + c + r * ld : off + r + c * ld;
 }
 
-#define REAL float
-#define SUF(x) x##_f
-#include "k_trtri.c"
-#undef REAL
-#undef SUF
-#define REAL double
-#define SUF(x) x##_d
-#include "k_trtri.c"
-#undef REAL
-#undef SUF
+#define HOST_TEMPLATE "k_trtri.c"
+#include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_trtri[] = {

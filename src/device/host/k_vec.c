@@ -4,16 +4,8 @@
 
 #include "host_kernels.h"
 
-#define REAL float
-#define SUF(x) x##_f
-#include "k_vec.c"
-#undef REAL
-#undef SUF
-#define REAL double
-#define SUF(x) x##_d
-#include "k_vec.c"
-#undef REAL
-#undef SUF
+#define HOST_TEMPLATE "k_vec.c"
+#include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_vec[] = {
