@@ -361,8 +361,8 @@
  *   potrs, 17 right-hand sides, OpenCL double 2.354 / 1.319 / 1.140 -> 2.108 / 1.047 /
  *   0.864, float 1.098 / 0.853 / 0.944 -> 0.849 / 0.597 / 0.718 (CUDA alike); potri n =
  *   128 / 256 within 3 % or faster.
- * The default 64×64 tiles: double 3-21 % slower than 32×32 (U2); float within 2-4 %
- * either way. Steps of 4: within 1 % on OpenCL, 8 % slower at 512 on CUDA; of 16: 10-30 %
+ * The default 64×64 tiles: double 3-21 % slower than 32×32 (U2); float potrf within 1-2 %
+ * at 512 and 7-14 % slower at 128-256, potrs 15-30 % slower (U4). Steps of 4: within 1 % on OpenCL, 8 % slower at 512 on CUDA; of 16: 10-30 %
  * slower; 64×32 tiles (8 warps): 2 % faster at 512 on OpenCL, slower elsewhere; 32×16 and
  * 16 warps of one mma: slower. The H100 has the same rows (same architecture as for
  * blas3.tc), not measured for this kernel. */
