@@ -636,13 +636,16 @@ static void run_strided_failures(int ti, tu_rng *r, int n, const char *what)
 
 /* Strided batches of order 33..64 as two panels of 32 (potrf.p32_min; the default on the
  * H100/H200 in double): orders 33, 40, 63, 64, both triangles, single matrices (which keep
- * the fused launch) and batches, a NaN below the first panel, failures in either panel. */
+ * the fused launch) and batches, a NaN below the first panel, failures in either panel; with
+ * potrf.p32_vb variable batches' bucket of 33..64 too (mixed with other buckets and larger
+ * orders, and failures in it). */
 START_TEST(potrf_two_panels)
 {
     tu_rng r = tu_rng_for(__func__, _i);
-    static const char *tunes[] = {"potrf.p32_min=2", "potrf.p32_min=2,potrf.psolve=0"};
+    static const char *tunes[] = {"potrf.p32_min=2", "potrf.p32_min=2,potrf.psolve=0",
+                                  "potrf.p32_min=2,potrf.p32_vb=1"};
     static const int ns[] = {33, 40, 63, 64};
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < 3; ++t) {
         la_tune(tunes[t]);
         for (int k = 0; k < 4; ++k) {
             char what[160];
@@ -658,6 +661,12 @@ START_TEST(potrf_two_panels)
         run_strided_failures(_i, &r, 64, what);
         snprintf(what, sizeof what, "strided failures n=45 with %s", tunes[t]);
         run_strided_failures(_i, &r, 45, what);
+        int nv[30];
+        for (int b = 0; b < 30; ++b) nv[b] = b < 20 ? tu_int(&r, 33, 64) : tu_int(&r, 0, 100);
+        snprintf(what, sizeof what, "vbatched orders 33..64 and 0..100 with %s", tunes[t]);
+        run_case(_i, &r, 30, nv, t & 1, 2, what);
+        snprintf(what, sizeof what, "failures, vbatched n=64 with %s", tunes[t]);
+        run_failures(_i, &r, 64, 1, what);
         la_tune(NULL);
     }
 }

@@ -185,6 +185,9 @@
  * not measured with two panels (batches of 100-300 take 36-62 µs either way, launches
  * included), so they keep the single launch. */
 {"potrf.p32_min", 0, NULL, NULL, 0, 0},
+/* potrf.p32_vb: variable batches too (their bucket of orders 33..64, at least p32_min
+ * matrices). Tested, not yet measured on a GPU: off. */
+{"potrf.p32_vb", 0, NULL, NULL, 0, 0},
 {"potrf.p32_min", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_DOUBLE, 1000},
 {"potrf.p32_min", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1000},
 /* potrf.ob: outer blocks of the batched blocked path (0 = none; a multiple of potrf.nb): the

@@ -73,6 +73,7 @@ typedef struct pf_cfg {
     int wbase;     /* W slot of the set's first matrix (the second half's offset) */
     int p32_min;   /* strided batches of order 33..64 and at least this many matrices (0:
                       never): two panels of 32 on the blocked path (pf_two_panels) */
+    int p32_vb;    /* the same for a variable batch's bucket of orders 33..64 */
 } pf_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -110,16 +111,19 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->lanes_min = clampi(gala_tune(ctx, "potrf.lanes_min", dt, 64), 2, 1 << 30);
     c->wbase = 0;
     c->p32_min = clampi(gala_tune(ctx, "potrf.p32_min", dt, 0), 0, 1 << 30);
+    c->p32_vb = gala_tune(ctx, "potrf.p32_vb", dt, 0) != 0;
 }
 
 /* potrf.p32_min: a strided batch of order 33..64 and at least p32_min matrices takes the
  * blocked path in two panels of 32 (a DIAG launch, potrf_trsm for rows 32.., one update, a
  * DIAG launch) instead of one fused launch of 64, whose 64-column chain runs at a quarter
- * of the copy bandwidth in double on the H200. Small counts keep the single launch. */
+ * of the copy bandwidth in double on the H200. Small counts keep the single launch. With
+ * potrf.p32_vb a variable batch's bucket of orders 33..64 does the same (s->n is then the
+ * run's largest order). */
 static int pf_two_panels(const pf_cfg *c, const la_set *s)
 {
-    return c->p32_min > 0 && !s->vb && s->n > 32 && s->n <= 64 && s->count >= c->p32_min &&
-           c->nb > 32;
+    return c->p32_min > 0 && (!s->vb || c->p32_vb) && s->n > 32 && s->n <= 64 &&
+           s->count >= c->p32_min && c->nb > 32;
 }
 
 /* Whether a strided batch takes the blocked path (and needs the scan / merge slots). */
@@ -796,13 +800,16 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
         s->desc = desc;
         s->dofs = runs[r].first;
         s->nlist = nlist + runs[r].first;
-        if (!runs[r].bucket) tmp = pf_scan_tmp(s);
+        /* the blocked runs (the large matrices; a bucket of 33..64 in two panels) take
+         * their non-finite slots from one scratch, one run after the other */
+        if ((!runs[r].bucket || pf_two_panels(&c, s)) && pf_scan_tmp(s) > tmp)
+            tmp = pf_scan_tmp(s);
     }
     la_info li;
     gala_status st = la_info_begin(ctx, batch, tmp, NULL, 0, &li);
     for (int r = 0; r < nruns && st == GALA_OK; ++r) {
         const la_set *s = &sets[r];
-        if (runs[r].bucket) {
+        if (runs[r].bucket && !pf_two_panels(&c, s)) {
             const int N = runs[r].bucket;
             st = pf_fused(ctx, dt, up, s, N, &c, &li);
         } else {
