@@ -16,16 +16,8 @@
 #define KB 256
 #define NB 64
 
-#define REAL float
-#define SUF(x) x##_f
-#include "blas3.c"
-#undef REAL
-#undef SUF
-#define REAL double
-#define SUF(x) x##_d
-#include "blas3.c"
-#undef REAL
-#undef SUF
+#define HOST_TEMPLATE "blas3.c"
+#include "host_template.h"
 
 static gala_status oom(gala_context *ctx)
 {

@@ -1,13 +1,13 @@
 /*
- * Compile a host kernel family's template body for both element types. A family file
- * k_<family>.c keeps its body under `#ifdef REAL` and, in its own part, writes
+ * Compile a host template body for both element types. A file (a kernel family k_<family>.c,
+ * or blas3.c) keeps its body under `#ifdef REAL` and, in its own part, writes
  *
  *     #define HOST_TEMPLATE "k_<family>.c"
  *     #include "host_template.h"
  *
  * which includes HOST_TEMPLATE twice: with REAL float and SUF(x) = x##_f, then with REAL
  * double and SUF(x) = x##_d (the kernels' float and double versions). Deliberately without
- * an include guard: every family file includes it once.
+ * an include guard: every such file includes it once.
  */
 #ifndef HOST_TEMPLATE
 #error "define HOST_TEMPLATE (the family file) before including host_template.h"
