@@ -183,6 +183,7 @@ START_TEST(blas3_own_kernel)
     gala_device_info info;
     gala_context_info(ctx, &info);
     const int tc = dt == GALA_DOUBLE && strstr(info.vendor_name, "NVIDIA") != NULL ? 2 : 1;
+    gala_tc_tiles tiles;
     for (int mode = 1; mode <= tc; ++mode)
         for (int small = 0; small < 2; ++small) {
             char tune[200], gw[240], sw[240];
@@ -192,13 +193,13 @@ START_TEST(blas3_own_kernel)
             snprintf(gw, sizeof gw, "gemm with %s", tune);
             snprintf(sw, sizeof sw, "syrk with %s", tune);
             la_tune(tune);
-            ck_assert_int_eq(gala_tc_mode(ctx, "blas3", dt, 37, 29), mode);
+            ck_assert_int_eq(gala_tc_mode(ctx, "blas3", dt, 37, 29, &tiles), mode);
             gemm_syrk_all(_i, ctx, dt, &r, gw, sw);
             la_tune(NULL);
         }
     /* tiles whose two local buffers exceed 48 KiB: the library computes instead */
     la_tune("blas3.tc=2,blas3.tc_kt=64");
-    ck_assert_int_eq(gala_tc_mode(ctx, "blas3", dt, 37, 29), 0);
+    ck_assert_int_eq(gala_tc_mode(ctx, "blas3", dt, 37, 29, &tiles), 0);
     gemm_syrk_all(_i, ctx, dt, &r, "gemm, tiles too large for the kernel",
                   "syrk, tiles too large for the kernel");
     la_tune(NULL);

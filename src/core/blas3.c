@@ -104,7 +104,8 @@ gala_status gala_gemm(gala_context *ctx, gala_trans ta, gala_trans tb, int m, in
     gala_dtype dt;
     GALA_TRY(common(ctx, fn, in, 2, &out, &dt));
     if (m == 0 || n == 0 || ((k == 0 || alpha == 0) && beta == 1)) return GALA_OK;
-    const int tc = gala_tc_mode(ctx, "blas3", dt, m, n);
+    gala_tc_tiles tiles;
+    const int tc = gala_tc_mode(ctx, "blas3", dt, m, n, &tiles);
     if (tc) {
         /* X(i, p) = op(A)(i, p), Y(j, p) = op(B)(p, j) */
         size_t xi, xp, yp, yj;
@@ -112,7 +113,7 @@ gala_status gala_gemm(gala_context *ctx, gala_trans ta, gala_trans tb, int m, in
         op_strides(tb, ldb, &yp, &yj);
         const gala_tc_call c = {1, m, n, k, 0, alpha, beta, {A, a_off, xi, xp, 0},
                                 {B, b_off, yj, yp, 0}, {C, c_off, 1, (size_t)ldc, 0}, NULL, 0, 0};
-        return gala_tc_run(ctx, dt, tc, "blas3", &c);
+        return gala_tc_run(ctx, dt, tc, &tiles, &c);
     }
     return ctx->ops->blas3->gemm(ctx, dt, ta, tb, m, n, k, alpha, A, a_off, lda, B, b_off, ldb,
                                  beta, C, c_off, ldc);
@@ -134,14 +135,15 @@ gala_status gala_syrk(gala_context *ctx, gala_uplo uplo, gala_trans t, int n, in
     gala_dtype dt;
     GALA_TRY(common(ctx, fn, &in, 1, &out, &dt));
     if (n == 0 || ((k == 0 || alpha == 0) && beta == 1)) return GALA_OK;
-    const int tc = gala_tc_mode(ctx, "blas3", dt, n, n);
+    gala_tc_tiles tiles;
+    const int tc = gala_tc_mode(ctx, "blas3", dt, n, n, &tiles);
     if (tc) {
         size_t si, sp;
         op_strides(t, lda, &si, &sp);
         const gala_tc_call c = {1, n, n, k, uplo == GALA_LOWER ? 1 : 2, alpha, beta,
                                 {A, a_off, si, sp, 0}, {A, a_off, si, sp, 0},
                                 {C, c_off, 1, (size_t)ldc, 0}, NULL, 0, 0};
-        return gala_tc_run(ctx, dt, tc, "blas3", &c);
+        return gala_tc_run(ctx, dt, tc, &tiles, &c);
     }
     return ctx->ops->blas3->syrk(ctx, dt, uplo, t, n, k, alpha, A, a_off, lda, beta, C, c_off, ldc);
 }

@@ -49,13 +49,20 @@ GALA_INTERNAL gala_status gala_trsm(struct gala_context *ctx, gala_side side, ga
                                     const struct gala_buffer *A, size_t a_off, int lda,
                                     struct gala_buffer *B, size_t b_off, int ldb);
 
+/** The tiles of cl/gemm_tc.cl: wm×wn mma tiles of 8×8 per warp, wgm×wgn warps per group,
+ *  steps of kt; tm×tn the group's tile, nth its work-items. */
+typedef struct gala_tc_tiles {
+    int wm, wn, wgm, wgn, kt, tm, tn, nth;
+} gala_tc_tiles;
+
 /** gala's own GEMM kernel for an m×n product of this context and dtype (cl/gemm_tc.cl),
  *  as the tuning values under `pfx` ask (pfx.tc; "blas3" for gala_gemm / gala_syrk,
  *  "lagemm" for the batched updates of src/la): 0 none (the caller's other path; also when
  *  the tuned tiles do not fit the device or the product), 1 plain multiply-adds, 2 FP64
- *  tensor cores (double on NVIDIA devices only; 1 elsewhere). */
+ *  tensor cores (double on NVIDIA devices only; 1 elsewhere). When nonzero, *tiles holds the
+ *  tiles (pfx.tc_*) for gala_tc_run. */
 GALA_INTERNAL int gala_tc_mode(struct gala_context *ctx, const char *pfx, gala_dtype dt, int m,
-                               int n);
+                               int n, gala_tc_tiles *tiles);
 
 /** One operand of gala_tc_run: element (i, p) of matrix s at buf[o + s·ss + i·si + p·sp]
  *  (for C: (i, j) at o + s·ss + i·si + j·sp). */
@@ -75,9 +82,9 @@ typedef struct gala_tc_call {
     int skipdead;
 } gala_tc_call;
 
-/** Launch cl/gemm_tc.cl for `c` in mode `mode` (gala_tc_mode's nonzero answer for pfx and
- *  this product's m, n). Arguments already checked by the caller. */
+/** Launch cl/gemm_tc.cl for `c` in mode `mode` with `tiles` (gala_tc_mode's nonzero answer
+ *  and tiles for this product's m, n). Arguments already checked by the caller. */
 GALA_INTERNAL gala_status gala_tc_run(struct gala_context *ctx, gala_dtype dt, int mode,
-                                      const char *pfx, const gala_tc_call *c);
+                                      const gala_tc_tiles *tiles, const gala_tc_call *c);
 
 #endif

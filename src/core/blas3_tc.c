@@ -25,11 +25,6 @@ static int clamp_pow2(long v, int lo, int hi)
     return p;
 }
 
-/* The kernel's tiles from the tuning data under pfx (pfx.tc_wm, ...). */
-typedef struct tc_cfg {
-    int wm, wn, wgm, wgn, kt, tm, tn, nth;
-} tc_cfg;
-
 static long tc_tune(gala_context *ctx, const char *pfx, const char *name, gala_dtype dt, long def)
 {
     char key[48];
@@ -37,7 +32,8 @@ static long tc_tune(gala_context *ctx, const char *pfx, const char *name, gala_d
     return gala_tune(ctx, key, dt, def);
 }
 
-static void tc_config(gala_context *ctx, const char *pfx, gala_dtype dt, tc_cfg *c)
+/* The kernel's tiles from the tuning data under pfx (pfx.tc_wm, ...). */
+static void tc_config(gala_context *ctx, const char *pfx, gala_dtype dt, gala_tc_tiles *c)
 {
     c->wm = clamp_pow2(tc_tune(ctx, pfx, "tc_wm", dt, 4), 1, 8);
     c->wn = clamp_pow2(tc_tune(ctx, pfx, "tc_wn", dt, 4), 1, 8);
@@ -53,7 +49,7 @@ static void tc_config(gala_context *ctx, const char *pfx, gala_dtype dt, tc_cfg 
  * device's limit, two local buffers of kt × (tile + 4) for X and Y within the 48 KiB that
  * CUDA's static shared memory (and NVIDIA's OpenCL) allow, one matrix's launch within 2³¹
  * items. */
-static int tc_fits(const gala_context *ctx, gala_dtype dt, const tc_cfg *c, int m, int n)
+static int tc_fits(const gala_context *ctx, gala_dtype dt, const gala_tc_tiles *c, int m, int n)
 {
     if (ctx->ops->backend != GALA_BACKEND_HOST && (size_t)c->nth > ctx->info.max_work_group_size)
         return 0;
@@ -63,13 +59,13 @@ static int tc_fits(const gala_context *ctx, gala_dtype dt, const tc_cfg *c, int 
     return tiles <= 0x7fffffffLL / c->nth;
 }
 
-int gala_tc_mode(gala_context *ctx, const char *pfx, gala_dtype dt, int m, int n)
+int gala_tc_mode(gala_context *ctx, const char *pfx, gala_dtype dt, int m, int n,
+                 gala_tc_tiles *tiles)
 {
     const long v = tc_tune(ctx, pfx, "tc", dt, 0);
     if (v <= 0) return 0;
-    tc_cfg c;
-    tc_config(ctx, pfx, dt, &c);
-    if (!tc_fits(ctx, dt, &c, m, n)) return 0;
+    tc_config(ctx, pfx, dt, tiles);
+    if (!tc_fits(ctx, dt, tiles, m, n)) return 0;
     /* the mma instruction exists on NVIDIA's devices only (sm_80 and later: the tuning rows
      * name them); elsewhere the same tiles with multiply-adds */
     const int nv = ctx->ops->backend == GALA_BACKEND_CUDA ||
@@ -78,12 +74,11 @@ int gala_tc_mode(gala_context *ctx, const char *pfx, gala_dtype dt, int m, int n
     return v >= 2 && dt == GALA_DOUBLE && nv ? 2 : 1;
 }
 
-gala_status gala_tc_run(gala_context *ctx, gala_dtype dt, int mode, const char *pfx,
+gala_status gala_tc_run(gala_context *ctx, gala_dtype dt, int mode, const gala_tc_tiles *t,
                         const gala_tc_call *a)
 {
     if (a->count <= 0 || a->m <= 0 || a->n <= 0) return GALA_OK;
-    tc_cfg c;
-    tc_config(ctx, pfx, dt, &c);
+    const gala_tc_tiles c = *t;
     const long long tiles_m = (a->m + c.tm - 1) / c.tm, tiles_n = (a->n + c.tn - 1) / c.tn;
     const long long tiles = tiles_m * tiles_n;
     gala_program_key key;

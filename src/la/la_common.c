@@ -403,8 +403,8 @@ static gala_tc_view upd_view(const la_set *s, int up, la_op o)
 /* la_gemm_upd of a strided set through gala's GEMM kernel (cl/gemm_tc.cl; lagemm.tc): one
  * size for every matrix; under mask (C's block on the diagonal, c.r0 = c.c0) C's logical
  * lower triangle is the kernel's tri = 1, whichever triangle stores it. */
-static gala_status upd_tc(gala_context *ctx, gala_dtype dt, int mode, int up, const la_set *s,
-                          int count, la_dim m, la_dim n, la_dim k, double alpha, int mask,
+static gala_status upd_tc(gala_context *ctx, gala_dtype dt, int mode, const gala_tc_tiles *t,
+                          int up, const la_set *s, int count, la_dim m, la_dim n, la_dim k, double alpha, int mask,
                           la_op a, la_op b, la_op c, const la_info *li, int skipdead)
 {
     const int mm = s->n - m.x < m.cap ? s->n - m.x : m.cap;
@@ -417,7 +417,7 @@ static gala_status upd_tc(gala_context *ctx, gala_dtype dt, int mode, int up, co
                          upd_view(s, up, a), upd_view(s, up, b), cv,
                          li && skipdead ? li->info : NULL,
                          li && skipdead ? li->io + s->info_base : 0, li && skipdead};
-    return gala_tc_run(ctx, dt, mode, "lagemm", &call);
+    return gala_tc_run(ctx, dt, mode, t, &call);
 }
 
 gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
@@ -426,9 +426,10 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
 {
     if (count <= 0 || mmax <= 0 || nmax <= 0) return GALA_OK;
     if (!s->vb && (!mask || c.r0 == c.c0)) {
-        const int tc = gala_tc_mode(ctx, "lagemm", dt, mmax, nmax);
-        if (tc) return upd_tc(ctx, dt, tc, up, s, count, m, n, k, alpha, mask, a, b, c, li,
-                              skipdead);
+        gala_tc_tiles tiles;
+        const int tc = gala_tc_mode(ctx, "lagemm", dt, mmax, nmax, &tiles);
+        if (tc) return upd_tc(ctx, dt, tc, &tiles, up, s, count, m, n, k, alpha, mask, a, b,
+                              c, li, skipdead);
     }
     int tile = (int)gala_tune(ctx, "lagemm.tile", dt, 64);
     int tk = (int)gala_tune(ctx, "lagemm.tk", dt, 16);
