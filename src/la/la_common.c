@@ -404,8 +404,9 @@ static gala_tc_view upd_view(const la_set *s, int up, la_op o)
  * size for every matrix; under mask (C's block on the diagonal, c.r0 = c.c0) C's logical
  * lower triangle is the kernel's tri = 1, whichever triangle stores it. */
 static gala_status upd_tc(gala_context *ctx, gala_dtype dt, int mode, const gala_tc_tiles *t,
-                          int up, const la_set *s, int count, la_dim m, la_dim n, la_dim k, double alpha, int mask,
-                          la_op a, la_op b, la_op c, const la_info *li, int skipdead)
+                          int up, const la_set *s, int count, la_dim m, la_dim n, la_dim k,
+                          double alpha, int mask, la_op a, la_op b, la_op c,
+                          const la_info *li, int skipdead)
 {
     const int mm = s->n - m.x < m.cap ? s->n - m.x : m.cap;
     const int ns = n.src ? s->nrhs : s->n;
