@@ -18,6 +18,28 @@
 
 static int is_up(int k) { return k & 1; }
 
+/* `count` matrices of order n at a uniform stride (one random ld >= n, a random gap of 0..2
+ * after each, from offset 2), every element NaN: the layout of a strided batch. */
+static la_layout strided_layout(tu_rng *r, int count, int n)
+{
+    la_layout L = la_layout_make(r, 1, &n, NULL, 3);
+    const int ld = L.m[0].ld;
+    const size_t stride = (size_t)ld * (size_t)n + (size_t)tu_int(r, 0, 2);
+    free(L.m);
+    free(L.v);
+    L.count = count;
+    L.m = calloc((size_t)count, sizeof *L.m);
+    for (int b = 0; b < count; ++b) {
+        L.m[b].n = L.m[b].cols = n;
+        L.m[b].ld = ld;
+        L.m[b].off = 2 + (size_t)b * stride;
+    }
+    L.len = 2 + (size_t)count * stride + 1;
+    L.v = malloc(L.len * sizeof *L.v);
+    for (size_t i = 0; i < L.len; ++i) L.v[i] = NAN;
+    return L;
+}
+
 /* Factor `count` SPD matrices of orders n[] laid out in one buffer, through the single,
  * batched (uniform n, when all equal and the layout is strided) or variable-batch API, and
  * check everything. api: 0 single (count 1), 1 batched, 2 vbatched. */
@@ -26,27 +48,7 @@ static void run_case(int ti, tu_rng *r, int count, const int *n, int up, int api
     gala_context *ctx = tu_ctx(ti);
     gala_dtype dt = tu_target_get(ti)->dtype;
     const double eps = tu_eps(dt);
-    la_layout L;
-    if (api == 1) {
-        /* uniform stride: ld and gap equal for all */
-        L = la_layout_make(r, 1, n, NULL, 3);
-        const int ld = L.m[0].ld;
-        const size_t stride = (size_t)ld * (size_t)n[0] + (size_t)tu_int(r, 0, 2);
-        free(L.m);
-        free(L.v);
-        L.count = count;
-        L.m = calloc((size_t)count, sizeof *L.m);
-        for (int b = 0; b < count; ++b) {
-            L.m[b].n = L.m[b].cols = n[0];
-            L.m[b].ld = ld;
-            L.m[b].off = 2 + (size_t)b * stride;
-        }
-        L.len = 2 + (size_t)count * stride + 1;
-        L.v = malloc(L.len * sizeof *L.v);
-        for (size_t i = 0; i < L.len; ++i) L.v[i] = NAN;
-    } else {
-        L = la_layout_make(r, count, n, NULL, 3);
-    }
+    la_layout L = api == 1 ? strided_layout(r, count, n[0]) : la_layout_make(r, count, n, NULL, 3);
     double **G = calloc((size_t)count, sizeof *G);
     int nmax = 0;
     for (int b = 0; b < count; ++b) {
@@ -309,6 +311,10 @@ static int make_failing(tu_rng *r, int n, int kind, gala_dtype dt, double *G)
     return -(c + 1);
 }
 
+/* Good and failing matrices of order n, both triangles, failures of every kind and of
+ * positive definiteness only: api 0 one call per matrix, 1 one variable batch, 2 one strided
+ * batch. info of each, the good ones' residuals, the columns before a failure against
+ * LAPACK's factor of the leading minor, nothing written outside the triangles. */
 static void run_failures(int ti, tu_rng *r, int n, int api, const char *what)
 {
     gala_context *ctx = tu_ctx(ti);
@@ -321,7 +327,8 @@ static void run_failures(int ti, tu_rng *r, int n, int api, const char *what)
         for (int pdonly = 0; pdonly < 2; ++pdonly) {
             int nn[16];
             for (int b = 0; b < count; ++b) nn[b] = n;
-            la_layout L = la_layout_make(r, count, nn, NULL, 2);
+            la_layout L = api == 2 ? strided_layout(r, count, n)
+                                   : la_layout_make(r, count, nn, NULL, 2);
             double *G[16];
             int expect[16], got[16];
             for (int b = 0; b < count; ++b) {
@@ -351,7 +358,9 @@ static void run_failures(int ti, tu_rng *r, int n, int api, const char *what)
                     ld[b] = L.m[b].ld;
                     off[b] = L.m[b].off;
                 }
-                st = gala_potrf_vbatched(ctx, ul, nn, buf, off, ld, count, got);
+                st = api == 2 ? gala_potrf_batched(ctx, ul, n, buf, off[0], ld[0], off[1] - off[0],
+                                                   count, got)
+                              : gala_potrf_vbatched(ctx, ul, nn, buf, off, ld, count, got);
                 gala_status want = pdonly ? GALA_ERR_NOT_POSITIVE_DEFINITE : GALA_ERR_NOT_FINITE;
                 TU_ASSERT(st == want, ti, "%s: status %s, expected %s", what,
                           gala_status_string(st), gala_status_string(want));
@@ -583,57 +592,6 @@ static void run_strided_nan(int ti, tu_rng *r, const char *what)
     run_strided_nan_n(ti, r, 100, what);
 }
 
-/* A strided batch (one call, uniform stride) of good and failing matrices of order n, both
- * triangles: info of each, the good ones' residuals, nothing written between matrices. */
-static void run_strided_failures(int ti, tu_rng *r, int n, const char *what)
-{
-    gala_context *ctx = tu_ctx(ti);
-    const gala_dtype dt = tu_target_get(ti)->dtype;
-    const double eps = tu_eps(dt);
-    static const int kinds[] = {F_GOOD, F_PD, F_NAN, F_GOOD, F_ZERO, F_INF, F_PD_BEFORE_NAN,
-                                F_NAN_BEFORE_PD, F_PD};
-    const int count = (int)(sizeof kinds / sizeof kinds[0]);
-    const size_t stride = (size_t)n * n + 3;
-    for (int up = 0; up < 2; ++up) {
-        la_layout L = {count, calloc((size_t)count, sizeof(la_mat)), 2 + count * stride + 1, NULL};
-        L.v = malloc(L.len * sizeof *L.v);
-        for (size_t i = 0; i < L.len; ++i) L.v[i] = NAN;
-        double *G[16];
-        int expect[16], got[16];
-        for (int b = 0; b < count; ++b) {
-            L.m[b].n = L.m[b].cols = L.m[b].ld = n;
-            L.m[b].off = 2 + (size_t)b * stride;
-            G[b] = malloc((size_t)n * n * sizeof(double));
-            expect[b] = make_failing(r, n, kinds[b], dt, G[b]);
-            la_put_tri(&L, b, up, G[b]);
-            got[b] = 12345;
-        }
-        gala_buffer *buf = la_upload(ctx, dt, &L);
-        const gala_status st = gala_potrf_batched(ctx, up ? GALA_UPPER : GALA_LOWER, n, buf, 2, n,
-                                                  stride, count, got);
-        TU_ASSERT(st == GALA_ERR_NOT_FINITE, ti, "%s: status %s, expected NOT_FINITE (%s)", what,
-                  gala_status_string(st), gala_last_error(ctx));
-        double *out = malloc(L.len * sizeof *out);
-        tu_download(buf, 0, out, L.len);
-        for (int b = 0; b < count; ++b) {
-            TU_ASSERT(got[b] == expect[b], ti, "%s (%s): matrix %d: info %d, expected %d", what,
-                      up ? "upper" : "lower", b, got[b], expect[b]);
-            if (expect[b] == 0) {
-                const double res = la_chol_residual(&L, b, up, out, G[b]);
-                TU_ASSERT(res <= 4.0 * (n + 2) * eps, ti, "%s: good matrix %d: residual %.3g",
-                          what, b, res);
-            }
-        }
-        unsigned char *mask = la_mask(&L, up, 1);
-        TU_ASSERT(la_untouched(&L, mask, out) < 0, ti, "%s: wrote outside the triangles", what);
-        free(mask);
-        free(out);
-        gala_buffer_free(buf);
-        for (int b = 0; b < count; ++b) free(G[b]);
-        la_layout_free(&L);
-    }
-}
-
 /* Strided batches of order 33..64 as two panels of 32 (potrf.p32_min; the default on the
  * H100/H200 in double): orders 33, 40, 63, 64, both triangles, single matrices (which keep
  * the fused launch) and batches, a NaN below the first panel, failures in either panel; with
@@ -658,9 +616,9 @@ START_TEST(potrf_two_panels)
         snprintf(what, sizeof what, "strided pair n=64 with a NaN, with %s", tunes[t]);
         run_strided_nan_n(_i, &r, 64, what);
         snprintf(what, sizeof what, "strided failures n=64 with %s", tunes[t]);
-        run_strided_failures(_i, &r, 64, what);
+        run_failures(_i, &r, 64, 2, what);
         snprintf(what, sizeof what, "strided failures n=45 with %s", tunes[t]);
-        run_strided_failures(_i, &r, 45, what);
+        run_failures(_i, &r, 45, 2, what);
         int nv[30];
         for (int b = 0; b < 30; ++b) nv[b] = b < 20 ? tu_int(&r, 33, 64) : tu_int(&r, 0, 100);
         snprintf(what, sizeof what, "vbatched orders 33..64 and 0..100 with %s", tunes[t]);
