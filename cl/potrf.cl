@@ -66,6 +66,7 @@
  * gala-defines(potrf_lane): N=8 WG=64 UNROLL=1 LANE=1 CH=64
  * gala-defines(potrf_pair): N=32 WG=128 UNROLL=1 PAIR=1
  * gala-defines(potrf_trsm): N=64 WG=128 UNROLL=1 VEC=1 TRSM=1
+ * gala-defines(potrf_tile): N=64 WG=288 UNROLL=1 TILE=1 TS=4 MPG=2
  * -D parameters: N (panel width and register row length, a power of two <= 64),
  *                WG (work-group size, a power of two, a multiple of N), UNROLL (0 or 1),
  *                SEL (0 or 1: how potrf_panel indexes its register row, see there),
@@ -76,7 +77,8 @@
  *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none),
  *                LANE (1: compile potrf_lane), CH (its reads in flight per work-item, a
  *                divisor of N·N), PAIR (1: compile potrf_pair), TRSM (1: compile
- *                potrf_trsm).
+ *                potrf_trsm), TILE (1: compile potrf_tile), TS, MPG (its tile size and
+ *                matrices per work-group).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -802,6 +804,233 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
             if (k <= rb && k < stop) P[gala_lidx(rb, k, ld, up)] = xb[k];
     }
     if (l == 0) {
+        info[io + idx] = ev;
+        if (ev != 0) flag[fo] = epoch;
+    }
+}
+#endif
+
+#if defined(TILE) && TILE
+/*
+ * potrf_tile: fused launches of order n <= N (potrf.tile) with the lower triangle of L cut
+ * into TS×TS tiles, one tile per work-item, held in registers. Against potrf_panel (one row
+ * per work-item, N multiply-adds per column whether the row has that many entries or not):
+ * a work-item only holds entries of the triangle, reads the pivot column by TS-wide vectors
+ * and does TS·TS multiply-adds per read; work-items whose tile column is finished stop
+ * computing, and the tile order puts them in the same warps, so whole warps go idle.
+ *
+ *      tiles of one matrix (N = 16, TS = 4: 10 tiles)      column j, tile column J = j / TS:
+ *        K=0 K=1 K=2 K=3                                    1. the tiles (I, J) put their
+ *      [ 0  .   .   .  ]  I=0    q = tile index,               column j in local memory
+ *      [ 1  4   .   .  ]  I=1    column-major over             (one barrier)
+ *      [ 2  5   7   .  ]  I=2    the tile triangle          2. every tile with K >= J reads
+ *      [ 3  6   8   9  ]  I=3                                  the pivot c[j], its rows'
+ *                                                                c[TS·I ..] and its columns'
+ *    work-item t: matrix slot t % MPG, tile q = t / MPG         c[TS·K ..]; (I, J) scales
+ *    (tile-major: one warp holds the same few tiles of          its column j, and every one
+ *    MPG matrices, so early tiles finish together)              updates x -= u·wᵀ / c[j]
+ *
+ * The diagonal tiles also hold their upper entries (zero on load, updated, never stored or
+ * read into the lower ones). Elements beyond a matrix's order are the identity, as in
+ * potrf_panel. Events and info are potrf_panel's: a work-item tracks them for the columns
+ * up to its own tile column (all it needs to know which of its columns to store); the last
+ * tile, whose column is last, writes info. The TS columns of a tile column are written out
+ * (PT_COL with a literal jj), so register indices stay constants where a compiler keeps the
+ * barrier loop over J rolled. Arguments are potrf_panel's (fused mode only).
+ * -D TS (2 or 4, dividing N), MPG (matrices per work-group); WG = MPG·tiles, rounded up to
+ * a multiple of 32 by the host (work-items past the last tile only join the barriers).
+ */
+#ifndef TS
+#define TS 4
+#endif
+#ifndef MPG
+#define MPG 1
+#endif
+#if N % TS != 0 || (TS != 2 && TS != 4)
+#error "potrf_tile: TS must be 2 or 4 and divide N"
+#endif
+#define PT_NT (N / TS)                   /* tile rows */
+#define PT_NTT (PT_NT * (PT_NT + 1) / 2) /* tiles of the lower triangle */
+#define PT_LV (TS % RVW == 0)            /* tiles read and written as RVEC vectors */
+#define PT_NV (TS / RVW)                 /* RVECs per tile column (PT_LV) */
+
+PF_KERNEL void potrf_tile(PF_PARAMS)
+{
+    LOCAL_ARRAY RVEC colv[(2 * MPG * N + RVW - 1) / RVW]; /* columns j even / odd */
+    LOCAL_ARRAY int nf[MPG * N];
+    const int t = (int)LID(0);
+    const int slot = t % MPG, qt = t / MPG;
+    const gidx s = GRP(0) * MPG + slot;
+    int nb, ld, idx;
+    gidx base;
+    pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
+    const int dead = qt >= PT_NTT || nb <= 0;
+    int q = qt, K = 0;
+    if (!dead)
+        while (q >= PT_NT - K) {
+            q -= PT_NT - K;
+            ++K;
+        }
+    const int I = dead ? -1 : K + q; /* tile (I, K); dead: (-1, -1), never K >= J */
+    if (dead) K = -1;
+    const int i0 = TS * I, k0 = TS * K;
+    GLOBAL REAL *T = A + base + (dead ? 0 : gala_lidx(i0, k0, ld, up));
+    /* whole tile inside the order, RVEC-aligned in memory (i0 and k0 are multiples of TS) */
+    const int vec = PT_LV && !dead && i0 + TS <= nb && ld % RVW == 0 && base % RVW == 0;
+
+    REAL x[TS][TS]; /* x[a][b] = L(i0 + a, k0 + b) */
+    UNROLL_LOOP
+    for (int a = 0; a < TS; ++a) {
+        UNROLL_LOOP
+        for (int b = 0; b < TS; ++b) x[a][b] = (REAL)(i0 + a == k0 + b ? 1 : 0);
+    }
+#if PT_LV
+    if (vec) {
+        /* lower storage: tile column b is TS consecutive elements; upper: tile row a */
+        UNROLL_LOOP
+        for (int p = 0; p < TS; ++p) {
+            UNROLL_LOOP
+            for (int v = 0; v < PT_NV; ++v) {
+                const RVEC w = *(GLOBAL const RVEC *)(T + v * RVW + (gidx)p * ld);
+                UNROLL_LOOP
+                for (int e = 0; e < RVW; ++e) {
+                    if (up) x[p][v * RVW + e] = rv_get(w, e);
+                    else x[v * RVW + e][p] = rv_get(w, e);
+                }
+            }
+        }
+        if (I == K) {
+            UNROLL_LOOP
+            for (int a = 0; a < TS; ++a) {
+                UNROLL_LOOP
+                for (int b = a + 1; b < TS; ++b) x[a][b] = 0;
+            }
+        }
+    } else
+#endif
+    if (!dead) {
+        UNROLL_LOOP
+        for (int a = 0; a < TS; ++a) {
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b)
+                if (i0 + a < nb && k0 + b <= i0 + a)
+                    x[a][b] = T[gala_lidx(a, b, ld, up)];
+        }
+    }
+    for (int e = t; e < MPG * N; e += WG) nf[e] = 0;
+    LOCAL_BARRIER();
+
+    int ev = 0;
+    LOCAL REAL *cb0 = (LOCAL REAL *)colv + slot * N, *cb1 = cb0 + MPG * N;
+    LOCAL int *fl = nf + slot * N;
+#if PT_LV
+#define PT_PUT(c)                                                                           \
+    UNROLL_LOOP                                                                             \
+    for (int v = 0; v < PT_NV; ++v) {                                                       \
+        RVEC p_;                                                                            \
+        UNROLL_LOOP                                                                         \
+        for (int e = 0; e < RVW; ++e) rv_set(&p_, e, x[v * RVW + e][jj_]);                  \
+        *(LOCAL RVEC *)((c) + i0 + v * RVW) = p_;                                           \
+    }
+#define PT_GET(dst, c, r0)                                                                  \
+    UNROLL_LOOP                                                                             \
+    for (int v = 0; v < PT_NV; ++v) {                                                       \
+        const RVEC g_ = *(LOCAL const RVEC *)((c) + (r0) + v * RVW);                        \
+        UNROLL_LOOP                                                                         \
+        for (int e = 0; e < RVW; ++e) dst[v * RVW + e] = rv_get(g_, e);                     \
+    }
+#else
+#define PT_PUT(c)                                                                           \
+    UNROLL_LOOP                                                                             \
+    for (int a = 0; a < TS; ++a) (c)[i0 + a] = x[a][jj_];
+#define PT_GET(dst, c, r0)                                                                  \
+    UNROLL_LOOP                                                                             \
+    for (int a = 0; a < TS; ++a) dst[a] = (c)[(r0) + a];
+#endif
+    /* column j = TS·J + jj of the matrix (jj a literal) */
+#define PT_COL(jj)                                                                          \
+    {                                                                                       \
+        const int jj_ = (jj), j = TS * J + jj_;                                             \
+        LOCAL REAL *c = (jj_ & 1) ? cb1 : cb0;                                              \
+        if (K == J) {                                                                       \
+            PT_PUT(c)                                                                       \
+            int bad = 0;                                                                    \
+            UNROLL_LOOP                                                                     \
+            for (int a = 0; a < TS; ++a)                                                    \
+                if (I > J || a >= jj_) bad |= !gala_finite(x[a][jj_]);                      \
+            if (bad) fl[j] = 1;                                                             \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+        if (K >= J) {                                                                       \
+            const REAL d = c[j];                                                            \
+            if (ev == 0) {                                                                  \
+                if (fl[j] || !gala_finite(d)) ev = -(j + 1);                                \
+                else if (d <= (REAL)0) ev = j + 1;                                          \
+            }                                                                               \
+            const REAL isd = rsqrt(d), isd2 = isd * isd;                                    \
+            REAL u[TS], w[TS];                                                              \
+            PT_GET(u, c, i0)                                                                \
+            PT_GET(w, c, k0)                                                                \
+            UNROLL_LOOP                                                                     \
+            for (int a = 0; a < TS; ++a) u[a] *= isd2;                                      \
+            if (K == J) {                                                                   \
+                UNROLL_LOOP                                                                 \
+                for (int a = 0; a < TS; ++a)                                                \
+                    x[a][jj_] = I == J && a == jj_ ? d * isd : x[a][jj_] * isd;             \
+                UNROLL_LOOP                                                                 \
+                for (int a = 0; a < TS; ++a) {                                              \
+                    UNROLL_LOOP                                                             \
+                    for (int b = jj_ + 1; b < TS; ++b) x[a][b] -= u[a] * w[b];              \
+                }                                                                           \
+            } else {                                                                        \
+                UNROLL_LOOP                                                                 \
+                for (int a = 0; a < TS; ++a) {                                              \
+                    UNROLL_LOOP                                                             \
+                    for (int b = 0; b < TS; ++b) x[a][b] -= u[a] * w[b];                    \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    }
+    _Pragma("unroll 1") for (int J = 0; J < PT_NT; ++J)
+    {
+        PT_COL(0)
+        PT_COL(1)
+#if TS == 4
+        PT_COL(2)
+        PT_COL(3)
+#endif
+    }
+#undef PT_COL
+#undef PT_PUT
+#undef PT_GET
+
+    if (dead) return;
+    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 : N; /* first column not written */
+#if PT_LV
+    if (vec && I > K && k0 + TS <= stop) {
+        UNROLL_LOOP
+        for (int p = 0; p < TS; ++p) {
+            UNROLL_LOOP
+            for (int v = 0; v < PT_NV; ++v) {
+                RVEC w;
+                UNROLL_LOOP
+                for (int e = 0; e < RVW; ++e)
+                    rv_set(&w, e, up ? x[p][v * RVW + e] : x[v * RVW + e][p]);
+                *(GLOBAL RVEC *)(T + v * RVW + (gidx)p * ld) = w;
+            }
+        }
+    } else
+#endif
+    {
+        UNROLL_LOOP
+        for (int a = 0; a < TS; ++a) {
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b)
+                if (i0 + a < nb && k0 + b <= i0 + a && k0 + b < stop)
+                    T[gala_lidx(a, b, ld, up)] = x[a][b];
+        }
+    }
+    if (qt == PT_NTT - 1) {
         info[io + idx] = ev;
         if (ev != 0) flag[fo] = epoch;
     }

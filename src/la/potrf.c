@@ -5,7 +5,9 @@
  *   n <= potrf.fused_max   one fused launch of potrf_panel: each matrix read once, factored
  *                          in registers, written once (N = smallest power of two >= n);
  *                          for N <= potrf.lane, of potrf_lane (one work-item per matrix);
- *                          for N <= potrf.pair, of potrf_pair (two rows per work-item).
+ *                          for potrf.tile_min <= N <= potrf.tile, of potrf_tile (a tile
+ *                          of L per work-item); for N <= potrf.pair, of potrf_pair (two
+ *                          rows per work-item).
  *   batches, larger n      potrf_scan (NaN/Inf) then right-looking blocked steps of width
  *                          potrf.nb: potrf_panel on the column panel (chunked over rows),
  *                          gemm_upd for the trailing lower triangle.
@@ -61,6 +63,10 @@ typedef struct pf_cfg {
     int lane_ch;   /* its reads in flight per work-item */
     int pair;      /* fused launches of pair_min <= N <= pair (not potrf_lane's): */
     int pair_min;  /* potrf_pair, two rows per work-item */
+    int tile;      /* fused launches of tile_min <= N <= tile (not potrf_lane's): */
+    int tile_min;  /* potrf_tile, a tile_ts × tile_ts tile of L per work-item, */
+    int tile_ts;   /* tile_mpg matrices per work-group */
+    int tile_mpg;
     int psolve;    /* panels with rows below their diagonal block: the block alone (DIAG)
                       then potrf_trsm for the rows below; 0 never, 1 batches (not the
                       BLAS-3 path of one large matrix), 2 always */
@@ -104,6 +110,10 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->lane_ch = clampi(gala_tune(ctx, "potrf.lane_ch", dt, 16), 1, 256);
     c->pair = clampi(gala_tune(ctx, "potrf.pair", dt, 0), 0, 64);
     c->pair_min = clampi(gala_tune(ctx, "potrf.pair_min", dt, 16), 16, 64);
+    c->tile = clampi(gala_tune(ctx, "potrf.tile", dt, 0), 0, 64);
+    c->tile_min = clampi(gala_tune(ctx, "potrf.tile_min", dt, 32), 8, 64);
+    c->tile_ts = gala_tune(ctx, "potrf.tile_ts", dt, 4) == 2 ? 2 : 4;
+    c->tile_mpg = clampi(gala_tune(ctx, "potrf.tile_mpg", dt, 2), 1, 64);
     c->psolve = clampi(gala_tune(ctx, "potrf.psolve", dt, 1), 0, 2);
     c->psolve_wg = la_wg(ctx, gala_tune(ctx, "potrf.psolve_wg", dt, 128), 1);
     c->noscan = 0;
@@ -214,6 +224,41 @@ static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
     return wg >= N && (size_t)wg * per <= cap ? wg : 0;
 }
 
+/* Work-group of potrf_tile at order N with ts×ts tiles: want matrices per group (*mpg,
+ * lowered until the group fits the device), each (N/ts)(N/ts + 1)/2 work-items, rounded up
+ * to a multiple of 32 (whole warps); 0 when one matrix does not fit (or ts does not divide
+ * N: potrf_panel then). */
+static size_t pf_tile_wg(const gala_context *ctx, int N, int ts, int want, int *mpg)
+{
+    long mx = (long)ctx->info.max_work_group_size;
+    if (mx <= 0) mx = 256;
+    const long nt = N / ts, per = nt * (nt + 1) / 2;
+    if (N % ts != 0) return 0;
+    for (int m = want; m >= 1; --m) {
+        const long wg = (m * per + 31) / 32 * 32;
+        if (wg <= mx) {
+            *mpg = m;
+            return (size_t)wg;
+        }
+    }
+    return 0;
+}
+
+/* The potrf_tile program: order N, work-group wg, ts×ts tiles, mpg matrices per group;
+ * potrf.tile_minb: groups per SM the CUDA compiler must fit (an occupancy hint). */
+static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int ts,
+                                  int mpg, gala_kernel **k)
+{
+    gala_program_key key;
+    pf_key_base(ctx, dt, N, wg, &key);
+    gala_key_def(&key, "TILE", 1);
+    gala_key_def(&key, "TS", ts);
+    gala_key_def(&key, "MPG", mpg);
+    const int minb = (int)gala_tune(ctx, "potrf.tile_minb", dt, 0);
+    if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
+    return gala_kernel_get(ctx, &key, "potrf_tile", k);
+}
+
 /* The arguments of a potrf_panel-style launch (cl/potrf.cl PF_PARAMS) on the matrices of
  * la_set t, with up and li in scope: panel at j0 limited by wlim, nch chunks per matrix,
  * mode md, scratch W from slot wo. */
@@ -227,6 +272,7 @@ static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
 
 /* One fused launch: every matrix of s (n <= N) factored by potrf_panel (N work-items per
  * matrix), for N <= potrf.lane by potrf_lane (one work-item per matrix), else for
+ * potrf.tile_min <= N <= potrf.tile by potrf_tile (one ts×ts tile per work-item), else for
  * potrf.pair_min <= N <= potrf.pair by potrf_pair (N/2 work-items per matrix); info
  * written. */
 static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int N,
@@ -234,6 +280,7 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
 {
     gala_kernel *k;
     size_t groups, wgs;
+    int tmpg = 1; /* potrf_tile's matrices per work-group */
     const int lwg = N <= c->lane ? pf_lane_wg(ctx, dt, N, c->lane_wg) : 0;
     if (lwg > 0) {
         int ch = 1; /* reads in flight per work-item: a power of two dividing N·N */
@@ -241,6 +288,10 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
         GALA_TRY(pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, "potrf_lane", &k));
         wgs = (size_t)lwg;
         groups = ((size_t)s->count + wgs - 1) / wgs;
+    } else if (N >= c->tile_min && N <= c->tile &&
+               (wgs = pf_tile_wg(ctx, N, c->tile_ts, c->tile_mpg, &tmpg)) > 0) {
+        GALA_TRY(pf_tile_kernel(ctx, dt, N, (int)wgs, c->tile_ts, tmpg, &k));
+        groups = ((size_t)s->count + (size_t)tmpg - 1) / (size_t)tmpg;
     } else if (N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2) {
         /* two rows per work-item: N/2 work-items per matrix */
         const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);

@@ -83,10 +83,11 @@ static hmat pf_mat(const pf_args *a, int s)
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_potrf[] = {
     K(potrf_panel, "iiiiibliliblibl" "blii" "bl"),
-    /* potrf_lane, potrf_pair: potrf_panel's arguments and fused contract, one matrix at a
-     * time here */
+    /* potrf_lane, potrf_pair, potrf_tile: potrf_panel's arguments and fused contract, one
+     * matrix at a time here */
     {"potrf_lane", "iiiiibliliblibl" "blii" "bl", potrf_panel_f, potrf_panel_d},
     {"potrf_pair", "iiiiibliliblibl" "blii" "bl", potrf_panel_f, potrf_panel_d},
+    {"potrf_tile", "iiiiibliliblibl" "blii" "bl", potrf_panel_f, potrf_panel_d},
     K(potrf_trsm, "iiiiibliliblibl" "blii" "bl" "bl"),
     K(potrf_merge, "iblibl" "blbli"),
     K(potrf_scan, "iiiibliliblibl"),
