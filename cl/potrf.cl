@@ -831,10 +831,13 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
  *    MPG matrices, so early tiles finish together)              updates x -= u·wᵀ / c[j]
  *
  * The diagonal tiles also hold their upper entries (zero on load, updated, never stored or
- * read into the lower ones). Elements beyond a matrix's order are the identity, as in
- * potrf_panel. Events and info are potrf_panel's: a work-item tracks them for the columns
- * up to its own tile column (all it needs to know which of its columns to store); the last
- * tile, whose column is last, writes info. The TS columns of a tile column are written out
+ * read into the lower ones). Elements beyond a matrix's order n are the identity, as in
+ * potrf_panel, and tiles wholly beyond it do nothing (a variable batch's order 33 in a
+ * launch of 64 costs 45 of 136 tiles): the matrix's own tiles read only rows < n, and no
+ * tile of theirs is at or right of a tile column wholly past n.
+ * Events and info are potrf_panel's: a work-item tracks them for the columns up to its own
+ * tile column (all it needs to know which of its columns to store); the diagonal tile
+ * holding row n - 1, which sees every column < n, writes info. The TS columns of a tile column are written out
  * (PT_COL with a literal jj), so register indices stay constants where a compiler keeps the
  * barrier loop over J rolled. Arguments are potrf_panel's (fused mode only).
  * -D TS (2 or 4, dividing N), MPG (matrices per work-group); WG = MPG·tiles, rounded up to
@@ -864,14 +867,16 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
     int nb, ld, idx;
     gidx base;
     pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
-    const int dead = qt >= PT_NTT || nb <= 0;
     int q = qt, K = 0;
-    if (!dead)
+    if (qt < PT_NTT)
         while (q >= PT_NT - K) {
             q -= PT_NT - K;
             ++K;
         }
+    /* no tile, or a tile wholly past the order (the identity, which nothing else reads) */
+    const int dead = qt >= PT_NTT || nb <= 0 || TS * (K + q) >= nb;
     const int I = dead ? -1 : K + q; /* tile (I, K); dead: (-1, -1), never K >= J */
+    const int last = !dead && I == K && I == (nb - 1) / TS; /* tracks every column < n */
     if (dead) K = -1;
     const int i0 = TS * I, k0 = TS * K;
     GLOBAL REAL *T = A + base + (dead ? 0 : gala_lidx(i0, k0, ld, up));
@@ -963,7 +968,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
         LOCAL_BARRIER();                                                                    \
         if (K >= J) {                                                                       \
             const REAL d = c[j];                                                            \
-            if (ev == 0) {                                                                  \
+            if (ev == 0 && j < nb) {                                                        \
                 if (fl[j] || !gala_finite(d)) ev = -(j + 1);                                \
                 else if (d <= (REAL)0) ev = j + 1;                                          \
             }                                                                               \
@@ -1030,7 +1035,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
                     T[gala_lidx(a, b, ld, up)] = x[a][b];
         }
     }
-    if (qt == PT_NTT - 1) {
+    if (last) {
         info[io + idx] = ev;
         if (ev != 0) flag[fo] = epoch;
     }
