@@ -77,8 +77,8 @@
  *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none),
  *                LANE (1: compile potrf_lane), CH (its reads in flight per work-item, a
  *                divisor of N·N), PAIR (1: compile potrf_pair), TRSM (1: compile
- *                potrf_trsm), TILE (1: compile potrf_tile), TS, MPG (its tile size and
- *                matrices per work-group).
+ *                potrf_trsm), TILE (1: compile potrf_tile), TS, MPG, TB (its tile size,
+ *                matrices per work-group and steps).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -840,14 +840,18 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
  * holding row n - 1, which sees every column < n, writes info. The TS columns of a tile column are written out
  * (PT_COL with a literal jj), so register indices stay constants where a compiler keeps the
  * barrier loop over J rolled. Arguments are potrf_panel's (fused mode only).
- * -D TS (2 or 4, dividing N), MPG (matrices per work-group); WG = MPG·tiles, rounded up to
- * a multiple of 32 by the host (work-items past the last tile only join the barriers).
+ * -D TS (2 or 4, dividing N), MPG (matrices per work-group), TB (0: a barrier per column
+ * as above; 1: a block column of TS columns per step, see there); WG = MPG·tiles, rounded
+ * up to a multiple of 32 by the host (work-items past the last tile only join the barriers).
  */
 #ifndef TS
 #define TS 4
 #endif
 #ifndef MPG
 #define MPG 1
+#endif
+#ifndef TB
+#define TB 0
 #endif
 #if N % TS != 0 || (TS != 2 && TS != 4)
 #error "potrf_tile: TS must be 2 or 4 and divide N"
@@ -859,7 +863,13 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 
 PF_KERNEL void potrf_tile(PF_PARAMS)
 {
+#if TB
+    LOCAL_ARRAY RVEC pbv[(MPG * N * TS + RVW - 1) / RVW]; /* block column J as loaded */
+    LOCAL_ARRAY RVEC sbv[(MPG * N * TS + RVW - 1) / RVW]; /* block column J factored */
+    LOCAL_ARRAY int evb[MPG];                              /* events so far, per matrix */
+#else
     LOCAL_ARRAY RVEC colv[(2 * MPG * N + RVW - 1) / RVW]; /* columns j even / odd */
+#endif
     LOCAL_ARRAY int nf[MPG * N];
     const int t = (int)LID(0);
     const int slot = t % MPG, qt = t / MPG;
@@ -926,15 +936,14 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
     LOCAL_BARRIER();
 
     int ev = 0;
-    LOCAL REAL *cb0 = (LOCAL REAL *)colv + slot * N, *cb1 = cb0 + MPG * N;
     LOCAL int *fl = nf + slot * N;
 #if PT_LV
-#define PT_PUT(c)                                                                           \
+#define PT_PUT(c, col)                                                                      \
     UNROLL_LOOP                                                                             \
     for (int v = 0; v < PT_NV; ++v) {                                                       \
         RVEC p_;                                                                            \
         UNROLL_LOOP                                                                         \
-        for (int e = 0; e < RVW; ++e) rv_set(&p_, e, x[v * RVW + e][jj_]);                  \
+        for (int e = 0; e < RVW; ++e) rv_set(&p_, e, x[v * RVW + e][col]);                 \
         *(LOCAL RVEC *)((c) + i0 + v * RVW) = p_;                                           \
     }
 #define PT_GET(dst, c, r0)                                                                  \
@@ -945,20 +954,107 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
         for (int e = 0; e < RVW; ++e) dst[v * RVW + e] = rv_get(g_, e);                     \
     }
 #else
-#define PT_PUT(c)                                                                           \
+#define PT_PUT(c, col)                                                                      \
     UNROLL_LOOP                                                                             \
-    for (int a = 0; a < TS; ++a) (c)[i0 + a] = x[a][jj_];
+    for (int a = 0; a < TS; ++a) (c)[i0 + a] = x[a][col];
 #define PT_GET(dst, c, r0)                                                                  \
     UNROLL_LOOP                                                                             \
     for (int a = 0; a < TS; ++a) dst[a] = (c)[(r0) + a];
 #endif
+#if TB
+    /* block column J of TS columns per step, two barriers:
+     *   1. the tiles (I, J) put their tile as it stands (updated by the block columns < J)
+     *      into pb (column b at pb + b·N) and flag non-finite values of their columns
+     *   2. each of them factors the diagonal block from pb (the same TS pivots in each:
+     *      events as potrf_panel's, per column), solves its rows against it (its tile of
+     *      L), puts that into sb; the diagonal one also puts the events into evb
+     *   3. every tile with K > J: x -= (rows I of sb)·(rows K of sb)ᵀ, TS³ multiply-adds;
+     *      every live tile reads the events
+     * (one barrier per TS columns for the updates, where the column form has TS) */
+    LOCAL REAL *pb = (LOCAL REAL *)pbv + slot * N * TS, *sb = (LOCAL REAL *)sbv + slot * N * TS;
+    _Pragma("unroll 1") for (int J = 0; J < PT_NT; ++J)
+    {
+        if (K == J) {
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b) {
+                PT_PUT(pb + b * N, b)
+                int bad = 0;
+                UNROLL_LOOP
+                for (int a = 0; a < TS; ++a)
+                    if (I > J || a >= b) bad |= !gala_finite(x[a][b]);
+                if (bad) fl[TS * J + b] = 1;
+            }
+        }
+        LOCAL_BARRIER();
+        if (K == J) {
+            REAL D[TS][TS], isd[TS]; /* D[b][a]: column b of the diagonal block, row a */
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b) PT_GET(D[b], pb + b * N, TS * J)
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b) {
+                REAL d = D[b][b];
+                UNROLL_LOOP
+                for (int m = 0; m < b; ++m) d -= D[m][b] * D[m][b];
+                const int j = TS * J + b;
+                if (ev == 0 && j < nb) {
+                    if (fl[j] || !gala_finite(d)) ev = -(j + 1);
+                    else if (d <= (REAL)0) ev = j + 1;
+                }
+                isd[b] = rsqrt(d);
+                D[b][b] = d * isd[b];
+                UNROLL_LOOP
+                for (int a = b + 1; a < TS; ++a) {
+                    REAL v = D[b][a];
+                    UNROLL_LOOP
+                    for (int m = 0; m < b; ++m) v -= D[m][a] * D[m][b];
+                    D[b][a] = v * isd[b];
+                }
+            }
+            /* this tile's rows: x = x·L_JJ⁻ᵀ (for I = J, the factor itself) */
+            UNROLL_LOOP
+            for (int a = 0; a < TS; ++a) {
+                UNROLL_LOOP
+                for (int b = 0; b < TS; ++b) {
+                    REAL v = x[a][b];
+                    UNROLL_LOOP
+                    for (int m = 0; m < b; ++m) v -= x[a][m] * D[m][b];
+                    x[a][b] = v * isd[b];
+                }
+            }
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b) PT_PUT(sb + b * N, b)
+            if (I == J) evb[slot] = ev;
+        }
+        LOCAL_BARRIER();
+        if (K > J) {
+            REAL u[TS][TS], w[TS][TS]; /* u[b][a] = L(i0 + a, TS·J + b), w alike for k0 */
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b) {
+                PT_GET(u[b], sb + b * N, i0)
+                PT_GET(w[b], sb + b * N, k0)
+            }
+            UNROLL_LOOP
+            for (int a = 0; a < TS; ++a) {
+                UNROLL_LOOP
+                for (int c = 0; c < TS; ++c) {
+                    REAL v = x[a][c];
+                    UNROLL_LOOP
+                    for (int b = 0; b < TS; ++b) v -= u[b][a] * w[b][c];
+                    x[a][c] = v;
+                }
+            }
+            ev = evb[slot];
+        }
+    }
+#else
+    LOCAL REAL *cb0 = (LOCAL REAL *)colv + slot * N, *cb1 = cb0 + MPG * N;
     /* column j = TS·J + jj of the matrix (jj a literal) */
 #define PT_COL(jj)                                                                          \
     {                                                                                       \
         const int jj_ = (jj), j = TS * J + jj_;                                             \
         LOCAL REAL *c = (jj_ & 1) ? cb1 : cb0;                                              \
         if (K == J) {                                                                       \
-            PT_PUT(c)                                                                       \
+            PT_PUT(c, jj_)                                                                  \
             int bad = 0;                                                                    \
             UNROLL_LOOP                                                                     \
             for (int a = 0; a < TS; ++a)                                                    \
@@ -1006,6 +1102,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
 #endif
     }
 #undef PT_COL
+#endif
 #undef PT_PUT
 #undef PT_GET
 
