@@ -860,17 +860,32 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 #define PT_NTT (PT_NT * (PT_NT + 1) / 2) /* tiles of the lower triangle */
 #define PT_LV (TS % RVW == 0)            /* tiles read and written as RVEC vectors */
 #define PT_NV (TS / RVW)                 /* RVECs per tile column (PT_LV) */
+/* Local memory per matrix slot is padded by PT_PAD elements: the work-items of one tile in
+ * the MPG matrices of a group sit side by side, and an unpadded slot stride (a multiple of
+ * 128 bytes) put them on the same banks. With 16-byte reads, 8 work-items share a bank
+ * cycle: the padding spreads the slots over the 8 16-byte bank groups. */
+#if MPG == 1
+#define PT_PAD 0
+#elif !PT_LV
+#define PT_PAD 1
+#elif PT_NV >= 2
+#define PT_PAD RVW
+#else
+#define PT_PAD (MPG >= 8 ? RVW : RVW * (8 / MPG))
+#endif
 
 PF_KERNEL void potrf_tile(PF_PARAMS)
 {
 #if TB
-    LOCAL_ARRAY RVEC pbv[(MPG * N * TS + RVW - 1) / RVW]; /* block column J as loaded */
-    LOCAL_ARRAY RVEC sbv[(MPG * N * TS + RVW - 1) / RVW]; /* block column J factored */
-    LOCAL_ARRAY int evb[MPG];                              /* events so far, per matrix */
+#define PT_SS (N * TS + PT_PAD) /* slot stride */
+    LOCAL_ARRAY RVEC pbv[(MPG * PT_SS + RVW - 1) / RVW]; /* block column J as loaded */
+    LOCAL_ARRAY RVEC sbv[(MPG * PT_SS + RVW - 1) / RVW]; /* block column J factored */
+    LOCAL_ARRAY int evb[MPG];                             /* events so far, per matrix */
 #else
-    LOCAL_ARRAY RVEC colv[(2 * MPG * N + RVW - 1) / RVW]; /* columns j even / odd */
+#define PT_SS (N + PT_PAD)
+    LOCAL_ARRAY RVEC colv[(2 * MPG * PT_SS + RVW - 1) / RVW]; /* columns j even / odd */
 #endif
-    LOCAL_ARRAY int nf[MPG * N];
+    LOCAL_ARRAY int nf[MPG * (N + 1)];
     const int t = (int)LID(0);
     const int slot = t % MPG, qt = t / MPG;
     const gidx s = GRP(0) * MPG + slot;
@@ -932,11 +947,11 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
                     x[a][b] = T[gala_lidx(a, b, ld, up)];
         }
     }
-    for (int e = t; e < MPG * N; e += WG) nf[e] = 0;
+    for (int e = t; e < MPG * (N + 1); e += WG) nf[e] = 0;
     LOCAL_BARRIER();
 
     int ev = 0;
-    LOCAL int *fl = nf + slot * N;
+    LOCAL int *fl = nf + slot * (N + 1);
 #if PT_LV
 #define PT_PUT(c, col)                                                                      \
     UNROLL_LOOP                                                                             \
@@ -971,7 +986,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
      *   3. every tile with K > J: x -= (rows I of sb)·(rows K of sb)ᵀ, TS³ multiply-adds;
      *      every live tile reads the events
      * (one barrier per TS columns for the updates, where the column form has TS) */
-    LOCAL REAL *pb = (LOCAL REAL *)pbv + slot * N * TS, *sb = (LOCAL REAL *)sbv + slot * N * TS;
+    LOCAL REAL *pb = (LOCAL REAL *)pbv + slot * PT_SS, *sb = (LOCAL REAL *)sbv + slot * PT_SS;
     _Pragma("unroll 1") for (int J = 0; J < PT_NT; ++J)
     {
         if (K == J) {
@@ -1047,7 +1062,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
         }
     }
 #else
-    LOCAL REAL *cb0 = (LOCAL REAL *)colv + slot * N, *cb1 = cb0 + MPG * N;
+    LOCAL REAL *cb0 = (LOCAL REAL *)colv + slot * PT_SS, *cb1 = cb0 + MPG * PT_SS;
     /* column j = TS·J + jj of the matrix (jj a literal) */
 #define PT_COL(jj)                                                                          \
     {                                                                                       \
@@ -1105,6 +1120,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
 #endif
 #undef PT_PUT
 #undef PT_GET
+#undef PT_SS
 
     if (dead) return;
     const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 : N; /* first column not written */
