@@ -72,6 +72,7 @@ typedef struct cl_state {
     long xgemm[2][GALA_XGEMM_PARAMS]; /* CLBlast Xgemm parameters set for float / double
                                          (clblast.c); all 0: none set */
     long xgemm_tried[2][GALA_XGEMM_PARAMS]; /* the last ones offered, applied or not */
+    int nv_regs; /* cl_nv_compiler_options: -cl-nv-maxrregcount (for -D MINB, below) */
 } cl_state;
 
 #define ST(ctx) ((cl_state *)(ctx)->impl)
@@ -243,6 +244,15 @@ static gala_status ocl_open(gala_context *ctx, const gala_context_options *o, co
     fill_info(ctx, fp, fd);
     snprintf(st->id, sizeof st->id, "%s|%s|%s|%s", ctx->info.platform_name, ctx->info.device_name,
              ctx->info.driver_version, ctx->info.device_version);
+    size_t xl = 0;
+    if (clGetDeviceInfo(fd, CL_DEVICE_EXTENSIONS, 0, NULL, &xl) == CL_SUCCESS && xl > 0) {
+        char *x = gala_malloc(xl + 1);
+        if (x && clGetDeviceInfo(fd, CL_DEVICE_EXTENSIONS, xl, x, NULL) == CL_SUCCESS) {
+            x[xl] = 0;
+            st->nv_regs = strstr(x, "cl_nv_compiler_options") != NULL;
+        }
+        gala_free(x);
+    }
     return GALA_OK;
 }
 
@@ -409,10 +419,30 @@ static gala_status build_log(gala_context *ctx, cl_program prog, const char *wha
     return GALA_ERR_KERNEL_BUILD;
 }
 
+/* -D MINB (work-groups per SM, the CUDA kernels' __launch_bounds__ minimum; KERNEL_MINB in
+ * cl/common.clh) as a register cap on NVIDIA's OpenCL, which has no launch bounds: 64K
+ * registers over MINB groups of WG work-items (whole warps), in steps of 8. 0: none. */
+static int nv_reg_cap(const cl_state *st, const gala_program_key *key)
+{
+    long wg = 0, minb = 0;
+    for (int i = 0; i < key->ndefs; ++i) {
+        if (!strcmp(key->defs[i].name, "WG")) wg = (long)key->defs[i].value;
+        if (!strcmp(key->defs[i].name, "MINB")) minb = (long)key->defs[i].value;
+    }
+    if (!st->nv_regs || wg <= 0 || minb <= 0) return 0;
+    long r = 65536 / (((wg + 31) / 32 * 32) * minb) / 8 * 8;
+    return r < 32 ? 32 : r > 255 ? 255 : (int)r;
+}
+
 static gala_status ocl_build(gala_context *ctx, const gala_program_key *key, const char *source,
                              const char *options, void **out, int *from_cache)
 {
     cl_state *st = ST(ctx);
+    char capped[1024];
+    const int regs = nv_reg_cap(st, key);
+    if (regs > 0 && (size_t)snprintf(capped, sizeof capped, "%s -cl-nv-maxrregcount=%d",
+                                     options, regs) < sizeof capped)
+        options = capped;
     cl_int e;
     size_t id_len = 0;
     char *id = program_id(st, options, source, &id_len);
