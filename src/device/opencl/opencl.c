@@ -72,7 +72,6 @@ typedef struct cl_state {
     long xgemm[2][GALA_XGEMM_PARAMS]; /* CLBlast Xgemm parameters set for float / double
                                          (clblast.c); all 0: none set */
     long xgemm_tried[2][GALA_XGEMM_PARAMS]; /* the last ones offered, applied or not */
-    int nv_regs; /* cl_nv_compiler_options: -cl-nv-maxrregcount (for -D MINB, below) */
 } cl_state;
 
 #define ST(ctx) ((cl_state *)(ctx)->impl)
@@ -244,15 +243,6 @@ static gala_status ocl_open(gala_context *ctx, const gala_context_options *o, co
     fill_info(ctx, fp, fd);
     snprintf(st->id, sizeof st->id, "%s|%s|%s|%s", ctx->info.platform_name, ctx->info.device_name,
              ctx->info.driver_version, ctx->info.device_version);
-    size_t xl = 0;
-    if (clGetDeviceInfo(fd, CL_DEVICE_EXTENSIONS, 0, NULL, &xl) == CL_SUCCESS && xl > 0) {
-        char *x = gala_malloc(xl + 1);
-        if (x && clGetDeviceInfo(fd, CL_DEVICE_EXTENSIONS, xl, x, NULL) == CL_SUCCESS) {
-            x[xl] = 0;
-            st->nv_regs = strstr(x, "cl_nv_compiler_options") != NULL;
-        }
-        gala_free(x);
-    }
     return GALA_OK;
 }
 
@@ -419,30 +409,99 @@ static gala_status build_log(gala_context *ctx, cl_program prog, const char *wha
     return GALA_ERR_KERNEL_BUILD;
 }
 
-/* -D MINB (work-groups per SM, the CUDA kernels' __launch_bounds__ minimum; KERNEL_MINB in
- * cl/common.clh) as a register cap on NVIDIA's OpenCL, which has no launch bounds: 64K
- * registers over MINB groups of WG work-items (whole warps), in steps of 8. 0: none. */
-static int nv_reg_cap(const cl_state *st, const gala_program_key *key)
+/* -D MINB of a program key (work-groups per SM: the CUDA kernels' __launch_bounds__
+ * minimum, KERNEL_MINB in cl/common.clh), 0 for none. */
+static int key_minb(const gala_program_key *key)
 {
-    long wg = 0, minb = 0;
-    for (int i = 0; i < key->ndefs; ++i) {
-        if (!strcmp(key->defs[i].name, "WG")) wg = (long)key->defs[i].value;
-        if (!strcmp(key->defs[i].name, "MINB")) minb = (long)key->defs[i].value;
+    for (int i = 0; i < key->ndefs; ++i)
+        if (!strcmp(key->defs[i].name, "MINB"))
+            return key->defs[i].value > 0 && key->defs[i].value <= 32 ? (int)key->defs[i].value
+                                                                      : 0;
+    return 0;
+}
+
+/* NVIDIA's OpenCL has no launch bounds, and ignores -cl-nv-maxrregcount (run V5: the same
+ * 78 registers and time with it), but its program binaries are PTX, where the bounds are
+ * directives the driver's compiler honours: .reqntid (from reqd_work_group_size, which
+ * KERNEL_MINB sets) with .minnctapersm is CUDA's __launch_bounds__(WG, MINB). Returns
+ * ptx with ".minnctapersm minb" put before the body of every entry that has a .reqntid and
+ * no .minnctapersm (NULL: none to add, not PTX, or no memory; the caller frees it). */
+char *gala_opencl_ptx_min_ctas(const char *ptx, size_t len, int minb)
+{
+    if (len < 16 || !strstr(ptx, ".version") || !strstr(ptx, ".entry")) return NULL;
+    int entries = 0;
+    for (const char *e = strstr(ptx, ".entry"); e; e = strstr(e + 6, ".entry")) ++entries;
+    char *out = gala_malloc(len + (size_t)entries * 32 + 1);
+    if (!out) return NULL;
+    size_t o = 0, from = 0;
+    int added = 0;
+    for (const char *e = strstr(ptx, ".entry"); e; e = strstr(e + 6, ".entry")) {
+        const char *body = strchr(e, '{');
+        if (!body) break;
+        const char *next = strstr(e + 6, ".entry");
+        int has_req = 0, has_min = 0;
+        for (const char *d = e; d < body; ++d) {
+            if (!strncmp(d, ".reqntid", 8)) has_req = 1;
+            if (!strncmp(d, ".minnctapersm", 13)) has_min = 1;
+        }
+        if (next && next < body) continue; /* a declaration without a body */
+        if (!has_req || has_min) continue;
+        const size_t at = (size_t)(body - ptx);
+        memcpy(out + o, ptx + from, at - from);
+        o += at - from;
+        o += (size_t)snprintf(out + o, 32, ".minnctapersm %d\n", minb);
+        from = at;
+        ++added;
     }
-    if (!st->nv_regs || wg <= 0 || minb <= 0) return 0;
-    long r = 65536 / (((wg + 31) / 32 * 32) * minb) / 8 * 8;
-    return r < 32 ? 32 : r > 255 ? 255 : (int)r;
+    if (!added) {
+        gala_free(out);
+        return NULL;
+    }
+    memcpy(out + o, ptx + from, len - from);
+    out[o + len - from] = 0;
+    return out;
+}
+
+/* The program p built from source again from its PTX with the MINB directive (above);
+ * returns the new program, or p itself when there is nothing to add or the rebuild fails
+ * (the kernels then simply run without the bound). */
+static cl_program with_min_ctas(const cl_state *st, cl_program p, const char *options, int minb)
+{
+    size_t bsz = 0;
+    if (minb <= 0 || clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bsz, &bsz, NULL) !=
+                         CL_SUCCESS || bsz == 0)
+        return p;
+    unsigned char *b = gala_malloc(bsz + 1);
+    if (!b || clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof b, &b, NULL) != CL_SUCCESS) {
+        gala_free(b);
+        return p;
+    }
+    b[bsz] = 0;
+    size_t len = strnlen((const char *)b, bsz);
+    char *ptx = gala_opencl_ptx_min_ctas((const char *)b, len, minb);
+    gala_free(b);
+    if (!ptx) return p;
+    const size_t n = strlen(ptx) + 1;
+    const unsigned char *pb = (const unsigned char *)ptx;
+    cl_int bst, e;
+    cl_program q = clCreateProgramWithBinary(st->context, 1, &st->device, &n, &pb, &bst, &e);
+    gala_free(ptx);
+    if (e != CL_SUCCESS || bst != CL_SUCCESS) {
+        if (e == CL_SUCCESS) clReleaseProgram(q);
+        return p;
+    }
+    if (clBuildProgram(q, 1, &st->device, options, NULL, NULL) != CL_SUCCESS) {
+        clReleaseProgram(q);
+        return p;
+    }
+    clReleaseProgram(p);
+    return q;
 }
 
 static gala_status ocl_build(gala_context *ctx, const gala_program_key *key, const char *source,
                              const char *options, void **out, int *from_cache)
 {
     cl_state *st = ST(ctx);
-    char capped[1024];
-    const int regs = nv_reg_cap(st, key);
-    if (regs > 0 && (size_t)snprintf(capped, sizeof capped, "%s -cl-nv-maxrregcount=%d",
-                                     options, regs) < sizeof capped)
-        options = capped;
     cl_int e;
     size_t id_len = 0;
     char *id = program_id(st, options, source, &id_len);
@@ -482,6 +541,7 @@ static gala_status ocl_build(gala_context *ctx, const gala_program_key *key, con
         gala_free(id);
         return s;
     }
+    p = with_min_ctas(st, p, options, key_minb(key));
     size_t bsz = 0;
     if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bsz, &bsz, NULL) == CL_SUCCESS && bsz) {
         unsigned char *b = gala_malloc(bsz);

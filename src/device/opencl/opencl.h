@@ -14,4 +14,11 @@ GALA_INTERNAL void *gala_opencl_device(struct gala_context *ctx);
 #define GALA_XGEMM_PARAMS 16
 GALA_INTERNAL long *gala_opencl_xgemm_set(struct gala_context *ctx, gala_dtype dt, int tried);
 
+/** ptx (len bytes of NVIDIA PTX text) with ".minnctapersm minb" put before the body of
+ *  every .entry that has a .reqntid and no .minnctapersm yet: CUDA's __launch_bounds__(WG,
+ *  minb) for NVIDIA's OpenCL, which has none (opencl.c). NULL when there is nothing to add,
+ *  the text is not PTX, or no memory; else a NUL-terminated copy the caller frees with
+ *  gala_free. */
+GALA_INTERNAL char *gala_opencl_ptx_min_ctas(const char *ptx, size_t len, int minb);
+
 #endif
