@@ -841,7 +841,7 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
  * (PT_COL with a literal jj), so register indices stay constants where a compiler keeps the
  * barrier loop over J rolled. Arguments are potrf_panel's (fused mode only).
  * -D TS (2 or 4, dividing N), MPG (matrices per work-group), TB (0: a barrier per column
- * as above; 1 / 2: a block column of TS columns per step, see there); WG = MPG·tiles, rounded
+ * as above; 1: a block column of TS columns per step, see there); WG = MPG·tiles, rounded
  * up to a multiple of 32 by the host (work-items past the last tile only join the barriers).
  */
 #ifndef TS
@@ -876,13 +876,7 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 
 PF_KERNEL void potrf_tile(PF_PARAMS)
 {
-#if TB == 2
-#define PT_SS (N * TS + PT_PAD) /* slot stride */
-    LOCAL_ARRAY RVEC sbv[(2 * MPG * PT_SS + RVW - 1) / RVW]; /* block column J factored,
-                                                                 J even / odd */
-    LOCAL_ARRAY RVEC ibv[(MPG * TS + RVW - 1) / RVW];         /* 1 / L(j, j) of block J */
-    LOCAL_ARRAY int evb[MPG];                                  /* events so far */
-#elif TB
+#if TB
 #define PT_SS (N * TS + PT_PAD) /* slot stride */
     LOCAL_ARRAY RVEC pbv[(MPG * PT_SS + RVW - 1) / RVW]; /* block column J as loaded */
     LOCAL_ARRAY RVEC sbv[(MPG * PT_SS + RVW - 1) / RVW]; /* block column J factored */
@@ -982,109 +976,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
     UNROLL_LOOP                                                                             \
     for (int a = 0; a < TS; ++a) dst[a] = (c)[(r0) + a];
 #endif
-#if TB == 2
-    /* block column J of TS columns per step, two barriers, the diagonal block factored once:
-     *   1. (in the same phase as the updates of step J - 1) the tiles (I, J) flag
-     *      non-finite values of their columns; the diagonal tile (J, J), once updated,
-     *      factors itself in registers and puts L_JJ into sb (J's buffer) and the
-     *      reciprocal pivots into ib
-     *   2. the tiles (I > J, J) solve their rows against L_JJ (their tile of L) into sb;
-     *      the diagonal tile turns its pivots and the flags into the events (evb)
-     *   3. every tile with K > J: x -= (rows I of sb)·(rows K of sb)ᵀ; every live tile
-     *      reads the events */
-    LOCAL REAL *ib = (LOCAL REAL *)ibv + slot * TS;
-    REAL dv[TS]; /* the diagonal tile's pivots of its block (step J) */
-    UNROLL_LOOP
-    for (int b = 0; b < TS; ++b) dv[b] = 1;
-    _Pragma("unroll 1") for (int J = 0; J < PT_NT; ++J)
-    {
-        LOCAL REAL *sb = (LOCAL REAL *)sbv + ((J & 1) * MPG + slot) * PT_SS;
-        if (K == J) {
-            UNROLL_LOOP
-            for (int b = 0; b < TS; ++b) {
-                int bad = 0;
-                UNROLL_LOOP
-                for (int a = 0; a < TS; ++a)
-                    if (I > J || a >= b) bad |= !gala_finite(x[a][b]);
-                if (bad) fl[TS * J + b] = 1;
-            }
-            if (I == J) {
-                REAL is[TS];
-                UNROLL_LOOP
-                for (int b = 0; b < TS; ++b) {
-                    REAL d = x[b][b];
-                    UNROLL_LOOP
-                    for (int m = 0; m < b; ++m) d -= x[b][m] * x[b][m];
-                    dv[b] = d;
-                    is[b] = rsqrt(d);
-                    x[b][b] = d * is[b];
-                    UNROLL_LOOP
-                    for (int a = b + 1; a < TS; ++a) {
-                        REAL v = x[a][b];
-                        UNROLL_LOOP
-                        for (int m = 0; m < b; ++m) v -= x[a][m] * x[b][m];
-                        x[a][b] = v * is[b];
-                    }
-                }
-                UNROLL_LOOP
-                for (int b = 0; b < TS; ++b) PT_PUT(sb + b * N, b)
-                UNROLL_LOOP
-                for (int b = 0; b < TS; ++b) ib[b] = is[b];
-            }
-        }
-        LOCAL_BARRIER();
-        if (K == J) {
-            if (I == J) {
-                UNROLL_LOOP
-                for (int b = 0; b < TS; ++b) {
-                    const int j = TS * J + b;
-                    if (ev == 0 && j < nb) {
-                        if (fl[j] || !gala_finite(dv[b])) ev = -(j + 1);
-                        else if (dv[b] <= (REAL)0) ev = j + 1;
-                    }
-                }
-                evb[slot] = ev;
-            } else {
-                REAL D[TS][TS], is[TS]; /* D[b][a] = L(TS·J + a, TS·J + b) */
-                UNROLL_LOOP
-                for (int b = 0; b < TS; ++b) PT_GET(D[b], sb + b * N, TS * J)
-                PT_GET(is, ib, 0)
-                UNROLL_LOOP
-                for (int a = 0; a < TS; ++a) {
-                    UNROLL_LOOP
-                    for (int b = 0; b < TS; ++b) {
-                        REAL v = x[a][b];
-                        UNROLL_LOOP
-                        for (int m = 0; m < b; ++m) v -= x[a][m] * D[m][b];
-                        x[a][b] = v * is[b];
-                    }
-                }
-                UNROLL_LOOP
-                for (int b = 0; b < TS; ++b) PT_PUT(sb + b * N, b)
-            }
-        }
-        LOCAL_BARRIER();
-        if (K >= J) ev = evb[slot];
-        if (K > J) {
-            REAL u[TS][TS], w[TS][TS]; /* u[b][a] = L(i0 + a, TS·J + b), w alike for k0 */
-            UNROLL_LOOP
-            for (int b = 0; b < TS; ++b) {
-                PT_GET(u[b], sb + b * N, i0)
-                PT_GET(w[b], sb + b * N, k0)
-            }
-            UNROLL_LOOP
-            for (int a = 0; a < TS; ++a) {
-                UNROLL_LOOP
-                for (int c = 0; c < TS; ++c) {
-                    REAL v = x[a][c];
-                    UNROLL_LOOP
-                    for (int b = 0; b < TS; ++b) v -= u[b][a] * w[b][c];
-                    x[a][c] = v;
-                }
-            }
-        }
-    }
-#elif TB
+#if TB
     /* block column J of TS columns per step, two barriers:
      *   1. the tiles (I, J) put their tile as it stands (updated by the block columns < J)
      *      into pb (column b at pb + b·N) and flag non-finite values of their columns

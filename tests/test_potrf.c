@@ -733,10 +733,6 @@ START_TEST(potrf_fused_forms)
          "potrf.tile_minb=2,la.min_bucket=8,potrf.p32_min=0", 64},
         {"potrf.tile=64,potrf.tile_min=8,potrf.tile_tb=1,potrf.tile_mpg=4,potrf.tile_minb=3,"
          "la.min_bucket=8,potrf.p32_min=0", 64},
-        {"potrf.tile=64,potrf.tile_min=8,potrf.tile_tb=2,potrf.tile_mpg=2,potrf.tile_minb=4,"
-         "la.min_bucket=8,potrf.p32_min=0", 64},
-        {"potrf.tile=64,potrf.tile_min=8,potrf.tile_tb=2,potrf.tile_ts=2,potrf.tile_mpg=3,"
-         "la.min_bucket=8,potrf.p32_min=0", 64},
     };
     const int nforms = (int)(sizeof forms / sizeof forms[0]);
     for (int t = 0; t < nforms; ++t) {
