@@ -77,8 +77,8 @@
  *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none),
  *                LANE (1: compile potrf_lane), CH (its reads in flight per work-item, a
  *                divisor of N·N), PAIR (1: compile potrf_pair), TRSM (1: compile
- *                potrf_trsm), TILE (1: compile potrf_tile), TS, MPG, TB (its tile size,
- *                matrices per work-group and steps).
+ *                potrf_trsm), TILE (1: compile potrf_tile), TS, MPG (its tile size and
+ *                matrices per work-group).
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -813,45 +813,43 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 #if defined(TILE) && TILE
 /*
  * potrf_tile: fused launches of order n <= N (potrf.tile) with the lower triangle of L cut
- * into TS×TS tiles, one tile per work-item, held in registers. Against potrf_panel (one row
- * per work-item, N multiply-adds per column whether the row has that many entries or not):
- * a work-item only holds entries of the triangle, reads the pivot column by TS-wide vectors
- * and does TS·TS multiply-adds per read; work-items whose tile column is finished stop
- * computing, and the tile order puts them in the same warps, so whole warps go idle.
+ * into TS×TS tiles, one tile per work-item, held in registers, factored right-looking a
+ * block column of TS columns per step. Against potrf_panel (one row per work-item, one
+ * barrier and one pivot chain per column, N multiply-adds per column whether the row has
+ * that many entries or not): a work-item holds only entries of the triangle, a step costs
+ * two barriers for TS columns, the update is a rank-TS product (TS³ multiply-adds from 2·TS
+ * vector reads), and work-items whose tile column is finished stop computing; the tile
+ * order puts them in the same warps, so whole warps go idle.
  *
- *      tiles of one matrix (N = 16, TS = 4: 10 tiles)      column j, tile column J = j / TS:
+ *      tiles of one matrix (N = 16, TS = 4: 10 tiles)      step J (block column J):
  *        K=0 K=1 K=2 K=3                                    1. the tiles (I, J) put their
- *      [ 0  .   .   .  ]  I=0    q = tile index,               column j in local memory
- *      [ 1  4   .   .  ]  I=1    column-major over             (one barrier)
- *      [ 2  5   7   .  ]  I=2    the tile triangle          2. every tile with K >= J reads
- *      [ 3  6   8   9  ]  I=3                                  the pivot c[j], its rows'
- *                                                                c[TS·I ..] and its columns'
- *    work-item t: matrix slot t % MPG, tile q = t / MPG         c[TS·K ..]; (I, J) scales
- *    (tile-major: one warp holds the same few tiles of          its column j, and every one
- *    MPG matrices, so early tiles finish together)              updates x -= u·wᵀ / c[j]
+ *      [ 0  .   .   .  ]  I=0    q = tile index,               tile into pb and flag
+ *      [ 1  4   .   .  ]  I=1    column-major over             non-finite values (barrier)
+ *      [ 2  5   7   .  ]  I=2    the tile triangle          2. each of them factors the
+ *      [ 3  6   8   9  ]  I=3                                  diagonal block from pb, solves
+ *                                                               its rows, puts them in sb
+ *    work-item t: matrix slot t % MPG, tile q = t / MPG         (barrier)
+ *    (tile-major: one warp holds the same few tiles of      3. every tile (I, K > J):
+ *    MPG matrices, so early tiles finish together)             x -= sb[rows I]·sb[rows K]ᵀ
  *
  * The diagonal tiles also hold their upper entries (zero on load, updated, never stored or
  * read into the lower ones). Elements beyond a matrix's order n are the identity, as in
  * potrf_panel, and tiles wholly beyond it do nothing (a variable batch's order 33 in a
  * launch of 64 costs 45 of 136 tiles): the matrix's own tiles read only rows < n, and no
- * tile of theirs is at or right of a tile column wholly past n.
- * Events and info are potrf_panel's: a work-item tracks them for the columns up to its own
- * tile column (all it needs to know which of its columns to store); the diagonal tile
- * holding row n - 1, which sees every column < n, writes info. The TS columns of a tile column are written out
- * (PT_COL with a literal jj), so register indices stay constants where a compiler keeps the
- * barrier loop over J rolled. Arguments are potrf_panel's (fused mode only).
- * -D TS (2 or 4, dividing N), MPG (matrices per work-group), TB (0: a barrier per column
- * as above; 1: a block column of TS columns per step, see there); WG = MPG·tiles, rounded
- * up to a multiple of 32 by the host (work-items past the last tile only join the barriers).
+ * tile of theirs is at or right of a tile column wholly past n. Events and info are
+ * potrf_panel's, per column (the flags from step 1, the pivots from step 2); the tiles of
+ * a block column all find the same ones, the diagonal tile publishes them in evb for the
+ * rest, and the diagonal tile holding row n - 1, which sees every column < n, writes
+ * info. Arguments are potrf_panel's (fused mode only).
+ * -D TS (2 or 4, dividing N), MPG (matrices per work-group; WG = MPG·tiles rounded up to a
+ * multiple of 32 by the host: work-items past the last tile only join the barriers), MINB
+ * (groups per SM: the register budget, which sets the speed here; see potrf.tile_minb).
  */
 #ifndef TS
 #define TS 4
 #endif
 #ifndef MPG
 #define MPG 1
-#endif
-#ifndef TB
-#define TB 0
 #endif
 #if N % TS != 0 || (TS != 2 && TS != 4)
 #error "potrf_tile: TS must be 2 or 4 and divide N"
@@ -876,15 +874,10 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 
 PF_KERNEL void potrf_tile(PF_PARAMS)
 {
-#if TB
 #define PT_SS (N * TS + PT_PAD) /* slot stride */
     LOCAL_ARRAY RVEC pbv[(MPG * PT_SS + RVW - 1) / RVW]; /* block column J as loaded */
     LOCAL_ARRAY RVEC sbv[(MPG * PT_SS + RVW - 1) / RVW]; /* block column J factored */
     LOCAL_ARRAY int evb[MPG];                             /* events so far, per matrix */
-#else
-#define PT_SS (N + PT_PAD)
-    LOCAL_ARRAY RVEC colv[(2 * MPG * PT_SS + RVW - 1) / RVW]; /* columns j even / odd */
-#endif
     LOCAL_ARRAY int nf[MPG * (N + 1)];
     const int t = (int)LID(0);
     const int slot = t % MPG, qt = t / MPG;
@@ -976,16 +969,17 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
     UNROLL_LOOP                                                                             \
     for (int a = 0; a < TS; ++a) dst[a] = (c)[(r0) + a];
 #endif
-#if TB
     /* block column J of TS columns per step, two barriers:
      *   1. the tiles (I, J) put their tile as it stands (updated by the block columns < J)
      *      into pb (column b at pb + b·N) and flag non-finite values of their columns
      *   2. each of them factors the diagonal block from pb (the same TS pivots in each:
      *      events as potrf_panel's, per column), solves its rows against it (its tile of
      *      L), puts that into sb; the diagonal one also puts the events into evb
-     *   3. every tile with K > J: x -= (rows I of sb)·(rows K of sb)ᵀ, TS³ multiply-adds;
-     *      every live tile reads the events
-     * (one barrier per TS columns for the updates, where the column form has TS) */
+     *   3. every tile with K > J: x -= (rows I of sb)·(rows K of sb)ᵀ, TS³ multiply-adds,
+     *      and reads the events
+     * Factoring the diagonal block once, by its own work-item before the first barrier,
+     * was slower on the H200 (V6: 0.375 against 0.319 ms, float n = 64, CUDA): it put a
+     * serial chain behind that tile's own update. */
     LOCAL REAL *pb = (LOCAL REAL *)pbv + slot * PT_SS, *sb = (LOCAL REAL *)sbv + slot * PT_SS;
     _Pragma("unroll 1") for (int J = 0; J < PT_NT; ++J)
     {
@@ -1061,63 +1055,6 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
             ev = evb[slot];
         }
     }
-#else
-    LOCAL REAL *cb0 = (LOCAL REAL *)colv + slot * PT_SS, *cb1 = cb0 + MPG * PT_SS;
-    /* column j = TS·J + jj of the matrix (jj a literal) */
-#define PT_COL(jj)                                                                          \
-    {                                                                                       \
-        const int jj_ = (jj), j = TS * J + jj_;                                             \
-        LOCAL REAL *c = (jj_ & 1) ? cb1 : cb0;                                              \
-        if (K == J) {                                                                       \
-            PT_PUT(c, jj_)                                                                  \
-            int bad = 0;                                                                    \
-            UNROLL_LOOP                                                                     \
-            for (int a = 0; a < TS; ++a)                                                    \
-                if (I > J || a >= jj_) bad |= !gala_finite(x[a][jj_]);                      \
-            if (bad) fl[j] = 1;                                                             \
-        }                                                                                   \
-        LOCAL_BARRIER();                                                                    \
-        if (K >= J) {                                                                       \
-            const REAL d = c[j];                                                            \
-            if (ev == 0 && j < nb) {                                                        \
-                if (fl[j] || !gala_finite(d)) ev = -(j + 1);                                \
-                else if (d <= (REAL)0) ev = j + 1;                                          \
-            }                                                                               \
-            const REAL isd = rsqrt(d), isd2 = isd * isd;                                    \
-            REAL u[TS], w[TS];                                                              \
-            PT_GET(u, c, i0)                                                                \
-            PT_GET(w, c, k0)                                                                \
-            UNROLL_LOOP                                                                     \
-            for (int a = 0; a < TS; ++a) u[a] *= isd2;                                      \
-            if (K == J) {                                                                   \
-                UNROLL_LOOP                                                                 \
-                for (int a = 0; a < TS; ++a)                                                \
-                    x[a][jj_] = I == J && a == jj_ ? d * isd : x[a][jj_] * isd;             \
-                UNROLL_LOOP                                                                 \
-                for (int a = 0; a < TS; ++a) {                                              \
-                    UNROLL_LOOP                                                             \
-                    for (int b = jj_ + 1; b < TS; ++b) x[a][b] -= u[a] * w[b];              \
-                }                                                                           \
-            } else {                                                                        \
-                UNROLL_LOOP                                                                 \
-                for (int a = 0; a < TS; ++a) {                                              \
-                    UNROLL_LOOP                                                             \
-                    for (int b = 0; b < TS; ++b) x[a][b] -= u[a] * w[b];                    \
-                }                                                                           \
-            }                                                                               \
-        }                                                                                   \
-    }
-    _Pragma("unroll 1") for (int J = 0; J < PT_NT; ++J)
-    {
-        PT_COL(0)
-        PT_COL(1)
-#if TS == 4
-        PT_COL(2)
-        PT_COL(3)
-#endif
-    }
-#undef PT_COL
-#endif
 #undef PT_PUT
 #undef PT_GET
 #undef PT_SS

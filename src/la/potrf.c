@@ -245,7 +245,6 @@ static size_t pf_tile_wg(const gala_context *ctx, int N, int ts, int want, int *
 }
 
 /* The potrf_tile program: order N, work-group wg, ts×ts tiles, mpg matrices per group;
- * potrf.tile_tb: a block column of ts columns per step (TB) instead of one column;
  * potrf.tile_minb: groups per SM the CUDA compiler must fit (an occupancy hint). */
 static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int ts,
                                   int mpg, gala_kernel **k)
@@ -255,7 +254,6 @@ static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int w
     gala_key_def(&key, "TILE", 1);
     gala_key_def(&key, "TS", ts);
     gala_key_def(&key, "MPG", mpg);
-    if (gala_tune(ctx, "potrf.tile_tb", dt, 0) != 0) gala_key_def(&key, "TB", 1);
     const int minb = (int)gala_tune(ctx, "potrf.tile_minb", dt, 0);
     if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
     return gala_kernel_get(ctx, &key, "potrf_tile", k);
