@@ -119,6 +119,31 @@
 {"potrf.pair_min", GALA_BACKEND_CUDA, NULL, NULL, 0, 32},
 {"potrf.pair", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
 {"potrf.pair_min", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
+/* potrf.tile: fused launches of register rows potrf.tile_min <= N <= potrf.tile that
+ * potrf_lane does not take use potrf_tile (a potrf.tile_ts square tile of L per work-item,
+ * potrf.tile_mpg matrices per work-group) instead of potrf_pair / potrf_panel; 0 = none.
+ * potrf.tile_minb: work-groups per SM the compiler must fit (CUDA __launch_bounds__; on
+ * NVIDIA's OpenCL .minnctapersm in the PTX): the register budget sets this kernel's speed.
+ * H200, 2026-11-23 (runs V4-V6, b = 20000, medians of 10, sync, ms): float n = 64 CUDA
+ * 0.435-0.445 -> 0.319-0.321 (tiles of 4, 2 matrices, minb 4: 56 registers), NVIDIA OpenCL
+ * 0.433-0.449 -> 0.388-0.395; minb 3 / 5 and 1 / 3 / 4 matrices per group were slower, so
+ * was a barrier per column instead of per block column (V2: no faster than potrf_panel).
+ * Double n = 64 (minb 2): fused potrf_panel 1.15-1.19 -> 0.68 (CUDA) / 0.75 (OpenCL);
+ * strided batches of at least potrf.p32_min keep the two panels (0.63-0.65). Order 32
+ * keeps potrf_pair (tiles: 0.21 against 0.16 on CUDA). */
+{"potrf.tile", 0, NULL, NULL, 0, 0},
+{"potrf.tile_min", 0, NULL, NULL, 0, 32},
+{"potrf.tile_ts", 0, NULL, NULL, 0, 4},
+{"potrf.tile_mpg", 0, NULL, NULL, 0, 2},
+{"potrf.tile_minb", 0, NULL, NULL, 0, 0},
+{"potrf.tile", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
+{"potrf.tile_min", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
+{"potrf.tile_minb", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_FLOAT, 4},
+{"potrf.tile_minb", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_DOUBLE, 2},
+{"potrf.tile", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 64},
+{"potrf.tile_min", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 64},
+{"potrf.tile_minb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 4},
+{"potrf.tile_minb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 2},
 /* potrf.select (-D SEL of potrf_panel): read and write the register row by selects with
  * constant indices, for register rows of N <= potrf.select_max. H200, 2026-11-22: NVIDIA's
  * OpenCL 2-3.3x faster with it at every N (batched n = 32 double 1.765 -> 0.538 ms; n = 128
