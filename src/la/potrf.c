@@ -225,18 +225,23 @@ static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
 }
 
 /* Work-group of potrf_tile at order N with ts×ts tiles: want matrices per group (*mpg,
- * lowered until the group fits the device), each (N/ts)(N/ts + 1)/2 work-items, rounded up
- * to a multiple of 32 (whole warps); 0 when one matrix does not fit (or ts does not divide
- * N: potrf_panel then). */
-static size_t pf_tile_wg(const gala_context *ctx, int N, int ts, int want, int *mpg)
+ * lowered until the group and its local memory fit the device), each (N/ts)(N/ts + 1)/2
+ * work-items, rounded up to a multiple of 32 (whole warps); 0 when one matrix does not fit
+ * (or ts does not divide N: potrf_panel then). */
+static size_t pf_tile_wg(const gala_context *ctx, gala_dtype dt, int N, int ts, int want,
+                         int *mpg)
 {
     long mx = (long)ctx->info.max_work_group_size;
     if (mx <= 0) mx = 256;
     const long nt = N / ts, per = nt * (nt + 1) / 2;
+    /* local memory per matrix (cl/potrf.cl): two N×ts blocks with at most 32 elements of
+     * padding each, N + 1 flags and an event word */
+    const size_t loc = 2 * ((size_t)N * (size_t)ts + 32) * gala_dtype_size(dt) +
+                       ((size_t)N + 2) * sizeof(int);
     if (N % ts != 0) return 0;
     for (int m = want; m >= 1; --m) {
         const long wg = (m * per + 31) / 32 * 32;
-        if (wg <= mx) {
+        if (wg <= mx && (size_t)m * loc <= ctx->info.local_mem_bytes) {
             *mpg = m;
             return (size_t)wg;
         }
@@ -245,7 +250,9 @@ static size_t pf_tile_wg(const gala_context *ctx, int N, int ts, int want, int *
 }
 
 /* The potrf_tile program: order N, work-group wg, ts×ts tiles, mpg matrices per group;
- * potrf.tile_minb: groups per SM the CUDA compiler must fit (an occupancy hint). */
+ * potrf.tile_minb: groups per SM the compiler must fit (-D MINB: __launch_bounds__ on
+ * CUDA, .minnctapersm on NVIDIA's OpenCL), the register budget this kernel's speed
+ * depends on. */
 static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int ts,
                                   int mpg, gala_kernel **k)
 {
@@ -289,7 +296,7 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
         wgs = (size_t)lwg;
         groups = ((size_t)s->count + wgs - 1) / wgs;
     } else if (N >= c->tile_min && N <= c->tile &&
-               (wgs = pf_tile_wg(ctx, N, c->tile_ts, c->tile_mpg, &tmpg)) > 0) {
+               (wgs = pf_tile_wg(ctx, dt, N, c->tile_ts, c->tile_mpg, &tmpg)) > 0) {
         GALA_TRY(pf_tile_kernel(ctx, dt, N, (int)wgs, c->tile_ts, tmpg, &k));
         groups = ((size_t)s->count + (size_t)tmpg - 1) / (size_t)tmpg;
     } else if (N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2) {
