@@ -106,6 +106,26 @@ START_TEST(argument_errors)
     BAD(t, ctx, E, f, gala_potrf_vbatched(ctx, L, n2, A, offov, ld2, 2, info));
     BAD(t, ctx, E, f, gala_potrf_vbatched(ctx, L, n2, A, offout, ld2, 2, info));
     BAD(t, ctx, E, f, gala_potrf_vbatched(ctx, L, n2, I, off2, ld2, 2, info));
+    {
+        /* the overlap test's two ways: matrices laid out in ascending order are checked in
+         * one pass; any other order is sorted first. Descending and overlapping; the third
+         * over the first only (not its neighbour in the call); and out of order but
+         * disjoint, which is accepted (the data are not SPD: a numerical status at most) */
+        const int n3[3] = {3, 3, 3}, ld3[3] = {3, 3, 3};
+        const size_t desc_ov[2] = {5, 0}, third_ov[3] = {0, 40, 5}, shuffled[3] = {40, 0, 20};
+        BAD(t, ctx, E, f, gala_potrf_vbatched(ctx, L, n2, A, desc_ov, ld2, 2, info));
+        BAD(t, ctx, E, f, gala_potrf_vbatched(ctx, L, n3, A, third_ov, ld3, 3, info));
+        TU_ASSERT(strstr(gala_last_error(ctx), "matrices 0 and 2") != NULL, t,
+                  "overlap of matrices 0 and 2 named as: %s", gala_last_error(ctx));
+        gala_error_clear(ctx);
+        gala_buffer *C = tu_upload(ctx, dt, av, LEN); /* A and info stay as they are */
+        int info3[3];
+        const gala_status ok = gala_potrf_vbatched(ctx, L, n3, C, shuffled, ld3, 3, info3);
+        TU_ASSERT(ok != E, t, "disjoint matrices out of order refused: %s",
+                  gala_last_error(ctx));
+        gala_buffer_free(C);
+        gala_error_clear(ctx);
+    }
     f = "gala_potrf_batched_async";
     BAD(t, ctx, E, f, gala_potrf_batched_async(ctx, L, 3, A, 0, 3, 9, 2, A, 0));   /* info not int */
     BAD(t, ctx, E, f, gala_potrf_batched_async(ctx, L, 3, A, 0, 3, 9, 2, I, LEN - 1));

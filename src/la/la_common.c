@@ -49,6 +49,34 @@ static int span_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : (x->lo > y->lo ? 1 : (x->idx < y->idx ? -1 : x->idx > y->idx));
 }
 
+/* The extent of matrix b (rows × cols at leading dimension ld, 0 when empty), checked
+ * against the buffer; GALA_OK or the error, with the matrix named. */
+static gala_status vb_extent(gala_context *ctx, const char *fn, const char *name,
+                             const gala_buffer *buf, const int *rows, const int *cols,
+                             const size_t *off, const int *ld, int b, size_t *ext)
+{
+    const int r = rows[b], c = cols ? cols[b] : rows[b];
+    if (r < 0 || c < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s has a negative size "
+                          "(%d×%d)", fn, b, name, r, c);
+    if (ld[b] < (r > 1 ? r : 1))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s: leading dimension %d "
+                          "is less than max(1, %d)", fn, b, name, ld[b], r);
+    int ovf = 0;
+    if (sizeof(size_t) >= 8) /* int sizes: (c - 1)·ld + r < 2⁶³, no overflow to check */
+        *ext = r == 0 || c == 0 ? 0 : (size_t)(c - 1) * (size_t)ld[b] + (size_t)r;
+    else
+        *ext = gala_mat_extent((size_t)r, (size_t)c, (size_t)ld[b], &ovf);
+    if (ovf)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s: size overflows", fn,
+                          b, name);
+    if (*ext > 0 && (off[b] > buf->count || *ext > buf->count - off[b]))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s needs elements [%zu, "
+                          "%zu) but the buffer has %zu", fn, b, name, off[b], off[b] + *ext,
+                          buf->count);
+    return GALA_OK;
+}
+
 gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *name,
                               const gala_buffer *buf, gala_dtype dtype, const int *rows,
                               const int *cols, const size_t *off, const int *ld, int batch,
@@ -59,52 +87,39 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: a size, offset or leading-dimension "
                           "array of %s is NULL", fn, name);
     if (!buf) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: buffer %s is NULL", fn, name);
-    span_ref *sp = output ? gala_malloc((size_t)batch * sizeof *sp) : NULL;
-    if (output && !sp) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
-    int ns = 0;
-    gala_status st = GALA_OK;
-    for (int b = 0; b < batch && st == GALA_OK; ++b) {
-        int r = rows[b], c = cols ? cols[b] : rows[b];
-        if (r < 0 || c < 0) {
-            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s has a negative size "
-                            "(%d×%d)", fn, b, name, r, c);
-            break;
-        }
-        if (ld[b] < (r > 1 ? r : 1)) {
-            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s: leading dimension %d "
-                            "is less than max(1, %d)", fn, b, name, ld[b], r);
-            break;
-        }
-        int ovf = 0;
-        size_t ext = gala_mat_extent((size_t)r, (size_t)c, (size_t)ld[b], &ovf);
-        if (ovf) {
-            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s: size overflows", fn,
-                            b, name);
-            break;
-        }
-        if (ext == 0) continue;
-        if (off[b] > buf->count || ext > buf->count - off[b]) {
-            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrix %d of %s needs elements [%zu, "
-                            "%zu) but the buffer has %zu", fn, b, name, off[b], off[b] + ext,
-                            buf->count);
-            break;
-        }
-        if (sp) {
-            sp[ns].lo = off[b];
-            sp[ns].hi = off[b] + ext;
-            sp[ns].idx = b;
-            ns++;
-        }
+    /* one pass; outputs laid out in ascending, disjoint order (the usual packing) need no
+     * more: a later matrix starting at or after the end of the one before cannot overlap any
+     * earlier one */
+    size_t hi = 0, ext = 0;
+    int ascending = 1, prev = -1;
+    for (int b = 0; b < batch; ++b) {
+        GALA_TRY(vb_extent(ctx, fn, name, buf, rows, cols, off, ld, b, &ext));
+        if (ext == 0 || !output) continue;
+        if (prev >= 0 && off[b] < hi) ascending = 0;
+        hi = off[b] + ext;
+        prev = b;
     }
-    if (st == GALA_OK) st = gala_check_buf(ctx, fn, name, buf, dtype, 0, 0);
-    if (st == GALA_OK && sp && ns > 1) {
-        gala_sort(sp, (size_t)ns, sizeof *sp, span_cmp);
-        for (int i = 1; i < ns; ++i) {
-            if (sp[i].lo < sp[i - 1].hi) {
-                st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrices %d and %d of %s overlap",
-                                fn, sp[i - 1].idx, sp[i].idx, name);
-                break;
-            }
+    GALA_TRY(gala_check_buf(ctx, fn, name, buf, dtype, 0, 0));
+    if (!output || ascending) return GALA_OK;
+    /* any other order: sort the spans and look at neighbours */
+    span_ref *sp = gala_malloc((size_t)batch * sizeof *sp);
+    if (!sp) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    int ns = 0;
+    for (int b = 0; b < batch; ++b) {
+        (void)vb_extent(ctx, fn, name, buf, rows, cols, off, ld, b, &ext); /* checked above */
+        if (ext == 0) continue;
+        sp[ns].lo = off[b];
+        sp[ns].hi = off[b] + ext;
+        sp[ns].idx = b;
+        ns++;
+    }
+    gala_status st = GALA_OK;
+    gala_sort(sp, (size_t)ns, sizeof *sp, span_cmp);
+    for (int i = 1; i < ns; ++i) {
+        if (sp[i].lo < sp[i - 1].hi) {
+            st = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: matrices %d and %d of %s overlap",
+                            fn, sp[i - 1].idx, sp[i].idx, name);
+            break;
         }
     }
     gala_free(sp);
@@ -239,6 +254,15 @@ static int by_n_desc(const void *a, const void *b)
     return x->idx < y->idx ? -1 : (x->idx > y->idx);
 }
 
+/* Small bucket of a matrix of order m (0 < m <= small): lg with min_bucket << lg the
+ * smallest power of two >= max(m, min_bucket). */
+static int bucket_lg(int m, int min_bucket)
+{
+    int lg = 0;
+    while ((min_bucket << lg) < m) ++lg;
+    return lg;
+}
+
 gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, const size_t *a_off,
                           const int *lda, const size_t *b_off, const int *ldb, int batch,
                           int small, int min_bucket, gala_buffer **desc, int **nlist,
@@ -247,95 +271,78 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
     *desc = NULL;
     *nlist = NULL;
     *nruns = 0;
-    int *order = gala_malloc((size_t)batch * sizeof *order);
-    int *bucket = gala_malloc((size_t)batch * sizeof *bucket);
-    if (!order || !bucket) {
-        gala_free(order);
-        gala_free(bucket);
+    /* pass 1: how many matrices each bucket gets (a counting sort: the caller's order
+     * inside a small bucket, buckets ascending, then the large run sorted by n desc) */
+    int cnt[8] = {0}, nmax[8] = {0}, rmax[8] = {0}, n_large = 0, total = 0;
+    for (int b = 0; b < batch; ++b) {
+        if (n[b] == 0 || (nrhs && nrhs[b] == 0)) continue;
+        const int r = nrhs ? nrhs[b] : 0;
+        int k = 7; /* the large run */
+        if (n[b] <= small) k = bucket_lg(n[b], min_bucket);
+        else n_large++;
+        cnt[k]++;
+        if (n[b] > nmax[k]) nmax[k] = n[b];
+        if (r > rmax[k]) rmax[k] = r;
+        total++;
+    }
+    if (total == 0) return GALA_OK;
+    /* small buckets are lg 0..6 (small <= 64); slot 7 is the large run */
+    size_t pos[8];
+    size_t at = 0;
+    for (int k = 0; k < 8; ++k) {
+        pos[k] = at;
+        if (!cnt[k]) continue;
+        runs[*nruns].first = at;
+        runs[*nruns].count = cnt[k];
+        runs[*nruns].bucket = k < 7 ? min_bucket << k : 0;
+        runs[*nruns].nmax = nmax[k];
+        runs[*nruns].rhsmax = rmax[k];
+        (*nruns)++;
+        at += (size_t)cnt[k];
+    }
+    int *d = gala_malloc((size_t)total * LA_DSZ * sizeof *d);
+    int *nl = gala_malloc((size_t)total * sizeof *nl);
+    n_idx *ni = n_large ? gala_malloc((size_t)n_large * sizeof *ni) : NULL;
+    if (!d || !nl || (n_large && !ni)) {
+        gala_free(d);
+        gala_free(nl);
+        gala_free(ni);
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no host memory for matrix descriptors");
     }
-    /* bucket of each matrix: 0 skipped, > 0 small bucket order, -1 large */
-    int nb_small[8] = {0}, n_large = 0, total = 0;
+    /* pass 2: small matrices straight to their slots, large ones collected for the sort */
+    int il = 0;
     for (int b = 0; b < batch; ++b) {
-        int empty = n[b] == 0 || (nrhs && nrhs[b] == 0);
-        if (empty) bucket[b] = 0;
-        else if (n[b] <= small) bucket[b] = la_pow2(n[b], min_bucket);
-        else bucket[b] = -1;
-        if (bucket[b] > 0) {
-            int lg = 0;
-            while ((min_bucket << lg) < bucket[b]) ++lg;
-            nb_small[lg < 7 ? lg : 7]++;
-        } else if (bucket[b] < 0) {
-            n_large++;
+        if (n[b] == 0 || (nrhs && nrhs[b] == 0)) continue;
+        if (n[b] > small) {
+            ni[il].n = n[b];
+            ni[il].idx = b;
+            ++il;
+            continue;
         }
-        if (bucket[b] != 0) total++;
-    }
-    /* order: small buckets ascending (caller's order inside), then large runs by n desc */
-    int pos = 0;
-    for (int lg = 0; lg < 8; ++lg) {
-        if (!nb_small[lg]) continue;
-        int bk = min_bucket << lg;
-        runs[*nruns].first = (size_t)pos;
-        runs[*nruns].count = 0;
-        runs[*nruns].bucket = bk;
-        runs[*nruns].nmax = 0;
-        runs[*nruns].rhsmax = 0;
-        for (int b = 0; b < batch; ++b)
-            if (bucket[b] == bk) order[pos++] = b;
-        runs[*nruns].count = pos - (int)runs[*nruns].first;
-        (*nruns)++;
+        const size_t i = pos[bucket_lg(n[b], min_bucket)]++;
+        la_desc_put(d + i * LA_DSZ, n[b], lda[b], a_off[b], b, nrhs ? nrhs[b] : 0,
+                    ldb ? ldb[b] : 1, b_off ? b_off[b] : 0);
+        nl[i] = n[b];
     }
     if (n_large) {
-        int first = pos;
-        n_idx *ni = gala_malloc((size_t)n_large * sizeof *ni);
-        if (!ni) {
-            gala_free(order);
-            gala_free(bucket);
-            return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no host memory for descriptors");
-        }
-        for (int b = 0, i = 0; b < batch; ++b)
-            if (bucket[b] < 0) { ni[i].n = n[b]; ni[i].idx = b; ++i; }
         qsort(ni, (size_t)n_large, sizeof *ni, by_n_desc);
-        for (int i = 0; i < n_large; ++i) order[pos++] = ni[i].idx;
+        for (int k = 0; k < n_large; ++k) {
+            const int bb = ni[k].idx;
+            const size_t i = pos[7]++;
+            la_desc_put(d + i * LA_DSZ, n[bb], lda[bb], a_off[bb], bb, nrhs ? nrhs[bb] : 0,
+                        ldb ? ldb[bb] : 1, b_off ? b_off[bb] : 0);
+            nl[i] = n[bb];
+        }
         gala_free(ni);
-        runs[*nruns].first = (size_t)first;
-        runs[*nruns].count = n_large;
-        runs[*nruns].bucket = 0;
-        runs[*nruns].nmax = 0;
-        runs[*nruns].rhsmax = 0;
-        (*nruns)++;
     }
-    gala_free(bucket);
-    gala_status st = GALA_OK;
-    if (total > 0) {
-        int *d = gala_malloc((size_t)total * LA_DSZ * sizeof *d);
-        int *nl = gala_malloc((size_t)total * sizeof *nl);
-        if (!d || !nl) {
-            gala_free(d);
-            gala_free(nl);
-            gala_free(order);
-            return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no host memory for descriptors");
-        }
-        for (int i = 0; i < total; ++i) {
-            int b = order[i];
-            la_desc_put(d + (size_t)i * LA_DSZ, n[b], lda[b], a_off[b], b, nrhs ? nrhs[b] : 0,
-                        ldb ? ldb[b] : 1, b_off ? b_off[b] : 0);
-            nl[i] = n[b];
-        }
-        for (int r = 0; r < *nruns; ++r) {
-            for (int i = 0; i < runs[r].count; ++i) {
-                int b = order[runs[r].first + (size_t)i];
-                if (n[b] > runs[r].nmax) runs[r].nmax = n[b];
-                if (nrhs && nrhs[b] > runs[r].rhsmax) runs[r].rhsmax = nrhs[b];
-            }
-        }
-        st = gala_scratch(ctx, LA_SCRATCH_DESC, GALA_INT, (size_t)total * LA_DSZ, desc);
-        if (st == GALA_OK) st = gala_buffer_write(*desc, 0, (size_t)total * LA_DSZ, d);
-        gala_free(d);
-        if (st == GALA_OK) *nlist = nl;
-        else gala_free(nl);
+    gala_status st = gala_scratch(ctx, LA_SCRATCH_DESC, GALA_INT, (size_t)total * LA_DSZ, desc);
+    if (st == GALA_OK) st = gala_buffer_write(*desc, 0, (size_t)total * LA_DSZ, d);
+    gala_free(d);
+    if (st == GALA_OK) *nlist = nl;
+    else {
+        gala_free(nl);
+        *desc = NULL;
     }
-    gala_free(order);
     return st;
 }
 
