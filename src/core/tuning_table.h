@@ -6,10 +6,6 @@
 {"vec.wg", 0, NULL, NULL, 0, 256},
 {"vec.wg", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 256},
 {"vec.max_groups", 0, NULL, NULL, 0, 65536},
-/* ocl.spin_us: the OpenCL backend's small blocking reads (up to 4 KB: the failure word and
- * info of synchronous calls) poll their event for up to this many microseconds before
- * blocking; 0 = a plain blocking read. */
-{"ocl.spin_us", 0, NULL, NULL, 0, 0},
 {"vec.max_groups", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 64},
 {"gemv.wg", 0, NULL, NULL, 0, 256},
 {"gemv.n_local", 0, NULL, NULL, 0, 128},

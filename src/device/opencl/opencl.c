@@ -360,37 +360,11 @@ static gala_status ocl_write(gala_context *ctx, void *h, size_t off, size_t n, c
     return e == CL_SUCCESS ? GALA_OK : cl_fail(ctx, e, "clEnqueueWriteBuffer");
 }
 
-/* A small blocking read by polling its event for up to `spin` µs (ocl.spin_us) before
- * blocking: a blocking read's wait is what gala's synchronous small calls spend most of
- * their time in on NVIDIA's OpenCL (the 4-byte failure word: 15 µs against 10 for the
- * kernel and clFinish alone, docs/performance.md N10). */
-static cl_int read_spin(cl_command_queue q, cl_mem m, size_t off, size_t n, void *dst,
-                        long spin)
-{
-    cl_event ev;
-    cl_int e = clEnqueueReadBuffer(q, m, CL_FALSE, off, n, dst, 0, NULL, &ev);
-    if (e != CL_SUCCESS) return e;
-    e = clFlush(q);
-    cl_int s = CL_QUEUED;
-    const double until = gala_now() + (double)spin * 1e-6;
-    while (e == CL_SUCCESS) {
-        e = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
-        if (e != CL_SUCCESS || s <= CL_COMPLETE || gala_now() > until) break;
-    }
-    if (e == CL_SUCCESS && s > CL_COMPLETE) e = clWaitForEvents(1, &ev);
-    else if (e == CL_SUCCESS && s < 0) e = s; /* the command's own error */
-    clReleaseEvent(ev);
-    return e;
-}
-
 static gala_status ocl_read(gala_context *ctx, void *h, size_t off, size_t n, void *dst,
                             int blocking)
 {
-    const long spin = blocking && n <= 4096 ? gala_tune(ctx, "ocl.spin_us", 0, 0) : 0;
-    cl_int e = spin > 0 ? read_spin(ST(ctx)->queue, (cl_mem)h, off, n, dst, spin)
-                        : clEnqueueReadBuffer(ST(ctx)->queue, (cl_mem)h,
-                                              blocking ? CL_TRUE : CL_FALSE, off, n, dst, 0,
-                                              NULL, NULL);
+    cl_int e = clEnqueueReadBuffer(ST(ctx)->queue, (cl_mem)h, blocking ? CL_TRUE : CL_FALSE, off,
+                                   n, dst, 0, NULL, NULL);
     return e == CL_SUCCESS ? GALA_OK : cl_fail(ctx, e, "clEnqueueReadBuffer");
 }
 
