@@ -592,6 +592,21 @@ static void run_strided_nan(int ti, tu_rng *r, const char *what)
     run_strided_nan_n(ti, r, 100, what);
 }
 
+/* Each order of ns[0..nn) under the current tuning (named by tune), as one matrix and as
+ * a strided batch of `batch` (at most 8), in alternating triangles (t shifts the start). */
+static void run_orders(int ti, tu_rng *r, const int *ns, int nn, int batch, int t,
+                       const char *tune)
+{
+    for (int k = 0; k < nn; ++k) {
+        char what[200];
+        snprintf(what, sizeof what, "n=%d with %s", ns[k], tune);
+        int n = ns[k], nb[8];
+        for (int b = 0; b < batch; ++b) nb[b] = n;
+        run_case(ti, r, 1, &n, (t + k) & 1, 0, what);
+        run_case(ti, r, batch, nb, (t + k + 1) & 1, 1, what);
+    }
+}
+
 /* Strided batches of order 33..64 as two panels of 32 (potrf.p32_min; the default on the
  * H100/H200 in double): orders 33, 40, 63, 64, both triangles, single matrices (which keep
  * the fused launch) and batches, a NaN below the first panel, failures in either panel; with
@@ -605,13 +620,7 @@ START_TEST(potrf_two_panels)
     static const int ns[] = {33, 40, 63, 64};
     for (int t = 0; t < 3; ++t) {
         la_tune(tunes[t]);
-        for (int k = 0; k < 4; ++k) {
-            char what[160];
-            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
-            int n = ns[k], n5[5] = {n, n, n, n, n};
-            run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
-            run_case(_i, &r, 5, n5, (t + k + 1) & 1, 1, what);
-        }
+        run_orders(_i, &r, ns, 4, 5, t, tunes[t]);
         char what[160];
         snprintf(what, sizeof what, "strided pair n=64 with a NaN, with %s", tunes[t]);
         run_strided_nan_n(_i, &r, 64, what);
@@ -653,13 +662,7 @@ START_TEST(potrf_psolve)
     const int ntunes = (int)(sizeof tunes / sizeof *tunes) - (b3 ? 0 : 1);
     for (int t = 0; t < ntunes; ++t) {
         la_tune(tunes[t]);
-        for (int k = 0; k < 4; ++k) {
-            char what[160];
-            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
-            int n = ns[k], n3[3] = {n, n, n};
-            run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
-            run_case(_i, &r, 3, n3, (t + k + 1) & 1, 1, what);
-        }
+        run_orders(_i, &r, ns, 4, 3, t, tunes[t]);
         int n[40];
         for (int b = 0; b < 40; ++b) n[b] = tu_int(&r, 0, 300);
         char what[160];
@@ -690,13 +693,7 @@ START_TEST(potrf_own_gemm)
     static const int ns[] = {65, 127, 150, 257};
     for (int t = 0; t < nt; ++t) {
         la_tune(tunes[t]);
-        for (int k = 0; k < 4; ++k) {
-            char what[200];
-            snprintf(what, sizeof what, "n=%d with %s", ns[k], tunes[t]);
-            int n = ns[k], n3[3] = {n, n, n};
-            run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
-            run_case(_i, &r, 3, n3, (t + k + 1) & 1, 1, what);
-        }
+        run_orders(_i, &r, ns, 4, 3, t, tunes[t]);
         char what[200];
         snprintf(what, sizeof what, "strided pair with a NaN, with %s", tunes[t]);
         run_strided_nan(_i, &r, what);
