@@ -90,14 +90,13 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
     /* one pass; outputs laid out in ascending, disjoint order (the usual packing) need no
      * more: a later matrix starting at or after the end of the one before cannot overlap any
      * earlier one */
-    size_t hi = 0, ext = 0;
-    int ascending = 1, prev = -1;
+    size_t hi = 0, ext = 0; /* hi: end of the last nonempty matrix so far (0: none) */
+    int ascending = 1;
     for (int b = 0; b < batch; ++b) {
         GALA_TRY(vb_extent(ctx, fn, name, buf, rows, cols, off, ld, b, &ext));
         if (ext == 0 || !output) continue;
-        if (prev >= 0 && off[b] < hi) ascending = 0;
+        if (off[b] < hi) ascending = 0;
         hi = off[b] + ext;
-        prev = b;
     }
     GALA_TRY(gala_check_buf(ctx, fn, name, buf, dtype, 0, 0));
     if (!output || ascending) return GALA_OK;
