@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/kernel.h"
 #include "../../core/program.h"
 #include "opencl.h"
 
@@ -409,17 +410,6 @@ static gala_status build_log(gala_context *ctx, cl_program prog, const char *wha
     return GALA_ERR_KERNEL_BUILD;
 }
 
-/* -D MINB of a program key (work-groups per SM: the CUDA kernels' __launch_bounds__
- * minimum, KERNEL_MINB in cl/common.clh), 0 for none. */
-static int key_minb(const gala_program_key *key)
-{
-    for (int i = 0; i < key->ndefs; ++i)
-        if (!strcmp(key->defs[i].name, "MINB"))
-            return key->defs[i].value > 0 && key->defs[i].value <= 32 ? (int)key->defs[i].value
-                                                                      : 0;
-    return 0;
-}
-
 /* NVIDIA's OpenCL has no launch bounds, and ignores -cl-nv-maxrregcount (run V5: the same
  * 78 registers and time with it), but its program binaries are PTX, where the bounds are
  * directives the driver's compiler honours: .reqntid (from reqd_work_group_size, which
@@ -541,7 +531,10 @@ static gala_status ocl_build(gala_context *ctx, const gala_program_key *key, con
         gala_free(id);
         return s;
     }
-    p = with_min_ctas(st, p, options, key_minb(key));
+    /* -D MINB: work-groups per SM, the CUDA kernels' __launch_bounds__ minimum (KERNEL_MINB
+     * in cl/common.clh); 0 or absent: none */
+    const long long minb = gala_key_value(key, "MINB", 0);
+    p = with_min_ctas(st, p, options, minb > 0 && minb <= 32 ? (int)minb : 0);
     size_t bsz = 0;
     if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof bsz, &bsz, NULL) == CL_SUCCESS && bsz) {
         unsigned char *b = gala_malloc(bsz);
