@@ -91,8 +91,23 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
      * more: a later matrix starting at or after the end of the one before cannot overlap any
      * earlier one */
     size_t hi = 0, ext = 0; /* hi: end of the last nonempty matrix so far (0: none) */
-    int ascending = 1;
-    for (int b = 0; b < batch; ++b) {
+    int ascending = 1, b = 0;
+    if (sizeof(size_t) >= 8) {
+        /* the same tests as vb_extent without its calls and messages (a variable batch has
+         * up to millions of matrices); the first failing one gets its message below */
+        const size_t cnt = buf->count;
+        for (; b < batch; ++b) {
+            const int r = rows[b], c = cols ? cols[b] : r, l = ld[b];
+            if ((r | c) < 0 || l < (r > 1 ? r : 1)) break;
+            ext = r == 0 || c == 0 ? 0 : (size_t)(c - 1) * (size_t)l + (size_t)r;
+            if (ext == 0) continue;
+            if (off[b] > cnt || ext > cnt - off[b]) break;
+            if (off[b] < hi) ascending = 0;
+            hi = off[b] + ext;
+        }
+        if (!output) ascending = 1;
+    }
+    for (; b < batch; ++b) {
         GALA_TRY(vb_extent(ctx, fn, name, buf, rows, cols, off, ld, b, &ext));
         if (ext == 0 || !output) continue;
         if (off[b] < hi) ascending = 0;
@@ -104,7 +119,7 @@ gala_status la_check_vbatched(gala_context *ctx, const char *fn, const char *nam
     span_ref *sp = gala_malloc((size_t)batch * sizeof *sp);
     if (!sp) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
     int ns = 0;
-    for (int b = 0; b < batch; ++b) {
+    for (b = 0; b < batch; ++b) {
         (void)vb_extent(ctx, fn, name, buf, rows, cols, off, ld, b, &ext); /* checked above */
         if (ext == 0) continue;
         sp[ns].lo = off[b];
