@@ -266,6 +266,182 @@ START_TEST(potrf_vbatched)
 }
 END_TEST
 
+/* One round of the layout-reuse test: fresh SPD values in every matrix of L (the rest NaN),
+ * factored through gala_potrf_vbatched with the caller's arrays nn, ld, off as they stand;
+ * a matrix with nn[b] = 0 must keep its values (it is left out), the others are checked,
+ * and so is every element outside them. */
+static void vb_round(int ti, tu_rng *r, la_layout *L, const int *nn, const int *ld,
+                     const size_t *off, const char *what)
+{
+    gala_context *ctx = tu_ctx(ti);
+    gala_dtype dt = tu_target_get(ti)->dtype;
+    const double eps = tu_eps(dt);
+    const int count = L->count;
+    for (size_t i = 0; i < L->len; ++i) L->v[i] = NAN;
+    double **G = calloc((size_t)count, sizeof *G);
+    for (int b = 0; b < count; ++b) {
+        const int nb = L->m[b].n;
+        G[b] = malloc(((size_t)nb * nb + 1) * sizeof(double));
+        la_spd(r, nb, 0.5 + tu_uniform(r), dt, G[b]);
+        la_put_tri(L, b, 0, G[b]);
+    }
+    gala_buffer *buf = la_upload(ctx, dt, L);
+    int *info = malloc((size_t)count * sizeof *info);
+    for (int b = 0; b < count; ++b) info[b] = -12345;
+    TU_OK(ctx, gala_potrf_vbatched(ctx, GALA_LOWER, nn, buf, off, ld, count, info));
+    double *out = malloc(L->len * sizeof *out);
+    tu_download(buf, 0, out, L->len);
+    la_layout K = *L; /* the matrices factored: those left out are checked as untouched */
+    K.m = malloc((size_t)count * sizeof *K.m);
+    for (int b = 0; b < count; ++b) {
+        const int nb = L->m[b].n;
+        K.m[b] = L->m[b];
+        TU_ASSERT(info[b] == 0, ti, "%s: matrix %d (n = %d): info %d", what, b, nb, info[b]);
+        if (nn[b] == 0) K.m[b].n = K.m[b].cols = 0;
+        if (nb == 0 || nn[b] == 0) continue;
+        double res = la_chol_residual(L, b, 0, out, G[b]), tol = 4.0 * (nb + 2) * eps;
+        TU_ASSERT(res <= tol, ti, "%s: matrix %d (n = %d): ‖LLᵀ−A‖/‖A‖ = %.3g > %.3g", what, b,
+                  nb, res, tol);
+    }
+    unsigned char *mask = la_mask(&K, 0, 1);
+    free(K.m);
+    long bad = la_untouched(L, mask, out);
+    TU_ASSERT(bad < 0, ti, "%s: element %ld outside the matrices changed (%g -> %g)", what, bad,
+              bad >= 0 ? L->v[bad] : 0.0, bad >= 0 ? out[bad] : 0.0);
+    free(mask);
+    free(out);
+    free(info);
+    gala_buffer_free(buf);
+    for (int b = 0; b < count; ++b) free(G[b]);
+    free(G);
+}
+
+/* A layout of count matrices (5 % empty, the rest in the fused buckets and past them) and
+ * its caller arrays. */
+static la_layout vb_layout(tu_rng *r, int count, int **nn, int **ld, size_t **off)
+{
+    int *n = malloc((size_t)count * sizeof *n);
+    for (int b = 0; b < count; ++b) {
+        double u = tu_uniform(r);
+        n[b] = u < 0.05 ? 0 : u < 0.4 ? tu_int(r, 1, 8) : u < 0.85 ? tu_int(r, 9, 64)
+                                                         : tu_int(r, 65, 100);
+    }
+    n[1] = 20; /* the test empties matrix 1 */
+    la_layout L = la_layout_make(r, count, n, NULL, 3);
+    *nn = n;
+    *ld = malloc((size_t)count * sizeof **ld);
+    *off = malloc((size_t)count * sizeof **off);
+    for (int b = 0; b < count; ++b) {
+        (*ld)[b] = L.m[b].ld;
+        (*off)[b] = L.m[b].off;
+    }
+    return L;
+}
+
+/* The context keeps the descriptors of its last variable batches (la.vb_memo): a call that
+ * repeats a layout reuses them. Every change of the caller's arrays in place (an order, a
+ * leading dimension, the offsets), the routines between the calls that share the
+ * descriptors' machinery (potrs, potri: trtri and lauum), more layouts than the context
+ * keeps, and the same with the memo off: each round is checked in full. */
+START_TEST(potrf_vb_layout_reuse)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    const int count = 48;
+    int *nn, *ld;
+    size_t *off;
+    la_layout L = vb_layout(&r, count, &nn, &ld, &off);
+    vb_round(_i, &r, &L, nn, ld, off, "first call");
+    vb_round(_i, &r, &L, nn, ld, off, "the same arrays");
+    /* an order set to 0 in place: matrix 1 (still holding values) must be left alone */
+    nn[1] = 0;
+    vb_round(_i, &r, &L, nn, ld, off, "matrix 1 emptied in place");
+    nn[1] = 20;
+    vb_round(_i, &r, &L, nn, ld, off, "matrix 1 back");
+    /* leading dimensions cut to the order in place (each matrix then spans fewer elements) */
+    for (int b = 0; b < count; ++b) ld[b] = L.m[b].ld = nn[b] > 1 ? nn[b] : 1;
+    vb_round(_i, &r, &L, nn, ld, off, "leading dimensions changed in place");
+    /* every matrix one element further on, in place */
+    {
+        double *v = realloc(L.v, (L.len + 1) * sizeof *v);
+        L.v = v;
+        L.len++;
+        for (int b = 0; b < count; ++b) off[b] = ++L.m[b].off;
+    }
+    vb_round(_i, &r, &L, nn, ld, off, "offsets moved in place");
+    /* potrs and potri on the same layout in between (their own descriptors; potri's trtri
+     * and lauum), then potrf again: matrices 4·I, so the solve gives b/4 and the inverse I/4 */
+    {
+        for (size_t i = 0; i < L.len; ++i) L.v[i] = NAN;
+        for (int b = 0; b < count; ++b)
+            for (int j = 0; j < nn[b]; ++j)
+                for (int i = j; i < nn[b]; ++i) L.v[la_at(&L.m[b], 0, i, j)] = i == j ? 4.0 : 0.0;
+        gala_buffer *A = la_upload(ctx, dt, &L);
+        int *k1 = malloc((size_t)count * sizeof *k1), *info = malloc((size_t)count * sizeof *info);
+        size_t *boff = malloc((size_t)count * sizeof *boff), blen = 0;
+        for (int b = 0; b < count; ++b) {
+            k1[b] = 1;
+            boff[b] = blen;
+            blen += (size_t)(nn[b] > 1 ? nn[b] : 1);
+        }
+        double *bv = malloc(blen * sizeof *bv);
+        for (size_t i = 0; i < blen; ++i) bv[i] = 1.0;
+        gala_buffer *B = tu_upload(ctx, dt, bv, blen);
+        int *ldb = malloc((size_t)count * sizeof *ldb);
+        for (int b = 0; b < count; ++b) ldb[b] = nn[b] > 1 ? nn[b] : 1;
+        TU_OK(ctx, gala_potrf_vbatched(ctx, GALA_LOWER, nn, A, off, ld, count, info));
+        TU_OK(ctx, gala_potrs_vbatched(ctx, GALA_LOWER, nn, k1, A, off, ld, B, boff, ldb, count));
+        TU_OK(ctx, gala_potri_vbatched(ctx, GALA_LOWER, nn, A, off, ld, count, info));
+        double *out = malloc(L.len * sizeof *out);
+        tu_download(A, 0, out, L.len);
+        tu_download(B, 0, bv, blen);
+        for (int b = 0; b < count; ++b)
+            for (int i = 0; i < nn[b]; ++i) {
+                const double d = out[la_at(&L.m[b], 0, i, i)], x = bv[boff[b] + (size_t)i];
+                TU_ASSERT(fabs(d - 0.25) <= 8 * tu_eps(dt) && fabs(x - 0.25) <= 8 * tu_eps(dt),
+                          _i, "potrs / potri between the rounds: matrix %d, row %d: x = %g, "
+                          "inverse %g (both should be 0.25)", b, i, x, d);
+            }
+        free(out);
+        free(bv);
+        free(k1);
+        free(ldb);
+        free(info);
+        free(boff);
+        gala_buffer_free(A);
+        gala_buffer_free(B);
+    }
+    vb_round(_i, &r, &L, nn, ld, off, "after potrs and potri");
+    /* more layouts than the context keeps, twice round */
+    la_layout M[4];
+    int *mn[4], *mld[4];
+    size_t *moff[4];
+    for (int k = 0; k < 4; ++k) M[k] = vb_layout(&r, 20 + 7 * k, &mn[k], &mld[k], &moff[k]);
+    for (int round = 0; round < 2; ++round)
+        for (int k = 0; k < 4; ++k) {
+            char what[64];
+            snprintf(what, sizeof what, "layout %d of 4, round %d", k, round);
+            vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], what);
+        }
+    la_tune("la.vb_memo=0");
+    vb_round(_i, &r, &L, nn, ld, off, "memo off");
+    vb_round(_i, &r, &M[0], mn[0], mld[0], moff[0], "memo off, another layout");
+    la_tune(NULL);
+    vb_round(_i, &r, &L, nn, ld, off, "memo on again");
+    for (int k = 0; k < 4; ++k) {
+        free(mn[k]);
+        free(mld[k]);
+        free(moff[k]);
+        la_layout_free(&M[k]);
+    }
+    free(nn);
+    free(ld);
+    free(off);
+    la_layout_free(&L);
+}
+END_TEST
+
 /* Failing matrices: info, status, message, and the good ones still factored. */
 enum { F_GOOD, F_PD, F_NAN, F_ZERO, F_INF, F_PD_BEFORE_NAN, F_NAN_BEFORE_PD };
 
@@ -883,6 +1059,7 @@ int main(void)
     tcase_add_loop_test(tc, potrf_large, 0, nt);
     tcase_add_loop_test(tc, potrf_batches, 0, nt);
     tcase_add_loop_test(tc, potrf_vbatched, 0, nt);
+    tcase_add_loop_test(tc, potrf_vb_layout_reuse, 0, nt);
     tcase_add_loop_test(tc, potrf_failures, 0, nt);
     tcase_add_loop_test(tc, potrf_async, 0, nt);
     tcase_add_loop_test(tc, potrf_faults, 0, nt);

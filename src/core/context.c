@@ -145,6 +145,7 @@ gala_status gala_context_destroy(gala_context *ctx)
             gala_free(ctx->scratch[i]);
         }
     }
+    if (ctx->vb_memo_free) ctx->vb_memo_free(ctx->vb_memo);
     gala_pool_free(ctx->pool);
     if (ctx->stg_ptr) ctx->ops->host_free(ctx, ctx->stg_ptr, ctx->stg_handle);
     if (ctx->flag_buf) ctx->ops->mapped_free(ctx, ctx->flag_buf->handle, (void *)ctx->flag_host);

@@ -54,8 +54,15 @@ struct gala_context {
     /* live buffers */
     struct gala_buffer *buffers;
 
-    /* scratch buffers reused by algorithms (see gala_scratch) */
-    struct gala_buffer *scratch[4];
+    /* scratch buffers reused by algorithms (see gala_scratch). Slots 1-3 are shared by the
+     * dense routines (each call rewrites what it needs); 4-6 hold the descriptors of
+     * variable batches that vb_memo keeps across calls (src/la/la_common.c) */
+    struct gala_buffer *scratch[8];
+
+    /* the dense routines' record of variable-batch layouts already uploaded, released by
+     * vb_memo_free at gala_context_destroy (owned by src/la) */
+    void *vb_memo;
+    void (*vb_memo_free)(void *);
 
     /* host worker threads of parallel loops (see gala_par), started at first use */
     struct gala_pool *pool;

@@ -277,14 +277,135 @@ static int bucket_lg(int m, int min_bucket)
     return lg;
 }
 
+/* ---- variable batches' descriptors, kept across calls
+ * An MPC loop factors the same sizes at the same offsets every step, and potrf is often
+ * followed by potrs or potri on the same batch. The context keeps the inputs of its last
+ * LA_VB_MEMO builds with their device descriptors (each in its own scratch slot, which
+ * nothing else writes); a call whose arrays equal a kept build's reads them with memcmp
+ * instead of building and uploading 40 bytes per matrix again. */
+typedef struct vb_entry {
+    unsigned long long used; /* when last used (the memo's clock); 0: empty */
+    int batch, small, min_bucket, has; /* has: 1 nrhs, 2 b_off, 4 ldb given */
+    int nruns;
+    la_run runs[8];
+    void *mem; /* the copies below, one block of cap bytes */
+    size_t cap;
+    size_t *a_off, *b_off;
+    int *n, *lda, *nrhs, *ldb, *nlist;
+} vb_entry;
+
+typedef struct vb_memo {
+    vb_entry e[LA_VB_MEMO];
+    unsigned long long clock;
+} vb_memo;
+
+static void vb_memo_free(void *p)
+{
+    vb_memo *m = p;
+    if (!m) return;
+    for (int i = 0; i < LA_VB_MEMO; ++i) gala_free(m->e[i].mem);
+    gala_free(m);
+}
+
+static vb_memo *vb_memo_get(gala_context *ctx)
+{
+    if (!ctx->vb_memo) {
+        ctx->vb_memo = gala_calloc(1, sizeof(vb_memo));
+        if (ctx->vb_memo) ctx->vb_memo_free = vb_memo_free;
+    }
+    return ctx->vb_memo;
+}
+
+static int same_ints(const int *kept, const int *a, int batch)
+{
+    return !memcmp(kept, a, (size_t)batch * sizeof *a);
+}
+
+static int vb_match(const vb_entry *e, const int *n, const int *nrhs, const size_t *a_off,
+                    const int *lda, const size_t *b_off, const int *ldb, int batch, int small,
+                    int min_bucket, int has)
+{
+    if (!e->used || e->batch != batch || e->small != small || e->min_bucket != min_bucket ||
+        e->has != has)
+        return 0;
+    return same_ints(e->n, n, batch) && same_ints(e->lda, lda, batch) &&
+           !memcmp(e->a_off, a_off, (size_t)batch * sizeof *a_off) &&
+           (!nrhs || same_ints(e->nrhs, nrhs, batch)) && (!ldb || same_ints(e->ldb, ldb, batch)) &&
+           (!b_off || !memcmp(e->b_off, b_off, (size_t)batch * sizeof *b_off));
+}
+
+/* Keep a build's inputs and nlist (total descriptors) in e; 0 when there is no memory for
+ * them (the entry stays empty). */
+static int vb_keep(vb_entry *e, const int *n, const int *nrhs, const size_t *a_off,
+                   const int *lda, const size_t *b_off, const int *ldb, int batch, int small,
+                   int min_bucket, int has, const int *nl, int total, const la_run *runs,
+                   int nruns)
+{
+    const size_t B = (size_t)batch, need = B * sizeof(size_t) * (b_off ? 2 : 1) +
+                                           (B * (2 + !!nrhs + !!ldb) + (size_t)total) * sizeof(int);
+    if (e->cap < need) {
+        gala_free(e->mem);
+        e->mem = gala_malloc(need);
+        e->cap = e->mem ? need : 0;
+        if (!e->mem) return 0;
+    }
+    char *p = e->mem;
+#define VB_TAKE(dst, src, type)                                                             \
+    do {                                                                                    \
+        (dst) = NULL;                                                                       \
+        if (src) {                                                                          \
+            (dst) = (type *)(void *)p;                                                      \
+            memcpy((dst), (src), B * sizeof(type));                                         \
+            p += B * sizeof(type);                                                          \
+        }                                                                                   \
+    } while (0)
+    VB_TAKE(e->a_off, a_off, size_t);
+    VB_TAKE(e->b_off, b_off, size_t);
+    VB_TAKE(e->n, n, int);
+    VB_TAKE(e->lda, lda, int);
+    VB_TAKE(e->nrhs, nrhs, int);
+    VB_TAKE(e->ldb, ldb, int);
+#undef VB_TAKE
+    e->nlist = (int *)(void *)p;
+    if (total) memcpy(e->nlist, nl, (size_t)total * sizeof *nl);
+    if (nruns) memcpy(e->runs, runs, (size_t)nruns * sizeof *runs);
+    e->nruns = nruns;
+    e->batch = batch;
+    e->small = small;
+    e->min_bucket = min_bucket;
+    e->has = has;
+    return 1;
+}
+
+void la_vb_release(la_vb *vb)
+{
+    gala_free(vb->own);
+    memset(vb, 0, sizeof *vb);
+}
+
 gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, const size_t *a_off,
                           const int *lda, const size_t *b_off, const int *ldb, int batch,
-                          int small, int min_bucket, gala_buffer **desc, int **nlist,
-                          la_run *runs, int *nruns)
+                          int small, int min_bucket, la_vb *vb)
 {
-    *desc = NULL;
-    *nlist = NULL;
-    *nruns = 0;
+    memset(vb, 0, sizeof *vb);
+    const int has = (nrhs ? 1 : 0) | (b_off ? 2 : 0) | (ldb ? 4 : 0);
+    vb_memo *m = gala_tune(ctx, "la.vb_memo", 0, 1) ? vb_memo_get(ctx) : NULL;
+    int slot = 0; /* the entry (and its scratch slot) this build goes to */
+    if (m) {
+        for (int i = 0; i < LA_VB_MEMO; ++i) {
+            vb_entry *e = &m->e[i];
+            if (vb_match(e, n, nrhs, a_off, lda, b_off, ldb, batch, small, min_bucket, has)) {
+                e->used = ++m->clock;
+                vb->desc = e->nruns ? ctx->scratch[LA_SCRATCH_VB + i] : NULL;
+                vb->nlist = e->nlist;
+                if (e->nruns) memcpy(vb->runs, e->runs, (size_t)e->nruns * sizeof *e->runs);
+                vb->nruns = e->nruns;
+                return GALA_OK;
+            }
+            if (e->used < m->e[slot].used) slot = i; /* empty, else least recently used */
+        }
+        m->e[slot].used = 0; /* its descriptors are about to be replaced */
+    }
     /* pass 1: how many matrices each bucket gets (a counting sort: the caller's order
      * inside a small bucket, buckets ascending, then the large run sorted by n desc) */
     int cnt[8] = {0}, nmax[8] = {0}, rmax[8] = {0}, n_large = 0, total = 0;
@@ -299,20 +420,26 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
         if (r > rmax[k]) rmax[k] = r;
         total++;
     }
-    if (total == 0) return GALA_OK;
     /* small buckets are lg 0..6 (small <= 64); slot 7 is the large run */
     size_t pos[8];
     size_t at = 0;
     for (int k = 0; k < 8; ++k) {
         pos[k] = at;
         if (!cnt[k]) continue;
-        runs[*nruns].first = at;
-        runs[*nruns].count = cnt[k];
-        runs[*nruns].bucket = k < 7 ? min_bucket << k : 0;
-        runs[*nruns].nmax = nmax[k];
-        runs[*nruns].rhsmax = rmax[k];
-        (*nruns)++;
+        vb->runs[vb->nruns].first = at;
+        vb->runs[vb->nruns].count = cnt[k];
+        vb->runs[vb->nruns].bucket = k < 7 ? min_bucket << k : 0;
+        vb->runs[vb->nruns].nmax = nmax[k];
+        vb->runs[vb->nruns].rhsmax = rmax[k];
+        vb->nruns++;
         at += (size_t)cnt[k];
+    }
+    if (total == 0) {
+        /* every matrix is empty: nothing to upload, and nothing to build next time */
+        if (m && vb_keep(&m->e[slot], n, nrhs, a_off, lda, b_off, ldb, batch, small,
+                         min_bucket, has, NULL, 0, NULL, 0))
+            m->e[slot].used = ++m->clock;
+        return GALA_OK;
     }
     int *d = gala_malloc((size_t)total * LA_DSZ * sizeof *d);
     int *nl = gala_malloc((size_t)total * sizeof *nl);
@@ -321,6 +448,7 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
         gala_free(d);
         gala_free(nl);
         gala_free(ni);
+        memset(vb, 0, sizeof *vb);
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no host memory for matrix descriptors");
     }
     /* pass 2: small matrices straight to their slots, large ones collected for the sort */
@@ -349,15 +477,26 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
         }
         gala_free(ni);
     }
-    gala_status st = gala_scratch(ctx, LA_SCRATCH_DESC, GALA_INT, (size_t)total * LA_DSZ, desc);
-    if (st == GALA_OK) st = gala_buffer_write(*desc, 0, (size_t)total * LA_DSZ, d);
+    gala_status st = gala_scratch(ctx, LA_SCRATCH_VB + slot, GALA_INT, (size_t)total * LA_DSZ,
+                                  &vb->desc);
+    if (st == GALA_OK) st = gala_buffer_write(vb->desc, 0, (size_t)total * LA_DSZ, d);
     gala_free(d);
-    if (st == GALA_OK) *nlist = nl;
-    else {
+    if (st != GALA_OK) {
         gala_free(nl);
-        *desc = NULL;
+        memset(vb, 0, sizeof *vb);
+        return st;
     }
-    return st;
+    /* kept for the next calls when there is memory for the copies; else this call owns nl */
+    if (m && vb_keep(&m->e[slot], n, nrhs, a_off, lda, b_off, ldb, batch, small, min_bucket,
+                     has, nl, total, vb->runs, vb->nruns)) {
+        m->e[slot].used = ++m->clock;
+        vb->nlist = m->e[slot].nlist;
+        gala_free(nl);
+    } else {
+        vb->nlist = nl;
+        vb->own = nl;
+    }
+    return GALA_OK;
 }
 
 int la_active(const la_set *s, int j)

@@ -26,8 +26,9 @@ enum {
 /* Scratch slots (gala_scratch) used by the routines of src/la. Callers that keep data in a
  * scratch slot across a call to potrf/potrs/potri must not use these. */
 #define LA_SCRATCH_PANEL 1 /* potrf's diagonal blocks between two launches (potrf.c) */
-#define LA_SCRATCH_DESC 2
 #define LA_SCRATCH_INFO 3
+#define LA_SCRATCH_VB 4 /* LA_VB_MEMO slots from here: variable batches' descriptors */
+#define LA_VB_MEMO 3
 
 #define LA_BIG 0x7fffffff
 
@@ -127,23 +128,37 @@ GALA_INTERNAL gala_status la_info_end(struct gala_context *ctx, const char *fn, 
 GALA_INTERNAL void la_desc_put(int *d, int n, int lda, size_t aoff, int idx, int nrhs, int ldb,
                                size_t boff);
 
-/** Build the descriptors of a variable batch, grouped: matrices with n[b] <= small go into
- *  buckets by the smallest power-of-two order >= n[b] (>= min_bucket); larger ones are sorted
- *  by n, descending. Zero-sized matrices (n[b] == 0, or nrhs[b] == 0 when nrhs != NULL) are
- *  left out. Uploads them to the descriptor scratch slot. *nlist_out (host, caller frees)
- *  holds n of each descriptor in upload order; runs[] receives (first, count, bucket order
- *  or 0 for the sorted run) triples, *nruns their number (at most 8). */
+/** A run of a variable batch's descriptors: (first, count, bucket order or 0 for the sorted
+ *  large run), and the largest n and nrhs in it. */
 typedef struct la_run {
     size_t first;
     int count;
     int bucket; /* power-of-two order of a small bucket, 0 for the sorted large run */
     int nmax, rhsmax;
 } la_run;
+
+/** The descriptors of a variable batch on the device (la_desc_build). */
+typedef struct la_vb {
+    struct gala_buffer *desc; /* NULL: every matrix is empty */
+    const int *nlist;         /* host: n of each descriptor in upload order */
+    la_run runs[8];
+    int nruns;
+    int *own; /* nlist when this call owns it (la_vb_release frees it) */
+} la_vb;
+
+/** Build the descriptors of a variable batch, grouped: matrices with n[b] <= small go into
+ *  buckets by the smallest power-of-two order >= n[b] (>= min_bucket); larger ones are sorted
+ *  by n, descending. Zero-sized matrices (n[b] == 0, or nrhs[b] == 0 when nrhs != NULL) are
+ *  left out. The result stays valid until the next la_desc_build on the context; release it
+ *  with la_vb_release.
+ *  A layout seen in one of the context's last LA_VB_MEMO builds (the same arrays, compared
+ *  element by element, and the same small / min_bucket) reuses that build's device
+ *  descriptors: no build, no upload. Tuning key la.vb_memo (0: always build). */
 GALA_INTERNAL gala_status la_desc_build(struct gala_context *ctx, const int *n, const int *nrhs,
                                         const size_t *a_off, const int *lda, const size_t *b_off,
                                         const int *ldb, int batch, int small, int min_bucket,
-                                        struct gala_buffer **desc, int **nlist, la_run *runs,
-                                        int *nruns);
+                                        la_vb *vb);
+GALA_INTERNAL void la_vb_release(la_vb *vb);
 
 /** The run of a set that is still active at column j (n_b > j): a prefix for descriptors. */
 GALA_INTERNAL int la_active(const la_set *s, int j);

@@ -837,38 +837,36 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
     pf_cfg c;
     pf_config(ctx, dt, &c);
     const int up = uplo == GALA_UPPER;
-    gala_buffer *desc;
-    int *nlist, nruns;
-    la_run runs[8];
+    la_vb vb;
     GALA_TRY(la_desc_build(ctx, n, NULL, a_off, lda, NULL, NULL, batch, c.fused_max,
-                           c.min_bucket, &desc, &nlist, runs, &nruns));
-    if (!desc) { /* every matrix is empty */
+                           c.min_bucket, &vb));
+    if (!vb.desc) { /* every matrix is empty */
         if (info) memset(info, 0, (size_t)batch * sizeof *info);
         return GALA_OK;
     }
     size_t tmp = 0;
     la_set sets[8];
-    for (int r = 0; r < nruns; ++r) {
+    for (int r = 0; r < vb.nruns; ++r) {
         la_set *s = &sets[r];
         memset(s, 0, sizeof *s);
         s->vb = 1;
-        s->count = runs[r].count;
-        s->n = runs[r].nmax;
+        s->count = vb.runs[r].count;
+        s->n = vb.runs[r].nmax;
         s->A = A;
-        s->desc = desc;
-        s->dofs = runs[r].first;
-        s->nlist = nlist + runs[r].first;
+        s->desc = vb.desc;
+        s->dofs = vb.runs[r].first;
+        s->nlist = vb.nlist + vb.runs[r].first;
         /* the blocked runs (the large matrices; a bucket of 33..64 in two panels) take
          * their non-finite slots from one scratch, one run after the other */
-        if ((!runs[r].bucket || pf_two_panels(&c, s)) && pf_scan_tmp(s) > tmp)
+        if ((!vb.runs[r].bucket || pf_two_panels(&c, s)) && pf_scan_tmp(s) > tmp)
             tmp = pf_scan_tmp(s);
     }
     la_info li;
     gala_status st = la_info_begin(ctx, batch, tmp, NULL, 0, &li);
-    for (int r = 0; r < nruns && st == GALA_OK; ++r) {
+    for (int r = 0; r < vb.nruns && st == GALA_OK; ++r) {
         const la_set *s = &sets[r];
-        if (runs[r].bucket && !pf_two_panels(&c, s)) {
-            const int N = runs[r].bucket;
+        if (vb.runs[r].bucket && !pf_two_panels(&c, s)) {
+            const int N = vb.runs[r].bucket;
             st = pf_fused(ctx, dt, up, s, N, &c, &li);
         } else {
             st = pf_batch(ctx, dt, up, s, &c, &li);
@@ -876,6 +874,6 @@ gala_status gala_potrf_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
     }
     if (st == GALA_OK)
         st = la_info_end(ctx, fn, &li, batch, info, n, GALA_ERR_NOT_POSITIVE_DEFINITE, PD_WHAT);
-    gala_free(nlist);
+    la_vb_release(&vb);
     return st;
 }

@@ -104,26 +104,24 @@ static gala_status pi_lauum_v(gala_context *ctx, gala_dtype dt, int up, gala_buf
     int *ng = gala_malloc((size_t)batch * sizeof *ng);
     if (!ng) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "potri: no host memory");
     for (int b = 0; b < batch; ++b) ng[b] = good[b] ? n[b] : 0;
-    gala_buffer *desc;
-    int *nlist, nruns;
-    la_run runs[8];
+    la_vb vb;
     gala_status st = la_desc_build(ctx, ng, NULL, a_off, lda, NULL, NULL, batch, c->nb,
-                                   c->min_bucket, &desc, &nlist, runs, &nruns);
+                                   c->min_bucket, &vb);
     gala_free(ng);
-    for (int r = 0; r < nruns && st == GALA_OK; ++r) {
+    for (int r = 0; r < vb.nruns && st == GALA_OK; ++r) {
         la_set s;
         memset(&s, 0, sizeof s);
         s.vb = 1;
-        s.count = runs[r].count;
-        s.n = runs[r].nmax;
+        s.count = vb.runs[r].count;
+        s.n = vb.runs[r].nmax;
         s.A = A;
-        s.desc = desc;
-        s.dofs = runs[r].first;
-        s.nlist = nlist + runs[r].first;
-        st = runs[r].bucket ? pi_lauum_diag(ctx, dt, up, &s, s.count, c, runs[r].bucket, 0)
-                            : pi_lauum(ctx, dt, up, &s, c);
+        s.desc = vb.desc;
+        s.dofs = vb.runs[r].first;
+        s.nlist = vb.nlist + vb.runs[r].first;
+        st = vb.runs[r].bucket ? pi_lauum_diag(ctx, dt, up, &s, s.count, c, vb.runs[r].bucket, 0)
+                               : pi_lauum(ctx, dt, up, &s, c);
     }
-    gala_free(nlist);
+    la_vb_release(&vb);
     return st;
 }
 

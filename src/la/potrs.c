@@ -192,29 +192,27 @@ gala_status gala_potrs_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
         if (nrhs[b] > maxrhs) maxrhs = nrhs[b];
     ps_cfg c;
     ps_config(ctx, dt, maxrhs, &c);
-    gala_buffer *desc;
-    int *nlist, nruns;
-    la_run runs[8];
+    la_vb vb;
     GALA_TRY(la_desc_build(ctx, n, nrhs, a_off, lda, b_off, ldb, batch, c.fused_max,
-                           c.min_bucket, &desc, &nlist, runs, &nruns));
+                           c.min_bucket, &vb));
     gala_status st = GALA_OK;
-    for (int r = 0; r < nruns && st == GALA_OK; ++r) {
+    for (int r = 0; r < vb.nruns && st == GALA_OK; ++r) {
         la_set s;
         memset(&s, 0, sizeof s);
         s.vb = 1;
-        s.count = runs[r].count;
-        s.n = runs[r].nmax;
-        s.nrhs = runs[r].rhsmax;
+        s.count = vb.runs[r].count;
+        s.n = vb.runs[r].nmax;
+        s.nrhs = vb.runs[r].rhsmax;
         s.A = A;
         s.B = B;
-        s.desc = desc;
-        s.dofs = runs[r].first;
-        s.nlist = nlist + runs[r].first;
-        if (runs[r].bucket)
-            st = ps_fused(ctx, dt, uplo == GALA_UPPER, &s, s.count, &c, runs[r].bucket, 0, 3);
+        s.desc = vb.desc;
+        s.dofs = vb.runs[r].first;
+        s.nlist = vb.nlist + vb.runs[r].first;
+        if (vb.runs[r].bucket)
+            st = ps_fused(ctx, dt, uplo == GALA_UPPER, &s, s.count, &c, vb.runs[r].bucket, 0, 3);
         else
             st = ps_blocked(ctx, dt, uplo == GALA_UPPER, &s, &c);
     }
-    gala_free(nlist);
+    la_vb_release(&vb);
     return st;
 }
