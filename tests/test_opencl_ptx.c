@@ -1,9 +1,11 @@
 /*
- * The OpenCL backend's launch bounds for NVIDIA (gala_opencl_ptx_min_ctas): the
+ * The OpenCL backend's build: launch bounds for NVIDIA (gala_opencl_ptx_min_ctas): the
  * .minnctapersm directive goes before the body of exactly the entries that have a .reqntid
- * (the kernels declared with KERNEL_MINB), once, and text that is not PTX is left alone.
- * No device needed: the PTX here is written by hand in the driver's layout.
+ * (the kernels declared with KERNEL_MINB), once, and text that is not PTX is left alone (no
+ * device needed: the PTX here is written by hand in the driver's layout); and the build
+ * options added by $GALA_OPENCL_OPTIONS (on the default OpenCL device, when there is one).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +74,50 @@ START_TEST(min_ctas_leaves_other_text)
     free(head);
 }
 END_TEST
+
+/* A potrf of order 3 on a fresh OpenCL context, with $GALA_OPENCL_OPTIONS set to opt:
+ * its status (and, when it worked, the factor checked). */
+static gala_status potrf_with(const char *opt, int *made)
+{
+    setenv("GALA_OPENCL_OPTIONS", opt, 1);
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = GALA_BACKEND_OPENCL;
+    gala_context *ctx = NULL;
+    *made = gala_context_create(&o, &ctx) == GALA_OK;
+    gala_status st = GALA_OK;
+    if (*made) {
+        const double A[9] = {4, 2, 2, 2, 5, 3, 2, 3, 6}, L[9] = {2, 1, 1, 0, 2, 1, 0, 0, 2};
+        gala_buffer *b = tu_upload(ctx, GALA_FLOAT, A, 9);
+        st = gala_potrf(ctx, GALA_LOWER, 3, b, 0, 3, NULL);
+        if (st == GALA_OK) {
+            double out[9];
+            tu_download(b, 0, out, 9);
+            for (int j = 0; j < 3; ++j)
+                for (int i = j; i < 3; ++i)
+                    ck_assert_msg(fabs(out[i + 3 * j] - L[i + 3 * j]) < 1e-5,
+                                  "options '%s': L(%d, %d) = %g, expected %g", opt, i, j,
+                                  out[i + 3 * j], L[i + 3 * j]);
+        } else {
+            ck_assert_msg(strstr(gala_last_error(ctx), opt) != NULL,
+                          "options '%s': the message does not name them: %s", opt,
+                          gala_last_error(ctx));
+        }
+        gala_buffer_free(b);
+        gala_context_destroy(ctx);
+    }
+    unsetenv("GALA_OPENCL_OPTIONS");
+    return st;
+}
+
+START_TEST(extra_build_options)
+{
+    int made;
+    ck_assert_int_eq(potrf_with("-cl-mad-enable", &made), GALA_OK);
+    if (!made) return; /* no OpenCL device here */
+    ck_assert_int_eq(potrf_with("-cl-no-such-option", &made), GALA_ERR_KERNEL_BUILD);
+}
+END_TEST
 #endif
 
 int main(void)
@@ -81,6 +127,7 @@ int main(void)
 #ifdef GALA_HAVE_OPENCL
     tcase_add_test(tc, min_ctas_only_on_bounded_entries);
     tcase_add_test(tc, min_ctas_leaves_other_text);
+    tcase_add_test(tc, extra_build_options);
 #endif
     suite_add_tcase(s, tc);
     return tu_run(s);

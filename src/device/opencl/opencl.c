@@ -488,8 +488,30 @@ static cl_program with_min_ctas(const cl_state *st, cl_program p, const char *op
     return q;
 }
 
+static gala_status ocl_build_with(gala_context *ctx, const gala_program_key *key,
+                                  const char *source, const char *options, void **out,
+                                  int *from_cache);
+
+/* $GALA_OPENCL_OPTIONS: words added to every program's build options (experiments such as
+ * -cl-mad-enable, or -cl-nv-verbose for the driver's log), as GALA_NVRTC_OPTIONS does for
+ * CUDA. They are part of the options, hence of the program's cache key. */
 static gala_status ocl_build(gala_context *ctx, const gala_program_key *key, const char *source,
                              const char *options, void **out, int *from_cache)
+{
+    const char *extra = getenv("GALA_OPENCL_OPTIONS");
+    if (!extra || !*extra) return ocl_build_with(ctx, key, source, options, out, from_cache);
+    const size_t n = strlen(options) + strlen(extra) + 2;
+    char *all = gala_malloc(n);
+    if (!all) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for build options");
+    snprintf(all, n, "%s %s", options, extra);
+    gala_status s = ocl_build_with(ctx, key, source, all, out, from_cache);
+    gala_free(all);
+    return s;
+}
+
+static gala_status ocl_build_with(gala_context *ctx, const gala_program_key *key,
+                                  const char *source, const char *options, void **out,
+                                  int *from_cache)
 {
     cl_state *st = ST(ctx);
     cl_int e;
@@ -523,10 +545,13 @@ static gala_status ocl_build(gala_context *ctx, const gala_program_key *key, con
     }
     e = clBuildProgram(p, 1, &st->device, options, NULL, NULL);
     if (e != CL_SUCCESS) {
-        char what[128];
+        char what[1536];
         snprintf(what, sizeof what, "kernel family '%s' (%s)", key->family, options);
         gala_status s = e == CL_BUILD_PROGRAM_FAILURE ? build_log(ctx, p, what)
-                                                      : cl_fail(ctx, e, "clBuildProgram");
+                        : e == CL_INVALID_BUILD_OPTIONS
+                            ? gala_error(ctx, GALA_ERR_KERNEL_BUILD, "%s: the driver rejected "
+                                         "the build options", what)
+                            : cl_fail(ctx, e, "clBuildProgram");
         clReleaseProgram(p);
         gala_free(id);
         return s;
