@@ -170,6 +170,18 @@ static inline unsigned char *la_mask(const la_layout *L, int up, int tri)
     return mask;
 }
 
+/* Assert that every element of out outside the referenced triangles of L's matrices (lower,
+ * or upper when up) is as uploaded; what names the case. */
+static inline void la_assert_untouched(int ti, const la_layout *L, int up, const double *out,
+                                       const char *what)
+{
+    unsigned char *mask = la_mask(L, up, 1);
+    const long bad = la_untouched(L, mask, out);
+    free(mask);
+    TU_ASSERT(bad < 0, ti, "%s: element %ld outside the referenced triangles changed (%g -> %g)",
+              what, bad, bad >= 0 ? L->v[bad] : 0.0, bad >= 0 ? out[bad] : 0.0);
+}
+
 /* Reference factor of G (lower, n×n, leading dimension n) in dt's precision: LAPACKE
  * s/dpotrf when available, else unblocked loops in double. Returns the info. */
 static inline int la_ref_potrf(int n, gala_dtype dt, double *G)

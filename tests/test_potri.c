@@ -120,10 +120,7 @@ static void run_inverse(int ti, tu_rng *r, int count, const int *n, int up, int 
         free(X);
         free(R);
     }
-    unsigned char *mask = la_mask(&L, up, 1);
-    long bad = la_untouched(&L, mask, out);
-    TU_ASSERT(bad < 0, ti, "%s: element %ld outside the referenced triangles changed", what, bad);
-    free(mask);
+    la_assert_untouched(ti, &L, up, out, what);
     free(out);
     free(info);
     gala_buffer_free(buf);
