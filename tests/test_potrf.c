@@ -416,11 +416,29 @@ START_TEST(potrf_vb_layout_reuse)
             snprintf(what, sizeof what, "layout %d of 4, round %d", k, round);
             vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], what);
         }
+    /* with the memo off, then on again: the three layouts kept before (M[1..3]) still right,
+     * whichever of their slots the calls without the memo used */
     la_tune("la.vb_memo=0");
     vb_round(_i, &r, &L, nn, ld, off, "memo off");
     vb_round(_i, &r, &M[0], mn[0], mld[0], moff[0], "memo off, another layout");
     la_tune(NULL);
-    vb_round(_i, &r, &L, nn, ld, off, "memo on again");
+    for (int k = 1; k < 4; ++k) {
+        char what[64];
+        snprintf(what, sizeof what, "memo on again, layout %d", k);
+        vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], what);
+    }
+    /* a batch above the largest one kept (la.vb_memo): built every time, the rest kept */
+    la_tune("la.vb_memo=30");
+    vb_round(_i, &r, &L, nn, ld, off, "a batch of 48 above la.vb_memo=30");
+    vb_round(_i, &r, &M[0], mn[0], mld[0], moff[0], "a batch of 20 below it");
+    vb_round(_i, &r, &L, nn, ld, off, "48 again");
+    vb_round(_i, &r, &M[0], mn[0], mld[0], moff[0], "20 again");
+    la_tune(NULL);
+    for (int k = 1; k < 4; ++k) {
+        char what[64];
+        snprintf(what, sizeof what, "after the large batch, layout %d", k);
+        vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], what);
+    }
     for (int k = 0; k < 4; ++k) {
         free(mn[k]);
         free(mld[k]);

@@ -48,10 +48,11 @@
  * runs K2-K4, double integrator b = 10000: qb 2 and 8 slower than 4 on both backends; minb 5
  * and 6 within the run-to-run spread (the per-row sparse loops took the registers from 56
  * to 80 in double, 48 to 64 in float, and still ran 1.28-1.57x faster). No rows: 4, 0. */
-/* la.vb_memo: 1 (no row) keeps the device descriptors of a context's last three variable
- * batches (potrf / potrs / potri _vbatched) and reuses them when a call's size, offset and
- * leading-dimension arrays equal a kept one's (src/la/la_common.c, la_desc_build); 0 builds
- * and uploads them on every call. Development machine, host backend, 50000 matrices of
+/* la.vb_memo: the largest variable batch (matrices) whose device descriptors a context keeps
+ * for reuse, for its last three potrf / potrs / potri _vbatched layouts: a call whose size,
+ * offset and leading-dimension arrays equal a kept one's skips the build and the upload
+ * (src/la/la_common.c, la_desc_build). No row: 1048576 (40 MB of descriptors); 0 builds and
+ * uploads them on every call. Development machine, host backend, 50000 matrices of
  * order 1: 1.07 -> 0.81 ms a call; not yet measured on a GPU. */
 /* staging.max_mb: the largest page-locked host block a context keeps for bulk transfers
  * (src/core/context.c, gala_staging_take); 0 turns staging off. No row: 1024. */

@@ -389,9 +389,14 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
 {
     memset(vb, 0, sizeof *vb);
     const int has = (nrhs ? 1 : 0) | (b_off ? 2 : 0) | (ldb ? 4 : 0);
-    vb_memo *m = gala_tune(ctx, "la.vb_memo", 0, 1) ? vb_memo_get(ctx) : NULL;
+    /* la.vb_memo: the largest batch kept (0: none). A kept batch's descriptors take at most
+     * 40 MB of device memory; a larger batch is built in the first entry's slot, as every
+     * batch was before there was a memo */
+    const long keep = gala_tune(ctx, "la.vb_memo", 0, LA_VB_KEEP);
+    const int use = keep > 0 && batch <= keep && vb_memo_get(ctx);
+    vb_memo *m = ctx->vb_memo;
     int slot = 0; /* the entry (and its scratch slot) this build goes to */
-    if (m) {
+    if (use) {
         for (int i = 0; i < LA_VB_MEMO; ++i) {
             vb_entry *e = &m->e[i];
             if (vb_match(e, n, nrhs, a_off, lda, b_off, ldb, batch, small, min_bucket, has)) {
@@ -404,8 +409,8 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
             }
             if (e->used < m->e[slot].used) slot = i; /* empty, else least recently used */
         }
-        m->e[slot].used = 0; /* its descriptors are about to be replaced */
     }
+    if (m) m->e[slot].used = 0; /* its descriptors are about to be replaced */
     /* pass 1: how many matrices each bucket gets (a counting sort: the caller's order
      * inside a small bucket, buckets ascending, then the large run sorted by n desc) */
     int cnt[8] = {0}, nmax[8] = {0}, rmax[8] = {0}, n_large = 0, total = 0;
@@ -436,8 +441,8 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
     }
     if (total == 0) {
         /* every matrix is empty: nothing to upload, and nothing to build next time */
-        if (m && vb_keep(&m->e[slot], n, nrhs, a_off, lda, b_off, ldb, batch, small,
-                         min_bucket, has, NULL, 0, NULL, 0))
+        if (use && vb_keep(&m->e[slot], n, nrhs, a_off, lda, b_off, ldb, batch, small,
+                           min_bucket, has, NULL, 0, NULL, 0))
             m->e[slot].used = ++m->clock;
         return GALA_OK;
     }
@@ -487,8 +492,8 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
         return st;
     }
     /* kept for the next calls when there is memory for the copies; else this call owns nl */
-    if (m && vb_keep(&m->e[slot], n, nrhs, a_off, lda, b_off, ldb, batch, small, min_bucket,
-                     has, nl, total, vb->runs, vb->nruns)) {
+    if (use && vb_keep(&m->e[slot], n, nrhs, a_off, lda, b_off, ldb, batch, small, min_bucket,
+                       has, nl, total, vb->runs, vb->nruns)) {
         m->e[slot].used = ++m->clock;
         vb->nlist = m->e[slot].nlist;
         gala_free(nl);
