@@ -576,14 +576,15 @@ KERNEL void qp_shared_apply(GLOBAL const int *meta, GLOBAL const int *list, cons
 /* qp_vec_update (gala_qp_update_vectors): the listed QPs' new q (which & 1), l (& 2) and  */
 /* u (& 4) were written unscaled into Q, L, U: scale them with the QP's D, E, c and        */
 /* recompute the row kinds. A changed kind updates ctype and asks for a refactorization    */
-/* (refac), or, with shared != 0 (kinds shared by the batch), only counts the QP in cnt[0]. */
-/* One work-group per QP.                                                                  */
+/* (refac); with shared != 0 (kinds shared by the batch) it makes the QP INVALID as        */
+/* qp_shared_apply does (hstat = H_KIND + the first such row), and agreeing kinds clear    */
+/* such an earlier mark. One work-group per QP.                                            */
 /* ------------------------------------------------------------------------------------ */
 KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
                           GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
                           GLOBAL const REAL *info, GLOBAL int *ctype, GLOBAL int *refac,
-                          GLOBAL int *cnt, const int which, const int shared,
-                          const int rho_is_vec)
+                          GLOBAL int *state, GLOBAL int *hstat, const int which,
+                          const int shared, const int rho_is_vec)
 {
     LOCAL_ARRAY REAL part[4 * WG];
     const int lid = (int)LID(0);
@@ -599,7 +600,7 @@ KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const 
     const REAL c = info[(gidx)b * NINFO + I_C];
     if (which & 1)
         for (int j = lid; j < n; j += WG) q[j] *= c * D[j];
-    REAL changed = 0;
+    REAL first = 0; /* m − (first row whose kind changed), 0 if none */
     for (int i = lid; i < m; i += WG) {
         const REAL lv = (which & 2) ? l[i] * E[i] : l[i], uv = (which & 4) ? u[i] * E[i] : u[i];
         l[i] = lv;
@@ -609,14 +610,23 @@ KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const 
         else if (uv - lv < (REAL)1e-4) t = 2;
         t = rho_is_vec ? t : 1;
         if (t != ct[i]) {
-            changed = 1;
+            if (first == 0) first = (REAL)(m - i);
             if (!shared) ct[i] = t;
         }
     }
-    QP_RED4(part, lid, WG, 1, changed, 0, 0, 0, 0);
-    if (ok && lid == 0 && part[0] > 0) {
-        if (shared) atomic_inc(cnt);
-        else refac[b] = 1;
+    QP_RED4(part, lid, WG, 1, first, 0, 0, 0, 0);
+    if (ok && lid == 0) {
+        if (!shared) {
+            if (part[0] > 0) refac[b] = 1;
+        } else if (hstat[b] == H_HOST) {
+            /* invalid data: stays so whatever its kinds */
+        } else if (part[0] > 0) {
+            hstat[b] = H_KIND + (m - (int)part[0]);
+            state[(gidx)b * NSTATE + S_STATUS] = 12;
+        } else if (hstat[b] >= H_KIND) {
+            hstat[b] = 0;
+            state[(gidx)b * NSTATE + S_STATUS] = 0;
+        }
     }
 }
 

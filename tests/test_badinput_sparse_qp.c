@@ -425,6 +425,123 @@ START_TEST(qp_arguments_and_invalid_qps)
 }
 END_TEST
 
+/* x of the box QP b solved: clamp(−q/d, −1, 1) per coordinate, d scaled by ps. */
+static void assert_box_x(int t, gala_qp_solver *s, int k, const qpb *b, double ps, const char *what)
+{
+    const double tol = tu_target_get(t)->dtype == GALA_FLOAT ? 2e-3 : 1e-5;
+    gala_qp_info info;
+    const double *x;
+    TU_OK(NULL, gala_qp_get_info(s, k, &info));
+    TU_ASSERT(info.status == GALA_QP_SOLVED, t, "%s: QP %d: %s (%s)", what, k,
+              gala_qp_status_string(info.status), info.message);
+    TU_OK(NULL, gala_qp_get_solution(s, k, &x, NULL, NULL, NULL));
+    for (int j = 0; j < 4; ++j) {
+        const double w = fmin(1, fmax(-1, -b->q[j] / (ps * b->Px[j])));
+        TU_ASSERT(fabs(x[j] - w) < tol, t, "%s: QP %d: x[%d] = %g, want %g", what, k, j, x[j], w);
+    }
+}
+
+/* The update calls' errors and per-QP verdicts: NaN / Inf matrix values (an error of the
+ * call, nothing changed), an update of a QP rejected at setup (nothing to do), and in the
+ * shared strategy an update of one QP's matrices, values that differ between QPs, and a
+ * row that changes kind (that QP invalid until its kinds agree again, the others solved). */
+START_TEST(qp_update_errors)
+{
+    const int t = _i;
+    gala_context *ctx = tu_ctx(t);
+    const gala_dtype dt = tu_target_get(t)->dtype;
+    const double qv[4] = {0.5, -3, 1, 0.25}, qw[4] = {-0.5, 0.2, -4, 1};
+    gala_qp_settings set;
+    gala_qp_settings_default(&set);
+    set.dtype = dt;
+    set.eps_abs = set.eps_rel = dt == GALA_FLOAT ? 1e-5 : 1e-8;
+    const gala_status E = GALA_ERR_INVALID_ARG;
+    gala_qp_info info;
+
+    /* own matrices (DENSE): QP 2 has a 3×4 P, QP 3 a NaN bound */
+    enum { C = 4 };
+    qpb b[C];
+    gala_qp_problem pb[C];
+    for (int k = 0; k < C; ++k) box(&b[k], 1 + k, k % 2 ? qw : qv);
+    b[2].p.P.m = 3;
+    b[3].l[2] = NAN;
+    for (int k = 0; k < C; ++k) pb[k] = b[k].p;
+    gala_qp_solver *s;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, C, &set, &s));
+    ck_assert_int_eq(gala_qp_linsys_used(s), GALA_QP_LINSYS_DENSE);
+    double Pn[4] = {1, NAN, 3, 4}, An[4] = {1, 1, INFINITY, 1};
+    BAD(t, ctx, GALA_ERR_NOT_FINITE, "gala_qp_update_matrices", gala_qp_update_matrices(s, 0, Pn, NULL));
+    TU_ASSERT(strstr(gala_last_error(ctx), "QP 0: P value 1") != NULL, t, "message: %s",
+              gala_last_error(ctx));
+    BAD(t, ctx, GALA_ERR_NOT_FINITE, "gala_qp_update_matrices", gala_qp_update_matrices(s, 1, NULL, An));
+    TU_ASSERT(strstr(gala_last_error(ctx), "QP 1: A value 2") != NULL, t, "message: %s",
+              gala_last_error(ctx));
+    TU_OK(ctx, gala_qp_update_matrices(s, 0, NULL, NULL));
+    TU_OK(ctx, gala_qp_update_vectors(s, 2, qv, NULL, NULL)); /* rejected at setup: no-op */
+    TU_OK(ctx, gala_qp_update_matrices(s, 3, b[3].Px, NULL));
+    TU_OK(ctx, gala_qp_solve(s));
+    assert_box_x(t, s, 0, &b[0], 1, "after the refused updates");
+    assert_box_x(t, s, 1, &b[1], 1, "after the refused updates");
+    static const char *why[C] = {NULL, NULL, "P is 3", "bounds of row 2"};
+    for (int k = 2; k < C; ++k) {
+        TU_OK(ctx, gala_qp_get_info(s, k, &info));
+        TU_ASSERT(info.status == GALA_QP_INVALID_DATA && strstr(info.message, why[k]), t,
+                  "QP %d: %s (%s), want invalid data with '%s'", k,
+                  gala_qp_status_string(info.status), info.message, why[k]);
+    }
+    gala_qp_destroy(s);
+
+    /* the same P and A in every QP: the shared strategy */
+    enum { S = 3 };
+    qpb c[S];
+    gala_qp_problem ps[S];
+    for (int k = 0; k < S; ++k) {
+        box(&c[k], 2, k == 1 ? qw : qv);
+        ps[k] = c[k].p;
+    }
+    TU_OK(ctx, gala_qp_setup(ctx, ps, S, &set, &s));
+    ck_assert_int_eq(gala_qp_linsys_used(s), GALA_QP_LINSYS_DENSE_SHARED);
+    double P3[3 * 4];
+    for (int k = 0; k < S; ++k)
+        for (int j = 0; j < 4; ++j) P3[4 * k + j] = 2 * c[k].Px[j];
+    BAD(t, ctx, E, "gala_qp_update_matrices", gala_qp_update_matrices(s, 0, P3, NULL));
+    P3[4 * 1 + 2] += 1; /* QP 1's third value differs */
+    BAD(t, ctx, E, "gala_qp_update_matrices", gala_qp_update_matrices(s, -1, P3, NULL));
+    TU_ASSERT(strstr(gala_last_error(ctx), "QP 1 differs") != NULL, t, "message: %s",
+              gala_last_error(ctx));
+    TU_OK(ctx, gala_qp_solve(s));
+    for (int k = 0; k < S; ++k) assert_box_x(t, s, k, &c[k], 1, "shared, after the refused updates");
+    P3[4 * 1 + 2] -= 1;
+    TU_OK(ctx, gala_qp_update_matrices(s, -1, P3, NULL));
+    TU_OK(ctx, gala_qp_solve(s));
+    for (int k = 0; k < S; ++k) assert_box_x(t, s, k, &c[k], 2, "shared, P doubled");
+    /* QP 1's row 0 becomes an equality: QP 1 invalid, the others solved */
+    double l1[4] = {0.5, -1, -1, -1}, u1[4] = {0.5, 1, 1, 1}, lb[4] = {-1, -1, -1, -1},
+           ub[4] = {1, 1, 1, 1};
+    TU_OK(ctx, gala_qp_update_vectors(s, 1, NULL, l1, u1));
+    TU_OK(ctx, gala_qp_solve(s));
+    TU_OK(ctx, gala_qp_get_info(s, 1, &info));
+    TU_ASSERT(info.status == GALA_QP_INVALID_DATA && strstr(info.message, "row 0"), t,
+              "QP 1 with an equality row: %s (%s)", gala_qp_status_string(info.status),
+              info.message);
+    assert_box_x(t, s, 0, &c[0], 2, "shared, beside the QP whose row changed kind");
+    assert_box_x(t, s, 2, &c[2], 2, "shared, beside the QP whose row changed kind");
+    TU_OK(ctx, gala_qp_update_vectors(s, 1, NULL, lb, ub));
+    TU_OK(ctx, gala_qp_solve(s));
+    for (int k = 0; k < S; ++k) assert_box_x(t, s, k, &c[k], 2, "shared, kinds agree again");
+    gala_qp_destroy(s);
+
+    /* every status has a name of its own */
+    for (int a = GALA_QP_SOLVED; a <= GALA_QP_INVALID_DATA; ++a) {
+        TU_ASSERT(strcmp(gala_qp_status_string(a), "unknown status") != 0, t, "status %d", a);
+        for (int z = GALA_QP_SOLVED; z < a; ++z)
+            TU_ASSERT(strcmp(gala_qp_status_string(a), gala_qp_status_string(z)) != 0, t,
+                      "statuses %d and %d share a name", z, a);
+    }
+    ck_assert_str_eq(gala_qp_status_string(0), "unknown status");
+}
+END_TEST
+
 START_TEST(qps_files)
 {
     const int t = _i;
@@ -481,6 +598,7 @@ int main(void)
     tcase_add_loop_test(tc, sparse_ldlt_arguments, 0, nt);
     tcase_add_loop_test(tc, sparse_ldlt_bad_matrices_in_a_batch, 0, nt);
     tcase_add_loop_test(tc, qp_arguments_and_invalid_qps, 0, nt);
+    tcase_add_loop_test(tc, qp_update_errors, 0, nt);
     tcase_add_test(tc, qps_files);
     suite_add_tcase(s, tc);
     return tu_run(s);

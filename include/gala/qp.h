@@ -235,9 +235,11 @@ GALA_API gala_status gala_qp_get_solution(const gala_qp_solver *solver, int k, c
  * @brief Replace q, l, u of QP @p k (k = -1: of every QP, the arrays then hold all QPs'
  * vectors one after another in batch order). NULL keeps a vector. The sparsity, n and m do
  * not change. If a row changes kind (equality / inequality / free), ρ of that row changes
- * and the QP is refactored (DENSE) — in DENSE_SHARED every QP must keep the same kinds.
- * Invalid new data (NaN, l > u) make that QP GALA_QP_INVALID_DATA until valid data are
- * given again. Iterates are kept (warm start).
+ * and the QP is refactored (DENSE); in DENSE_SHARED, where every QP shares the kinds of the
+ * factored matrices, such a QP becomes GALA_QP_INVALID_DATA (its info message names the
+ * row) until its kinds agree with the batch's again. Invalid new data (NaN, l > u) make that
+ * QP GALA_QP_INVALID_DATA until valid data are given again. Neither is an error of the
+ * call: the other QPs' updates apply. Iterates are kept (warm start).
  * @return GALA_OK; GALA_ERR_INVALID_ARG; device errors.
  */
 GALA_API gala_status gala_qp_update_vectors(gala_qp_solver *solver, int k, const double *q,

@@ -1730,6 +1730,9 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
         s->update_time = gala_now() - t0;
         return GALA_OK;
     }
+    /* the host's verdict first (invalid data, or valid again): the kernel below leaves an
+     * invalid QP so and marks a shared one whose row kinds changed */
+    if (st == GALA_OK && any_changed && s->nvalid) st = write_hstat(s, k);
     if (st == GALA_OK && s->nvalid && (q || l || u)) {
         /* the kept (valid) vectors, unscaled, into Q, L, U; scaled there with the QP's D, E, c */
         if (q) st = upload_section(s, k, s->b_vn, QP_V_Q * s->ntot, s->hq, 1);
@@ -1739,7 +1742,6 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
         int nl = 0;
         gala_kernel *kv = NULL;
         if (st == GALA_OK) st = slot_list(s, k, &list, &nl);
-        if (st == GALA_OK) st = gala_buffer_fill(s->b_cnt, 0, 2, 0);
         if (st == GALA_OK) st = gala_qp_kernel(s, "qp_vec_update", &kv);
         gala_dims d = qp_dims(nl, QP_UTIL_WG);
         const int which = (q ? 1 : 0) | (l ? 2 : 0) | (u ? 4 : 0);
@@ -1747,18 +1749,9 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
             st = GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nl),
                              ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
                              ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_ctype),
-                             ga_buf(s->b_refac), ga_buf(s->b_cnt), ga_int(which),
-                             ga_int(s->shared), ga_int(s->set.rho_is_vec));
-        if (st == GALA_OK && s->shared && (l || u)) {
-            int c[2];
-            st = gala_buffer_read(s->b_cnt, 0, 2, c);
-            if (st == GALA_OK && c[0] > 0)
-                st = gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: %d QP(s): a row changes kind "
-                                "(equality / inequality / free), which the shared strategy "
-                                "cannot follow", fn, c[0]);
-        }
+                             ga_buf(s->b_refac), ga_buf(s->b_state), ga_buf(s->b_hstat),
+                             ga_int(which), ga_int(s->shared), ga_int(s->set.rho_is_vec));
     }
-    if (st == GALA_OK && any_changed && s->nvalid) st = write_hstat(s, k);
     s->update_time = gala_now() - t0;
     return st;
 }

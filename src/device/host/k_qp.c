@@ -48,7 +48,7 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_init, "bbibbblblbrii"),
     K(qp_reset, "bbiii"),
     K(qp_shared_apply, "bbiblblbbbbi"),
-    K(qp_vec_update, "bbiblblbbbbiii"),
+    K(qp_vec_update, "bbiblblbbbbbiii"),
     K(qp_warm, "bbibbbblblbi"),
     K(qp_unscale, "bbiblblbb"),
     K(qp_count, "bibbb"),
@@ -494,8 +494,9 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
     REAL *vn = HBUF(REAL, 3), *vm = HBUF(REAL, 5);
     const ptrdiff_t ntot = HLONG(4), mtot = HLONG(6);
     const REAL *info = HBUF(REAL, 7);
-    int *ctype = HBUF(int, 8), *refac = HBUF(int, 9), *cnt = HBUF(int, 10);
-    const int which = HINT(11), shared = HINT(12), rho_is_vec = HINT(13);
+    int *ctype = HBUF(int, 8), *refac = HBUF(int, 9), *state = HBUF(int, 10);
+    int *hstat = HBUF(int, 11);
+    const int which = HINT(12), shared = HINT(13), rho_is_vec = HINT(14);
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
         const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
@@ -507,19 +508,26 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
         const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
         if (which & 1)
             for (int j = 0; j < n; ++j) q[j] *= c * D[j];
-        int changed = 0;
+        int first = -1;
         for (int i = 0; i < m; ++i) {
             if (which & 2) l[i] *= E[i];
             if (which & 4) u[i] *= E[i];
             const int t = SUF(kind)(l[i], u[i], rho_is_vec);
             if (t != ct[i]) {
-                changed = 1;
+                if (first < 0) first = i;
                 if (!shared) ct[i] = t;
             }
         }
-        if (changed) {
-            if (shared) cnt[0]++;
-            else refac[b] = 1;
+        if (!shared) {
+            if (first >= 0) refac[b] = 1;
+        } else if (hstat[b] == QP_H_HOST) {
+            /* invalid data: stays so whatever its kinds */
+        } else if (first >= 0) {
+            hstat[b] = QP_H_KIND + first;
+            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 12;
+        } else if (hstat[b] >= QP_H_KIND) {
+            hstat[b] = 0;
+            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 0;
         }
     }
     return GALA_OK;
