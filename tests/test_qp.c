@@ -402,6 +402,42 @@ START_TEST(interrupt_and_settings)
 }
 END_TEST
 
+/* Adaptive ρ in TIME mode (OSQP 0.6's rule): the update interval is fixed, to a multiple of
+ * check_termination, once the solve has run adaptive_rho_fraction of the setup time. From
+ * a poor ρ: with a tiny fraction ρ is updated and the QP solved; with a huge one the
+ * interval is never fixed and ρ never moves. */
+START_TEST(adaptive_rho_time_mode)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 11, &p));
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    for (int huge = 0; huge < 2; ++huge) {
+        gala_qp_settings s = tight_settings(_i);
+        s.rho = 1e-5;
+        s.adaptive_rho = GALA_QP_ADAPTIVE_RHO_TIME;
+        s.adaptive_rho_fraction = huge ? 1e12 : 1e-12;
+        s.max_iter = huge ? 300 : 20000;
+        gala_qp_solver *sv;
+        TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &sv));
+        TU_OK(ctx, gala_qp_solve(sv));
+        gala_qp_info in;
+        TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+        if (huge) {
+            TU_ASSERT(in.rho_updates == 0 && fabs(in.rho - s.rho) <= 1e-6 * s.rho, _i,
+                      "TIME mode, fraction 1e12: %d ρ updates, ρ = %g", in.rho_updates, in.rho);
+        } else {
+            TU_ASSERT(in.rho_updates >= 1 && in.rho > 10 * s.rho, _i,
+                      "TIME mode, fraction 1e-12: %d ρ updates, ρ = %g from %g", in.rho_updates,
+                      in.rho, s.rho);
+            assert_kkt(sv, 0, &p, fl ? 1e-3 : 1e-5, _i, "TIME mode");
+        }
+        gala_qp_destroy(sv);
+    }
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ shared matrices */
 
 START_TEST(shared_matrices_double_integrator)
@@ -997,6 +1033,7 @@ int main(void)
     tcase_add_loop_test(tc, kkt_generated_batch, 0, nt);
     tcase_add_loop_test(tc, every_status_in_one_batch, 0, nt);
     tcase_add_loop_test(tc, interrupt_and_settings, 0, nt);
+    tcase_add_loop_test(tc, adaptive_rho_time_mode, 0, nt);
     tcase_add_loop_test(tc, shared_matrices_double_integrator, 0, nt);
     tcase_add_loop_test(tc, warm_start_mpc_sequence, 0, nt);
     tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);
