@@ -531,6 +531,23 @@ START_TEST(qp_update_errors)
     for (int k = 0; k < S; ++k) assert_box_x(t, s, k, &c[k], 2, "shared, kinds agree again");
     gala_qp_destroy(s);
 
+    /* a shared batch whose P is not convex (K not positive definite with the first ρ):
+     * every QP NON_CVX, with a NaN objective, before any iteration */
+    for (int k = 0; k < S; ++k) {
+        box(&c[k], -1, k == 1 ? qw : qv);
+        ps[k] = c[k].p;
+    }
+    TU_OK(ctx, gala_qp_setup(ctx, ps, S, &set, &s));
+    ck_assert_int_eq(gala_qp_linsys_used(s), GALA_QP_LINSYS_DENSE_SHARED);
+    TU_OK(ctx, gala_qp_solve(s));
+    for (int k = 0; k < S; ++k) {
+        TU_OK(ctx, gala_qp_get_info(s, k, &info));
+        TU_ASSERT(info.status == GALA_QP_NON_CVX && isnan(info.obj_val) && info.iter == 0, t,
+                  "shared, P not convex: QP %d %s, objective %g, %d iterations", k,
+                  gala_qp_status_string(info.status), info.obj_val, info.iter);
+    }
+    gala_qp_destroy(s);
+
     /* every status has a name of its own */
     for (int a = GALA_QP_SOLVED; a <= GALA_QP_INVALID_DATA; ++a) {
         TU_ASSERT(strcmp(gala_qp_status_string(a), "unknown status") != 0, t, "status %d", a);
