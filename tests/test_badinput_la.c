@@ -84,6 +84,12 @@ START_TEST(argument_errors)
     BAD(t, ctx, E, f, gala_trtri_vbatched(ctx, L, GALA_NON_UNIT, n2, A, offout, ld2, B, off2, ld2, 2, info));
     BAD(t, ctx, E, f, gala_trtri_vbatched(ctx, L, GALA_NON_UNIT, n2, A, off2, ld2, B, off2, NULL, 2, info));
     BAD(t, ctx, E, f, gala_trtri_vbatched(ctx, L, GALA_NON_UNIT, n2, A, off2, ld2, B, off2, ld2, -2, info));
+    {   /* one buffer, out of place: B_0 = [18, 27) runs into A_1 = [20, 36) */
+        const size_t bo[2] = {18, 60};
+        BAD(t, ctx, E, f, gala_trtri_vbatched(ctx, L, GALA_NON_UNIT, n2, A, off2, ld2, A, bo, ld2, 2, info));
+        TU_ASSERT(strstr(gala_last_error(ctx), "A_1 overlaps B_0") != NULL, t, "message: %s",
+                  gala_last_error(ctx));
+    }
 
     /* ---- potrf */
     f = "gala_potrf";
@@ -150,6 +156,7 @@ START_TEST(argument_errors)
     BAD(t, ctx, E, f, gala_potrs_vbatched(ctx, L, n2, r2, A, off2, ld2, B, offov, ld2, 2));
     BAD(t, ctx, E, f, gala_potrs_vbatched(ctx, L, n2, r2, A, off2, ld2, A, off2, ld2, 2));
     BAD(t, ctx, E, f, gala_potrs_vbatched(ctx, L, n2, r2, A, off2, ld2, B, boff2, ldsmall, 2));
+    BAD(t, ctx, E, f, gala_potrs_vbatched(ctx, L, n2, r2, A, off2, ld2, B, boff2, ld2, -1));
 
     /* ---- potri */
     f = "gala_potri";
@@ -185,6 +192,7 @@ START_TEST(argument_errors)
     BAD(t, ctx, E, f, gala_ldlt_solve(ctx, L, 3, 1, A, 0, 3, M, 0, 3));
     f = "gala_ldlt_solve_batched";
     BAD(t, ctx, E, f, gala_ldlt_solve_batched(ctx, L, 3, 2, A, 0, 3, 9, B, 0, 3, 4, 2));
+    BAD(t, ctx, E, f, gala_ldlt_solve_batched(ctx, L, 3, 2, A, 0, 2, 9, B, 0, 3, 6, 2)); /* lda < n */
     BAD(t, ctx, E, f, gala_ldlt_solve_batched(ctx, L, 3, 2, A, 0, 3, 9, B, 0, 3, SIZE_MAX / 2, 3));
     f = "gala_ldlt_solve_vbatched";
     BAD(t, ctx, E, f, gala_ldlt_solve_vbatched(ctx, L, n2, r2, A, off2, ld2, B, offov, ld2, 2));
@@ -401,6 +409,12 @@ START_TEST(trtri_and_potri_singular_in_a_batch)
         s = gala_potri_batched(ctx, ul, N, bA, 0, LD, S, 2, info);
         TU_ASSERT(s == GALA_ERR_SINGULAR && info[0] == 0 && info[1] == 5, t, "potri: %s %d %d",
                   gala_status_string(s), info[0], info[1]);
+        /* potri of the factor with a NaN in column 7 (matrix 2, alone): not finite, named */
+        s = gala_potri_batched(ctx, ul, N, bA, 2 * S, LD, S, 1, info);
+        TU_ASSERT(s == GALA_ERR_NOT_FINITE && info[0] == -7, t, "potri with a NaN: %s %d",
+                  gala_status_string(s), info[0]);
+        TU_ASSERT(strstr(gala_last_error(ctx), "matrix 0: NaN or Inf at column 7") != NULL, t,
+                  "potri with a NaN: %s", gala_last_error(ctx));
         free(out);
         free(v);
         gala_buffer_free(bA);
