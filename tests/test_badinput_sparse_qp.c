@@ -157,6 +157,8 @@ START_TEST(sparse_ldlt_arguments)
     BAD(t, ctx, E, fs, gala_sparse_ldlt_solve(F, 1, b, 3 * (size_t)N, N, 0, 1, X, 0, N, 0, 1));
     BAD(t, ctx, E, fs, gala_sparse_ldlt_solve(F, 1, b, 0, N, 0, 1, b, 1, N, 0, 1)); /* X overlaps B */
     BAD(t, ctx, E, fs, gala_sparse_ldlt_solve(F, 1, b, 0, N, 0, 1, X, 0, 0, 0, 1)); /* solutions overlap */
+    BAD(t, ctx, E, fs, gala_sparse_ldlt_solve(F, 1, b, 0, N, 0, 1, X, 0, N, 0, 0)); /* x_estride 0 */
+    TU_ASSERT(strstr(gala_last_error(ctx), "x_estride is 0") != NULL, t, "%s", gala_last_error(ctx));
     BAD(t, ctx, E, fs, gala_sparse_ldlt_solve(F, 1, b, 0, N, 0, 1, xo, 0, N, 0, 1));
     /* nothing written by the rejected solves */
     double *v = malloc((size_t)4 * N * sizeof *v);
