@@ -6,6 +6,8 @@
 #   tools/run.sh test       install, build with warnings as errors, run the whole test suite
 #   tools/run.sh sanitize   build the host-backend tests with AddressSanitizer + UBSan and run them
 #   tools/run.sh tsan       build with ThreadSanitizer and run the concurrency tests (host + OpenCL)
+#   tools/run.sh coverage   build with gcov instrumentation, run the whole suite, print each file
+#                           of src/ with the lines no test runs (installs gcovr)
 #   tools/run.sh setup      only install the Debian packages
 # Builds go to build/ (build-asan/ for sanitize). Needs root or sudo for apt-get.
 set -euo pipefail
@@ -85,8 +87,20 @@ tsan)
     cmake --build build-tsan -j"$(jobs)" --target test_threads test_kcache test_qp_setup
     TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R "^test_(threads|kcache|qp_setup)$"
     ;;
+coverage)
+    PKGS+=(gcovr)
+    setup
+    # atomic counters: the library's worker threads would otherwise race on them (gcov then
+    # reports negative counts); processes merge their .gcda files under a lock
+    rm -rf build-cov
+    cmake -S . -B build-cov -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_C_FLAGS="--coverage -fprofile-update=atomic -O1" -DGALA_BUILD_BENCH=OFF
+    cmake --build build-cov -j"$(jobs)"
+    ctest --test-dir build-cov --output-on-failure -j"$(jobs)"
+    gcovr --root . --filter 'src/' --sort-uncovered --gcov-ignore-parse-errors build-cov
+    ;;
 *)
-    echo "usage: tools/run.sh demo|test|sanitize|tsan|setup" >&2
+    echo "usage: tools/run.sh demo|test|sanitize|tsan|coverage|setup" >&2
     exit 2
     ;;
 esac
