@@ -531,6 +531,22 @@ START_TEST(qp_update_errors)
     TU_OK(ctx, gala_qp_update_vectors(s, 1, NULL, lb, ub));
     TU_OK(ctx, gala_qp_solve(s));
     for (int k = 0; k < S; ++k) assert_box_x(t, s, k, &c[k], 2, "shared, kinds agree again");
+    /* every QP's q at once (k = -1), QP 2's with a NaN: QP 2 invalid, the others updated;
+     * then QP 2 good again */
+    double qall[S * 4];
+    for (int k = 0; k < S; ++k)
+        for (int j = 0; j < 4; ++j) qall[4 * k + j] = c[k].q[j] = -c[k].q[j];
+    qall[4 * 2 + 1] = NAN;
+    TU_OK(ctx, gala_qp_update_vectors(s, -1, qall, NULL, NULL));
+    TU_OK(ctx, gala_qp_solve(s));
+    TU_OK(ctx, gala_qp_get_info(s, 2, &info));
+    TU_ASSERT(info.status == GALA_QP_INVALID_DATA, t, "QP 2 after a NaN in q: %s",
+              gala_qp_status_string(info.status));
+    for (int k = 0; k < 2; ++k) assert_box_x(t, s, k, &c[k], 2, "shared, q of every QP, one NaN");
+    qall[4 * 2 + 1] = c[2].q[1];
+    TU_OK(ctx, gala_qp_update_vectors(s, -1, qall, NULL, NULL));
+    TU_OK(ctx, gala_qp_solve(s));
+    for (int k = 0; k < S; ++k) assert_box_x(t, s, k, &c[k], 2, "shared, q of every QP, all good");
     gala_qp_destroy(s);
 
     /* a shared batch whose P is not convex (K not positive definite with the first ρ):
