@@ -117,6 +117,11 @@ GALA_INTERNAL gala_status gala_check_buf(const struct gala_context *ctx, const c
  *  (batch-1)·stride + item, or 0 when batch or item is 0. Returns GALA_ERR_INVALID_ARG
  *  through *st on overflow. */
 GALA_INTERNAL size_t gala_span(size_t item, size_t stride, size_t batch, int *overflow);
+/** The device's largest work-group, or 256 when it reports none. */
+static inline long gala_max_wg(const struct gala_context *ctx)
+{
+    return ctx->info.max_work_group_size ? (long)ctx->info.max_work_group_size : 256;
+}
 
 /** Extent of a column-major m×n matrix with leading dimension ld: (n-1)·ld + m. */
 GALA_INTERNAL size_t gala_mat_extent(size_t m, size_t n, size_t ld, int *overflow);

@@ -518,8 +518,7 @@ int la_active(const la_set *s, int j)
 
 int la_wg(const gala_context *ctx, long want, int lo)
 {
-    long mx = (long)ctx->info.max_work_group_size;
-    if (mx <= 0) mx = 256;
+    const long mx = gala_max_wg(ctx);
     if (want > mx) want = mx;
     int p = 1;
     while ((long)p * 2 <= want) p <<= 1;

@@ -38,7 +38,7 @@ static int pow2_floor(long v)
 
 static void ldlt_config(const gala_context *ctx, gala_dtype dt, ldlt_cfg *c)
 {
-    const long maxwg = ctx->info.max_work_group_size ? (long)ctx->info.max_work_group_size : 256;
+    const long maxwg = gala_max_wg(ctx);
     const size_t es = gala_dtype_size(dt);
     c->nbp = pow2_floor(gala_tune(ctx, "ldlt.nbp", dt, 32));
     c->wgp = pow2_floor(gala_tune(ctx, "ldlt.wgp", dt, 64));

@@ -231,8 +231,7 @@ static int pf_lane_wg(const gala_context *ctx, gala_dtype dt, int N, int want)
 static size_t pf_tile_wg(const gala_context *ctx, gala_dtype dt, int N, int ts, int want,
                          int *mpg)
 {
-    long mx = (long)ctx->info.max_work_group_size;
-    if (mx <= 0) mx = 256;
+    const long mx = gala_max_wg(ctx);
     const long nt = N / ts, per = nt * (nt + 1) / 2;
     /* local memory per matrix (cl/potrf.cl): two N×ts blocks with at most 32 elements of
      * padding each, N + 1 flags and an event word */

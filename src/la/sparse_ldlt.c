@@ -266,7 +266,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     }
 
     /* launch shape */
-    const long maxwg = ctx->info.max_work_group_size ? (long)ctx->info.max_work_group_size : 256;
+    const long maxwg = gala_max_wg(ctx);
     long wg = gala_tune(ctx, "sldlt.wg", dt, 64);
     if (wg > maxwg) wg = maxwg;
     wg = pow2_floor(wg < 1 ? 1 : wg);

@@ -82,7 +82,7 @@ static size_t mm_local_bytes(int ts, int tk, size_t es) { return 2 * (size_t)tk 
 static void tr_get_params(const gala_context *ctx, gala_dtype dt, tr_params *p)
 {
     const size_t es = gala_dtype_size(dt), lmem = ctx->info.local_mem_bytes;
-    const long maxwg = ctx->info.max_work_group_size ? (long)ctx->info.max_work_group_size : 1024;
+    const long maxwg = gala_max_wg(ctx);
     long v;
     v = gala_tune(ctx, "trtri.nb", dt, 64);
     p->nb = is_pow2(v) && v >= 8 && v <= 64 ? (int)v : 64;
@@ -120,7 +120,7 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
 {
     if (ntask == 0) return GALA_OK;
     const size_t es = gala_dtype_size(c->dt), lmem = c->ctx->info.local_mem_bytes;
-    const long maxwg = c->ctx->info.max_work_group_size ? (long)c->ctx->info.max_work_group_size : 1024;
+    const long maxwg = gala_max_wg(c->ctx);
     /* two columns per work-item only up to NB = 32: with NB = 64 the unrolled solve would be
      * twice as long, more than LLVM-based compilers unroll (x would leave the registers) */
     const int split = p->split && nb >= 16;
