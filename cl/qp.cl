@@ -517,6 +517,21 @@ KERNEL void qp_reset(GLOBAL int *state, GLOBAL const int *hstat, const int nslot
     if (!keep) st[S_RUNG] = rung0;
 }
 
+/* A shared-strategy QP b whose row kinds were compared with the batch's (first: the first
+ * row that differs, or -1): INVALID with hstat = H_KIND + first, or such an earlier mark
+ * (gone after an update) cleared; invalid data (H_HOST) stay so whatever the kinds. */
+DEVFN void qp_kind_mark(GLOBAL int *hstat, GLOBAL int *state, const int b, const int first)
+{
+    if (hstat[b] == H_HOST) return;
+    if (first >= 0) {
+        hstat[b] = H_KIND + first;
+        state[(gidx)b * NSTATE + S_STATUS] = 12;
+    } else if (hstat[b] >= H_KIND) {
+        hstat[b] = 0;
+        state[(gidx)b * NSTATE + S_STATUS] = 0;
+    }
+}
+
 /* ------------------------------------------------------------------------------------ */
 /* qp_shared_apply (shared strategy): list[0] is the reference QP, already scaled; every   */
 /* other listed QP takes its D, E and c, scales its own q, l, u and compares its row kinds */
@@ -560,15 +575,7 @@ KERNEL void qp_shared_apply(GLOBAL const int *meta, GLOBAL const int *list, cons
     QP_RED4(part, lid, WG, 1, first, 0, 0, 0, 0);
     if (ok && lid == 0) {
         info[(gidx)b * NINFO + I_C] = c;
-        if (hstat[b] == H_HOST) {
-            /* invalid data: stays so whatever its kinds */
-        } else if (part[0] > 0) {
-            hstat[b] = H_KIND + (m - (int)part[0]);
-            state[(gidx)b * NSTATE + S_STATUS] = 12;
-        } else if (hstat[b] >= H_KIND) { /* an earlier mismatch, gone after an update */
-            hstat[b] = 0;
-            state[(gidx)b * NSTATE + S_STATUS] = 0;
-        }
+        qp_kind_mark(hstat, state, b, part[0] > 0 ? m - (int)part[0] : -1);
     }
 }
 
@@ -618,14 +625,8 @@ KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const 
     if (ok && lid == 0) {
         if (!shared) {
             if (part[0] > 0) refac[b] = 1;
-        } else if (hstat[b] == H_HOST) {
-            /* invalid data: stays so whatever its kinds */
-        } else if (part[0] > 0) {
-            hstat[b] = H_KIND + (m - (int)part[0]);
-            state[(gidx)b * NSTATE + S_STATUS] = 12;
-        } else if (hstat[b] >= H_KIND) {
-            hstat[b] = 0;
-            state[(gidx)b * NSTATE + S_STATUS] = 0;
+        } else {
+            qp_kind_mark(hstat, state, b, part[0] > 0 ? m - (int)part[0] : -1);
         }
     }
 }

@@ -422,11 +422,7 @@ START_TEST(potrf_vb_layout_reuse)
     vb_round(_i, &r, &L, nn, ld, off, "memo off");
     vb_round(_i, &r, &M[0], mn[0], mld[0], moff[0], "memo off, another layout");
     la_tune(NULL);
-    for (int k = 1; k < 4; ++k) {
-        char what[64];
-        snprintf(what, sizeof what, "memo on again, layout %d", k);
-        vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], what);
-    }
+    for (int k = 1; k < 4; ++k) vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], "memo on again");
     /* a batch above the largest one kept (la.vb_memo): built every time, the rest kept */
     la_tune("la.vb_memo=30");
     vb_round(_i, &r, &L, nn, ld, off, "a batch of 48 above la.vb_memo=30");
@@ -434,11 +430,8 @@ START_TEST(potrf_vb_layout_reuse)
     vb_round(_i, &r, &L, nn, ld, off, "48 again");
     vb_round(_i, &r, &M[0], mn[0], mld[0], moff[0], "20 again");
     la_tune(NULL);
-    for (int k = 1; k < 4; ++k) {
-        char what[64];
-        snprintf(what, sizeof what, "after the large batch, layout %d", k);
-        vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], what);
-    }
+    for (int k = 1; k < 4; ++k)
+        vb_round(_i, &r, &M[k], mn[k], mld[k], moff[k], "after the large batch");
     for (int k = 0; k < 4; ++k) {
         free(mn[k]);
         free(mld[k]);

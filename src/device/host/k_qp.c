@@ -441,6 +441,21 @@ static int SUF(kind)(REAL lv, REAL uv, int rho_is_vec)
     return rho_is_vec ? t : 1;
 }
 
+/* A shared-strategy QP b whose row kinds were compared with the batch's (first: the first
+ * row that differs, or -1): INVALID with hstat = H_KIND + first, or such an earlier mark
+ * cleared; invalid data (H_HOST) stay so whatever the kinds. */
+static void SUF(kind_mark)(int *hstat, int *state, int b, int first)
+{
+    if (hstat[b] == QP_H_HOST) return;
+    if (first >= 0) {
+        hstat[b] = QP_H_KIND + first;
+        state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 12;
+    } else if (hstat[b] >= QP_H_KIND) {
+        hstat[b] = 0;
+        state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 0;
+    }
+}
+
 static gala_status SUF(qp_shared_apply)(const gala_host_launch *L)
 {
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
@@ -474,15 +489,7 @@ static gala_status SUF(qp_shared_apply)(const gala_host_launch *L)
             if (first < 0 && SUF(kind)(l[i], u[i], rho_is_vec) != ctype[mr[QP_M_CO] + i]) first = i;
         }
         info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c;
-        if (hstat[b] == QP_H_HOST) {
-            /* invalid data: stays so whatever its kinds */
-        } else if (first >= 0) {
-            hstat[b] = QP_H_KIND + first;
-            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 12;
-        } else if (hstat[b] >= QP_H_KIND) {
-            hstat[b] = 0;
-            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 0;
-        }
+        SUF(kind_mark)(hstat, state, b, first);
     }
     return GALA_OK;
 }
@@ -520,14 +527,8 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
         }
         if (!shared) {
             if (first >= 0) refac[b] = 1;
-        } else if (hstat[b] == QP_H_HOST) {
-            /* invalid data: stays so whatever its kinds */
-        } else if (first >= 0) {
-            hstat[b] = QP_H_KIND + first;
-            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 12;
-        } else if (hstat[b] >= QP_H_KIND) {
-            hstat[b] = 0;
-            state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 0;
+        } else {
+            SUF(kind_mark)(hstat, state, b, first);
         }
     }
     return GALA_OK;
