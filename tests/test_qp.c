@@ -438,6 +438,108 @@ START_TEST(adaptive_rho_time_mode)
 }
 END_TEST
 
+/* gala_qp_get_settings / gala_qp_update_settings (osqp_update_settings): tolerances,
+ * max_iter, warm starting, polishing and profiling changed between solves take effect;
+ * setup-only fields, values out of range and polishing without its data are refused and
+ * change nothing. */
+START_TEST(update_settings_between_solves)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 11, &p));
+    gala_qp_settings s0 = settings_for(_i), g;
+    s0.check_termination = 1; /* residuals that follow the tolerances closely */
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s0, &sv));
+    TU_OK(ctx, gala_qp_get_settings(sv, &g));
+    TU_ASSERT(!memcmp(&g, &s0, sizeof g), _i, "get_settings: not the settings of the setup");
+    TU_OK(ctx, gala_qp_solve(sv));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    const double res_loose = fmax(in.prim_res, in.dual_res);
+    TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "default settings: %s", gala_qp_status_string(in.status));
+    /* tighter tolerances, from a cold start, with the phase profile */
+    g.eps_abs = g.eps_rel = fl ? 1e-5 : 1e-8;
+    g.max_iter = 20000;
+    g.warm_starting = 0;
+    g.profile = 1;
+    TU_OK(ctx, gala_qp_update_settings(sv, &g));
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(fmax(in.prim_res, in.dual_res) < 0.1 * res_loose, _i,
+              "tighter tolerances: residuals %g, %g; %g before", in.prim_res, in.dual_res,
+              res_loose);
+    assert_kkt(sv, 0, &p, fl ? 1e-3 : 1e-6, _i, "tighter tolerances");
+    gala_qp_profile prof;
+    TU_OK(ctx, gala_qp_get_profile(sv, &prof));
+    TU_ASSERT(prof.enabled && prof.seconds[GALA_QP_PHASE_ITERATE] > 0, _i,
+              "profile turned on: enabled %d, iterate %g s", prof.enabled,
+              prof.seconds[GALA_QP_PHASE_ITERATE]);
+    /* five iterations from a cold start: not solved */
+    g.max_iter = 5;
+    g.profile = 0;
+    TU_OK(ctx, gala_qp_update_settings(sv, &g));
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(in.iter == 5 && in.status != GALA_QP_SOLVED, _i, "max_iter 5: %d iterations, %s",
+              in.iter, gala_qp_status_string(in.status));
+    /* refused: every fixed field, a value out of range, polishing without its data */
+    static const char *fixed[] = {"rho", "sigma", "scaling", "rho_is_vec", "adaptive_rho_interval",
+                                  "dtype", "refine", "threads", "linsys_solver"};
+    for (int f = 0; f < 9; ++f) {
+        gala_qp_settings b = g;
+        switch (f) {
+        case 0: b.rho *= 2; break;
+        case 1: b.sigma *= 2; break;
+        case 2: b.scaling = 3; break;
+        case 3: b.rho_is_vec = 0; break;
+        case 4: b.adaptive_rho_interval = 7; break;
+        case 5: b.dtype = fl ? GALA_DOUBLE : GALA_FLOAT; break;
+        case 6: b.refine = fl ? 0 : 1; break;
+        case 7: b.threads = 3; break;
+        default: b.linsys_solver = GALA_QP_LINSYS_DENSE; break;
+        }
+        TU_ASSERT(gala_qp_update_settings(sv, &b) == GALA_ERR_INVALID_ARG, _i, "%s changed: accepted",
+                  fixed[f]);
+        TU_ASSERT(strstr(gala_last_error(ctx), fixed[f]) != NULL, _i, "%s: message %s", fixed[f],
+                  gala_last_error(ctx));
+    }
+    gala_qp_settings b = g;
+    b.alpha = 2.5;
+    TU_ASSERT(gala_qp_update_settings(sv, &b) == GALA_ERR_INVALID_ARG &&
+                  strstr(gala_last_error(ctx), "gala_qp_update_settings: alpha"), _i,
+              "alpha 2.5: %s", gala_last_error(ctx));
+    b = g;
+    b.polishing = 1;
+    TU_ASSERT(gala_qp_update_settings(sv, &b) == GALA_ERR_INVALID_ARG &&
+                  strstr(gala_last_error(ctx), "polishing"), _i, "polishing: %s", gala_last_error(ctx));
+    TU_ASSERT(gala_qp_update_settings(NULL, &g) == GALA_ERR_INVALID_ARG &&
+                  gala_qp_update_settings(sv, NULL) == GALA_ERR_INVALID_ARG &&
+                  gala_qp_get_settings(NULL, &b) == GALA_ERR_INVALID_ARG &&
+                  gala_qp_get_settings(sv, NULL) == GALA_ERR_INVALID_ARG, _i, "NULL arguments");
+    TU_OK(ctx, gala_qp_get_settings(sv, &b));
+    TU_ASSERT(!memcmp(&b, &g, sizeof b), _i, "a refused update changed the settings");
+    gala_qp_destroy(sv);
+    /* polishing: off and on again in a solver set up with it */
+    s0.polishing = 1;
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s0, &sv));
+    TU_OK(ctx, gala_qp_get_settings(sv, &g));
+    g.polishing = 0;
+    TU_OK(ctx, gala_qp_update_settings(sv, &g));
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(in.status_polish == 0, _i, "polishing off: status_polish %d", in.status_polish);
+    g.polishing = 1;
+    TU_OK(ctx, gala_qp_update_settings(sv, &g));
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    TU_ASSERT(in.status_polish != 0, _i, "polishing on again: status_polish %d", in.status_polish);
+    gala_qp_destroy(sv);
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ shared matrices */
 
 START_TEST(shared_matrices_double_integrator)
@@ -1034,6 +1136,7 @@ int main(void)
     tcase_add_loop_test(tc, every_status_in_one_batch, 0, nt);
     tcase_add_loop_test(tc, interrupt_and_settings, 0, nt);
     tcase_add_loop_test(tc, adaptive_rho_time_mode, 0, nt);
+    tcase_add_loop_test(tc, update_settings_between_solves, 0, nt);
     tcase_add_loop_test(tc, shared_matrices_double_integrator, 0, nt);
     tcase_add_loop_test(tc, warm_start_mpc_sequence, 0, nt);
     tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);

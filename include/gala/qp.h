@@ -256,6 +256,28 @@ GALA_API gala_status gala_qp_update_matrices(gala_qp_solver *solver, int k, cons
                                              const double *Ax);
 
 /**
+ * @brief The settings a solver runs with (those given to gala_qp_setup, as changed by
+ * gala_qp_update_settings): a starting point for gala_qp_update_settings.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver or settings).
+ */
+GALA_API gala_status gala_qp_get_settings(const gala_qp_solver *solver, gala_qp_settings *settings);
+
+/**
+ * @brief Change a solver's settings between solves, as osqp_update_settings. These may
+ * change: warm_starting, polishing (turned on only in a solver set up with it), alpha,
+ * max_iter, eps_abs, eps_rel, eps_prim_inf, eps_dual_inf, scaled_termination,
+ * check_termination, check_dualgap, time_limit, delta, polish_refine_iter,
+ * iters_per_launch, progress, progress_user and profile. The rest is fixed at setup
+ * (linsys_solver, scaling, rho, rho_is_vec, sigma, the adaptive_rho fields, dtype,
+ * rho_ladder_ratio, refine, threads) and must keep its value. Iterates and factorizations
+ * are kept.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, a value out of range, a fixed field changed,
+ *         polishing turned on without its data; the solver's settings are then unchanged).
+ */
+GALA_API gala_status gala_qp_update_settings(gala_qp_solver *solver,
+                                             const gala_qp_settings *settings);
+
+/**
  * @brief Warm start QP @p k (k = -1: every QP, vectors concatenated) from primal x and/or
  * dual y (NULL keeps the current one); z is set to A·x as OSQP does.
  * @return GALA_OK; GALA_ERR_INVALID_ARG; device errors.

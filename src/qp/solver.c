@@ -68,9 +68,8 @@ const char *gala_qp_status_string(int status)
     }
 }
 
-static gala_status check_settings(gala_context *ctx, const gala_qp_settings *s)
+static gala_status check_settings(gala_context *ctx, const char *fn, const gala_qp_settings *s)
 {
-    static const char fn[] = "gala_qp_setup";
 #define BAD(cond, ...) if (cond) return gala_error(ctx, GALA_ERR_INVALID_ARG, __VA_ARGS__)
     BAD(s->linsys_solver < 0 || s->linsys_solver > 3, "%s: linsys_solver = %d", fn, s->linsys_solver);
     BAD(s->scaling < 0, "%s: scaling = %d < 0", fn, s->scaling);
@@ -1184,7 +1183,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     gala_qp_settings set;
     if (settings) set = *settings;
     else gala_qp_settings_default(&set);
-    GALA_TRY(check_settings(ctx, &set));
+    GALA_TRY(check_settings(ctx, fn, &set));
     GALA_TRY(gala_check_float_type(ctx, fn, set.dtype));
     double t0 = gala_now();
     gala_qp_solver *s = gala_calloc(1, sizeof *s);
@@ -1848,6 +1847,52 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     if (st == GALA_OK) st = read_hstat(s);
     s->update_time = gala_now() - t0;
     return st;
+}
+
+gala_status gala_qp_get_settings(const gala_qp_solver *s, gala_qp_settings *settings)
+{
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_settings: solver is NULL");
+    if (!settings)
+        return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_settings: settings is NULL");
+    *settings = s->set;
+    return GALA_OK;
+}
+
+gala_status gala_qp_update_settings(gala_qp_solver *s, const gala_qp_settings *settings)
+{
+    static const char fn[] = "gala_qp_update_settings";
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    gala_context *ctx = s->ctx;
+    if (!settings) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: settings is NULL", fn);
+    GALA_TRY(check_settings(ctx, fn, settings));
+    /* what the setup built from (scaling, K and its ρ ladder, the programs, the thread
+     * count) stays: as osqp_update_settings, which takes ρ through osqp_update_rho */
+    const gala_qp_settings *o = &s->set, *n = settings;
+#define FIXED(f)                                                                            \
+    if (n->f != o->f)                                                                       \
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %s is fixed at setup (set up a new " \
+                          "solver to change it)", fn, #f)
+    FIXED(linsys_solver);
+    FIXED(scaling);
+    FIXED(rho);
+    FIXED(rho_is_vec);
+    FIXED(sigma);
+    FIXED(adaptive_rho);
+    FIXED(adaptive_rho_interval);
+    FIXED(adaptive_rho_fraction);
+    FIXED(adaptive_rho_tolerance);
+    FIXED(dtype);
+    FIXED(rho_ladder_ratio);
+    FIXED(refine);
+    FIXED(threads);
+#undef FIXED
+    if (n->polishing && !s->hval)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: polishing can be turned on only in a "
+                          "solver set up with it (the host copies of P and A it needs are kept "
+                          "only then)", fn);
+    s->set = *n;
+    s->dualgap = n->check_dualgap < 0 ? n->dtype == GALA_DOUBLE : n->check_dualgap;
+    return GALA_OK;
 }
 
 gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const double *y)
