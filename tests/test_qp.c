@@ -540,6 +540,85 @@ START_TEST(update_settings_between_solves)
 }
 END_TEST
 
+/* gala_qp_update_rho (osqp_update_rho): the new ρ is used, and the factorization follows
+ * it (a K left with the old ρ would not give the KKT point), for every QP or one; the shared
+ * strategy moves to the nearest rung of its ladder; bad values are refused. */
+START_TEST(update_rho_between_solves)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    const double tol = fl ? 1e-3 : 1e-6;
+    gala_qp_problem p[2];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 11, &p[0]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 12, &p[1]));
+    gala_qp_settings s = tight_settings(_i), g;
+    s.adaptive_rho = GALA_QP_ADAPTIVE_RHO_DISABLED; /* ρ stays where it is put */
+    gala_qp_solver *sv;
+    TU_OK(ctx, gala_qp_setup(ctx, p, 2, &s, &sv));
+    TU_ASSERT(gala_qp_linsys_used(sv) == GALA_QP_LINSYS_DENSE, _i, "strategy %d", gala_qp_linsys_used(sv));
+    TU_OK(ctx, gala_qp_update_rho(sv, -1, 2.0));
+    TU_OK(ctx, gala_qp_get_settings(sv, &g));
+    TU_ASSERT(g.rho == 2.0, _i, "settings.rho %g after update_rho(-1, 2)", g.rho);
+    TU_OK(ctx, gala_qp_solve(sv));
+    gala_qp_info in;
+    for (int k = 0; k < 2; ++k) {
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(fabs(in.rho - 2.0) <= 1e-6 * 2.0, _i, "QP %d: rho %g, want 2", k, in.rho);
+        assert_kkt(sv, k, &p[k], tol, _i, "rho 2 for every QP");
+    }
+    /* one QP: 0.02 */
+    TU_OK(ctx, gala_qp_update_rho(sv, 1, 0.02));
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < 2; ++k) {
+        const double want = k ? 0.02 : 2.0;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(fabs(in.rho - want) <= 1e-6 * want, _i, "QP %d: rho %g, want %g", k, in.rho, want);
+        assert_kkt(sv, k, &p[k], tol, _i, "rho 0.02 for QP 1");
+    }
+    /* clamped; refused */
+    TU_OK(ctx, gala_qp_update_rho(sv, -1, 1e9));
+    TU_OK(ctx, gala_qp_get_settings(sv, &g));
+    TU_ASSERT(g.rho == 1e6, _i, "rho 1e9 clamped to %g, want 1e6", g.rho);
+    const double bad[3] = {0, -1, NAN};
+    for (int b = 0; b < 3; ++b)
+        TU_ASSERT(gala_qp_update_rho(sv, -1, bad[b]) == GALA_ERR_INVALID_ARG &&
+                      strstr(gala_last_error(ctx), "gala_qp_update_rho"), _i, "rho %g accepted", bad[b]);
+    TU_ASSERT(gala_qp_update_rho(sv, 2, 1.0) == GALA_ERR_INVALID_ARG &&
+                  gala_qp_update_rho(NULL, -1, 1.0) == GALA_ERR_INVALID_ARG, _i, "k 2 or NULL accepted");
+    gala_qp_destroy(sv);
+    /* the shared strategy: the ladder 0.1·5^k (adaptive ρ on, its interval past max_iter so
+     * that it never moves ρ itself): 3 goes to the rung 2.5 */
+    gala_qp_problem d[3];
+    for (int k = 0; k < 3; ++k) TU_OK(NULL, gala_qp_double_integrator(12, 0.5 * k - 0.5, 0.2, &d[k]));
+    s = tight_settings(_i);
+    s.adaptive_rho_interval = 2 * s.max_iter;
+    s.check_termination = 1;
+    s.warm_starting = 0;
+    TU_OK(ctx, gala_qp_setup(ctx, d, 3, &s, &sv));
+    TU_ASSERT(gala_qp_linsys_used(sv) == GALA_QP_LINSYS_DENSE_SHARED, _i, "not shared");
+    int iter0[3];
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < 3; ++k) {
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        iter0[k] = in.iter;
+    }
+    TU_OK(ctx, gala_qp_update_rho(sv, -1, 3.0));
+    TU_OK(ctx, gala_qp_solve(sv));
+    for (int k = 0; k < 3; ++k) {
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(fabs(in.rho - 2.5) <= 1e-6 * 2.5, _i, "shared QP %d: rho %g, want the rung 2.5", k,
+                  in.rho);
+        /* the iterations ran with the rung's K⁻¹ and ρ: another path than with 0.1 */
+        TU_ASSERT(in.iter != iter0[k], _i, "shared QP %d: %d iterations with rho 0.1 and with 2.5",
+                  k, in.iter);
+        assert_kkt(sv, k, &d[k], fl ? 2e-3 : 1e-4, _i, "shared, rho 3 -> rung 2.5");
+    }
+    gala_qp_destroy(sv);
+    for (int k = 0; k < 3; ++k) gala_qp_problem_free(&d[k]);
+    for (int k = 0; k < 2; ++k) gala_qp_problem_free(&p[k]);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ shared matrices */
 
 START_TEST(shared_matrices_double_integrator)
@@ -1137,6 +1216,7 @@ int main(void)
     tcase_add_loop_test(tc, interrupt_and_settings, 0, nt);
     tcase_add_loop_test(tc, adaptive_rho_time_mode, 0, nt);
     tcase_add_loop_test(tc, update_settings_between_solves, 0, nt);
+    tcase_add_loop_test(tc, update_rho_between_solves, 0, nt);
     tcase_add_loop_test(tc, shared_matrices_double_integrator, 0, nt);
     tcase_add_loop_test(tc, warm_start_mpc_sequence, 0, nt);
     tcase_add_loop_test(tc, updates_and_warm_start_api, 0, nt);

@@ -256,6 +256,19 @@ GALA_API gala_status gala_qp_update_matrices(gala_qp_solver *solver, int k, cons
                                              const double *Ax);
 
 /**
+ * @brief Set ρ of QP @p k (k = -1: every QP), as osqp_update_rho: clamped to [1e-6, 1e6];
+ * equality and free rows take 1e3·ρ and 1e-6 as at setup (rho_is_vec). DENSE and
+ * SPARSE_LDLT refactor the QPs concerned when the next solve starts; DENSE_SHARED moves
+ * them to the rung of its ρ ladder nearest to ρ (info.rho then reports the rung's value;
+ * with adaptive ρ off the ladder has the setup's ρ alone).
+ * With k = -1 the solver's settings.rho becomes ρ. Adaptive ρ, when on, may move ρ again
+ * during the next solve.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver, k out of range, ρ not positive or not
+ *         finite); device errors.
+ */
+GALA_API gala_status gala_qp_update_rho(gala_qp_solver *solver, int k, double rho);
+
+/**
  * @brief The settings a solver runs with (those given to gala_qp_setup, as changed by
  * gala_qp_update_settings): a starting point for gala_qp_update_settings.
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver or settings).
@@ -269,8 +282,8 @@ GALA_API gala_status gala_qp_get_settings(const gala_qp_solver *solver, gala_qp_
  * check_termination, check_dualgap, time_limit, delta, polish_refine_iter,
  * iters_per_launch, progress, progress_user and profile. The rest is fixed at setup
  * (linsys_solver, scaling, rho, rho_is_vec, sigma, the adaptive_rho fields, dtype,
- * rho_ladder_ratio, refine, threads) and must keep its value. Iterates and factorizations
- * are kept.
+ * rho_ladder_ratio, refine, threads) and must keep its value (ρ changes through
+ * gala_qp_update_rho). Iterates and factorizations are kept.
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, a value out of range, a fixed field changed,
  *         polishing turned on without its data; the solver's settings are then unchanged).
  */

@@ -1849,6 +1849,68 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     return st;
 }
 
+gala_status gala_qp_update_rho(gala_qp_solver *s, int k, double rho)
+{
+    static const char fn[] = "gala_qp_update_rho";
+    GALA_TRY(check_k(s, k, fn));
+    gala_context *ctx = s->ctx;
+    if (!(rho > 0) || !isfinite(rho))
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: rho = %g must be positive and finite",
+                          fn, rho);
+    rho = rho < QP_RHO_MIN ? QP_RHO_MIN : (rho > QP_RHO_MAX ? QP_RHO_MAX : rho);
+    if (!s->nvalid || (k >= 0 && s->slot[k] < 0)) {
+        if (k < 0) s->set.rho = rho;
+        return GALA_OK;
+    }
+    /* every slot's ρ (info) and, in the shared strategy, its ladder rung (state): read,
+     * changed for the QPs concerned, written back; the other strategies refactor the
+     * flagged QPs when the next solve starts, as after an update that changes a row kind */
+    const size_t nv = (size_t)s->nvalid;
+    double *inf = gala_malloc(sizeof(double) * nv * QP_NINFO);
+    int *stt = s->shared ? gala_malloc(sizeof(int) * nv * QP_NSTATE) : NULL;
+    if (!inf || (s->shared && !stt)) {
+        gala_free(inf);
+        gala_free(stt);
+        return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    }
+    gala_status st = read_real(s, s->b_info, 0, nv * QP_NINFO, inf);
+    if (st == GALA_OK && stt) st = gala_buffer_read(s->b_state, 0, nv * QP_NSTATE, stt);
+    int rung = -1;
+    double r = rho;
+    if (s->shared) { /* the nearest rung whose K was factored */
+        double best = INFINITY;
+        for (int q = 0; q < s->nrungs; ++q) {
+            const double d = fmax(s->lrho[q] / rho, rho / s->lrho[q]);
+            if (s->rungok[q] && d < best) {
+                best = d;
+                rung = q;
+            }
+        }
+        if (rung < 0)
+            st = st == GALA_OK ? gala_error(ctx, GALA_ERR_NOT_POSITIVE_DEFINITE, "%s: no rung of "
+                                            "the rho ladder has a factorization", fn)
+                               : st;
+        else
+            r = s->lrho[rung];
+    }
+    const size_t b0 = k < 0 ? 0 : (size_t)s->slot[k], b1 = k < 0 ? nv : b0 + 1;
+    for (size_t b = b0; st == GALA_OK && b < b1; ++b) {
+        inf[b * QP_NINFO + QP_I_RHO] = r;
+        if (stt) stt[b * QP_NSTATE + QP_S_RUNG] = rung;
+    }
+    if (st == GALA_OK) st = gala_qp_write_real(s, s->b_info, 0, nv * QP_NINFO, inf);
+    if (st == GALA_OK && stt) st = gala_buffer_write(s->b_state, 0, nv * QP_NSTATE, stt);
+    if (st == GALA_OK && !s->shared) {
+        const int one = 1;
+        st = k < 0 ? gala_buffer_fill(s->b_refac, 0, nv, 1)
+                   : gala_buffer_write(s->b_refac, b0, 1, &one);
+    }
+    if (st == GALA_OK && k < 0) s->set.rho = rho;
+    gala_free(inf);
+    gala_free(stt);
+    return st;
+}
+
 gala_status gala_qp_get_settings(const gala_qp_solver *s, gala_qp_settings *settings)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_settings: solver is NULL");
