@@ -102,17 +102,17 @@ START_TEST(sparse_ldlt_arguments)
     BAD(t, ctx, E, fa, gala_sparse_ldlt_analyze(ctx, &K, &o, &S));
     gala_csc Kb = K;
     Kb.n = N - 1; /* not square */
-    BAD(t, ctx, GALA_ERR_INVALID_MATRIX, NULL, gala_sparse_ldlt_analyze(ctx, &Kb, NULL, &S));
+    BAD(t, ctx, GALA_ERR_INVALID_MATRIX, fa, gala_sparse_ldlt_analyze(ctx, &Kb, NULL, &S));
     int pneg[16]; /* a pattern without values whose p[n] is negative */
     memcpy(pneg, K.p, (size_t)(N + 1) * sizeof *pneg);
     pneg[N] = -1;
     Kb = K;
     Kb.x = NULL;
     Kb.p = pneg;
-    BAD(t, ctx, GALA_ERR_INVALID_MATRIX, NULL, gala_sparse_ldlt_analyze(ctx, &Kb, NULL, &S));
+    BAD(t, ctx, GALA_ERR_INVALID_MATRIX, fa, gala_sparse_ldlt_analyze(ctx, &Kb, NULL, &S));
     double save = K.x[1];
     K.x[1] = NAN;
-    BAD(t, ctx, GALA_ERR_NOT_FINITE, NULL, gala_sparse_ldlt_analyze(ctx, &K, NULL, &S));
+    BAD(t, ctx, GALA_ERR_NOT_FINITE, fa, gala_sparse_ldlt_analyze(ctx, &K, NULL, &S));
     K.x[1] = save;
     ck_assert_ptr_null(S);
     gala_sparse_ldlt_stats st;

@@ -194,17 +194,19 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
     if (o.expected_positive < -1 || o.expected_positive > A->n)
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: options.expected_positive = %d is not "
                           "-1 or in 0..n = %d", fn, o.expected_positive, A->n);
-    /* validate the pattern (values too when given) */
+    /* validate the pattern (values too when given); the messages name this function */
+    static const char name[] = "gala_sparse_ldlt_analyze: A";
     if (A->x || !A->p || A->n < 0 || A->p[A->n] == 0) {
-        GALA_TRY(gala_csc_validate(ctx, "A", A, 1));
+        GALA_TRY(gala_csc_validate(ctx, name, A, 1));
     } else {
         if (A->p[A->n] < 0)
-            return gala_error(ctx, GALA_ERR_INVALID_MATRIX, "A: p[n] = %d is negative", A->p[A->n]);
+            return gala_error(ctx, GALA_ERR_INVALID_MATRIX, "%s: p[n] = %d is negative", name,
+                              A->p[A->n]);
         double *zeros = gala_calloc((size_t)A->p[A->n], sizeof *zeros);
         if (!zeros) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
         gala_csc tmp = *A;
         tmp.x = zeros;
-        gala_status s = gala_csc_validate(ctx, "A", &tmp, 1);
+        gala_status s = gala_csc_validate(ctx, name, &tmp, 1);
         gala_free(zeros);
         GALA_TRY(s);
     }
