@@ -1043,7 +1043,7 @@ static void qp_settings(gala_qp_settings *set, gala_dtype dt, int linsys)
 }
 
 /* which: 0 setup + solve (DENSE), 1 DENSE_SHARED, 2 updates + warm start + solve,
- * 3 cold start + solve. */
+ * 3 cold start + solve, 4 a new ρ and settings + solve. */
 static gala_status op_qp(gala_context *ctx, gala_dtype dt, uint64_t seed, char *msg, size_t cap,
                          int which)
 {
@@ -1080,8 +1080,14 @@ static gala_status op_qp(gala_context *ctx, gala_dtype dt, uint64_t seed, char *
             WINDOW(gala_qp_update_vectors(s, 1, b[1].q, NULL, NULL));
             WINDOW(gala_qp_update_matrices(s, 2, b[2].Px, NULL));
             WINDOW(gala_qp_warm_start(s, 0, x0, y0));
-        } else {
+        } else if (which == 3) {
             WINDOW(gala_qp_cold_start(s));
+        } else {
+            gala_qp_settings ns;
+            PREP(gala_qp_get_settings(s, &ns) == GALA_OK);
+            ns.max_iter = 3000;
+            WINDOW(gala_qp_update_settings(s, &ns));
+            WINDOW(gala_qp_update_rho(s, -1, 2.0));
         }
         WINDOW(gala_qp_solve(s));
     }
@@ -1098,6 +1104,7 @@ FORM_OP(op_qp_solve, op_qp, 0)
 FORM_OP(op_qp_shared, op_qp, 1)
 FORM_OP(op_qp_update, op_qp, 2)
 FORM_OP(op_qp_cold_start, op_qp, 3)
+FORM_OP(op_qp_rho, op_qp, 4)
 
 /* ------------------------------------------------------------------ QPS (host only) */
 
@@ -1181,6 +1188,7 @@ const tu_op tu_ops[] = {
     {"qp_setup+solve(shared)", op_qp_shared, TU_OP_SLOW},
     {"qp_update+warm_start+solve", op_qp_update, TU_OP_SLOW},
     {"qp_cold_start+solve", op_qp_cold_start, TU_OP_SLOW},
+    {"qp_update_rho+settings+solve", op_qp_rho, TU_OP_SLOW},
     {"qps_write+read", op_qps, TU_OP_NO_CTX},
 };
 const int tu_op_count = (int)(sizeof tu_ops / sizeof tu_ops[0]);
