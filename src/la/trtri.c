@@ -631,7 +631,22 @@ gala_status gala_trtri_vbatched(gala_context *ctx, gala_uplo uplo, gala_diag dia
     const gala_dtype dt = A->dtype;
     GALA_TRY(gala_check_float_type(ctx, fn, dt));
     GALA_TRY(gala_check_buf(ctx, fn, "B", B, dt, 0, 0));
-    for (int b = 0; b < batch; ++b) {
+    int b = 0;
+    if (sizeof(size_t) >= 8) {
+        /* the tests of the loop below without its calls (a variable batch has up to
+         * millions of matrices; int sizes cannot overflow a 64-bit extent): the first
+         * matrix that fails gets its message there */
+        const size_t ca = A->count, cb = B->count;
+        for (; b < batch; ++b) {
+            const int nb = n[b], n1 = nb > 1 ? nb : 1;
+            if (nb < 0 || lda[b] < n1 || ldb[b] < n1) break;
+            if (nb == 0) continue;
+            const size_t ea = (size_t)(nb - 1) * (size_t)lda[b] + (size_t)nb;
+            const size_t eb = (size_t)(nb - 1) * (size_t)ldb[b] + (size_t)nb;
+            if (a_off[b] > ca || ea > ca - a_off[b] || b_off[b] > cb || eb > cb - b_off[b]) break;
+        }
+    }
+    for (; b < batch; ++b) {
         if (n[b] < 0)
             return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: n[%d] = %d is negative", fn, b, n[b]);
         const int n1 = n[b] > 1 ? n[b] : 1;
@@ -657,9 +672,9 @@ gala_status gala_trtri_vbatched(gala_context *ctx, gala_uplo uplo, gala_diag dia
     }
     GALA_TRY(check_var_overlap(ctx, fn, n, A, a_off, lda, B, b_off, ldb, batch));
     if (info)
-        for (int b = 0; b < batch; ++b) info[b] = 0;
+        for (b = 0; b < batch; ++b) info[b] = 0;
     int any = 0;
-    for (int b = 0; b < batch && !any; ++b) any = n[b] > 0;
+    for (b = 0; b < batch && !any; ++b) any = n[b] > 0;
     if (!any) return GALA_OK;
     tr_call c;
     memset(&c, 0, sizeof c);
