@@ -241,7 +241,10 @@ START_TEST(kkt_generated_batch)
     int size[10] = {2, 3, 4, tu_int(&r, 5, 12), tu_int(&r, 5, 12), 10, 1, 2, 2, 2};
     for (int k = 0; k < 10; ++k) TU_OK(NULL, gala_qp_generate(fam[k], size[k], seed + (uint64_t)k, &pb[k]));
     s.eps_abs = s.eps_rel = dt == GALA_FLOAT ? 1e-3 : 1e-6;
-    s.max_iter = 20000;
+    /* some generated QPs are slow for ADMM: random(9) with seed 326885852
+     * (GALA_TEST_SEED=92493068118) takes 24950 iterations in double at 1e-6, with OSQP's
+     * adaptive ρ moving 123 times; this test checks the answer, not the speed */
+    s.max_iter = 60000;
     gala_qp_solver *sv;
     TU_OK(ctx, gala_qp_setup(ctx, pb, 10, &s, &sv));
     TU_ASSERT(gala_qp_linsys_used(sv) == GALA_QP_LINSYS_DENSE, _i, "strategy %d", gala_qp_linsys_used(sv));
