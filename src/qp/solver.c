@@ -68,6 +68,12 @@ const char *gala_qp_status_string(int status)
     }
 }
 
+/* The duality-gap test in force: check_dualgap, or -1 = on for double, off for float. */
+static int dualgap_of(const gala_qp_settings *s)
+{
+    return s->check_dualgap < 0 ? s->dtype == GALA_DOUBLE : s->check_dualgap;
+}
+
 static gala_status check_settings(gala_context *ctx, const char *fn, const gala_qp_settings *s)
 {
 #define BAD(cond, ...) if (cond) return gala_error(ctx, GALA_ERR_INVALID_ARG, __VA_ARGS__)
@@ -1193,7 +1199,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     s->dt = set.dtype;
     s->count = count;
     s->nthreads = 1;
-    s->dualgap = set.check_dualgap < 0 ? set.dtype == GALA_DOUBLE : set.check_dualgap;
+    s->dualgap = dualgap_of(&set);
     /* Float refines every solve by default, with K as an explicit inverse or as a Cholesky
      * factor (qp.factor = 2): without the step the factor path stalled at max_iter on an
      * equality QP whose first row became an inequality (75 iterations with it). */
@@ -1953,7 +1959,7 @@ gala_status gala_qp_update_settings(gala_qp_solver *s, const gala_qp_settings *s
                           "solver set up with it (the host copies of P and A it needs are kept "
                           "only then)", fn);
     s->set = *n;
-    s->dualgap = n->check_dualgap < 0 ? n->dtype == GALA_DOUBLE : n->check_dualgap;
+    s->dualgap = dualgap_of(n);
     return GALA_OK;
 }
 
