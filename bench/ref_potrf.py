@@ -16,7 +16,7 @@ Matrices as in bench_potrf: A = I + E, E symmetric with |E_ij| <= 0.4/n. Variabl
 (sizes n_b = 1 + (x_b >> 8) mod nmax, x_b = (1103515245·b + 12345) mod 2^31, as
 bench_potrf), which favours torch (no size mixing).
 
-    python3 bench/ref_potrf.py [--quick] [--dtype float|double|both] [--op potrf|potrs|potri|all]
+    python3 bench/ref_potrf.py [--quick] [--dtype float|double|both] [--op potrf|potrs|potri|all] [--n N]
                                [--out torch_potrf.json]
 """
 import torch
@@ -58,6 +58,8 @@ def make_call(op, A, L, B):
 def main():
     ap = refutil.parser()
     ap.add_argument("--op", default="all", choices=["potrf", "potrs", "potri", "all"])
+    ap.add_argument("--n", type=int, default=0,
+                    help="only the cases of this order (as bench_potrf --n)")
     a = ap.parse_args()
     dev, lines = refutil.begin(
         "ref_potrf.py", "potrf-reference",
@@ -73,6 +75,8 @@ def main():
             cases = (POTRI_QUICK if a.quick else POTRI_FULL) if op == "potri" else \
                     (POTRF_QUICK if a.quick else POTRF_FULL)
             for kind, n, batch in cases:
+                if a.n and n != a.n:
+                    continue
                 if op == "potrf_async" and kind == "vbatched":
                     continue
                 if kind == "vbatched":

@@ -705,8 +705,10 @@ KERNEL void potrf_lane(PF_PARAMS)
 
 PF_KERNEL void potrf_pair(PF_PARAMS)
 {
-    LOCAL_ARRAY REAL colbuf[2 * PP_MPG * N]; /* two buffers: columns j and j + 1 */
+    /* two buffers (columns j and j + 1), RVEC-aligned for the vector reads */
+    LOCAL_ARRAY RVEC colv[2 * PP_MPG * N / RVW];
     LOCAL_ARRAY int nf[PP_MPG * N];
+    LOCAL_ARRAY int csl[WG]; /* the stride again after the column loop, see the write-back */
     const int t = (int)LID(0);
     const int slot = t / PP_H, l = t % PP_H;
     const gidx s = GRP(0) * PP_MPG + slot;
@@ -716,19 +718,27 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     const int dead = nb <= 0;
     const int ra = l, rb = N - 1 - l;
     const int acta = !dead && ra < nb, actb = !dead && rb < nb;
-    GLOBAL REAL *P = A + base;
+    /* row r of L at A + base + ro(r) + k·cs (k = column): one stride for either triangle,
+     * so an element's address is one multiply-add from a row pointer (gala_lidx forms
+     * both triangles' offsets in 64 bits and selects) */
+    const gidx cs = up ? 1 : (gidx)ld;
+    csl[t] = (int)cs;
     REAL xa[PP_H], xb[N];
-    UNROLL_LOOP
-    for (int k = 0; k < PP_H; ++k) {
-        REAL v = (REAL)(k == ra ? 1 : 0);
-        if (acta && k <= ra) v = P[gala_lidx(ra, k, ld, up)];
-        xa[k] = v;
-    }
-    UNROLL_LOOP
-    for (int k = 0; k < N; ++k) {
-        REAL v = (REAL)(k == rb ? 1 : 0);
-        if (actb && k <= rb) v = P[gala_lidx(rb, k, ld, up)];
-        xb[k] = v;
+    {
+        GLOBAL const REAL *pa = A + base + (up ? (gidx)ra * ld : (gidx)ra);
+        GLOBAL const REAL *pb = A + base + (up ? (gidx)rb * ld : (gidx)rb);
+        UNROLL_LOOP
+        for (int k = 0; k < PP_H; ++k) {
+            REAL v = (REAL)(k == ra ? 1 : 0);
+            if (acta && k <= ra) v = pa[k * cs];
+            xa[k] = v;
+        }
+        UNROLL_LOOP
+        for (int k = 0; k < N; ++k) {
+            REAL v = (REAL)(k == rb ? 1 : 0);
+            if (actb && k <= rb) v = pb[k * cs];
+            xb[k] = v;
+        }
     }
     LOCAL int *fl = nf + slot * N;
     fl[ra] = 0;
@@ -736,9 +746,15 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     LOCAL_BARRIER();
 
     int ev = 0;
+    /* Column j: the rows >= j publish their value of column j; after the barrier every
+     * work-item reads the column as RVEC vectors (one local read per RVW entries, the
+     * pivot included) and updates both rows without a branch: a row above the column
+     * (r < j) takes the same steps on entries right of its diagonal, which are neither
+     * published nor stored, so they may hold anything. */
 #define PP_COL(j)                                                                           \
     {                                                                                       \
-        LOCAL REAL *c = colbuf + ((j) & 1) * (PP_MPG * N) + slot * N;                       \
+        LOCAL REAL *c = (LOCAL REAL *)colv + ((j) & 1) * (PP_MPG * N) + slot * N;           \
+        LOCAL const RVEC *cv = (LOCAL const RVEC *)c;                                       \
         const int ja = (j) < PP_H ? (j) : 0; /* xa's index (used only when j < N/2) */    \
         const REAL raj = xa[ja], rbj = xb[j];                                               \
         if ((j) < PP_H && ra >= (j)) {                                                      \
@@ -751,25 +767,31 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
         }                                                                                   \
         LOCAL_BARRIER();                                                                    \
         if (!dead) {                                                                        \
-            const REAL d = c[j];                                                            \
+            const RVEC v0 = cv[(j) / RVW];                                                  \
+            const REAL d = rv_get(v0, (j) % RVW);                                           \
             if (ev == 0) {                                                                  \
                 if (fl[j] || !gala_finite(d)) ev = -((j) + 1);                              \
                 else if (d <= (REAL)0) ev = (j) + 1;                                        \
             }                                                                               \
             const REAL isd = rsqrt(d), sd = d * isd;                                        \
-            if ((j) < PP_H && ra >= (j)) {                                                  \
-                const REAL la = ra == (j) ? sd : raj * isd;                                 \
-                const REAL lia = ra == (j) ? (REAL)0 : la * isd;                            \
-                xa[ja] = la;                                                                \
+            const REAL la = ra == (j) ? sd : raj * isd;                                     \
+            const REAL lia = ra == (j) ? (REAL)0 : la * isd;                                \
+            const REAL lb = rb == (j) ? sd : rbj * isd;                                     \
+            const REAL lib = rb == (j) ? (REAL)0 : lb * isd;                                \
+            if ((j) < PP_H) xa[ja] = la;                                                    \
+            xb[j] = lb;                                                                     \
+            UNROLL_LOOP                                                                     \
+            for (int q = (j) / RVW; q < N / RVW; ++q) {                                     \
+                const RVEC v = q == (j) / RVW ? v0 : cv[q];                                 \
                 UNROLL_LOOP                                                                 \
-                for (int k = (j) + 1; k < PP_H; ++k) xa[k] -= lia * c[k];                   \
-            }                                                                               \
-            if (rb >= (j)) {                                                                \
-                const REAL lb = rb == (j) ? sd : rbj * isd;                                 \
-                const REAL lib = rb == (j) ? (REAL)0 : lb * isd;                            \
-                xb[j] = lb;                                                                 \
-                UNROLL_LOOP                                                                 \
-                for (int k = (j) + 1; k < N; ++k) xb[k] -= lib * c[k];                      \
+                for (int e = 0; e < RVW; ++e) {                                             \
+                    const int k = q * RVW + e;                                              \
+                    if (k > (j)) {                                                          \
+                        const REAL ck = rv_get(v, e);                                       \
+                        if (k < PP_H) xa[k < PP_H ? k : 0] -= lia * ck;                     \
+                        xb[k] -= lib * ck;                                                  \
+                    }                                                                       \
+                }                                                                           \
             }                                                                               \
         }                                                                                   \
     }
@@ -793,15 +815,24 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 
     if (dead) return;
     const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 : N; /* first column not written */
-    if (acta) {
-        UNROLL_LOOP
-        for (int k = 0; k < PP_H; ++k)
-            if (k <= ra && k < stop) P[gala_lidx(ra, k, ld, up)] = xa[k];
-    }
-    if (actb) {
-        UNROLL_LOOP
-        for (int k = 0; k < N; ++k)
-            if (k <= rb && k < stop) P[gala_lidx(rb, k, ld, up)] = xb[k];
+    {
+        /* the addresses formed again from a stride read back from local memory, which the
+         * compiler cannot prove equal to the load's: otherwise it keeps the load's 3N/2
+         * 64-bit addresses live across the column loop (127 registers against 82 at
+         * N = 32 in float, ptxas for sm_90) */
+        const gidx cs2 = csl[t];
+        GLOBAL REAL *pa = A + base + (cs2 == 1 ? (gidx)ra * ld : (gidx)ra);
+        GLOBAL REAL *pb = A + base + (cs2 == 1 ? (gidx)rb * ld : (gidx)rb);
+        if (acta) {
+            UNROLL_LOOP
+            for (int k = 0; k < PP_H; ++k)
+                if (k <= ra && k < stop) pa[k * cs2] = xa[k];
+        }
+        if (actb) {
+            UNROLL_LOOP
+            for (int k = 0; k < N; ++k)
+                if (k <= rb && k < stop) pb[k * cs2] = xb[k];
+        }
     }
     if (l == 0) {
         info[io + idx] = ev;
