@@ -118,7 +118,9 @@
  * 0.282-0.299. Slower at N = 16 (double: 0.130-0.132 -> 0.144-0.145 async, CUDA) and at
  * N = 64 (float OpenCL 0.40-0.41 -> 0.75-0.76: 64 copies of the column step; run P10, sync,
  * two rounds: float CUDA 0.430-0.432 -> 0.464-0.466, double CUDA 1.129 -> 1.310 (pair_minb 3:
- * 1.219-1.221), double OpenCL 1.158-1.159 -> 1.515-1.519). */
+ * 1.219-1.221), double OpenCL 1.158-1.159 -> 1.515-1.519). Since 882c5ca (vector reads of
+ * the column, row pointers; H100, 2026-11-26, run X1) N = 64 equals potrf_tile in float and
+ * potrf_panel in double (OpenCL 0.409 / 0.416, 0.709 / 0.717 ms): not switched. */
 {"potrf.pair", 0, NULL, NULL, 0, 0},
 {"potrf.pair_min", 0, NULL, NULL, 0, 16},
 {"potrf.pair_minb", 0, NULL, NULL, 0, 0},
