@@ -725,18 +725,23 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     csl[t] = (int)cs;
     REAL xa[PP_H], xb[N];
     {
+        /* walking pointers (one add per element), and the last column to read as one
+         * bound (-1: an inactive row reads nothing) */
         GLOBAL const REAL *pa = A + base + (up ? (gidx)ra * ld : (gidx)ra);
         GLOBAL const REAL *pb = A + base + (up ? (gidx)rb * ld : (gidx)rb);
+        const int lima = acta ? ra : -1, limb = actb ? rb : -1;
         UNROLL_LOOP
         for (int k = 0; k < PP_H; ++k) {
             REAL v = (REAL)(k == ra ? 1 : 0);
-            if (acta && k <= ra) v = pa[k * cs];
+            if (k <= lima) v = *pa;
+            pa += cs;
             xa[k] = v;
         }
         UNROLL_LOOP
         for (int k = 0; k < N; ++k) {
             REAL v = (REAL)(k == rb ? 1 : 0);
-            if (actb && k <= rb) v = pb[k * cs];
+            if (k <= limb) v = *pb;
+            pb += cs;
             xb[k] = v;
         }
     }
@@ -769,8 +774,9 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
         if (!dead) {                                                                        \
             const RVEC v0 = cv[(j) / RVW];                                                  \
             const REAL d = rv_get(v0, (j) % RVW);                                           \
+            /* d is row j's own published value: fl[j] covers its finiteness too */       \
             if (ev == 0) {                                                                  \
-                if (fl[j] || !gala_finite(d)) ev = -((j) + 1);                              \
+                if (fl[j]) ev = -((j) + 1);                                                 \
                 else if (d <= (REAL)0) ev = (j) + 1;                                        \
             }                                                                               \
             const REAL isd = rsqrt(d), sd = d * isd;                                        \
@@ -823,15 +829,17 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
         const gidx cs2 = csl[t];
         GLOBAL REAL *pa = A + base + (cs2 == 1 ? (gidx)ra * ld : (gidx)ra);
         GLOBAL REAL *pb = A + base + (cs2 == 1 ? (gidx)rb * ld : (gidx)rb);
-        if (acta) {
-            UNROLL_LOOP
-            for (int k = 0; k < PP_H; ++k)
-                if (k <= ra && k < stop) pa[k * cs2] = xa[k];
+        /* the last column to write as one bound: the row's diagonal, or before the event */
+        const int lima = acta ? min(ra, stop - 1) : -1, limb = actb ? min(rb, stop - 1) : -1;
+        UNROLL_LOOP
+        for (int k = 0; k < PP_H; ++k) {
+            if (k <= lima) *pa = xa[k];
+            pa += cs2;
         }
-        if (actb) {
-            UNROLL_LOOP
-            for (int k = 0; k < N; ++k)
-                if (k <= rb && k < stop) pb[k * cs2] = xb[k];
+        UNROLL_LOOP
+        for (int k = 0; k < N; ++k) {
+            if (k <= limb) *pb = xb[k];
+            pb += cs2;
         }
     }
     if (l == 0) {
