@@ -762,14 +762,15 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
         LOCAL const RVEC *cv = (LOCAL const RVEC *)c;                                       \
         const int ja = (j) < PP_H ? (j) : 0; /* xa's index (used only when j < N/2) */    \
         const REAL raj = xa[ja], rbj = xb[j];                                               \
-        if ((j) < PP_H && ra >= (j)) {                                                      \
+        /* every row publishes, without a branch: slots of rows above the column (r < j)  \
+         * get entries right of their diagonal, which no one reads (the update reads       \
+         * k > j, the pivot k = j); only rows >= j flag non-finite values */               \
+        if ((j) < PP_H) {                                                                   \
             c[ra] = raj;                                                                    \
-            if (!gala_finite(raj)) fl[j] = 1;                                               \
+            if ((ra >= (j)) & !gala_finite(raj)) fl[j] = 1;                                 \
         }                                                                                   \
-        if (rb >= (j)) {                                                                    \
-            c[rb] = rbj;                                                                    \
-            if (!gala_finite(rbj)) fl[j] = 1;                                               \
-        }                                                                                   \
+        c[rb] = rbj;                                                                        \
+        if ((rb >= (j)) & !gala_finite(rbj)) fl[j] = 1;                                     \
         LOCAL_BARRIER();                                                                    \
         if (!dead) {                                                                        \
             const RVEC v0 = cv[(j) / RVW];                                                  \
