@@ -688,12 +688,16 @@ KERNEL void potrf_lane(PF_PARAMS)
  *
  *      rows of work-item l:        l          (xa: columns 0 .. N/2-1)
  *                              N-1-l          (xb: columns 0 .. N-1)
- *      column j (one barrier):  rows >= j put their value of column j in local memory;
- *                               every work-item reads the pivot and updates its rows
- *                               (right-looking, as potrf_panel)
+ *      column j (one barrier):  rows put their value of column j in local memory;
+ *                               every work-item reads the column (RVEC vectors, the
+ *                               pivot among them) and updates its rows (right-looking,
+ *                               as potrf_panel)
  *
  * The column loop is written out N times (PP_COL with a literal j): compilers that keep a
  * loop holding a barrier rolled (NVIDIA's OpenCL) then still index xa / xb with constants.
+ * The instruction stream is what sets this kernel's speed (docs/cholesky.md): vector reads
+ * of the column, no branches in the publication and the update, and rows addressed by a
+ * walking pointer took it from 4749 to about 2750 PTX instructions per work-item at N = 32.
  * Events, info and the columns kept after an event are potrf_panel's; arguments are
  * potrf_panel's (fused mode only).
  */
@@ -751,11 +755,12 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     LOCAL_BARRIER();
 
     int ev = 0;
-    /* Column j: the rows >= j publish their value of column j; after the barrier every
-     * work-item reads the column as RVEC vectors (one local read per RVW entries, the
-     * pivot included) and updates both rows without a branch: a row above the column
-     * (r < j) takes the same steps on entries right of its diagonal, which are neither
-     * published nor stored, so they may hold anything. */
+    /* Column j: every row puts its value of column j into its slot of the column buffer
+     * (rows above the column, r < j, an entry right of their diagonal, which no one
+     * reads); after the barrier every work-item reads the column as RVEC vectors (one
+     * local read per RVW entries, the pivot included) and updates both rows without a
+     * branch: a row above the column takes the same steps on entries right of its
+     * diagonal, which are neither published nor stored, so they may hold anything. */
 #define PP_COL(j)                                                                           \
     {                                                                                       \
         LOCAL REAL *c = (LOCAL REAL *)colv + ((j) & 1) * (PP_MPG * N) + slot * N;           \
