@@ -722,9 +722,11 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     const int dead = nb <= 0;
     const int ra = l, rb = N - 1 - l;
     const int acta = !dead && ra < nb, actb = !dead && rb < nb;
-    /* row r of L at A + base + ro(r) + k·cs (k = column): one stride for either triangle,
-     * so an element's address is one multiply-add from a row pointer (gala_lidx forms
-     * both triangles' offsets in 64 bits and selects) */
+    /* row r of L at A + base + gala_lidx(r, 0) + k·cs (k = column): one stride for either
+     * triangle, so the loads and stores walk a row pointer instead of forming both
+     * triangles' 64-bit offsets per element and selecting one (the row offsets are written
+     * out rather than called through gala_lidx: that form gave ptxas 2 more registers in
+     * double and 21 more PTX instructions in float) */
     const gidx cs = up ? 1 : (gidx)ld;
     csl[t] = (int)cs;
     REAL xa[PP_H], xb[N];
@@ -831,7 +833,8 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
         /* the addresses formed again from a stride read back from local memory, which the
          * compiler cannot prove equal to the load's: otherwise it keeps the load's 3N/2
          * 64-bit addresses live across the column loop (127 registers against 82 at
-         * N = 32 in float, ptxas for sm_90) */
+         * N = 32 in float, ptxas for sm_90). cs2 == 1 stands for up: with ld = 1 (an
+         * order-1 matrix) both triangles' row offsets are the same */
         const gidx cs2 = csl[t];
         GLOBAL REAL *pa = A + base + (cs2 == 1 ? (gidx)ra * ld : (gidx)ra);
         GLOBAL REAL *pb = A + base + (cs2 == 1 ? (gidx)rb * ld : (gidx)rb);
