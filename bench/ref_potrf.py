@@ -16,8 +16,8 @@ Matrices as in bench_potrf: A = I + E, E symmetric with |E_ij| <= 0.4/n. Variabl
 (sizes n_b = 1 + (x_b >> 8) mod nmax, x_b = (1103515245·b + 12345) mod 2^31, as
 bench_potrf), which favours torch (no size mixing).
 
-    python3 bench/ref_potrf.py [--quick] [--dtype float|double|both] [--op potrf|potrs|potri|all] [--n N]
-                               [--out torch_potrf.json]
+    python3 bench/ref_potrf.py [--quick] [--dtype float|double|both] [--op potrf|potrs|potri|all]
+                               [--n N] [--out torch_potrf.json]
 """
 import torch
 
