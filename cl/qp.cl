@@ -16,7 +16,8 @@
  *   mv                    values, per QP (once for the batch in the shared strategy)
  *   K[ko·KALIGN ...]      n×n column-major K⁻¹ = (P + σI + Aᵀdiag(ρ)A)⁻¹
  *   state[b·NSTATE + ...] status (0 running), iterations, ρ updates, ladder rung
- *   info[b·NINFO + ...]   ρ, cost scale c, residuals, objective, gap, ρ estimate
+ *   info[b·NINFO + ...]   ρ, cost scale c, residuals, objective, gap, ρ estimate, dual
+ *                         objective, the residuals of the scaled problem
  *
  * qp_admm — one work-group owns TB QPs (TB = 1: per-QP K⁻¹; TB > 1: QPs sharing P and A,
  * with K⁻¹ from a ρ ladder) and runs `iters` ADMM iterations with x, z, y (and x̃, r) in
@@ -112,7 +113,7 @@
 #define S_RHOUPD 2
 #define S_RUNG 3
 
-#define NINFO 8
+#define NINFO 10
 #define I_RHO 0
 #define I_C 1
 #define I_PRIM 2
@@ -121,6 +122,8 @@
 #define I_GAP 5
 #define I_RHOEST 6
 #define I_DOBJ 7
+#define I_SPRIM 8
+#define I_SDUAL 9
 
 #define V_X 0
 #define V_XPREV 1
@@ -1572,6 +1575,8 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
             const REAL xpx = R[R_XPX], qx = R[R_QX], sup = R[R_SUP];
             inf[I_PRIM] = prim;
             inf[I_DUAL] = dual;
+            inf[I_SPRIM] = R[R_PRIMS];
+            inf[I_SDUAL] = R[R_DUALS];
             inf[I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
             inf[I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
             inf[I_GAP] = cinv * (xpx + qx + sup);

@@ -42,7 +42,7 @@
 #define QP_H_KIND 2
 
 /* info: per QP, reals */
-#define QP_NINFO 8
+#define QP_NINFO 10
 #define QP_I_RHO 0
 #define QP_I_C 1
 #define QP_I_PRIM 2
@@ -51,6 +51,8 @@
 #define QP_I_GAP 5
 #define QP_I_RHOEST 6
 #define QP_I_DOBJ 7
+#define QP_I_SPRIM 8 /* the residuals of the scaled problem (qp_check; PCG's tolerance) */
+#define QP_I_SDUAL 9
 
 /* kinds of n-vectors (vn) and m-vectors (vm) */
 #define QP_V_X 0

@@ -997,6 +997,8 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     dual *= U ? cinv : (REAL)1;
     inf[QP_I_PRIM] = prim;
     inf[QP_I_DUAL] = dual;
+    inf[QP_I_SPRIM] = prims;
+    inf[QP_I_SDUAL] = duals;
     inf[QP_I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
     inf[QP_I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
     inf[QP_I_GAP] = cinv * (xpx + qx + sup);
