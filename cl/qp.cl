@@ -826,6 +826,258 @@ KERNEL void qp_kkt_resid(GLOBAL const int *meta, GLOBAL const int *list, const i
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* The PCG strategy (src/qp/linsys_pcg.c; OSQP's indirect method): the ADMM iteration of  */
+/* the sparse strategy with the KKT solve replaced by preconditioned conjugate gradients  */
+/* on the reduced system                                                                   */
+/*                                                                                          */
+/*     (P + σI + Aᵀdiag(ρ)A) x̃ = b₁ + Aᵀ(ρ∘b₂),    [b₁; b₂] = [σx − q; z − y/ρ] (qp_kkt_rhs)*/
+/*                                                                                          */
+/* with the Jacobi preconditioner M = diag(P) + σ + Σᵢ ρᵢA²ᵢⱼ, warm started from the ADMM  */
+/* iterate x; qp_kkt_update then takes x̃ as from the sparse solve (it forms z̃ = Ax̃ itself).*/
+/* Nothing is O(n²): K is applied through P (full CSR), A and Aᵀ (CSR). One work-group per */
+/* listed QP; its vectors in the workspace pw (sections of ntot, PW_*, at the QP's xo, and */
+/* one m-vector section at 7·ntot + zo).                                                    */
+/* ------------------------------------------------------------------------------------ */
+#define PW_B 0   /* reduced right-hand side */
+#define PW_X 1   /* the CG iterate */
+#define PW_R 2   /* residual B − K·X */
+#define PW_Y 3   /* M⁻¹R */
+#define PW_P 4   /* search direction */
+#define PW_KP 5  /* K·P */
+#define PW_MI 6  /* M⁻¹ (qp_pcg_precond) */
+#define PW_NV 7  /* n-vector sections; then one m-vector section (ρ∘(A·v)) */
+#define PS_EPS 0 /* pst per slot: the last tolerance, */
+#define PS_RED 1 /* the reduction factor (cg_tol_fraction, halved on stagnation), */
+#define PS_ZERO 2 /* consecutive solves that took no CG iteration */
+#define NPST 3
+#define QP_CG_TOL_MIN ((REAL)1e-7)
+
+/* qp_pcg_precond: for each listed QP with its refactor flag set (every listed QP when all
+ * != 0): M⁻¹ into pw; a diagonal entry with P_jj + σ ≤ 0 (or not finite) means P + σI is
+ * not positive definite: the QP's status becomes NON_CVX (9), as the dense strategy's
+ * failed factorization. One work-group per QP. */
+KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                           GLOBAL int *state, GLOBAL const int *refac, const int all,
+                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
+                           GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *pw,
+                           const gidx ntot, const REAL sigma)
+{
+    LOCAL_ARRAY int bad[1];
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0);
+    if (g >= nlist) return;
+    const int b = list[g];
+    if (!all && !refac[b]) return;
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int n = mt[M_N];
+    QP_MATS(mt);
+    QP_VALS(mt, GLOBAL const);
+    GLOBAL const int *ct = ctype + mt[M_CO];
+    const REAL rho = info[(gidx)b * NINFO + I_RHO];
+    GLOBAL REAL *mi = pw + PW_MI * ntot + mt[M_XO];
+    if (lid == 0) bad[0] = 0;
+    LOCAL_BARRIER();
+    int fail = 0;
+    for (int j = lid; j < n; j += WG) {
+        REAL pd = 0, d;
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+            if (Pc[k] == j) pd += Pv[k];
+        d = pd + sigma;
+        if (!(d > 0) || !(d < QP_INFTY)) fail = 1;
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) d += qp_rho_row(ct[Tc[k]], rho) * Tv[k] * Tv[k];
+        mi[j] = d > 0 ? (REAL)1 / d : (REAL)1;
+    }
+    if (fail) bad[0] = 1;
+    LOCAL_BARRIER();
+    if (lid == 0 && bad[0]) state[(gidx)b * NSTATE + S_STATUS] = 9;
+}
+
+/* K·v for the n-vector v in two halves, ordered by the caller's barriers: tm = ρ∘(A·v)
+ * over rows i < mb, then entry j: σ·v_j + (P·v)_j + (Aᵀtm)_j. */
+#define QP_PCG_AV(src, mb)                                                                  \
+    for (int i = lid; i < (mb); i += WG) {                                                  \
+        REAL a_ = 0;                                                                        \
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) a_ += Av[k] * (src)[Ac[k]];                 \
+        tm[i] = qp_rho_row(ct[i], rho) * a_;                                                \
+    }
+#define QP_PCG_KV(j, src, out)                                                              \
+    {                                                                                       \
+        REAL a_ = sigma * (src)[j];                                                         \
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) a_ += Pv[k] * (src)[Pc[k]];                 \
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) a_ += Tv[k] * tm[Tc[k]];                    \
+        out = a_;                                                                           \
+    }
+/* Reduce a (max), c (max), d (sum) over the work-group; every work-item gets the results
+ * in ra, rc, rd. No loop holds a barrier (WG a multiple of 32). */
+#define QP_PCG_RED(a, c, d, ra, rc, rd)                                                     \
+    {                                                                                       \
+        part[lid] = (a);                                                                    \
+        part[WG + lid] = (c);                                                               \
+        part[2 * WG + lid] = (d);                                                           \
+        LOCAL_BARRIER();                                                                    \
+        if (lid < 32) {                                                                     \
+            REAL x_ = part[lid], y_ = part[WG + lid], w_ = part[2 * WG + lid];              \
+            for (int r_ = lid + 32; r_ < WG; r_ += 32) {                                    \
+                x_ = qp_max(x_, part[r_]);                                                  \
+                y_ = qp_max(y_, part[WG + r_]);                                             \
+                w_ += part[2 * WG + r_];                                                    \
+            }                                                                               \
+            part[3 * WG + lid] = x_;                                                        \
+            part[3 * WG + 32 + lid] = y_;                                                   \
+            part[3 * WG + 64 + lid] = w_;                                                   \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+        ra = part[3 * WG];                                                                  \
+        rc = part[3 * WG + 32];                                                             \
+        rd = part[3 * WG + 64];                                                             \
+        for (int r_ = 1; r_ < 32; ++r_) {                                                   \
+            ra = qp_max(ra, part[3 * WG + r_]);                                             \
+            rc = qp_max(rc, part[3 * WG + 32 + r_]);                                        \
+            rd += part[3 * WG + 64 + r_];                                                   \
+        }                                                                                   \
+        LOCAL_BARRIER();                                                                    \
+    }
+
+/* qp_pcg: one reduced solve per listed running QP (iteration it0 + 1 of this launch's
+ * batch of iterations): the right-hand side from kb (qp_kkt_rhs), the solution x̃ back into
+ * kb's first n entries. The tolerance is OSQP's (cuda_pcg_interface.c): at the solve's
+ * first ADMM iteration cg_tol_fraction·‖b‖∞ (1 when ‖b‖∞ < 1e-7); later
+ * max(min(red·√(prim_res·dual_res), the last tolerance), 1e-7), red = cg_tol_fraction
+ * halved after cg_tol_reduction consecutive solves without a CG iteration, with the
+ * scaled problem's residuals of the last termination check (info, as OSQP's
+ * scaled_prim_res and scaled_dual_res; until this solve's first check, every chk
+ * iterations, the last tolerance stays). At most maxit CG iterations, all
+ * work-items running the same trip count (a converged solve idles through the rest).
+ * pᵀKp ≤ 0 (or NaN): K is not positive definite: status NON_CVX (9). */
+KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
+                   GLOBAL int *state, GLOBAL const int *rp, GLOBAL const int *ci,
+                   GLOBAL const REAL *mv, GLOBAL const REAL *vn, const gidx ntot,
+                   const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *info,
+                   GLOBAL REAL *kb, const gidx kbm, GLOBAL REAL *pw, GLOBAL REAL *pst,
+                   const REAL sigma, const int maxit, const int tolred, const REAL tolfrac,
+                   const int it0, const int chk)
+{
+    LOCAL_ARRAY REAL part[3 * WG + 96];
+    const int lid = (int)LID(0);
+    const gidx g = GRP(0);
+    if (g >= nlist) return;
+    const int b = list[g];
+    GLOBAL int *st = state + (gidx)b * NSTATE;
+    if (st[S_STATUS] != 0) return; /* the whole work-group: before any barrier */
+    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    const int n = mt[M_N], m = mt[M_M];
+    QP_MATS(mt);
+    QP_VALS(mt, GLOBAL const);
+    GLOBAL const int *ct = ctype + mt[M_CO];
+    GLOBAL const REAL *inf = info + (gidx)b * NINFO;
+    const REAL rho = inf[I_RHO];
+    const gidx xo = mt[M_XO];
+    GLOBAL REAL *B = pw + PW_B * ntot + xo, *X = pw + PW_X * ntot + xo;
+    GLOBAL REAL *R = pw + PW_R * ntot + xo, *Y = pw + PW_Y * ntot + xo;
+    GLOBAL REAL *Pd = pw + PW_P * ntot + xo, *KP = pw + PW_KP * ntot + xo;
+    GLOBAL const REAL *MI = pw + PW_MI * ntot + xo;
+    GLOBAL REAL *tm = pw + PW_NV * ntot + mt[M_ZO];
+    GLOBAL REAL *kr = kb + (gidx)b * kbm;
+    GLOBAL const REAL *x0 = vn + V_X * ntot + xo;
+    GLOBAL REAL *ps = pst + (gidx)b * NPST;
+    (void)mtot;
+    /* B = b₁ + Aᵀ(ρ∘b₂) (rows of Aᵀ), X = x */
+    for (int j = lid; j < n; j += WG) {
+        REAL a = kr[j];
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
+            const int i = Tc[k];
+            a += Tv[k] * qp_rho_row(ct[i], rho) * kr[n + i];
+        }
+        B[j] = a;
+        X[j] = x0[j];
+    }
+    GLOBAL_BARRIER();
+    QP_PCG_AV(X, m);
+    GLOBAL_BARRIER();
+    REAL rn = 0, ry = 0, bn = 0;
+    for (int j = lid; j < n; j += WG) {
+        REAL kx;
+        QP_PCG_KV(j, X, kx);
+        const REAL r = B[j] - kx, y = MI[j] * r;
+        R[j] = r;
+        Y[j] = y;
+        Pd[j] = y;
+        rn = qp_max(rn, qp_abs(r));
+        ry += r * y;
+        bn = qp_max(bn, qp_abs(B[j]));
+    }
+    REAL rnorm, bnorm, rty, unused;
+    QP_PCG_RED(rn, bn, ry, rnorm, bnorm, rty);
+    const int admm = st[S_ITER] + it0 + 1;
+    REAL red = ps[PS_RED], eps;
+    int zero = (int)ps[PS_ZERO];
+    if (admm == 1) {
+        red = tolfrac;
+        zero = 0;
+        eps = bnorm < QP_CG_TOL_MIN ? (REAL)1 : bnorm * red;
+    } else {
+        if (zero >= tolred) {
+            red *= (REAL)0.5;
+            zero = 0;
+        }
+        /* the residuals are this solve's once it has had a check (chk = 0: none, those of
+         * the last solve or 0) */
+        const REAL pd = inf[I_SPRIM] * inf[I_SDUAL], prev = ps[PS_EPS];
+        eps = (chk == 0 || admm > chk) && pd >= 0 && pd < QP_INFTY ? red * sqrt(pd) : prev;
+        eps = eps < prev ? eps : prev;
+        eps = eps > QP_CG_TOL_MIN ? eps : QP_CG_TOL_MIN;
+    }
+    int iters = 0, live = rnorm > eps, ncvx = 0;
+    for (int it = 0; it < maxit; ++it) {
+        const int nl = live ? n : 0, ml = live ? m : 0;
+        GLOBAL_BARRIER();
+        QP_PCG_AV(Pd, ml);
+        GLOBAL_BARRIER();
+        REAL pk = 0;
+        for (int j = lid; j < nl; j += WG) {
+            REAL kp;
+            QP_PCG_KV(j, Pd, kp);
+            KP[j] = kp;
+            pk += Pd[j] * kp;
+        }
+        REAL pkp;
+        QP_PCG_RED((REAL)0, (REAL)0, pk, unused, unused, pkp);
+        if (live && !(pkp > 0)) {
+            ncvx = 1;
+            live = 0;
+        }
+        const REAL al = live ? rty / pkp : (REAL)0;
+        rn = 0;
+        ry = 0;
+        for (int j = lid; j < (live ? n : 0); j += WG) {
+            X[j] += al * Pd[j];
+            const REAL r = R[j] - al * KP[j], y = MI[j] * r;
+            R[j] = r;
+            Y[j] = y;
+            rn = qp_max(rn, qp_abs(r));
+            ry += r * y;
+        }
+        REAL rnew, rtn;
+        QP_PCG_RED(rn, (REAL)0, ry, rnew, unused, rtn);
+        if (live) {
+            ++iters;
+            const REAL be = rtn / rty;
+            rty = rtn;
+            for (int j = lid; j < n; j += WG) Pd[j] = Y[j] + be * Pd[j];
+            live = rnew > eps;
+        }
+    }
+    GLOBAL_BARRIER();
+    for (int j = lid; j < n; j += WG) kr[j] = X[j];
+    if (lid == 0) {
+        ps[PS_EPS] = eps;
+        ps[PS_RED] = red;
+        ps[PS_ZERO] = (REAL)(iters == 0 ? zero + 1 : 0);
+        if (ncvx) st[S_STATUS] = 9;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* qp_unscale (results): per listed QP, into the output n-vector W2 and m-vector W:        */
 /*   with a solution (status 1, 2, 7, 8, 10): x = D∘x, y = E∘y/c                          */
 /*   primal infeasible (3, 4): W = E∘Π(y − y_prev) / its ‖·‖∞ (the certificate)          */

@@ -356,7 +356,16 @@ START_TEST(qp_arguments_and_invalid_qps)
     bad.eps_abs = NAN;
     BAD(t, ctx, E, f, gala_qp_setup(ctx, pb, C, &bad, &s));
     bad = set;
-    bad.linsys_solver = (gala_qp_linsys)4; /* no such strategy */
+    bad.linsys_solver = (gala_qp_linsys)5; /* no such strategy */
+    BAD(t, ctx, E, f, gala_qp_setup(ctx, pb, C, &bad, &s));
+    bad = set;
+    bad.cg_max_iter = 0; /* checked whatever the strategy, as OSQP validates it */
+    BAD(t, ctx, E, f, gala_qp_setup(ctx, pb, C, &bad, &s));
+    bad = set;
+    bad.cg_tol_fraction = NAN;
+    BAD(t, ctx, E, f, gala_qp_setup(ctx, pb, C, &bad, &s));
+    bad = set;
+    bad.cg_tol_reduction = -1;
     BAD(t, ctx, E, f, gala_qp_setup(ctx, pb, C, &bad, &s));
     bad = set;
     bad.linsys_solver = GALA_QP_LINSYS_DENSE_SHARED; /* the QPs do not share P */

@@ -396,8 +396,8 @@ START_TEST(interrupt_and_settings)
     b.rho = 0;
     TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_INVALID_ARG, _i, "rho");
     b = s;
-    b.linsys_solver = 4;
-    TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_INVALID_ARG, _i, "linsys_solver 4");
+    b.linsys_solver = 5;
+    TU_ASSERT(gala_qp_setup(ctx, &p, 1, &b, &sv) == GALA_ERR_INVALID_ARG, _i, "linsys_solver 5");
     TU_ASSERT(gala_qp_setup(ctx, &p, 0, &s, &sv) == GALA_ERR_INVALID_ARG, _i, "count 0");
     TU_ASSERT(gala_qp_setup(ctx, NULL, 1, &s, &sv) == GALA_ERR_INVALID_ARG, _i, "NULL problems");
     TU_ASSERT(gala_qp_solve(NULL) == GALA_ERR_INVALID_ARG, _i, "NULL solver");
@@ -973,6 +973,140 @@ START_TEST(sparse_ldlt_strategy)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ PCG */
+
+/* The PCG strategy (reduced system by Jacobi-preconditioned CG, linsys_pcg.c) on the batch
+ * of every status and five generated QPs of other shapes: each QP gets the dense strategy's
+ * status (the non-convex one from its negative diagonal), the solved ones pass the
+ * independent KKT check, and in double their objectives agree with the dense strategy's.
+ * Then updates of P, A values, q and bounds that change a row's kind (a new preconditioner),
+ * a new ρ for the whole batch, a re-solve; the CG settings are validated and may change
+ * between solves; a QP whose P is indefinite with a positive diagonal is found non-convex
+ * by the negative curvature CG meets. */
+START_TEST(pcg_strategy)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_qp_settings s = tight_settings(_i);
+    enum { B = NQ + 5 };
+    gala_qp_problem pb[B];
+    status_batch(pb);
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 3, 41, &pb[NQ]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 9, 43, &pb[NQ + 1]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_EQUALITY, 8, 44, &pb[NQ + 2]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_LASSO, 2, 45, &pb[NQ + 3]));
+    TU_OK(NULL, gala_qp_double_integrator(7, 0.5, -0.2, &pb[NQ + 4]));
+    gala_qp_solver *pc, *de;
+    s.linsys_solver = GALA_QP_LINSYS_DENSE;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &de));
+    TU_OK(ctx, gala_qp_solve(de));
+    s.linsys_solver = GALA_QP_LINSYS_PCG;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &pc));
+    TU_ASSERT(gala_qp_linsys_used(pc) == GALA_QP_LINSYS_PCG, _i, "strategy %d",
+              gala_qp_linsys_used(pc));
+    TU_OK(ctx, gala_qp_solve(pc));
+    const double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
+    const int fl = dt == GALA_FLOAT;
+    for (int k = 0; k < B; ++k) {
+        gala_qp_info a, b;
+        TU_OK(ctx, gala_qp_get_info(pc, k, &a));
+        TU_OK(ctx, gala_qp_get_info(de, k, &b));
+        const int ok_a = a.status == GALA_QP_SOLVED || (fl && a.status == GALA_QP_SOLVED_INACCURATE);
+        const int ok_b = b.status == GALA_QP_SOLVED || (fl && b.status == GALA_QP_SOLVED_INACCURATE);
+        TU_ASSERT(a.status == b.status || (ok_a && ok_b), _i, "QP %d: pcg %s (%d), dense %s (%d)",
+                  k, gala_qp_status_string(a.status), a.iter, gala_qp_status_string(b.status), b.iter);
+        if (k == Q_SOLVED || k >= NQ) {
+            assert_kkt(pc, k, &pb[k], tol, _i, "pcg");
+            if (!fl)
+                TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 1e-4 * (1 + fabs(b.obj_val)), _i,
+                          "QP %d: objective %.10g pcg, %.10g dense", k, a.obj_val, b.obj_val);
+        }
+    }
+    /* updates: P, A values of the random QP; q of the control QP; bounds of the equality QP
+     * that make its first row an inequality (its ρ changes: a new preconditioner) */
+    gala_qp_problem *r = &pb[NQ + 1], *c = &pb[NQ], *e = &pb[NQ + 2];
+    send_updates(ctx, pc, NQ + 1, r, NQ, c);
+    e->l[0] -= 1;
+    e->u[0] += 1;
+    TU_OK(ctx, gala_qp_update_vectors(pc, NQ + 2, NULL, e->l, e->u));
+    TU_OK(ctx, gala_qp_solve(pc));
+    assert_kkt(pc, NQ + 1, r, tol, _i, "pcg, after update_matrices");
+    assert_kkt(pc, NQ, c, tol, _i, "pcg, after update_vectors (q)");
+    assert_kkt(pc, NQ + 2, e, tol, _i, "pcg, after update_vectors (bounds)");
+    /* a new ρ for every QP, fewer CG iterations per solve, cold start */
+    TU_OK(ctx, gala_qp_update_rho(pc, -1, 2.0));
+    gala_qp_settings t;
+    TU_OK(ctx, gala_qp_get_settings(pc, &t));
+    t.cg_max_iter = 3;
+    t.warm_starting = 0;
+    TU_OK(ctx, gala_qp_update_settings(pc, &t));
+    TU_OK(ctx, gala_qp_solve(pc));
+    for (int k = NQ; k < B; ++k) assert_kkt(pc, k, &pb[k], tol, _i, "pcg, rho 2, cg_max_iter 3");
+    t.cg_max_iter = 0;
+    TU_ASSERT(gala_qp_update_settings(pc, &t) == GALA_ERR_INVALID_ARG, _i, "cg_max_iter 0 accepted");
+    t.cg_max_iter = 5;
+    t.cg_tol_fraction = 0;
+    TU_ASSERT(gala_qp_update_settings(pc, &t) == GALA_ERR_INVALID_ARG, _i, "cg_tol_fraction 0 accepted");
+    t.cg_tol_fraction = 0.5;
+    t.cg_tol_reduction = 0;
+    TU_ASSERT(gala_qp_update_settings(pc, &t) == GALA_ERR_INVALID_ARG, _i, "cg_tol_reduction 0 accepted");
+    gala_qp_destroy(pc);
+    gala_qp_destroy(de);
+    /* P = [1 2; 2 1] (eigenvalues 3, −1), no constraint that binds: its diagonal is positive,
+     * so only CG's negative curvature can tell; and a convex twin that solves */
+    double Pi[] = {1, 2, 2, 1}, Pc2[] = {2, 1, 1, 2}, qn[] = {1, -1}, Ai[] = {1, 0, 0, 1},
+           li[] = {-1e3, -1e3}, ui[] = {1e3, 1e3};
+    gala_qp_problem nc[2] = {make_qp(2, 2, Pi, qn, Ai, li, ui), make_qp(2, 2, Pc2, qn, Ai, li, ui)};
+    s = settings_for(_i);
+    s.linsys_solver = GALA_QP_LINSYS_PCG;
+    TU_OK(ctx, gala_qp_setup(ctx, nc, 2, &s, &pc));
+    TU_OK(ctx, gala_qp_solve(pc));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(pc, 0, &in));
+    TU_ASSERT(in.status == GALA_QP_NON_CVX, _i, "indefinite P: %s after %d iterations",
+              gala_qp_status_string(in.status), in.iter);
+    assert_kkt(pc, 1, &nc[1], dt == GALA_FLOAT ? 1e-2 : 1e-3, _i, "pcg, convex twin");
+    gala_qp_destroy(pc);
+    for (int k = 0; k < 2; ++k) free_qp(&nc[k]);
+    for (int k = 0; k < B; ++k) {
+        if (k == Q_BAD_DIM) pb[k].A.m = 1;
+        free_qp(&pb[k]);
+    }
+}
+END_TEST
+
+/* A batch of 400 MPC QPs (nx = 4) and one of a single QP with the default settings: every
+ * QP solved, each passing the KKT check at OSQP's tolerances, and the batch's answers the
+ * same as the QPs' own (the strategy keeps no state across QPs). */
+START_TEST(pcg_batch_and_single)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_settings s = settings_for(_i);
+    s.linsys_solver = GALA_QP_LINSYS_PCG;
+    enum { NB = 400 };
+    gala_qp_problem *pb = calloc(NB, sizeof *pb);
+    ck_assert_ptr_nonnull(pb);
+    for (int k = 0; k < NB; ++k) TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 4, 900 + (uint64_t)k, &pb[k]));
+    gala_qp_solver *sv, *one;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, NB, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    const double tol = tu_target_get(_i)->dtype == GALA_FLOAT ? 2e-2 : 1e-2;
+    for (int k = 0; k < NB; ++k) assert_kkt(sv, k, &pb[k], tol, _i, "pcg batch");
+    const int pick = 137;
+    TU_OK(ctx, gala_qp_setup(ctx, &pb[pick], 1, &s, &one));
+    TU_OK(ctx, gala_qp_solve(one));
+    assert_kkt(one, 0, &pb[pick], tol, _i, "pcg single");
+    gala_qp_info a, b;
+    TU_OK(ctx, gala_qp_get_info(sv, pick, &a));
+    TU_OK(ctx, gala_qp_get_info(one, 0, &b));
+    TU_ASSERT(a.iter == b.iter, _i, "QP %d: %d iterations in the batch, %d alone", pick, a.iter, b.iter);
+    gala_qp_destroy(sv);
+    gala_qp_destroy(one);
+    for (int k = 0; k < NB; ++k) free_qp(&pb[k]);
+    free(pb);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ failures */
 
 /* Every device allocation, launch and transfer of a setup + solve + update made to fail in
@@ -1228,6 +1362,8 @@ int main(void)
     tcase_add_loop_test(tc, staging_paths, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
     tcase_add_loop_test(tc, sparse_ldlt_strategy, 0, nt);
+    tcase_add_loop_test(tc, pcg_strategy, 0, nt);
+    tcase_add_loop_test(tc, pcg_batch_and_single, 0, nt);
     tcase_add_loop_test(tc, device_failures_are_clean, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);

@@ -78,7 +78,16 @@ typedef enum gala_qp_linsys {
      *  of P and A patterns, the whole batch factored and solved by one launch each. A change
      *  of ρ refactors the batch in place. Needs SuiteSparse AMD (GALA_ERR_NOT_SUPPORTED
      *  from gala_qp_setup without it). */
-    GALA_QP_LINSYS_SPARSE_LDLT = 3
+    GALA_QP_LINSYS_SPARSE_LDLT = 3,
+    /** Per QP: the reduced system P + σI + Aᵀdiag(ρ)A solved in every iteration by
+     *  conjugate gradients with the Jacobi preconditioner (OSQP's indirect method, the one
+     *  of its CUDA build), warm started from the iterate, to the adaptive tolerance of
+     *  cg_max_iter, cg_tol_reduction and cg_tol_fraction. Nothing is factored: memory and
+     *  work per iteration follow the nonzeros of P and A, for QPs too large to factor.
+     *  Never chosen by AUTO. Non-convexity is detected from a diagonal entry of P + σI
+     *  that is not positive and from negative curvature met by CG, not from a full
+     *  factorization (docs/qp.md). */
+    GALA_QP_LINSYS_PCG = 4
 } gala_qp_linsys;
 
 /** Adaptive ρ modes (OSQP's values). */
@@ -110,6 +119,12 @@ typedef struct gala_qp_settings {
     int rho_is_vec;                /**< 1: ρ per row (1e3·ρ equalities, 1e-6 free rows); 1 */
     double sigma;                  /**< σ; default 1e-6 */
     double alpha;                  /**< relaxation α ∈ (0, 2); default 1.6 */
+    int cg_max_iter;               /**< PCG: most CG iterations per linear solve; 20 */
+    int cg_tol_reduction;          /**< PCG: solves in a row without a CG iteration after
+                                        which the tolerance fraction halves; default 10 */
+    double cg_tol_fraction;        /**< PCG: tolerance as a fraction of √(prim_res·dual_res)
+                                        (of ‖rhs‖∞ at a solve's first iteration), in (0, 1];
+                                        default 0.15 */
     int adaptive_rho;              /**< gala_qp_adaptive_rho; default ITERATIONS */
     int adaptive_rho_interval;     /**< iterations between ρ updates; default 50 */
     double adaptive_rho_fraction;  /**< TIME mode: fraction of the setup time; default 0.4 */

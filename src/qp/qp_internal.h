@@ -33,9 +33,12 @@ typedef struct qp_linsys_ops {
 extern const qp_linsys_ops gala_qp_linsys_dense;
 extern const qp_linsys_ops gala_qp_linsys_shared;
 extern const qp_linsys_ops gala_qp_linsys_sparse;
+extern const qp_linsys_ops gala_qp_linsys_pcg;
 
 /** The sparse strategy's data (linsys_sparse.c). */
 typedef struct qp_sparse qp_sparse;
+/** The PCG strategy's data (linsys_pcg.c). */
+typedef struct qp_pcg qp_pcg;
 
 /** One launch class of the per-QP strategy: QPs whose vectors fit the same local sizes. */
 typedef struct qp_bin {
@@ -114,6 +117,7 @@ struct gala_qp_solver {
     int lad_ks;             /* KALIGN units between rungs */
     qp_bin sbin;            /* the shared (and sparse) strategy's launch class */
     qp_sparse *sp;          /* sparse strategy: KKT factors */
+    qp_pcg *pcg;            /* PCG strategy: right-hand sides, CG workspace, tolerances */
 
     /* results on the host */
     size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */

@@ -72,6 +72,21 @@
 #define QP_V_W 6
 #define QP_MV 7
 
+/* PCG strategy workspace (linsys_pcg.c): n-vector sections of ntot at each slot's XO, then
+ * one m-vector section at QP_PW_NV·ntot + ZO; per slot QP_NPST reals of tolerance state */
+#define QP_PW_B 0   /* reduced right-hand side */
+#define QP_PW_X 1   /* CG iterate */
+#define QP_PW_R 2   /* residual */
+#define QP_PW_Y 3   /* preconditioned residual */
+#define QP_PW_P 4   /* search direction */
+#define QP_PW_KP 5  /* K times it */
+#define QP_PW_MI 6  /* inverse Jacobi preconditioner */
+#define QP_PW_NV 7
+#define QP_PS_EPS 0 /* the last tolerance */
+#define QP_PS_RED 1 /* the reduction factor */
+#define QP_PS_ZERO 2 /* consecutive solves without a CG iteration */
+#define QP_NPST 3
+#define QP_CG_TOL_MIN 1e-7
 #define QP_KALIGN 32
 
 #define QP_RHO_MIN 1e-6

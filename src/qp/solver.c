@@ -28,6 +28,9 @@ void gala_qp_settings_default(gala_qp_settings *s)
     s->rho_is_vec = 1;
     s->sigma = 1e-6;
     s->alpha = 1.6;
+    s->cg_max_iter = 20;
+    s->cg_tol_reduction = 10;
+    s->cg_tol_fraction = 0.15;
     s->adaptive_rho = GALA_QP_ADAPTIVE_RHO_ITERATIONS;
     s->adaptive_rho_interval = 50;
     s->adaptive_rho_fraction = 0.4;
@@ -77,11 +80,15 @@ static int dualgap_of(const gala_qp_settings *s)
 static gala_status check_settings(gala_context *ctx, const char *fn, const gala_qp_settings *s)
 {
 #define BAD(cond, ...) if (cond) return gala_error(ctx, GALA_ERR_INVALID_ARG, __VA_ARGS__)
-    BAD(s->linsys_solver < 0 || s->linsys_solver > 3, "%s: linsys_solver = %d", fn, s->linsys_solver);
+    BAD(s->linsys_solver < 0 || s->linsys_solver > 4, "%s: linsys_solver = %d", fn, s->linsys_solver);
     BAD(s->scaling < 0, "%s: scaling = %d < 0", fn, s->scaling);
     BAD(!(s->rho > 0), "%s: rho = %g must be > 0", fn, s->rho);
     BAD(!(s->sigma > 0), "%s: sigma = %g must be > 0", fn, s->sigma);
     BAD(!(s->alpha > 0 && s->alpha < 2), "%s: alpha = %g must be in (0, 2)", fn, s->alpha);
+    BAD(s->cg_max_iter < 1, "%s: cg_max_iter = %d < 1", fn, s->cg_max_iter);
+    BAD(s->cg_tol_reduction < 1, "%s: cg_tol_reduction = %d < 1", fn, s->cg_tol_reduction);
+    BAD(!(s->cg_tol_fraction > 0 && s->cg_tol_fraction <= 1), "%s: cg_tol_fraction = %g must "
+        "be in (0, 1]", fn, s->cg_tol_fraction);
     BAD(s->adaptive_rho < 0 || s->adaptive_rho > 2, "%s: adaptive_rho = %d is not supported "
         "(0, 1 or 2)", fn, s->adaptive_rho);
     BAD(s->adaptive_rho_interval < 0, "%s: adaptive_rho_interval < 0", fn);
@@ -921,6 +928,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
         if (maxn >= (int)gala_tune(ctx, "qp.sparse_n", s->dt, 8192)) s->ls = &gala_qp_linsys_sparse;
     }
     if (s->set.linsys_solver == GALA_QP_LINSYS_SPARSE_LDLT) s->ls = &gala_qp_linsys_sparse;
+    if (s->set.linsys_solver == GALA_QP_LINSYS_PCG) s->ls = &gala_qp_linsys_pcg;
 
     /* ---- patterns: the reference's, and one per distinct hash among the others; matches
      * by hash are confirmed on several threads (a collision gets a pattern of its own) */

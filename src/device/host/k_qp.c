@@ -60,6 +60,8 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_kkt_rhs, "bbibbblblbbbllri"),
     K(qp_kkt_update, "bbibbbbbblblbbbbillri"),
     K(qp_kkt_resid, "bbibbbbbbbbbllr"),
+    K(qp_pcg_precond, "bbibbibbbbbblr"),
+    K(qp_pcg, "bbibbbbbllbbblbbriirii"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -677,6 +679,179 @@ static gala_status SUF(qp_kkt_resid)(const gala_host_launch *L)
             for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * v[Ac[k] * kbe];
             r[(n + i) * kbe] -= a;
         }
+    }
+    return GALA_OK;
+}
+
+/* The PCG strategy's kernels (cl/qp.cl: qp_pcg_precond, qp_pcg; the same algorithm, each
+ * QP solved in turn). */
+static gala_status SUF(qp_pcg_precond)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    int *state = HBUF(int, 3);
+    const int *refac = HBUF(int, 4);
+    const int all = HINT(5);
+    const int *rp = HBUF(int, 6), *ci = HBUF(int, 7);
+    const REAL *mv = HBUF(REAL, 8);
+    const int *ctype = HBUF(int, 9);
+    const REAL *info = HBUF(REAL, 10);
+    REAL *pw = HBUF(REAL, 11);
+    const ptrdiff_t ntot = HLONG(12);
+    const REAL sigma = HREAL(13);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (!all && !refac[b]) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N];
+        HQP_MATS(mt);
+        HQP_VALS(mt, const);
+        (void)Ap;
+        (void)Ac;
+        (void)Av;
+        const int *ct = ctype + mt[QP_M_CO];
+        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+        REAL *mi = pw + QP_PW_MI * ntot + mt[QP_M_XO];
+        int fail = 0;
+        for (int j = 0; j < n; ++j) {
+            REAL pd = 0;
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+                if (Pc[k] == j) pd += Pv[k];
+            REAL d = pd + sigma;
+            if (!(d > 0) || !(d < (REAL)QP_INFTY)) fail = 1;
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) d += SUF(rho_row)(ct[Tc[k]], rho) * Tv[k] * Tv[k];
+            mi[j] = d > 0 ? (REAL)1 / d : (REAL)1;
+        }
+        if (fail) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_pcg)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
+    const int nlist = HINT(2);
+    int *state = HBUF(int, 3);
+    const int *rp = HBUF(int, 4), *ci = HBUF(int, 5);
+    const REAL *mv = HBUF(REAL, 6), *vn = HBUF(REAL, 7);
+    const ptrdiff_t ntot = HLONG(8);
+    const int *ctype = HBUF(int, 10);
+    const REAL *info = HBUF(REAL, 11);
+    REAL *kb = HBUF(REAL, 12);
+    const ptrdiff_t kbm = HLONG(13);
+    REAL *pw = HBUF(REAL, 14), *pst = HBUF(REAL, 15);
+    const REAL sigma = HREAL(16);
+    const int maxit = HINT(17), tolred = HINT(18);
+    const REAL tolfrac = HREAL(19);
+    const int it0 = HINT(20), chk = HINT(21);
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        int *st = state + (ptrdiff_t)b * QP_NSTATE;
+        if (st[QP_S_STATUS] != 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        HQP_MATS(mt);
+        HQP_VALS(mt, const);
+        const int *ct = ctype + mt[QP_M_CO];
+        const REAL *inf = info + (ptrdiff_t)b * QP_NINFO;
+        const REAL rho = inf[QP_I_RHO];
+        const ptrdiff_t xo = mt[QP_M_XO];
+        REAL *B = pw + QP_PW_B * ntot + xo, *X = pw + QP_PW_X * ntot + xo;
+        REAL *R = pw + QP_PW_R * ntot + xo, *Y = pw + QP_PW_Y * ntot + xo;
+        REAL *Pd = pw + QP_PW_P * ntot + xo, *KP = pw + QP_PW_KP * ntot + xo;
+        const REAL *MI = pw + QP_PW_MI * ntot + xo;
+        REAL *tm = pw + QP_PW_NV * ntot + mt[QP_M_ZO];
+        REAL *kr = kb + (ptrdiff_t)b * kbm;
+        const REAL *x0 = vn + QP_V_X * ntot + xo;
+        REAL *ps = pst + (ptrdiff_t)b * QP_NPST;
+        REAL rn = 0, bn = 0, rty = 0;
+        for (int j = 0; j < n; ++j) {
+            REAL a = kr[j];
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * SUF(rho_row)(ct[Tc[k]], rho) * kr[n + Tc[k]];
+            B[j] = a;
+            X[j] = x0[j];
+        }
+        /* K·v: tm = ρ∘(A·v), then σv + P·v + Aᵀtm */
+#define HQP_KV_T(v)                                                                         \
+    for (int i = 0; i < m; ++i) {                                                           \
+        REAL a_ = 0;                                                                        \
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) a_ += Av[k] * (v)[Ac[k]];                   \
+        tm[i] = SUF(rho_row)(ct[i], rho) * a_;                                              \
+    }
+#define HQP_KV_J(j, v, out)                                                                 \
+    {                                                                                       \
+        REAL a_ = sigma * (v)[j];                                                           \
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) a_ += Pv[k] * (v)[Pc[k]];                   \
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) a_ += Tv[k] * tm[Tc[k]];                    \
+        out = a_;                                                                           \
+    }
+        HQP_KV_T(X);
+        for (int j = 0; j < n; ++j) {
+            REAL kx;
+            HQP_KV_J(j, X, kx);
+            const REAL r = B[j] - kx, y = MI[j] * r;
+            R[j] = r;
+            Y[j] = y;
+            Pd[j] = y;
+            rn = SUF(qmax)(rn, SUF(qabs)(r));
+            bn = SUF(qmax)(bn, SUF(qabs)(B[j]));
+            rty += r * y;
+        }
+        const int admm = st[QP_S_ITER] + it0 + 1;
+        REAL red = ps[QP_PS_RED], eps;
+        int zero = (int)ps[QP_PS_ZERO];
+        if (admm == 1) {
+            red = tolfrac;
+            zero = 0;
+            eps = bn < (REAL)QP_CG_TOL_MIN ? (REAL)1 : bn * red;
+        } else {
+            if (zero >= tolred) {
+                red *= (REAL)0.5;
+                zero = 0;
+            }
+            const REAL pd = inf[QP_I_SPRIM] * inf[QP_I_SDUAL], prev = ps[QP_PS_EPS];
+            eps = (chk == 0 || admm > chk) && pd >= 0 && pd < (REAL)QP_INFTY
+                      ? red * (REAL)sqrt((double)pd) : prev;
+            eps = eps < prev ? eps : prev;
+            eps = eps > (REAL)QP_CG_TOL_MIN ? eps : (REAL)QP_CG_TOL_MIN;
+        }
+        int iters = 0, ncvx = 0;
+        for (int it = 0; it < maxit && rn > eps; ++it) {
+            HQP_KV_T(Pd);
+            REAL pkp = 0;
+            for (int j = 0; j < n; ++j) {
+                REAL kp;
+                HQP_KV_J(j, Pd, kp);
+                KP[j] = kp;
+                pkp += Pd[j] * kp;
+            }
+            if (!(pkp > 0)) {
+                ncvx = 1;
+                break;
+            }
+            const REAL al = rty / pkp;
+            REAL rtn = 0;
+            rn = 0;
+            for (int j = 0; j < n; ++j) {
+                X[j] += al * Pd[j];
+                const REAL r = R[j] - al * KP[j], y = MI[j] * r;
+                R[j] = r;
+                Y[j] = y;
+                rn = SUF(qmax)(rn, SUF(qabs)(r));
+                rtn += r * y;
+            }
+            ++iters;
+            const REAL be = rtn / rty;
+            rty = rtn;
+            for (int j = 0; j < n; ++j) Pd[j] = Y[j] + be * Pd[j];
+        }
+#undef HQP_KV_T
+#undef HQP_KV_J
+        for (int j = 0; j < n; ++j) kr[j] = X[j];
+        ps[QP_PS_EPS] = eps;
+        ps[QP_PS_RED] = red;
+        ps[QP_PS_ZERO] = (REAL)(iters == 0 ? zero + 1 : 0);
+        if (ncvx) st[QP_S_STATUS] = 9;
     }
     return GALA_OK;
 }

@@ -1,0 +1,144 @@
+/* The PCG linear-system strategy of the QP solver (docs/qp.md): OSQP's indirect method.
+ * Each ADMM iteration solves the reduced system
+ *
+ *     (P + σI + Aᵀdiag(ρ)A) x̃ = σx − q + Aᵀ(ρ∘z − y)
+ *
+ * by conjugate gradients with the Jacobi preconditioner, warm started from the ADMM iterate
+ * x, to OSQP's adaptive tolerance (settings cg_max_iter, cg_tol_reduction,
+ * cg_tol_fraction). Nothing is factored and nothing is O(n²): K is applied through the
+ * CSR copies of P, A and Aᵀ the solver keeps for every strategy, so the memory and the work
+ * per iteration follow the nonzeros. One ADMM iteration is three launches for the batch:
+ * qp_kkt_rhs (the sparse strategy's), qp_pcg (one work-group per QP runs the whole CG loop)
+ * and qp_kkt_update; the termination check is the dense strategy's qp_check. A change of ρ
+ * recomputes the preconditioner of the QPs concerned (qp_pcg_precond). Chosen only on
+ * request (GALA_QP_LINSYS_PCG): for QPs too large to factor, or whose factors fill in. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp_internal.h"
+
+#define NKQ 3 /* kq per slot, as the sparse strategy's: its right-hand side column, unused, unused */
+
+struct qp_pcg {
+    size_t bstride;                       /* entries of one right-hand side: max n + m */
+    gala_buffer *b_kq, *b_kb, *b_pw, *b_pst;
+};
+
+static void pcg_release(gala_qp_solver *s)
+{
+    qp_pcg *p = s->pcg;
+    if (!p) return;
+    gala_buffer_free(p->b_kq);
+    gala_buffer_free(p->b_kb);
+    gala_buffer_free(p->b_pw);
+    gala_buffer_free(p->b_pst);
+    gala_free(p);
+    s->pcg = NULL;
+}
+
+static gala_status pcg_setup(gala_qp_solver *s)
+{
+    gala_context *ctx = s->ctx;
+    const int nv = s->nvalid;
+    qp_pcg *p = gala_calloc(1, sizeof *p);
+    int *kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
+    if (!p || !kq) {
+        gala_free(p);
+        gala_free(kq);
+        return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    s->pcg = p;
+    for (int sl = 0; sl < nv; ++sl) {
+        const int *mt = s->meta + (size_t)sl * QP_NMETA;
+        const size_t e = (size_t)mt[QP_M_N] + (size_t)mt[QP_M_M];
+        if (e > p->bstride) p->bstride = e;
+        kq[NKQ * sl] = sl;
+        kq[NKQ * sl + 1] = kq[NKQ * sl + 2] = 0;
+    }
+    gala_status st = gala_buffer_create(ctx, GALA_INT, NKQ * (size_t)nv, &p->b_kq);
+    if (st == GALA_OK) st = gala_buffer_write(p->b_kq, 0, NKQ * (size_t)nv, kq);
+    gala_free(kq);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kb);
+    if (st == GALA_OK)
+        st = gala_buffer_create(ctx, s->dt, QP_PW_NV * s->ntot + s->mtot + 1, &p->b_pw);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, QP_NPST * (size_t)nv, &p->b_pst);
+    if (st == GALA_OK) st = gala_buffer_fill(p->b_pst, 0, QP_NPST * (size_t)nv, 0);
+    if (st == GALA_OK) st = gala_qp_launch_dummies(s); /* qp_check names lrho, rungok, K */
+    if (st == GALA_OK) { /* the check's launch class: one QP per work-group, as sparse */
+        qp_bin c;
+        memset(&c, 0, sizeof c);
+        c.tb = c.rb = c.ks = c.ncap = c.mcap = 1;
+        c.wg = QP_UTIL_WG;
+        if ((size_t)c.wg > ctx->info.max_work_group_size) c.wg = (int)ctx->info.max_work_group_size / 32 * 32;
+        if (c.wg < 32) c.wg = 32;
+        c.list = s->b_ident;
+        c.count = nv;
+        s->sbin = c;
+    }
+    return st;
+}
+
+/* The Jacobi preconditioner of the flagged QPs (all of them when all_flagged), from the
+ * scaled P, A and each QP's ρ; a QP whose P + σI has a diagonal entry ≤ 0 becomes NON_CVX. */
+static gala_status pcg_refactor(gala_qp_solver *s, int all_flagged)
+{
+    qp_pcg *p = s->pcg;
+    const int nv = s->nvalid;
+    gala_kernel *k;
+    GALA_TRY(gala_qp_kernel(s, "qp_pcg_precond", &k));
+    gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
+    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nv),
+                         ga_buf(s->b_state), ga_buf(s->b_refac), ga_int(all_flagged),
+                         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+                         ga_buf(s->b_info), ga_buf(p->b_pw), ga_long((long long)s->ntot),
+                         ga_real(s->set.sigma)));
+    gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
+    return gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
+}
+
+static gala_status pcg_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+{
+    qp_pcg *p = s->pcg;
+    const qp_bin *c = &s->sbin;
+    gala_buffer *list = c->compacted ? c->alist : c->list;
+    const int nlist = c->acount;
+    if (nlist <= 0) return GALA_OK;
+    gala_kernel *kr, *kp, *ku;
+    GALA_TRY(gala_qp_kernel(s, "qp_kkt_rhs", &kr));
+    GALA_TRY(gala_qp_kernel(s, "qp_pcg", &kp));
+    GALA_TRY(gala_qp_kernel(s, "qp_kkt_update", &ku));
+    gala_dims d = gala_dims_1d((size_t)nlist * QP_UTIL_WG, QP_UTIL_WG);
+    const long long ntot = (long long)s->ntot, mtot = (long long)s->mtot;
+    const long long bs = (long long)p->bstride;
+    const gala_qp_settings *t = &s->set;
+    for (int it = 0; it < iters; ++it) {
+        const int last = it == iters - 1;
+        GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
+                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(bs), ga_long(1),
+                             ga_real(t->sigma), ga_int(last)));
+        GALA_TRY(GALA_LAUNCH(s->ctx, kp, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                             ga_buf(s->b_state), ga_buf(s->b_rp), ga_buf(s->b_ci),
+                             ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot), ga_long(mtot),
+                             ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
+                             ga_long(bs), ga_buf(p->b_pw), ga_buf(p->b_pst),
+                             ga_real(t->sigma), ga_int(t->cg_max_iter),
+                             ga_int(t->cg_tol_reduction), ga_real(t->cg_tol_fraction),
+                             ga_int(it), ga_int(t->check_termination)));
+        GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
+                             ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
+                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(p->b_kb), ga_int(0),
+                             ga_long(bs), ga_long(1), ga_real(t->alpha),
+                             ga_int(last ? iters : 0)));
+    }
+    if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
+    if (check || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));
+    return GALA_OK;
+}
+
+const qp_linsys_ops gala_qp_linsys_pcg = {
+    "pcg", GALA_QP_LINSYS_PCG, pcg_setup, pcg_refactor, pcg_iterate, pcg_release,
+};
