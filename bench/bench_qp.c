@@ -7,6 +7,7 @@
  *            [--family control,di] [--batches 1,100,1000,10000,100000] [--dtypes float,double]
  *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
  *            [--max-seconds 1800] [--threads N] [--breakdown] [--refine -1|0|1]
+ *            [--linsys auto|dense|dense-shared|sparse-ldlt|pcg]
  *
  * Each family's largest batch is generated once (on all cores) and smaller batches take its
  * first QPs. Per family and dtype, a first call (batch 1, cold: kernel compilation or the
@@ -15,7 +16,7 @@
  * the median. --breakdown adds one more call per batch with settings.profile = 1 and prints
  * (and writes as "qp_phase" JSON rows) the time of every phase of setup and solve.
  * --threads sets gala_qp_settings.threads (0: automatic), --refine its refine (-1: the
- * default, on for float).
+ * default, on for float), --linsys its linsys_solver (default: AUTO for every family).
  *
  * Families: control = OSQP's control/MPC benchmark (nx = 10: 160 variables, 270 rows), QP k
  * of a batch with seed + k, default settings (eps 1e-3, adaptive ρ); di = the double
@@ -183,7 +184,16 @@ static gala_qp_problem *generate(const char *family, int nx, int horizon, uint64
 /* ------------------------------------------------------------------ one run */
 typedef struct {
     int reps, threads, breakdown, refine;
+    int linsys; /* gala_qp_linsys, or -1: the default (AUTO) */
 } run_opts;
+
+static int parse_linsys(const char *v)
+{
+    static const char *names[] = {"auto", "dense", "dense-shared", "sparse-ldlt", "pcg"};
+    for (int k = 0; k < 5; ++k)
+        if (!strcmp(v, names[k])) return k;
+    return -2;
+}
 
 static void print_profile(const char *family, gala_dtype dt, long long B, const gala_qp_profile *pr,
                           double setup, double solve)
@@ -226,6 +236,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     settings_for(r->family, r->dt, &s);
     s.threads = ro->threads;
     s.refine = ro->refine;
+    if (ro->linsys >= 0) s.linsys_solver = ro->linsys;
     double best_total = 1e300, best_setup = 0, best_solve = 0;
     double tot[64];
     int ntot = 0;
@@ -323,6 +334,7 @@ static int first_call(gala_context *ctx, const run_spec *r, const gala_qp_proble
     settings_for(r->family, r->dt, &s);
     s.threads = ro->threads;
     s.refine = ro->refine;
+    if (ro->linsys >= 0) s.linsys_solver = ro->linsys;
     double su, so;
     gala_status st = one_call(ctx, pb, 1, &s, &su, &so, NULL);
     if (st != GALA_OK) {
@@ -366,7 +378,7 @@ int main(int argc, char **argv)
     int nb = 5, nx = 10, horizon = 37, dump_count = 2000, hetero = 0, reps_set = 0;
     uint64_t seed = 1;
     double max_seconds = 1800;
-    run_opts ro = {0, 0, 0, -1};
+    run_opts ro = {0, 0, 0, -1, -1};
     bu_opts o;
     /* the common options (--backend, --device, --reps, --json, --quick) first */
     for (int i = 1; i < argc; ++i)
@@ -388,6 +400,13 @@ int main(int argc, char **argv)
         else if (OPT("--max-seconds")) max_seconds = atof(v);
         else if (OPT("--threads")) ro.threads = atoi(v);
         else if (OPT("--refine")) ro.refine = atoi(v);
+        else if (OPT("--linsys")) {
+            if ((ro.linsys = parse_linsys(v)) < 0) {
+                fprintf(stderr, "--linsys: auto, dense, dense-shared, sparse-ldlt or pcg\n");
+                gala_context_destroy(ctx);
+                return 1;
+            }
+        }
         else if (!strcmp(a, "--breakdown")) ro.breakdown = 1;
         else if (!strcmp(a, "--hetero")) hetero = 1;
         else {

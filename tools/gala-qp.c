@@ -45,7 +45,8 @@ static const choice ch_precision[] = {{"double", GALA_DOUBLE}, {"float", GALA_FL
                                       {"auto", PRECISION_AUTO}, {NULL, 0}};
 static const choice ch_linsys[] = {{"auto", GALA_QP_LINSYS_AUTO}, {"dense", GALA_QP_LINSYS_DENSE},
                                    {"dense-shared", GALA_QP_LINSYS_DENSE_SHARED},
-                                   {"sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT}, {NULL, 0}};
+                                   {"sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT},
+                                   {"pcg", GALA_QP_LINSYS_PCG}, {NULL, 0}};
 static const choice ch_adaptive[] = {{"iterations", GALA_QP_ADAPTIVE_RHO_ITERATIONS},
                                      {"time", GALA_QP_ADAPTIVE_RHO_TIME},
                                      {"off", GALA_QP_ADAPTIVE_RHO_DISABLED}, {NULL, 0}};
@@ -94,7 +95,7 @@ static const optdef opts[] = {
     {"device", "D", K_TOOL, 0, T_DEVICE, NULL, "device: index or part of its name", 1},
     {"precision", "double|float|auto", K_ENUM, S_(dtype), 0, ch_precision,
      "arithmetic on the device (auto: double if the device has it, else float)", 1},
-    {"linsys", "auto|dense|dense-shared|sparse-ldlt", K_ENUM, S_(linsys_solver), 0, ch_linsys,
+    {"linsys", "auto|dense|dense-shared|sparse-ldlt|pcg", K_ENUM, S_(linsys_solver), 0, ch_linsys,
      "linear-system strategy (auto: dense-shared when all QPs share P and A)", 1},
     /* ---- OSQP settings ---- */
     {"solver: OSQP's settings", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
@@ -110,6 +111,11 @@ static const optdef opts[] = {
      "rho per row: 1e3*rho on equalities, 1e-6 on free rows (--no-rho-vec: one rho)", 1},
     {"sigma", "X", K_DBL, S_(sigma), 0, NULL, "regularization sigma", 1},
     {"alpha", "X", K_DBL, S_(alpha), 0, NULL, "relaxation alpha in (0, 2)", 1},
+    {"cg-max-iter", "N", K_INT, S_(cg_max_iter), 0, NULL, "--linsys pcg: CG iterations per solve", 1},
+    {"cg-tol-reduction", "N", K_INT, S_(cg_tol_reduction), 0, NULL,
+     "--linsys pcg: solves without a CG iteration before the tolerance fraction halves", 1},
+    {"cg-tol-fraction", "X", K_DBL, S_(cg_tol_fraction), 0, NULL,
+     "--linsys pcg: CG tolerance as a fraction of sqrt(prim_res*dual_res)", 1},
     {"scaling", "N", K_INT, S_(scaling), 0, NULL, "Ruiz scaling iterations (0: off)", 1},
     {"adaptive-rho", "iterations|time|off", K_ENUM, S_(adaptive_rho), 0, ch_adaptive,
      "when rho is re-estimated", 1},
@@ -958,7 +964,7 @@ static int cmd_solve(tool *t)
     }
 
     /* the batch: every QP small enough for the dense strategies (all of them with
-     * --linsys sparse-ldlt, whose cost follows the sparsity, not n²) */
+     * --linsys sparse-ldlt or pcg, whose cost follows the sparsity, not n²) */
     batch = malloc(sizeof *batch * (size_t)l.n);
     if (!batch) {
         err_("out of memory");
@@ -968,11 +974,12 @@ static int cmd_solve(tool *t)
     int nb = 0;
     for (int k = 0; k < l.n; ++k) {
         gqp_item *it = &l.v[k];
-        if (it->pb.n > t->max_n && t->set.linsys_solver != GALA_QP_LINSYS_SPARSE_LDLT) {
+        if (it->pb.n > t->max_n && t->set.linsys_solver != GALA_QP_LINSYS_SPARSE_LDLT &&
+            t->set.linsys_solver != GALA_QP_LINSYS_PCG) {
             it->info.status = GQP_STATUS_SKIPPED;
             snprintf(it->skip_reason, sizeof it->skip_reason,
                      "n = %d > --max-n %d: too large for the dense strategies "
-                     "(--linsys sparse-ldlt takes it)", it->pb.n, t->max_n);
+                     "(--linsys sparse-ldlt or pcg takes it)", it->pb.n, t->max_n);
             continue;
         }
         it->batch_index = nb;

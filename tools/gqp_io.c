@@ -335,6 +335,7 @@ static const char *linsys_name(int l)
     case GALA_QP_LINSYS_DENSE: return "dense";
     case GALA_QP_LINSYS_DENSE_SHARED: return "dense-shared";
     case GALA_QP_LINSYS_SPARSE_LDLT: return "sparse-ldlt";
+    case GALA_QP_LINSYS_PCG: return "pcg";
     case GALA_QP_LINSYS_AUTO: return "auto";
     default: return "none";
     }
