@@ -946,8 +946,8 @@ KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const
  * halved after cg_tol_reduction consecutive solves without a CG iteration, with the
  * scaled problem's residuals of the last termination check (info, as OSQP's
  * scaled_prim_res and scaled_dual_res; until this solve's first check, every chk
- * iterations, the last tolerance stays). At most maxit CG iterations, all
- * work-items running the same trip count (a converged solve idles through the rest).
+ * iterations, the last tolerance stays). At most maxit CG iterations; the loop ends for the
+ * whole work-group at once (its exit test reads only values every work-item holds alike).
  * pᵀKp ≤ 0 (or NaN): K is not positive definite: status NON_CVX (9). */
 KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
                    GLOBAL int *state, GLOBAL const int *rp, GLOBAL const int *ci,
@@ -1028,13 +1028,12 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
         eps = eps > QP_CG_TOL_MIN ? eps : QP_CG_TOL_MIN;
     }
     int iters = 0, live = rnorm > eps, ncvx = 0;
-    for (int it = 0; it < maxit; ++it) {
-        const int nl = live ? n : 0, ml = live ? m : 0;
+    for (int it = 0; it < maxit && live; ++it) { /* live: the same in every work-item */
         GLOBAL_BARRIER();
-        QP_PCG_AV(Pd, ml);
+        QP_PCG_AV(Pd, m);
         GLOBAL_BARRIER();
         REAL pk = 0;
-        for (int j = lid; j < nl; j += WG) {
+        for (int j = lid; j < n; j += WG) {
             REAL kp;
             QP_PCG_KV(j, Pd, kp);
             KP[j] = kp;
@@ -1042,7 +1041,7 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
         }
         REAL pkp;
         QP_PCG_RED((REAL)0, (REAL)0, pk, unused, unused, pkp);
-        if (live && !(pkp > 0)) {
+        if (!(pkp > 0)) {
             ncvx = 1;
             live = 0;
         }
