@@ -7,7 +7,7 @@
  *            [--family control,di] [--batches 1,100,1000,10000,100000] [--dtypes float,double]
  *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
  *            [--max-seconds 1800] [--threads N] [--breakdown] [--refine -1|0|1]
- *            [--linsys auto|dense|dense-shared|sparse-ldlt|pcg]
+ *            [--linsys auto|dense|dense-shared|sparse-ldlt|pcg] [--share-matrices]
  *
  * Each family's largest batch is generated once (on all cores) and smaller batches take its
  * first QPs. Per family and dtype, a first call (batch 1, cold: kernel compilation or the
@@ -17,6 +17,9 @@
  * (and writes as "qp_phase" JSON rows) the time of every phase of setup and solve.
  * --threads sets gala_qp_settings.threads (0: automatic), --refine its refine (-1: the
  * default, on for float), --linsys its linsys_solver (default: AUTO for every family).
+ * --share-matrices (di only): every QP of the batch is given the very P and A arrays of its
+ * first QP, as a program that builds its controller once passes them (setup then validates
+ * and compares them once); by default each QP has its own copy, compared by value.
  *
  * Families: control = OSQP's control/MPC benchmark (nx = 10: 160 variables, 270 rows), QP k
  * of a batch with seed + k, default settings (eps 1e-3, adaptive ρ); di = the double
@@ -49,6 +52,7 @@ typedef struct {
     const char *family; /* "control", "di", "hetero", "uniform" */
     gala_dtype dt;
     long long batch;
+    int shared_arrays; /* --share-matrices: P and A are the first QP's arrays */
 } run_spec;
 
 static double rnd(uint64_t *s)
@@ -148,6 +152,34 @@ static int online_cpus(void)
 {
     long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c < 1 ? 1 : (c > 64 ? 64 : (int)c);
+}
+
+/* --share-matrices: QP k > 0 is given QP 0's P and A arrays; its own copies are kept in
+ * own[k] (never read) until free_batch gives them back for freeing. */
+static gala_csc (*share_matrices(gala_qp_problem *pb, long long count))[2]
+{
+    gala_csc (*own)[2] = calloc((size_t)count, sizeof *own);
+    if (!own) return NULL;
+    for (long long k = 1; k < count; ++k) {
+        own[k][0] = pb[k].P;
+        own[k][1] = pb[k].A;
+        pb[k].P = pb[0].P;
+        pb[k].A = pb[0].A;
+    }
+    return own;
+}
+
+static void free_batch(gala_qp_problem *pb, long long count, gala_csc (*own)[2])
+{
+    for (long long k = 0; k < count; ++k) {
+        if (own && k > 0) {
+            pb[k].P = own[k][0];
+            pb[k].A = own[k][1];
+        }
+        gala_qp_problem_free(&pb[k]);
+    }
+    free(own);
+    free(pb);
 }
 
 static gala_qp_problem *generate(const char *family, int nx, int horizon, uint64_t seed,
@@ -294,16 +326,17 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     double qps = (double)B / best_total;
     bu_progress_clear();
     fprintf(stderr, "%-8s %-6s batch %7lld: %10.1f QPs/s (setup %.4f s, solve %.4f s; median "
-            "total %.4f s of %d), mean iter %.1f, solved %lld/%lld, linsys %d\n", r->family,
+            "total %.4f s of %d), mean iter %.1f, solved %lld/%lld, linsys %d%s\n", r->family,
             gala_dtype_name(r->dt), B, qps, best_setup, best_solve, median, ntot,
-            (double)iters / (double)B, counts[1] + counts[2], B, linsys);
+            (double)iters / (double)B, counts[1] + counts[2], B, linsys,
+            r->shared_arrays ? ", shared P and A arrays" : "");
     if (ro->breakdown) print_profile(r->family, r->dt, B, &prof, psu, pso);
     char objstr[100 * 24 + 1];
     size_t ol = 0;
     objstr[0] = 0;
     for (int k = 0; k < nobj && ol + 24 < sizeof objstr; ++k)
         ol += (size_t)snprintf(objstr + ol, sizeof objstr - ol, "%s%.12g", k ? "," : "", objs[k]);
-    bu_json_row(js, "ssssiiddddddddiiiidiis", "bench", "qp", "device", device, "family", r->family,
+    bu_json_row(js, "ssssiiddddddddiiiidiisi", "bench", "qp", "device", device, "family", r->family,
                 "dtype", gala_dtype_name(r->dt), "batch", (int)B, "linsys", linsys,
                 "qps_per_s", qps, "setup_s", best_setup, "solve_s", best_solve,
                 "median_total_s", median, "generate_s", tg,
@@ -312,7 +345,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
                 "solved", (int)counts[1], "solved_inaccurate", (int)counts[2],
                 "max_iter", (int)counts[7], "other_status", (int)(B - counts[1] - counts[2] - counts[7]),
                 "reps", (double)ntot, "threads", ro->threads, "refine", ro->refine,
-                "obj_first", objstr);
+                "obj_first", objstr, "shared_arrays", r->shared_arrays);
     if (ro->breakdown) {
         /* one row per phase, so that report scripts can pick them */
         for (int p = 0; p < GALA_QP_NPHASES; ++p)
@@ -376,6 +409,7 @@ int main(int argc, char **argv)
     const char *families = "control,di", *dumpdir = NULL, *dtypes = "float,double";
     long long batches[16] = {1, 100, 1000, 10000, 100000};
     int nb = 5, nx = 10, horizon = 37, dump_count = 2000, hetero = 0, reps_set = 0;
+    int share_arg = 0;
     uint64_t seed = 1;
     double max_seconds = 1800;
     run_opts ro = {0, 0, 0, -1, -1};
@@ -409,6 +443,7 @@ int main(int argc, char **argv)
         }
         else if (!strcmp(a, "--breakdown")) ro.breakdown = 1;
         else if (!strcmp(a, "--hetero")) hetero = 1;
+        else if (!strcmp(a, "--share-matrices")) share_arg = 1;
         else {
             fprintf(stderr, "usage: see the comment at the top of bench/bench_qp.c\n");
             gala_context_destroy(ctx);
@@ -460,21 +495,28 @@ int main(int argc, char **argv)
             rc = 1;
             continue;
         }
-        fprintf(stderr, "%-8s generated %lld QPs in %.2f s\n", fam, bmax, tg);
+        gala_csc (*own)[2] = NULL;
+        if (share_arg && !strcmp(fam, "di") && !(own = share_matrices(pb, bmax))) {
+            fprintf(stderr, "out of memory\n");
+            free_batch(pb, bmax, NULL);
+            rc = 1;
+            continue;
+        }
+        fprintf(stderr, "%-8s generated %lld QPs in %.2f s%s\n", fam, bmax, tg,
+                own ? " (P and A: the first QP's arrays)" : "");
         for (int d = 0; d < 2; ++d) {
             gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
             if (!strstr(dtypes, gala_dtype_name(dt))) continue;
             if (dt == GALA_DOUBLE && !info.fp64) continue;
-            run_spec r0 = {fam, dt, bmax}; /* batch: the warm-up's upper bound */
+            run_spec r0 = {fam, dt, bmax, own != NULL}; /* batch: the warm-up's upper bound */
             if (first_call(ctx, &r0, pb, &ro, js, device)) rc = 1;
             for (int b = 0; b < nb; ++b) {
                 if (bu_now() - t_start > max_seconds) {
                     fprintf(stderr, "time budget of %.0f s spent: stopping\n", max_seconds);
-                    for (long long k = 0; k < bmax; ++k) gala_qp_problem_free(&pb[k]);
-                    free(pb);
+                    free_batch(pb, bmax, own);
                     goto done;
                 }
-                run_spec r = {fam, dt, batches[b]};
+                run_spec r = {fam, dt, batches[b], own != NULL};
                 if (capped && r.batch > 1000) r.batch = 1000;
                 char label[96];
                 snprintf(label, sizeof label, "qp %s %s batch=%lld", fam, gala_dtype_name(dt),
@@ -484,8 +526,7 @@ int main(int argc, char **argv)
                 bu_progress_clear();
             }
         }
-        for (long long k = 0; k < bmax; ++k) gala_qp_problem_free(&pb[k]);
-        free(pb);
+        free_batch(pb, bmax, own);
     }
 done:
     bu_progress("qp", total, total);
