@@ -869,6 +869,68 @@ END_TEST
 
 /* ------------------------------------------------------------------ sparse KKT LDLᵀ */
 
+/* Set up and solve a batch twice, with the dense strategy (*de) and with linsys (*sv, which
+ * must report that strategy). */
+static void solve_pair(gala_context *ctx, const gala_qp_problem *pb, int count, gala_qp_settings s,
+                       int linsys, int target, gala_qp_solver **sv, gala_qp_solver **de)
+{
+    s.linsys_solver = GALA_QP_LINSYS_DENSE;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, de));
+    TU_OK(ctx, gala_qp_solve(*de));
+    s.linsys_solver = linsys;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, sv));
+    TU_ASSERT(gala_qp_linsys_used(*sv) == linsys, target, "strategy %d, asked for %d",
+              gala_qp_linsys_used(*sv), linsys);
+    TU_OK(ctx, gala_qp_solve(*sv));
+}
+
+/* Updates between solves, then a re-solve: P and A values of QP ir (send_updates), q of QP
+ * ic, and the bounds of QP ie's first row, an equality, widened to an inequality (its ρ
+ * changes: the strategy refactors); each passes the KKT check at tol afterwards. */
+static void update_and_resolve(gala_context *ctx, gala_qp_solver *sv, gala_qp_problem *pb, int ir,
+                               int ic, int ie, double tol, int target, const char *what)
+{
+    char msg[96];
+    gala_qp_problem *e = &pb[ie];
+    send_updates(ctx, sv, ir, &pb[ir], ic, &pb[ic]);
+    e->l[0] -= 1;
+    e->u[0] += 1;
+    TU_OK(ctx, gala_qp_update_vectors(sv, ie, NULL, e->l, e->u));
+    TU_OK(ctx, gala_qp_solve(sv));
+    snprintf(msg, sizeof msg, "%s, after update_matrices", what);
+    assert_kkt(sv, ir, &pb[ir], tol, target, msg);
+    snprintf(msg, sizeof msg, "%s, after update_vectors (q)", what);
+    assert_kkt(sv, ic, &pb[ic], tol, target, msg);
+    snprintf(msg, sizeof msg, "%s, after update_vectors (bounds)", what);
+    assert_kkt(sv, ie, e, tol, target, msg);
+}
+
+/* The QPs of a strategy's solve of a batch starting with status_batch's against the dense
+ * strategy's solve of it: the same status (or both solved; in float solved-inaccurate counts
+ * as solved), the solved ones through the KKT check at tol, and in double the objectives
+ * within 1e-4. what names the strategy in messages. */
+static void assert_like_dense(gala_qp_solver *sv, gala_qp_solver *de, const gala_qp_problem *pb,
+                              int count, double tol, int target, const char *what)
+{
+    const int fl = tu_target_get(target)->dtype == GALA_FLOAT;
+    for (int k = 0; k < count; ++k) {
+        gala_qp_info a, b;
+        TU_OK(NULL, gala_qp_get_info(sv, k, &a));
+        TU_OK(NULL, gala_qp_get_info(de, k, &b));
+        const int ok_a = a.status == GALA_QP_SOLVED || (fl && a.status == GALA_QP_SOLVED_INACCURATE);
+        const int ok_b = b.status == GALA_QP_SOLVED || (fl && b.status == GALA_QP_SOLVED_INACCURATE);
+        TU_ASSERT(a.status == b.status || (ok_a && ok_b), target, "QP %d: %s %s (%d), dense %s (%d)",
+                  k, what, gala_qp_status_string(a.status), a.iter, gala_qp_status_string(b.status),
+                  b.iter);
+        if (k == Q_SOLVED || k >= NQ) {
+            assert_kkt(sv, k, &pb[k], tol, target, what);
+            if (!fl)
+                TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 1e-4 * (1 + fabs(b.obj_val)), target,
+                          "QP %d: objective %.10g %s, %.10g dense", k, a.obj_val, what, b.obj_val);
+        }
+    }
+}
+
 /* The sparse strategy (KKT LDLᵀ, linsys_sparse.c) on a batch of several patterns (two
  * copies of one, so a group holds two QPs) mixing statuses: each QP gets the dense
  * strategy's status, the solved ones pass the independent KKT check, and in double their
@@ -888,42 +950,12 @@ START_TEST(sparse_ldlt_strategy)
     TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_EQUALITY, 8, 34, &pb[NQ + 3]));
     TU_OK(NULL, gala_qp_double_integrator(7, 0.5, -0.2, &pb[NQ + 4]));
     gala_qp_solver *sp, *de;
-    s.linsys_solver = GALA_QP_LINSYS_DENSE;
-    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &de));
-    TU_OK(ctx, gala_qp_solve(de));
-    s.linsys_solver = GALA_QP_LINSYS_SPARSE_LDLT;
-    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sp));
-    TU_ASSERT(gala_qp_linsys_used(sp) == GALA_QP_LINSYS_SPARSE_LDLT, _i, "strategy %d",
-              gala_qp_linsys_used(sp));
-    TU_OK(ctx, gala_qp_solve(sp));
+    solve_pair(ctx, pb, B, s, GALA_QP_LINSYS_SPARSE_LDLT, _i, &sp, &de);
     const double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
-    for (int k = 0; k < B; ++k) {
-        gala_qp_info a, b;
-        TU_OK(ctx, gala_qp_get_info(sp, k, &a));
-        TU_OK(ctx, gala_qp_get_info(de, k, &b));
-        const int fl = dt == GALA_FLOAT;
-        const int ok_a = a.status == GALA_QP_SOLVED || (fl && a.status == GALA_QP_SOLVED_INACCURATE);
-        const int ok_b = b.status == GALA_QP_SOLVED || (fl && b.status == GALA_QP_SOLVED_INACCURATE);
-        TU_ASSERT(a.status == b.status || (ok_a && ok_b), _i, "QP %d: sparse %s (%d), dense %s (%d)",
-                  k, gala_qp_status_string(a.status), a.iter, gala_qp_status_string(b.status), b.iter);
-        if (k == Q_SOLVED || k >= NQ) {
-            assert_kkt(sp, k, &pb[k], tol, _i, "sparse");
-            if (dt == GALA_DOUBLE)
-                TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 1e-4 * (1 + fabs(b.obj_val)), _i,
-                          "QP %d: objective %.10g sparse, %.10g dense", k, a.obj_val, b.obj_val);
-        }
-    }
-    /* updates: P, A values of the random QP; q of a control QP; bounds of the equality QP
-     * that make its first row an inequality (its ρ changes: refactorization) */
-    gala_qp_problem *r = &pb[NQ + 2], *c = &pb[NQ], *e = &pb[NQ + 3];
-    send_updates(ctx, sp, NQ + 2, r, NQ, c);
-    e->l[0] -= 1;
-    e->u[0] += 1;
-    TU_OK(ctx, gala_qp_update_vectors(sp, NQ + 3, NULL, e->l, e->u));
-    TU_OK(ctx, gala_qp_solve(sp));
-    assert_kkt(sp, NQ + 2, r, tol, _i, "sparse, after update_matrices");
-    assert_kkt(sp, NQ, c, tol, _i, "sparse, after update_vectors (q)");
-    assert_kkt(sp, NQ + 3, e, tol, _i, "sparse, after update_vectors (bounds)");
+    assert_like_dense(sp, de, pb, B, tol, _i, "sparse");
+    /* updates of the random QP (matrices), a control QP (q), the equality QP (bounds) */
+    update_and_resolve(ctx, sp, pb, NQ + 2, NQ, NQ + 3, tol, _i, "sparse");
+    gala_qp_problem *r = &pb[NQ + 2];
     /* solved again as it is, warm started from its own solution (and its ρ, whose factors
      * the strategy kept): in double every solved QP stops at the first check (in float on
      * the host backend the bounds-updated equality QP can stall at the refined float
@@ -997,42 +1029,12 @@ START_TEST(pcg_strategy)
     TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_LASSO, 2, 45, &pb[NQ + 3]));
     TU_OK(NULL, gala_qp_double_integrator(7, 0.5, -0.2, &pb[NQ + 4]));
     gala_qp_solver *pc, *de;
-    s.linsys_solver = GALA_QP_LINSYS_DENSE;
-    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &de));
-    TU_OK(ctx, gala_qp_solve(de));
-    s.linsys_solver = GALA_QP_LINSYS_PCG;
-    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &pc));
-    TU_ASSERT(gala_qp_linsys_used(pc) == GALA_QP_LINSYS_PCG, _i, "strategy %d",
-              gala_qp_linsys_used(pc));
-    TU_OK(ctx, gala_qp_solve(pc));
+    solve_pair(ctx, pb, B, s, GALA_QP_LINSYS_PCG, _i, &pc, &de);
     const double tol = dt == GALA_FLOAT ? 2e-3 : 1e-4;
-    const int fl = dt == GALA_FLOAT;
-    for (int k = 0; k < B; ++k) {
-        gala_qp_info a, b;
-        TU_OK(ctx, gala_qp_get_info(pc, k, &a));
-        TU_OK(ctx, gala_qp_get_info(de, k, &b));
-        const int ok_a = a.status == GALA_QP_SOLVED || (fl && a.status == GALA_QP_SOLVED_INACCURATE);
-        const int ok_b = b.status == GALA_QP_SOLVED || (fl && b.status == GALA_QP_SOLVED_INACCURATE);
-        TU_ASSERT(a.status == b.status || (ok_a && ok_b), _i, "QP %d: pcg %s (%d), dense %s (%d)",
-                  k, gala_qp_status_string(a.status), a.iter, gala_qp_status_string(b.status), b.iter);
-        if (k == Q_SOLVED || k >= NQ) {
-            assert_kkt(pc, k, &pb[k], tol, _i, "pcg");
-            if (!fl)
-                TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 1e-4 * (1 + fabs(b.obj_val)), _i,
-                          "QP %d: objective %.10g pcg, %.10g dense", k, a.obj_val, b.obj_val);
-        }
-    }
-    /* updates: P, A values of the random QP; q of the control QP; bounds of the equality QP
-     * that make its first row an inequality (its ρ changes: a new preconditioner) */
-    gala_qp_problem *r = &pb[NQ + 1], *c = &pb[NQ], *e = &pb[NQ + 2];
-    send_updates(ctx, pc, NQ + 1, r, NQ, c);
-    e->l[0] -= 1;
-    e->u[0] += 1;
-    TU_OK(ctx, gala_qp_update_vectors(pc, NQ + 2, NULL, e->l, e->u));
-    TU_OK(ctx, gala_qp_solve(pc));
-    assert_kkt(pc, NQ + 1, r, tol, _i, "pcg, after update_matrices");
-    assert_kkt(pc, NQ, c, tol, _i, "pcg, after update_vectors (q)");
-    assert_kkt(pc, NQ + 2, e, tol, _i, "pcg, after update_vectors (bounds)");
+    assert_like_dense(pc, de, pb, B, tol, _i, "pcg");
+    /* updates of the random QP (matrices), the control QP (q), the equality QP (bounds: a
+     * new ρ on its first row, so a new preconditioner) */
+    update_and_resolve(ctx, pc, pb, NQ + 1, NQ, NQ + 2, tol, _i, "pcg");
     /* a new ρ for every QP, fewer CG iterations per solve, cold start */
     TU_OK(ctx, gala_qp_update_rho(pc, -1, 2.0));
     gala_qp_settings t;

@@ -81,6 +81,22 @@ gala_status gala_qp_launch_dummies(gala_qp_solver *s)
     return GALA_OK;
 }
 
+gala_status gala_qp_check_class(gala_qp_solver *s)
+{
+    GALA_TRY(gala_qp_launch_dummies(s)); /* qp_check names lrho, rungok and K */
+    qp_bin c;
+    memset(&c, 0, sizeof c);
+    c.tb = c.rb = c.ks = c.ncap = c.mcap = 1;
+    c.wg = QP_UTIL_WG;
+    const size_t wmax = s->ctx->info.max_work_group_size;
+    if ((size_t)c.wg > wmax) c.wg = (int)wmax / 32 * 32;
+    if (c.wg < 32) c.wg = 32;
+    c.list = s->b_ident; /* owned by the solver */
+    c.count = s->nvalid;
+    s->sbin = c;
+    return GALA_OK;
+}
+
 /* ------------------------------------------------------------------ dense, per QP */
 
 typedef struct { int sl, n; } slot_n;

@@ -13,7 +13,6 @@
  * recomputes the preconditioner of the QPs concerned (qp_pcg_precond). Chosen only on
  * request (GALA_QP_LINSYS_PCG): for QPs too large to factor, or whose factors fill in. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "qp_internal.h"
 
@@ -63,18 +62,7 @@ static gala_status pcg_setup(gala_qp_solver *s)
         st = gala_buffer_create(ctx, s->dt, QP_PW_NV * s->ntot + s->mtot + 1, &p->b_pw);
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, QP_NPST * (size_t)nv, &p->b_pst);
     if (st == GALA_OK) st = gala_buffer_fill(p->b_pst, 0, QP_NPST * (size_t)nv, 0);
-    if (st == GALA_OK) st = gala_qp_launch_dummies(s); /* qp_check names lrho, rungok, K */
-    if (st == GALA_OK) { /* the check's launch class: one QP per work-group, as sparse */
-        qp_bin c;
-        memset(&c, 0, sizeof c);
-        c.tb = c.rb = c.ks = c.ncap = c.mcap = 1;
-        c.wg = QP_UTIL_WG;
-        if ((size_t)c.wg > ctx->info.max_work_group_size) c.wg = (int)ctx->info.max_work_group_size / 32 * 32;
-        if (c.wg < 32) c.wg = 32;
-        c.list = s->b_ident;
-        c.count = nv;
-        s->sbin = c;
-    }
+    if (st == GALA_OK) st = gala_qp_check_class(s);
     return st;
 }
 

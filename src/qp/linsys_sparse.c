@@ -11,7 +11,6 @@
  * (qp_kkt_resid and a second solve); the termination check is the dense strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs whose dense K would be large,
  * and for one sparse QP on the host backend. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "qp_internal.h"
 
@@ -250,19 +249,7 @@ static gala_status sparse_setup(gala_qp_solver *s)
     p->refine = s->set.refine < 0 ? s->dt == GALA_FLOAT : s->set.refine;
     if (st == GALA_OK && p->refine)
         st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kx);
-    if (st == GALA_OK) st = gala_qp_launch_dummies(s); /* qp_check names lrho, rungok, K */
-    /* one launch class for the check: one QP per work-group, vectors in global memory */
-    if (st == GALA_OK) {
-        qp_bin c;
-        memset(&c, 0, sizeof c);
-        c.tb = c.rb = c.ks = c.ncap = c.mcap = 1;
-        c.wg = QP_UTIL_WG;
-        if ((size_t)c.wg > ctx->info.max_work_group_size) c.wg = (int)ctx->info.max_work_group_size / 32 * 32;
-        if (c.wg < 32) c.wg = 32;
-        c.list = s->b_ident; /* owned by the solver */
-        c.count = nv;
-        s->sbin = c;
-    }
+    if (st == GALA_OK) st = gala_qp_check_class(s);
     gala_free(kmap);
     gala_free(grp);
     gala_free(gof);

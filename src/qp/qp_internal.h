@@ -160,6 +160,11 @@ GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp
 /** One-element stand-ins for the ladder arrays (lrho, rungok) and K where the strategy has
  *  none, so that every launch names real buffers (linsys_dense.c). */
 GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s);
+/** The launch class of the strategies without K in local memory (sparse LDLᵀ, PCG): s->sbin
+ *  runs qp_check over every slot, one QP per work-group of QP_UTIL_WG work-items (the
+ *  device's largest multiple of 32 below that), vectors in global memory; with the dummies
+ *  above (linsys_dense.c). */
+GALA_INTERNAL gala_status gala_qp_check_class(struct gala_qp_solver *s);
 /** Local memory of the larger of qp_admm and qp_check for a launch class. */
 GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
 /** Write reals given in double into a buffer of the solver's dtype (converted through a
