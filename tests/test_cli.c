@@ -841,6 +841,20 @@ START_TEST(settings_reach_the_solver)
     ck_assert_str_eq(jstr(jget(&doc, "settings"), "precision"), "double");
     jv_free(&doc);
     run_free(&r);
+    /* the PCG strategy and its settings */
+    r = RUN("solve", MM "HS21.QPS", "--backend", "host", "--json", "--linsys", "pcg",
+            "--cg-max-iter", "7", "--cg-tol-reduction", "3", "--cg-tol-fraction", "0.05");
+    EXPECT_CODE(r, 0);
+    parse_report(&r, &doc);
+    s = jget(&doc, "settings");
+    ck_assert_str_eq(jstr(s, "linsys"), "pcg");
+    ck_assert_str_eq(jstr(&doc, "linsys_used"), "pcg");
+    ck_assert_int_eq((int)jnum(s, "cg_max_iter"), 7);
+    ck_assert_int_eq((int)jnum(s, "cg_tol_reduction"), 3);
+    ck_assert_double_eq(jnum(s, "cg_tol_fraction"), 0.05);
+    ck_assert_double_eq_tol(jnum(jproblem(&doc, "HS21"), "objective"), -99.96, 1e-3);
+    jv_free(&doc);
+    run_free(&r);
     /* dense-shared forced on problems that do not share P and A: the library's refusal */
     r = RUN("solve", MM "HS21.QPS", MM "HS35.QPS", "--backend", "host", "--linsys", "dense-shared");
     EXPECT_CODE(r, 2);

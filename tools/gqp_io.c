@@ -503,6 +503,9 @@ static void js_settings(FILE *f, const gala_qp_settings *s)
     JS_INT("rho_is_vec", s->rho_is_vec);
     JS_NUM("sigma", s->sigma);
     JS_NUM("alpha", s->alpha);
+    JS_INT("cg_max_iter", s->cg_max_iter);
+    JS_INT("cg_tol_reduction", s->cg_tol_reduction);
+    JS_NUM("cg_tol_fraction", s->cg_tol_fraction);
     JS_INT("scaling", s->scaling);
     JS_INT("adaptive_rho", s->adaptive_rho);
     JS_INT("adaptive_rho_interval", s->adaptive_rho_interval);
