@@ -273,7 +273,8 @@ GALA_API gala_status gala_qp_update_matrices(gala_qp_solver *solver, int k, cons
 /**
  * @brief Set ρ of QP @p k (k = -1: every QP), as osqp_update_rho: clamped to [1e-6, 1e6];
  * equality and free rows take 1e3·ρ and 1e-6 as at setup (rho_is_vec). DENSE and
- * SPARSE_LDLT refactor the QPs concerned when the next solve starts; DENSE_SHARED moves
+ * SPARSE_LDLT refactor the QPs concerned when the next solve starts, PCG recomputes their
+ * preconditioner; DENSE_SHARED moves
  * them to the rung of its ρ ladder nearest to ρ (info.rho then reports the rung's value;
  * with adaptive ρ off the ladder has the setup's ρ alone).
  * With k = -1 the solver's settings.rho becomes ρ. Adaptive ρ, when on, may move ρ again
@@ -294,8 +295,9 @@ GALA_API gala_status gala_qp_get_settings(const gala_qp_solver *solver, gala_qp_
  * @brief Change a solver's settings between solves, as osqp_update_settings. These may
  * change: warm_starting, polishing (turned on only in a solver set up with it), alpha,
  * max_iter, eps_abs, eps_rel, eps_prim_inf, eps_dual_inf, scaled_termination,
- * check_termination, check_dualgap, time_limit, delta, polish_refine_iter,
- * iters_per_launch, progress, progress_user and profile. The rest is fixed at setup
+ * check_termination, check_dualgap, time_limit, delta, polish_refine_iter, cg_max_iter,
+ * cg_tol_reduction, cg_tol_fraction, iters_per_launch, progress, progress_user and profile.
+ * The rest is fixed at setup
  * (linsys_solver, scaling, rho, rho_is_vec, sigma, the adaptive_rho fields, dtype,
  * rho_ladder_ratio, refine, threads) and must keep its value (ρ changes through
  * gala_qp_update_rho). Iterates and factorizations are kept.

@@ -115,7 +115,7 @@ struct gala_qp_solver {
     double *lrho;
     int *rungok;
     int lad_ks;             /* KALIGN units between rungs */
-    qp_bin sbin;            /* the shared (and sparse) strategy's launch class */
+    qp_bin sbin;            /* the launch class of the shared, sparse and PCG strategies */
     qp_sparse *sp;          /* sparse strategy: KKT factors */
     qp_pcg *pcg;            /* PCG strategy: right-hand sides, CG workspace, tolerances */
 
