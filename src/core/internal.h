@@ -14,6 +14,27 @@
 
 #define GALA_INTERNAL __attribute__((visibility("hidden")))
 
+/* GALA_CLONES_V3: a hot host loop also built for x86-64-v3 (AVX2, FMA) and picked when the
+ * library is loaded (function multiversioning; GCC and Clang on x86-64 Linux), since the
+ * default build targets baseline x86-64. Off under ThreadSanitizer, whose runtime starts
+ * after the ifunc resolvers run (a crash). GALA_CLONE_INLINE: a helper inlined into each. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GALA_NO_CLONES 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define GALA_NO_CLONES 1
+#endif
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(GALA_NO_CLONES)
+#define GALA_CLONES_V3 __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define GALA_CLONE_INLINE __attribute__((always_inline)) inline
+#else
+#define GALA_CLONES_V3
+#define GALA_CLONE_INLINE inline
+#endif
+
 struct gala_program_entry;
 
 struct gala_buffer {

@@ -9,25 +9,11 @@
 #include "../../qp/qp_layout.h"
 
 /* The hot loops of the host QP solver (the Cholesky factor of K and the solves with it)
- * are also built for x86-64-v3 (AVX2, FMA) and picked when the library is loaded
- * (function multiversioning; GCC and Clang on x86-64 Linux): the default build targets
- * baseline x86-64, whose two-wide SSE2 products took 30 % of a control batch's time. */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HQP_NO_CLONES 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define HQP_NO_CLONES 1 /* the ifunc resolver runs before ThreadSanitizer's runtime: crash */
-#endif
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) && \
-    !defined(HQP_NO_CLONES)
-#define HQP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#define HQP_INLINE __attribute__((always_inline)) inline /* into each clone */
-#else
-#define HQP_CLONES
-#define HQP_INLINE inline
-#endif
+ * are also built for x86-64-v3 (GALA_CLONES_V3, src/core/internal.h): the default build
+ * targets baseline x86-64, whose two-wide SSE2 products took 30 % of a control batch's
+ * time. */
+#define HQP_CLONES GALA_CLONES_V3
+#define HQP_INLINE GALA_CLONE_INLINE
 
 /* below this, the polar part of a multiplier counts as zero (cl/qp.cl, QP_DEADZONE) */
 #define QP_DEADZONE_f 1e-10
