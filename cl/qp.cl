@@ -939,8 +939,9 @@ KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const
     }
 
 /* qp_pcg: one reduced solve per listed running QP (iteration it0 + 1 of this launch's
- * batch of iterations): the right-hand side from kb (qp_kkt_rhs), the solution x̃ back into
- * kb's first n entries. The tolerance is OSQP's (cuda_pcg_interface.c): at the solve's
+ * batch of iterations): the right-hand side from kb (qp_kkt_rhs; slot b's n + m entries at
+ * XO + ZO, so a batch of mixed sizes takes Σ(n + m)), the solution x̃ back into its first n
+ * entries. The tolerance is OSQP's (cuda_pcg_interface.c): at the solve's
  * first ADMM iteration cg_tol_fraction·‖b‖∞ (1 when ‖b‖∞ < 1e-7); later
  * max(min(red·√(prim_res·dual_res), the last tolerance), 1e-7), red = cg_tol_fraction
  * halved after cg_tol_reduction consecutive solves without a CG iteration, with the
@@ -953,7 +954,7 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
                    GLOBAL int *state, GLOBAL const int *rp, GLOBAL const int *ci,
                    GLOBAL const REAL *mv, GLOBAL const REAL *vn, const gidx ntot,
                    const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *info,
-                   GLOBAL REAL *kb, const gidx kbm, GLOBAL REAL *pw, GLOBAL REAL *pst,
+                   GLOBAL REAL *kb, GLOBAL REAL *pw, GLOBAL REAL *pst,
                    const REAL sigma, const int maxit, const int tolred, const REAL tolfrac,
                    const int it0, const int chk)
 {
@@ -977,7 +978,7 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
     GLOBAL REAL *Pd = pw + PW_P * ntot + xo, *KP = pw + PW_KP * ntot + xo;
     GLOBAL const REAL *MI = pw + PW_MI * ntot + xo;
     GLOBAL REAL *tm = pw + PW_NV * ntot + mt[M_ZO];
-    GLOBAL REAL *kr = kb + (gidx)b * kbm;
+    GLOBAL REAL *kr = kb + xo + mt[M_ZO]; /* its n + m entries after the earlier slots' */
     GLOBAL const REAL *x0 = vn + V_X * ntot + xo;
     GLOBAL REAL *ps = pst + (gidx)b * NPST;
     (void)mtot;

@@ -16,10 +16,12 @@
 
 #include "qp_internal.h"
 
-#define NKQ 3 /* kq per slot, as the sparse strategy's: its right-hand side column, unused, unused */
+/* kq per slot, as the sparse strategy's (qp_kkt_rhs, qp_kkt_update): the offset of its
+ * right-hand side, XO + ZO (the slots' n + m entries one after the other, so a batch of
+ * mixed sizes takes Σ(n + m), not count·max(n + m)), then two unused ints */
+#define NKQ 3
 
 struct qp_pcg {
-    size_t bstride;                       /* entries of one right-hand side: max n + m */
     gala_buffer *b_kq, *b_kb, *b_pw, *b_pst;
 };
 
@@ -47,17 +49,21 @@ static gala_status pcg_setup(gala_qp_solver *s)
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
     s->pcg = p;
+    if (s->ntot + s->mtot > 0x7fffffffu) {
+        gala_free(kq);
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the PCG strategy takes at "
+                          "most 2^31 - 1 variables and constraints in a batch (%zu)",
+                          s->ntot + s->mtot);
+    }
     for (int sl = 0; sl < nv; ++sl) {
         const int *mt = s->meta + (size_t)sl * QP_NMETA;
-        const size_t e = (size_t)mt[QP_M_N] + (size_t)mt[QP_M_M];
-        if (e > p->bstride) p->bstride = e;
-        kq[NKQ * sl] = sl;
+        kq[NKQ * sl] = mt[QP_M_XO] + mt[QP_M_ZO];
         kq[NKQ * sl + 1] = kq[NKQ * sl + 2] = 0;
     }
     gala_status st = gala_buffer_create(ctx, GALA_INT, NKQ * (size_t)nv, &p->b_kq);
     if (st == GALA_OK) st = gala_buffer_write(p->b_kq, 0, NKQ * (size_t)nv, kq);
     gala_free(kq);
-    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kb);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, s->ntot + s->mtot + 1, &p->b_kb);
     if (st == GALA_OK)
         st = gala_buffer_create(ctx, s->dt, QP_PW_NV * s->ntot + s->mtot + 1, &p->b_pw);
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, QP_NPST * (size_t)nv, &p->b_pst);
@@ -97,20 +103,19 @@ static gala_status pcg_iterate(gala_qp_solver *s, int iters, int check, int adap
     GALA_TRY(gala_qp_kernel(s, "qp_kkt_update", &ku));
     gala_dims d = gala_dims_1d((size_t)nlist * QP_UTIL_WG, QP_UTIL_WG);
     const long long ntot = (long long)s->ntot, mtot = (long long)s->mtot;
-    const long long bs = (long long)p->bstride;
     const gala_qp_settings *t = &s->set;
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
         GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
                              ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(bs), ga_long(1),
+                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(1),
                              ga_real(t->sigma), ga_int(last)));
         GALA_TRY(GALA_LAUNCH(s->ctx, kp, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(s->b_rp), ga_buf(s->b_ci),
                              ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot), ga_long(mtot),
                              ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
-                             ga_long(bs), ga_buf(p->b_pw), ga_buf(p->b_pst),
+                             ga_buf(p->b_pw), ga_buf(p->b_pst),
                              ga_real(t->sigma), ga_int(t->cg_max_iter),
                              ga_int(t->cg_tol_reduction), ga_real(t->cg_tol_fraction),
                              ga_int(it), ga_int(t->check_termination)));
@@ -119,7 +124,7 @@ static gala_status pcg_iterate(gala_qp_solver *s, int iters, int check, int adap
                              ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
                              ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(p->b_kb), ga_int(0),
-                             ga_long(bs), ga_long(1), ga_real(t->alpha),
+                             ga_long(1), ga_long(1), ga_real(t->alpha),
                              ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);

@@ -47,7 +47,7 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_kkt_update, "bbibbbbbblblbbbbillri"),
     K(qp_kkt_resid, "bbibbbbbbbbbllr"),
     K(qp_pcg_precond, "bbibbibbbbbblr"),
-    K(qp_pcg, "bbibbbbbllbbblbbriirii"),
+    K(qp_pcg, "bbibbbbbllbbbbbriirii"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -724,12 +724,11 @@ static gala_status SUF(qp_pcg)(const gala_host_launch *L)
     const int *ctype = HBUF(int, 10);
     const REAL *info = HBUF(REAL, 11);
     REAL *kb = HBUF(REAL, 12);
-    const ptrdiff_t kbm = HLONG(13);
-    REAL *pw = HBUF(REAL, 14), *pst = HBUF(REAL, 15);
-    const REAL sigma = HREAL(16);
-    const int maxit = HINT(17), tolred = HINT(18);
-    const REAL tolfrac = HREAL(19);
-    const int it0 = HINT(20), chk = HINT(21);
+    REAL *pw = HBUF(REAL, 13), *pst = HBUF(REAL, 14);
+    const REAL sigma = HREAL(15);
+    const int maxit = HINT(16), tolred = HINT(17);
+    const REAL tolfrac = HREAL(18);
+    const int it0 = HINT(19), chk = HINT(20);
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
         int *st = state + (ptrdiff_t)b * QP_NSTATE;
@@ -747,7 +746,7 @@ static gala_status SUF(qp_pcg)(const gala_host_launch *L)
         REAL *Pd = pw + QP_PW_P * ntot + xo, *KP = pw + QP_PW_KP * ntot + xo;
         const REAL *MI = pw + QP_PW_MI * ntot + xo;
         REAL *tm = pw + QP_PW_NV * ntot + mt[QP_M_ZO];
-        REAL *kr = kb + (ptrdiff_t)b * kbm;
+        REAL *kr = kb + xo + mt[QP_M_ZO];
         const REAL *x0 = vn + QP_V_X * ntot + xo;
         REAL *ps = pst + (ptrdiff_t)b * QP_NPST;
         REAL rn = 0, bn = 0, rty = 0;
