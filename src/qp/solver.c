@@ -203,7 +203,7 @@ GALA_CLONES_V3 static int vectors_ok(int n, int m, const double *q, const double
 
 /* Whether some row's kind (raw_kind of its bounds clamped to ±1e30) differs from rk's:
  * shared-matrix batches compare every QP's rows with the reference's, and share them as a
- * rule, so there is no early exit (vectorized like vectors_ok). */
+ * rule, so the loop does not stop at the first difference; vectorized like vectors_ok. */
 GALA_CLONES_V3 static int kinds_differ(int m, const double *l, const double *u,
                                        const unsigned char *rk)
 {
