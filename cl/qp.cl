@@ -836,16 +836,14 @@ KERNEL void qp_kkt_resid(GLOBAL const int *meta, GLOBAL const int *list, const i
 /* iterate x; qp_kkt_update then takes x̃ as from the sparse solve (it forms z̃ = Ax̃ itself).*/
 /* Nothing is O(n²): K is applied through P (full CSR), A and Aᵀ (CSR). One work-group per */
 /* listed QP; its vectors in the workspace pw (sections of ntot, PW_*, at the QP's xo, and */
-/* one m-vector section at 7·ntot + zo).                                                    */
+/* one m-vector section at PW_NV·ntot + zo); the CG iterate in the QP's b₁ entries of kb.  */
 /* ------------------------------------------------------------------------------------ */
 #define PW_B 0   /* reduced right-hand side */
-#define PW_X 1   /* the CG iterate */
-#define PW_R 2   /* residual B − K·X */
-#define PW_Y 3   /* M⁻¹R */
-#define PW_P 4   /* search direction */
-#define PW_KP 5  /* K·P */
-#define PW_MI 6  /* M⁻¹ (qp_pcg_precond) */
-#define PW_NV 7  /* n-vector sections; then one m-vector section (ρ∘(A·v)) */
+#define PW_R 1   /* residual B − K·X */
+#define PW_P 2   /* search direction */
+#define PW_KP 3  /* K·P */
+#define PW_MI 4  /* M⁻¹ (qp_pcg_precond) */
+#define PW_NV 5  /* n-vector sections; then one m-vector section (ρ∘(A·v)) */
 #define PS_EPS 0 /* pst per slot: the last tolerance, */
 #define PS_RED 1 /* the reduction factor (cg_tol_fraction, halved on stagnation), */
 #define PS_ZERO 2 /* consecutive solves that took no CG iteration */
@@ -940,7 +938,7 @@ KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const
 
 /* qp_pcg: one reduced solve per listed running QP (iteration it0 + 1 of this launch's
  * batch of iterations): the right-hand side from kb (qp_kkt_rhs; slot b's n + m entries at
- * XO + ZO, so a batch of mixed sizes takes Σ(n + m)), the solution x̃ back into its first n
+ * XO + ZO, so a batch of mixed sizes takes Σ(n + m)), the solution x̃ left in its first n
  * entries. The tolerance is OSQP's (cuda_pcg_interface.c): at the solve's
  * first ADMM iteration cg_tol_fraction·‖b‖∞ (1 when ‖b‖∞ < 1e-7); later
  * max(min(red·√(prim_res·dual_res), the last tolerance), 1e-7), red = cg_tol_fraction
@@ -953,7 +951,7 @@ KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const
 KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
                    GLOBAL int *state, GLOBAL const int *rp, GLOBAL const int *ci,
                    GLOBAL const REAL *mv, GLOBAL const REAL *vn, const gidx ntot,
-                   const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *info,
+                   GLOBAL const int *ctype, GLOBAL const REAL *info,
                    GLOBAL REAL *kb, GLOBAL REAL *pw, GLOBAL REAL *pst,
                    const REAL sigma, const int maxit, const int tolred, const REAL tolfrac,
                    const int it0, const int chk)
@@ -973,21 +971,21 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
     GLOBAL const REAL *inf = info + (gidx)b * NINFO;
     const REAL rho = inf[I_RHO];
     const gidx xo = mt[M_XO];
-    GLOBAL REAL *B = pw + PW_B * ntot + xo, *X = pw + PW_X * ntot + xo;
-    GLOBAL REAL *R = pw + PW_R * ntot + xo, *Y = pw + PW_Y * ntot + xo;
+    GLOBAL REAL *B = pw + PW_B * ntot + xo, *R = pw + PW_R * ntot + xo;
     GLOBAL REAL *Pd = pw + PW_P * ntot + xo, *KP = pw + PW_KP * ntot + xo;
     GLOBAL const REAL *MI = pw + PW_MI * ntot + xo;
     GLOBAL REAL *tm = pw + PW_NV * ntot + mt[M_ZO];
-    GLOBAL REAL *kr = kb + xo + mt[M_ZO]; /* its n + m entries after the earlier slots' */
+    /* the QP's n + m entries of kb, after the earlier slots': [b₁; b₂] on entry; X, the CG
+     * iterate, takes b₁'s place, so x̃ is left where qp_kkt_update reads it */
+    GLOBAL REAL *X = kb + xo + mt[M_ZO];
     GLOBAL const REAL *x0 = vn + V_X * ntot + xo;
     GLOBAL REAL *ps = pst + (gidx)b * NPST;
-    (void)mtot;
-    /* B = b₁ + Aᵀ(ρ∘b₂) (rows of Aᵀ), X = x */
+    /* B = b₁ + Aᵀ(ρ∘b₂) (rows of Aᵀ; b₂ = X[n ...] is only read), then X = x */
     for (int j = lid; j < n; j += WG) {
-        REAL a = kr[j];
+        REAL a = X[j];
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
             const int i = Tc[k];
-            a += Tv[k] * qp_rho_row(ct[i], rho) * kr[n + i];
+            a += Tv[k] * qp_rho_row(ct[i], rho) * X[n + i];
         }
         B[j] = a;
         X[j] = x0[j];
@@ -1001,7 +999,6 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
         QP_PCG_KV(j, X, kx);
         const REAL r = B[j] - kx, y = MI[j] * r;
         R[j] = r;
-        Y[j] = y;
         Pd[j] = y;
         rn = qp_max(rn, qp_abs(r));
         ry += r * y;
@@ -1053,7 +1050,6 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
             X[j] += al * Pd[j];
             const REAL r = R[j] - al * KP[j], y = MI[j] * r;
             R[j] = r;
-            Y[j] = y;
             rn = qp_max(rn, qp_abs(r));
             ry += r * y;
         }
@@ -1063,12 +1059,10 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
             ++iters;
             const REAL be = rtn / rty;
             rty = rtn;
-            for (int j = lid; j < n; j += WG) Pd[j] = Y[j] + be * Pd[j];
+            for (int j = lid; j < n; j += WG) Pd[j] = MI[j] * R[j] + be * Pd[j]; /* Y + βp */
             live = rnew > eps;
         }
     }
-    GLOBAL_BARRIER();
-    for (int j = lid; j < n; j += WG) kr[j] = X[j];
     if (lid == 0) {
         ps[PS_EPS] = eps;
         ps[PS_RED] = red;

@@ -113,7 +113,7 @@ static gala_status pcg_iterate(gala_qp_solver *s, int iters, int check, int adap
                              ga_real(t->sigma), ga_int(last)));
         GALA_TRY(GALA_LAUNCH(s->ctx, kp, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(s->b_rp), ga_buf(s->b_ci),
-                             ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot), ga_long(mtot),
+                             ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
                              ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
                              ga_buf(p->b_pw), ga_buf(p->b_pst),
                              ga_real(t->sigma), ga_int(t->cg_max_iter),

@@ -73,15 +73,14 @@
 #define QP_MV 7
 
 /* PCG strategy workspace (linsys_pcg.c): n-vector sections of ntot at each slot's XO, then
- * one m-vector section at QP_PW_NV·ntot + ZO; per slot QP_NPST reals of tolerance state */
+ * one m-vector section at QP_PW_NV·ntot + ZO; per slot QP_NPST reals of tolerance state.
+ * The CG iterate lives in the slot's right-hand side (b₁'s entries). */
 #define QP_PW_B 0   /* reduced right-hand side */
-#define QP_PW_X 1   /* CG iterate */
-#define QP_PW_R 2   /* residual */
-#define QP_PW_Y 3   /* preconditioned residual */
-#define QP_PW_P 4   /* search direction */
-#define QP_PW_KP 5  /* K times it */
-#define QP_PW_MI 6  /* inverse Jacobi preconditioner */
-#define QP_PW_NV 7
+#define QP_PW_R 1   /* residual */
+#define QP_PW_P 2   /* search direction */
+#define QP_PW_KP 3  /* K times it */
+#define QP_PW_MI 4  /* inverse Jacobi preconditioner */
+#define QP_PW_NV 5
 #define QP_PS_EPS 0 /* the last tolerance */
 #define QP_PS_RED 1 /* the reduction factor */
 #define QP_PS_ZERO 2 /* consecutive solves without a CG iteration */

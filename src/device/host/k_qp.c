@@ -47,7 +47,7 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_kkt_update, "bbibbbbbblblbbbbillri"),
     K(qp_kkt_resid, "bbibbbbbbbbbllr"),
     K(qp_pcg_precond, "bbibbibbbbbblr"),
-    K(qp_pcg, "bbibbbbbllbbbbbriirii"),
+    K(qp_pcg, "bbibbbbblbbbbbriirii"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -721,14 +721,14 @@ static gala_status SUF(qp_pcg)(const gala_host_launch *L)
     const int *rp = HBUF(int, 4), *ci = HBUF(int, 5);
     const REAL *mv = HBUF(REAL, 6), *vn = HBUF(REAL, 7);
     const ptrdiff_t ntot = HLONG(8);
-    const int *ctype = HBUF(int, 10);
-    const REAL *info = HBUF(REAL, 11);
-    REAL *kb = HBUF(REAL, 12);
-    REAL *pw = HBUF(REAL, 13), *pst = HBUF(REAL, 14);
-    const REAL sigma = HREAL(15);
-    const int maxit = HINT(16), tolred = HINT(17);
-    const REAL tolfrac = HREAL(18);
-    const int it0 = HINT(19), chk = HINT(20);
+    const int *ctype = HBUF(int, 9);
+    const REAL *info = HBUF(REAL, 10);
+    REAL *kb = HBUF(REAL, 11);
+    REAL *pw = HBUF(REAL, 12), *pst = HBUF(REAL, 13);
+    const REAL sigma = HREAL(14);
+    const int maxit = HINT(15), tolred = HINT(16);
+    const REAL tolfrac = HREAL(17);
+    const int it0 = HINT(18), chk = HINT(19);
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
         int *st = state + (ptrdiff_t)b * QP_NSTATE;
@@ -741,18 +741,17 @@ static gala_status SUF(qp_pcg)(const gala_host_launch *L)
         const REAL *inf = info + (ptrdiff_t)b * QP_NINFO;
         const REAL rho = inf[QP_I_RHO];
         const ptrdiff_t xo = mt[QP_M_XO];
-        REAL *B = pw + QP_PW_B * ntot + xo, *X = pw + QP_PW_X * ntot + xo;
-        REAL *R = pw + QP_PW_R * ntot + xo, *Y = pw + QP_PW_Y * ntot + xo;
+        REAL *B = pw + QP_PW_B * ntot + xo, *R = pw + QP_PW_R * ntot + xo;
         REAL *Pd = pw + QP_PW_P * ntot + xo, *KP = pw + QP_PW_KP * ntot + xo;
         const REAL *MI = pw + QP_PW_MI * ntot + xo;
         REAL *tm = pw + QP_PW_NV * ntot + mt[QP_M_ZO];
-        REAL *kr = kb + xo + mt[QP_M_ZO];
+        REAL *X = kb + xo + mt[QP_M_ZO]; /* [b₁; b₂]; the CG iterate takes b₁'s place */
         const REAL *x0 = vn + QP_V_X * ntot + xo;
         REAL *ps = pst + (ptrdiff_t)b * QP_NPST;
         REAL rn = 0, bn = 0, rty = 0;
         for (int j = 0; j < n; ++j) {
-            REAL a = kr[j];
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * SUF(rho_row)(ct[Tc[k]], rho) * kr[n + Tc[k]];
+            REAL a = X[j];
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * SUF(rho_row)(ct[Tc[k]], rho) * X[n + Tc[k]];
             B[j] = a;
             X[j] = x0[j];
         }
@@ -776,7 +775,6 @@ static gala_status SUF(qp_pcg)(const gala_host_launch *L)
             HQP_KV_J(j, X, kx);
             const REAL r = B[j] - kx, y = MI[j] * r;
             R[j] = r;
-            Y[j] = y;
             Pd[j] = y;
             rn = SUF(qmax)(rn, SUF(qabs)(r));
             bn = SUF(qmax)(bn, SUF(qabs)(B[j]));
@@ -821,18 +819,16 @@ static gala_status SUF(qp_pcg)(const gala_host_launch *L)
                 X[j] += al * Pd[j];
                 const REAL r = R[j] - al * KP[j], y = MI[j] * r;
                 R[j] = r;
-                Y[j] = y;
                 rn = SUF(qmax)(rn, SUF(qabs)(r));
                 rtn += r * y;
             }
             ++iters;
             const REAL be = rtn / rty;
             rty = rtn;
-            for (int j = 0; j < n; ++j) Pd[j] = Y[j] + be * Pd[j];
+            for (int j = 0; j < n; ++j) Pd[j] = MI[j] * R[j] + be * Pd[j]; /* Y + βp */
         }
 #undef HQP_KV_T
 #undef HQP_KV_J
-        for (int j = 0; j < n; ++j) kr[j] = X[j];
         ps[QP_PS_EPS] = eps;
         ps[QP_PS_RED] = red;
         ps[QP_PS_ZERO] = (REAL)(iters == 0 ? zero + 1 : 0);
