@@ -41,6 +41,10 @@ static gala_status pcg_setup(gala_qp_solver *s)
 {
     gala_context *ctx = s->ctx;
     const int nv = s->nvalid;
+    if (s->ntot + s->mtot > 0x7fffffffu) /* the right-hand-side offsets in kq are ints */
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the PCG strategy takes at "
+                          "most 2^31 - 1 variables and constraints in a batch (%zu)",
+                          s->ntot + s->mtot);
     qp_pcg *p = gala_calloc(1, sizeof *p);
     int *kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
     if (!p || !kq) {
@@ -49,12 +53,6 @@ static gala_status pcg_setup(gala_qp_solver *s)
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
     s->pcg = p;
-    if (s->ntot + s->mtot > 0x7fffffffu) {
-        gala_free(kq);
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the PCG strategy takes at "
-                          "most 2^31 - 1 variables and constraints in a batch (%zu)",
-                          s->ntot + s->mtot);
-    }
     for (int sl = 0; sl < nv; ++sl) {
         const int *mt = s->meta + (size_t)sl * QP_NMETA;
         kq[NKQ * sl] = mt[QP_M_XO] + mt[QP_M_ZO];
