@@ -209,9 +209,7 @@ GALA_CLONES_V3 static int kinds_differ(int m, const double *l, const double *u,
 {
     int64_t diff = 0;
     for (int i = 0; i < m; ++i) {
-        const double a = clamp_inf(l[i]), b = clamp_inf(u[i]);
-        const int64_t k = (a <= -QP_INFTY && b >= QP_INFTY) ? 0 : (a == b ? 2 : 1);
-        diff |= k ^ (int64_t)rk[i];
+        diff |= (int64_t)(raw_kind(clamp_inf(l[i]), clamp_inf(u[i])) ^ rk[i]);
     }
     return diff != 0;
 }
