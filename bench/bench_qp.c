@@ -219,6 +219,15 @@ typedef struct {
     int linsys; /* gala_qp_linsys, or -1: the default (AUTO) */
 } run_opts;
 
+/* The settings of a run: the family's, then the command line's. */
+static void run_settings(const run_spec *r, const run_opts *ro, gala_qp_settings *s)
+{
+    settings_for(r->family, r->dt, s);
+    s->threads = ro->threads;
+    s->refine = ro->refine;
+    if (ro->linsys >= 0) s->linsys_solver = ro->linsys;
+}
+
 static int parse_linsys(const char *v)
 {
     static const char *names[] = {"auto", "dense", "dense-shared", "sparse-ldlt", "pcg"};
@@ -265,10 +274,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     for (long long k = 0; k < B; ++k)
         work += pb[k].P.p[pb[k].n] + pb[k].A.p[pb[k].n] + (long long)pb[k].n * pb[k].n;
     gala_qp_settings s;
-    settings_for(r->family, r->dt, &s);
-    s.threads = ro->threads;
-    s.refine = ro->refine;
-    if (ro->linsys >= 0) s.linsys_solver = ro->linsys;
+    run_settings(r, ro, &s);
     double best_total = 1e300, best_setup = 0, best_solve = 0;
     double tot[64];
     int ntot = 0;
@@ -364,10 +370,7 @@ static int first_call(gala_context *ctx, const run_spec *r, const gala_qp_proble
                       const run_opts *ro, bu_json *js, const char *device)
 {
     gala_qp_settings s;
-    settings_for(r->family, r->dt, &s);
-    s.threads = ro->threads;
-    s.refine = ro->refine;
-    if (ro->linsys >= 0) s.linsys_solver = ro->linsys;
+    run_settings(r, ro, &s);
     double su, so;
     gala_status st = one_call(ctx, pb, 1, &s, &su, &so, NULL);
     if (st != GALA_OK) {
