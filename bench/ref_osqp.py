@@ -6,6 +6,7 @@ process), with the same settings as bench_qp, and print JSON.
   python3 bench/ref_osqp.py DIR/control.gqp --family control [--procs 16] [--count N]
   python3 bench/ref_osqp.py DIR/di.gqp --family di
   python3 bench/ref_osqp.py DIR/control.gqp --family control --compare gala.json
+  python3 bench/ref_osqp.py DIR/di.gqp --family di --reuse --procs 1
 
 Needs: numpy, scipy, osqp (pip install osqp numpy scipy). File format: bench/README.md.
 Each QP is set up and solved separately (setup + solve timed), as the OSQP baseline in
@@ -13,6 +14,13 @@ gpu-baselines.md. All cores: the instances are split into --procs contiguous par
 process each; the rate is the count over the slowest process's setup + solve time (process
 start-up, imports and reading the file are not counted; "all_cores_wall_s" includes them). --compare reads bench_qp's JSON and reports the largest relative
 difference between the objectives of the first QPs ("obj_first") for the same family.
+
+--reuse (for batches whose QPs share P and A, as bench_qp's di family): one OSQP setup with
+the first QP, then for each QP update(q, l, u) and solve, with warm starting off so each
+solve starts from zero as a fresh setup would; the rates count one setup and every update
+and solve. That is how an OSQP user with one controller re-solves it from many states, and
+it is a faster reference than a setup per QP (the default, as gpu-baselines.md). The script
+does not check that the matrices are shared: it uses the first QP's.
 """
 import argparse
 import json
@@ -68,16 +76,24 @@ def settings(family):
 
 
 def solve_range(args):
-    path, family, lo, hi = args
+    path, family, lo, hi, reuse = args
     import osqp  # imported in the worker
 
     qps = read_gqp(path)[lo:hi]
     st = settings(family)
     iters, objs, status = [], [], []
     t0 = time.perf_counter()
-    for P, q, A, l, u in qps:
+    solver = None
+    if reuse and qps:
+        P, q, A, l, u = qps[0]
         solver = osqp.OSQP()
-        solver.setup(P=P, q=q, A=A, l=l, u=u, **st)
+        solver.setup(P=P, q=q, A=A, l=l, u=u, warm_starting=False, **st)
+    for P, q, A, l, u in qps:
+        if reuse:
+            solver.update(q=q, l=l, u=u)
+        else:
+            solver = osqp.OSQP()
+            solver.setup(P=P, q=q, A=A, l=l, u=u, **st)
         res = solver.solve()
         iters.append(res.info.iter)
         objs.append(res.info.obj_val)
@@ -92,22 +108,25 @@ def main():
     ap.add_argument("--procs", type=int, default=os.cpu_count())
     ap.add_argument("--count", type=int, default=None)
     ap.add_argument("--compare", default=None, help="bench_qp JSON to compare objectives with")
+    ap.add_argument("--reuse", action="store_true",
+                    help="one setup, then update(q, l, u) and solve per QP (shared P and A)")
     a = ap.parse_args()
     import osqp
 
     n = len(read_gqp(a.file, a.count))
     out = {"bench": "ref_osqp", "family": a.family, "file": a.file, "count": n,
            "osqp_version": osqp.__version__ if hasattr(osqp, "__version__") else "unknown",
-           "settings": settings(a.family)}
+           "settings": settings(a.family), "reuse": a.reuse}
     # one core
-    t, iters, objs, status = solve_range((a.file, a.family, 0, n))
+    t, iters, objs, status = solve_range((a.file, a.family, 0, n, a.reuse))
     out["one_core_qps_per_s"] = n / t
     out["mean_iter"] = float(np.mean(iters))
     out["obj_first"] = [float(v) for v in objs[:100]]
     out["solved"] = sum(1 for s in status if s == "solved")
     # all cores: split the instances into procs contiguous ranges
     procs = max(1, a.procs)
-    bounds = [(a.file, a.family, n * i // procs, n * (i + 1) // procs) for i in range(procs)]
+    bounds = [(a.file, a.family, n * i // procs, n * (i + 1) // procs, a.reuse)
+              for i in range(procs)]
     t0 = time.perf_counter()
     with mp.Pool(procs) as pool:
         parts = pool.map(solve_range, bounds)
