@@ -474,13 +474,19 @@ def qp_index(ctx):
     for run in ctx.runs_of("qp"):
         for r in run.rows:
             if "qps_per_s" in r:
-                idx[(run.label, r["family"], r["dtype"], int(r["batch"]))] = r
+                # bench_qp --share-matrices rows are a case of their own ("di shared")
+                fam = r["family"] + (" shared" if r.get("shared_arrays") else "")
+                idx[(run.label, fam, r["dtype"], int(r["batch"]))] = r
     return idx
 
 
-def osqp_of(ctx, family):
+def osqp_of(ctx, family, reuse=False):
+    """ref_osqp.py's run of a family: a setup per QP (the issue's reference), or with
+    reuse=True its --reuse run (one setup, update and solve per QP). A bench_qp family
+    "di shared" is compared with the di instances' runs."""
+    family = family.split(" ")[0]
     for o in ctx.d["osqp"]:
-        if o.get("family") == family:
+        if o.get("family") == family and bool(o.get("reuse")) == reuse:
             return o
     return None
 
@@ -725,32 +731,37 @@ def qp_section(ctx):
     out = ["## QP solver (bench_qp against OSQP)\n\n"]
     rows = []
     for (label, fam, dt, b), r in sorted(qp.items(), key=lambda x: (x[0][1], x[0][2], x[0][0], x[0][3])):
-        o = osqp_of(ctx, fam)
+        o, ro = osqp_of(ctx, fam), osqp_of(ctx, fam, reuse=True)
         rows.append((fam, dt, LABEL_TEXT.get(label, label), b, fmt(r["qps_per_s"]),
                      fmt(r.get("setup_s", 0) * 1e3), fmt(r.get("solve_s", 0) * 1e3),
                      fmt(r.get("mean_iter"), 3),
                      f"{r.get('solved', 0) + r.get('solved_inaccurate', 0)}/{b}",
                      fmt(r["qps_per_s"] / o["one_core_qps_per_s"], 3) if o else "–",
-                     fmt(r["qps_per_s"] / o["all_cores_qps_per_s"], 3) if o else "–"))
+                     fmt(r["qps_per_s"] / o["all_cores_qps_per_s"], 3) if o else "–",
+                     fmt(r["qps_per_s"] / ro["one_core_qps_per_s"], 3) if ro else "–"))
     if rows:
         out.append(table(["family", "dtype", "backend", "batch", "QPs/s", "setup ms", "solve ms",
-                          "mean iter", "solved", "× OSQP 1 core", "× OSQP all cores"], rows))
+                          "mean iter", "solved", "× OSQP 1 core", "× OSQP all cores",
+                          "× OSQP 1 core, --reuse"], rows))
     orows = []
     for o in ctx.d["osqp"]:
         cmp = o.get("compare") or []
         dif = max((c["max_rel_obj_diff"] for c in cmp if c.get("max_rel_obj_diff") is not None),
                   default=None)
-        orows.append((o["family"], o.get("count"), fmt(o["one_core_qps_per_s"]),
+        orows.append((o["family"] + (" (--reuse)" if o.get("reuse") else ""), o.get("count"),
+                      fmt(o["one_core_qps_per_s"]),
                       f"{fmt(o['all_cores_qps_per_s'])} ({o.get('all_cores_procs')} processes)",
                       fmt(o.get("mean_iter"), 3), f"{o.get('solved')}/{o.get('count')}",
                       f"{dif:.2e}" if dif is not None else "–"))
     if orows:
-        out.append("\nOSQP (Python package, same instances, same settings, setup + solve per QP):\n\n")
+        out.append("\nOSQP (Python package, same instances, same settings; setup + solve per QP, "
+                   "or with --reuse one setup, then update(q, l, u) + solve per QP):\n\n")
         out.append(table(["family", "QPs", "one core QPs/s", "all cores QPs/s", "mean iter",
                           "solved", "max rel. objective difference to gala"], orows))
     out.append("\nFamilies: control = OSQP's control benchmark nx = 10 (160 variables, 270 rows), "
                "eps 1e-3; di = double integrator (horizon 37), shared P and A, 200 fixed "
-               "iterations; hetero/uniform = control QPs of 32..496 variables against nx = 18 "
+               "iterations (di shared: every QP given the first QP's P and A arrays, bench_qp "
+               "--share-matrices); hetero/uniform = control QPs of 32..496 variables against nx = 18 "
                "(same total work). QPs/s counts setup + solve of the whole batch.\n\n")
     return "".join(out)
 

@@ -14,8 +14,9 @@
 #   trtri     ref_trtri.py, bench_trtri on OpenCL-NVIDIA and CUDA
 #   potrf     ref_potrf.py, bench_potrf (potrf, potrs, potri) on OpenCL-NVIDIA, CUDA
 #   qp        bench_qp (control and double integrator, batches 1..10000, float and double) on
-#             OpenCL-NVIDIA and CUDA, the heterogeneous-batch pair, one QP on the host backend,
-#             ref_osqp.py on the same instances (one core and all cores)
+#             OpenCL-NVIDIA and CUDA, the double integrator with declared shared matrices,
+#             the heterogeneous-batch pair, one QP on the host backend, ref_osqp.py on the
+#             same instances (one core and all cores; the double integrator also --reuse)
 #   ldlt      bench_ldlt (sparse MPC KKT batches + dense) on OpenCL-NVIDIA and CUDA, with QDLDL
 #             when its source is carried in .qdldl/; ref_ldlt.py (torch.linalg.ldl_factor)
 #   vec       bench_vec --quick on both backends (last: the QP solver's vector kernels)
@@ -78,6 +79,7 @@ potrf-ocl     potrf    100  30
 potrf-cuda    potrf     90  20
 qp-ocl        qp        50  20
 qp-cuda       qp        40  20
+qp-shared     qp        25  10
 qp-hetero     qp        35  10
 qp-host       qp        10   8
 qp-osqp       qp        30  15
@@ -256,6 +258,17 @@ s_qp_ocl() {
     s_qp ocl --backend opencl --platform nvidia --dump "$W/qpdump" --dump-count 2000 "$1"
 }
 s_qp_cuda() { s_qp cuda --backend cuda "$1"; }
+# the double integrator again, every QP given the first QP's P and A arrays (declared shared
+# matrices: setup validates and compares them once), both backends, the largest batch only
+s_qp_shared() {
+    local b=10000
+    need "$BIN/bench_qp"
+    [ "$1" = quick ] && b=1000
+    "$BIN/bench_qp" --backend opencl --platform nvidia --family di --share-matrices --batches $b \
+        --json "$W/gala_qp_shared_ocl.json" &&
+        "$BIN/bench_qp" --backend cuda --family di --share-matrices --batches $b \
+            --json "$W/gala_qp_shared_cuda.json"
+}
 s_qp_hetero() {
     need "$BIN/bench_qp"
     "$BIN/bench_qp" --backend opencl --platform nvidia --family hetero,uniform --batches 1000 \
@@ -280,7 +293,9 @@ s_qp_osqp() {
     python3 "$SRC/bench/ref_osqp.py" "$W/qpdump/control.gqp" --family control --procs "$procs" \
         --count "$count" "${cmp[@]}" >"$W/osqp_control.json" &&
         python3 "$SRC/bench/ref_osqp.py" "$W/qpdump/di.gqp" --family di --procs "$procs" \
-            --count "$count" "${cmp[@]}" >"$W/osqp_di.json"
+            --count "$count" "${cmp[@]}" >"$W/osqp_di.json" &&
+        python3 "$SRC/bench/ref_osqp.py" "$W/qpdump/di.gqp" --family di --procs "$procs" \
+            --count "$count" --reuse >"$W/osqp_di_reuse.json"
 }
 # The host backend's rows (one core) come with the OpenCL run (batches up to 100: time per
 # matrix does not depend on the batch there); the CUDA run has none.
@@ -317,7 +332,7 @@ s_vec_cuda() { s_vec cuda --backend cuda "$1"; }
 }
 export -f qflag refopt need common s_build s_info s_ceiling s_ceiling_ocl s_ceiling_cuda s_ceiling_torch s_trtri_torch \
     s_trtri s_trtri_ocl s_trtri_cuda s_potrf_torch s_potrf s_potrf_ocl s_potrf_cuda s_qp s_qp_ocl \
-    s_qp_cuda s_qp_hetero s_qp_host s_qp_osqp s_ldlt s_ldlt_ocl s_ldlt_cuda s_ldlt_torch s_vec \
+    s_qp_cuda s_qp_shared s_qp_hetero s_qp_host s_qp_osqp s_ldlt s_ldlt_ocl s_ldlt_cuda s_ldlt_torch s_vec \
     s_vec_ocl s_vec_cuda
 
 step build build.log s_build
@@ -340,6 +355,7 @@ step potrf-ocl gala_potrf_ocl.txt s_potrf_ocl
 step potrf-cuda gala_potrf_cuda.txt s_potrf_cuda
 step qp-ocl gala_qp_ocl.txt s_qp_ocl
 step qp-cuda gala_qp_cuda.txt s_qp_cuda
+step qp-shared gala_qp_shared.txt s_qp_shared
 step qp-hetero gala_qp_hetero_ocl.txt s_qp_hetero
 step qp-host gala_qp_host.txt s_qp_host
 step qp-osqp osqp.log s_qp_osqp
