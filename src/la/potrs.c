@@ -19,6 +19,7 @@
 
 typedef struct ps_cfg {
     int fused_max, min_bucket, nb, wg, rc, rpg, blas3_min, blas3_nrhs;
+    int rl; /* potrs.rl: the blocked backward pass right-looking (1) or left-looking (0) */
 } ps_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -36,6 +37,7 @@ static void ps_config(const gala_context *ctx, gala_dtype dt, int maxrhs, ps_cfg
     c->rpg = c->rc * clampi(gala_tune(ctx, "potrs.chunks", dt, 8), 1, 1 << 20);
     c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
     c->blas3_nrhs = clampi(gala_tune(ctx, "potrs.blas3_nrhs", dt, 32), 1, 1 << 30);
+    c->rl = gala_tune(ctx, "potrs.rl", dt, 1) != 0;
 }
 
 /* potrs_fused on the first `count` matrices of s: block j0 of order <= N, `mode` passes. */
@@ -82,9 +84,15 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
         GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, j1), m, nn, kk, nmax - j1, s->nrhs,
                              -1.0, 0, A, B, C, NULL, 0));
     }
+    /* Backward. Left-looking, block j0 first takes the rows below it in one product,
+     * X[j0:j1] −= L[j1:n, j0:j1]ᵀ·X[j1:n]: N rows of C and a reduction n − j1 deep, a single
+     * tile per matrix that walks the whole depth (for one matrix of 16384, the step ran on one
+     * work-group). Right-looking, each solved block updates the rows above it,
+     * X[0:j0] −= L[j0:j1, 0:j0]ᵀ·X[j0:j1]: j0 rows of C, depth N, as wide as the forward
+     * pass's updates; the same flops. */
     for (int j0 = (nmax - 1) / N * N; j0 >= 0; j0 -= N) {
         const int j1 = j0 + N;
-        if (j1 < nmax) {
+        if (!c->rl && j1 < nmax) {
             /* X[j0:j1, :] −= L[j1:n, j0:j1]ᵀ · X[j1:n, :] */
             la_dim m = {j0, N, 0}, nn = {0, LA_BIG, 1}, kk = {j1, LA_BIG, 0};
             la_op A = {0, j1, j0, 1}, B = {1, j1, 0, 1}, C = {1, j0, 0, 0};
@@ -92,6 +100,13 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
                                  A, B, C, NULL, 0));
         }
         GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, 2));
+        if (c->rl && j0 > 0) {
+            /* X[0:j0, :] −= L[j0:j1, 0:j0]ᵀ · X[j0:j1, :] */
+            la_dim m = {0, j0, 0}, nn = {0, LA_BIG, 1}, kk = {j0, N, 0};
+            la_op A = {0, j0, 0, 1}, B = {1, j0, 0, 1}, C = {1, 0, 0, 0};
+            GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, j0), m, nn, kk, j0, s->nrhs, -1.0, 0,
+                                 A, B, C, NULL, 0));
+        }
     }
     return GALA_OK;
 }
