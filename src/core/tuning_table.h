@@ -356,6 +356,14 @@
 {"potrs.rc", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1},
 {"potrs.chunks", 0, NULL, NULL, 0, 8},
 {"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
+/* potrs.rl: the blocked backward pass right-looking (1: each solved block updates the rows
+ * above it, as wide as the forward pass) or left-looking (0: one tile per matrix reducing
+ * over all rows below). H200, 2026-11-26, NVIDIA OpenCL, one matrix, ms, 0 -> 1: n = 16384
+ * one right-hand side float 147.6 -> 9.37, double 173.8 -> 10.9, 17 right-hand sides 156.1
+ * -> 15.9 / 183.5 -> 19.1; n = 4096 9.30 -> 2.18 / 10.0 -> 2.41; n = 1024 0.92 -> 0.62 /
+ * 0.71 -> 0.57. CLBlast's TRSM (potrs.blas3_nrhs=1) took 41.9 ms at n = 4096 and 158 ms at
+ * 16384 with one right-hand side. */
+{"potrs.rl", 0, NULL, NULL, 0, 1},
 {"potri.nb", 0, NULL, NULL, 0, 64},
 /* Float on NVIDIA once had 128×128 tiles (8×8 outputs per work-item: half the local-memory
  * reads per FMA), but at 168 registers one work-group of 256 filled an SM (12.5 %
