@@ -554,7 +554,8 @@ def header_section(ctx, title):
         rows.append((f"reference ({ref.family})", ref.device, ref.what,
                      ref.head.get("torch") or ref.head.get("blas", "")))
     for o in ctx.d["osqp"]:
-        rows.append((f"OSQP ({o.get('family')})", "CPU of the same machine",
+        rows.append((f"OSQP ({o.get('family')}{', --reuse' if o.get('reuse') else ''})",
+                     "CPU of the same machine",
                      f"osqp {o.get('osqp_version')}, {o.get('count')} QPs",
                      f"{o.get('all_cores_procs')} processes for all cores"))
     out.append(table(["what", "device", "platform / routine", "driver / version"], rows))
