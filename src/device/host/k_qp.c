@@ -55,7 +55,9 @@ const gala_host_kernel gala_host_qp[] = {
 #else /* template body, compiled once per REAL */
 
 static REAL SUF(qmax)(REAL a, REAL b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }
-static REAL SUF(qabs)(REAL a) { return a < 0 ? -a : a; }
+/* fabs, not a < 0 ? -a : a: the select compiled to a branch on the sign, mispredicted half
+ * the time in the scaling norms (the two differ only in the sign of a zero) */
+static REAL SUF(qabs)(REAL a) { return (REAL)fabs((double)a); }
 static REAL SUF(limit)(REAL v)
 {
     return v < (REAL)QP_MIN_SCALING ? (REAL)1 : (v > (REAL)QP_MAX_SCALING ? (REAL)QP_MAX_SCALING : v);
@@ -103,24 +105,47 @@ static REAL SUF(support)(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0
     REAL *E = vm + QP_V_E * mtot + zo, *Et = vm + QP_V_YPREV * mtot + zo;                   \
     const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C]
 
-static gala_status SUF(qp_scale_norms)(const gala_host_launch *L)
+/* The scaling norms are maxima of |v| over many products: a plain max, which keeps the
+ * loops free of the per-element NaN test of SUF(qmax), and a flag for a NaN seen, which
+ * makes the result NaN as qmax would. */
+#define HQP_NANMAX(mx, nan, v)                                                              \
+    do {                                                                                    \
+        const REAL v_ = (v);                                                                \
+        (mx) = v_ > (mx) ? v_ : (mx);                                                       \
+        (nan) |= v_ != v_;                                                                  \
+    } while (0)
+static HQP_INLINE REAL SUF(nanmax_end)(REAL mx, int nan) { return nan ? (REAL)NAN : mx; }
+
+/* Dt and Et of one QP: the limited norms first, then 1/√ in a loop of its own (vectorized) */
+HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
 {
     HSCALE_PRO;
-    for (int g = 0; g < nlist; ++g) {
-        HSCALE_QP;
-        (void)q;
-        for (int j = 0; j < n; ++j) {
-            REAL nrm = 0, dj = D[j];
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * Pv[k] * D[Pc[k]]));
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(E[Tc[k]] * Tv[k] * dj));
-            Dt[j] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
-        }
-        for (int i = 0; i < m; ++i) {
-            REAL nrm = 0, ei = E[i];
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(ei * Av[k] * D[Ac[k]]));
-            Et[i] = (REAL)1 / (REAL)sqrt((double)SUF(limit)(nrm));
-        }
+    HSCALE_QP;
+    (void)nlist;
+    (void)q;
+    for (int j = 0; j < n; ++j) {
+        REAL mx = 0;
+        int nan = 0;
+        const REAL dj = D[j], cd = c * dj;
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(cd * Pv[k] * D[Pc[k]]));
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(E[Tc[k]] * Tv[k] * dj));
+        Dt[j] = SUF(limit)(SUF(nanmax_end)(mx, nan));
     }
+    for (int j = 0; j < n; ++j) Dt[j] = (REAL)1 / (REAL)sqrt((double)Dt[j]);
+    for (int i = 0; i < m; ++i) {
+        REAL mx = 0;
+        int nan = 0;
+        const REAL ei = E[i];
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(ei * Av[k] * D[Ac[k]]));
+        Et[i] = SUF(limit)(SUF(nanmax_end)(mx, nan));
+    }
+    for (int i = 0; i < m; ++i) Et[i] = (REAL)1 / (REAL)sqrt((double)Et[i]);
+}
+
+static gala_status SUF(qp_scale_norms)(const gala_host_launch *L)
+{
+    const int nlist = HINT(2);
+    for (int g = 0; g < nlist; ++g) SUF(scale_norms_qp)(L, g);
     return GALA_OK;
 }
 
@@ -138,17 +163,21 @@ static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
         for (int j = 0; j < n; ++j) D[j] *= Dt[j];
         for (int i = 0; i < m; ++i) E[i] *= Et[i];
         REAL sum = 0, qn = 0;
+        int qnan = 0;
         for (int j = 0; j < n; ++j) {
-            REAL nrm = 0, dj = D[j];
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = SUF(qmax)(nrm, SUF(qabs)(c * dj * Pv[k] * D[Pc[k]]));
-            sum += nrm;
-            qn = SUF(qmax)(qn, SUF(qabs)(c * dj * q[j]));
+            REAL mx = 0;
+            int nan = 0;
+            const REAL dj = D[j], cd = c * dj;
+            for (int k = Pp[j]; k < Pp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(cd * Pv[k] * D[Pc[k]]));
+            sum += SUF(nanmax_end)(mx, nan);
+            HQP_NANMAX(qn, qnan, SUF(qabs)(cd * q[j]));
         }
-        REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(qn));
+        REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(SUF(nanmax_end)(qn, qnan)));
         info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c / SUF(limit)(ct);
     }
     return GALA_OK;
 }
+#undef HQP_NANMAX
 
 static gala_status SUF(qp_scale_apply)(const gala_host_launch *L)
 {
@@ -246,9 +275,14 @@ HQP_CLONES static int SUF(chol_kfac)(REAL *A, ptrdiff_t n)
         if (k1 - k0 < 4) continue;
         const REAL *restrict c0 = A + k0 * n, *restrict c1 = c0 + n;
         const REAL *restrict c2 = c1 + n, *restrict c3 = c2 + n;
+        /* a trailing column whose four factors are zero is left as it is (most of them in a
+         * sparse K: its envelope), unless the panel holds an ∞ or NaN (0·∞ is NaN) */
+        int skip = 1;
+        for (ptrdiff_t i = k1; i < n; ++i) skip &= ((c0[i] + c1[i]) + (c2[i] + c3[i])) * 0 == 0;
         for (ptrdiff_t j = k1; j < n; ++j) { /* the trailing columns: rank-4 update */
             REAL *restrict cj = A + j * n;
             const REAL f0 = c0[j], f1 = c1[j], f2 = c2[j], f3 = c3[j];
+            if (skip && f0 == 0 && f1 == 0 && f2 == 0 && f3 == 0) continue;
             for (ptrdiff_t i = j; i < n; ++i)
                 cj[i] -= (c0[i] * f0 + c1[i] * f1) + (c2[i] * f2 + c3[i] * f3);
         }
@@ -958,7 +992,7 @@ static gala_status SUF(qp_compact_write)(const gala_host_launch *L)
     return GALA_OK;
 }
 
-/* Σ a[j]·b[j] over j in [j0, j1), in four sums (the loop vectorizes without reassociation) */
+/* Σ a[j]·b[j] over j in [j0, j1), in eight sums (the loop vectorizes without reassociation) */
 static HQP_INLINE REAL SUF(dot)(const REAL *restrict a, const REAL *restrict b, int j0, int j1)
 {
     REAL a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
@@ -973,34 +1007,100 @@ static HQP_INLINE REAL SUF(dot)(const REAL *restrict a, const REAL *restrict b, 
         a6 += a[j + 6] * b[j + 6];
         a7 += a[j + 7] * b[j + 7];
     }
-    for (; j < j1; ++j) a0 += a[j] * b[j];
+    /* the rest (up to 7) in separate sums too: one sum in a row was a chain of adds */
+    if (j + 4 <= j1) {
+        a0 += a[j] * b[j];
+        a1 += a[j + 1] * b[j + 1];
+        a2 += a[j + 2] * b[j + 2];
+        a3 += a[j + 3] * b[j + 3];
+        j += 4;
+    }
+    if (j + 2 <= j1) {
+        a4 += a[j] * b[j];
+        a5 += a[j + 1] * b[j + 1];
+        j += 2;
+    }
+    if (j < j1) a6 += a[j] * b[j];
     return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
 }
 
+/* prof[i] = the first column of row i of K = P + σI + Aᵀdiag(ρ)A that qp_form_k may set
+ * (at most i), from the sparsity of P and A; rmin: m ints of scratch. The Cholesky factor
+ * keeps this envelope (its row i is exactly zero before prof[i]: about half of the triangle
+ * for the control QPs), so the solves of every iteration skip those zeros. Taken from the
+ * structure, not from the factor, whose zeros a scan would have to read from memory. */
+static HQP_INLINE void SUF(kprof)(int n, int m, const int *restrict Pp, const int *restrict Pc,
+                                  const int *restrict Ap, const int *restrict Ac,
+                                  const int *restrict Tp, const int *restrict Tc,
+                                  int *restrict rmin, int *restrict prof)
+{
+    for (int i = 0; i < m; ++i) {
+        int c = n;
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) c = Ac[k] < c ? Ac[k] : c;
+        rmin[i] = c;
+    }
+    for (int j = 0; j < n; ++j) {
+        int f = j;
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) f = Pc[k] < f ? Pc[k] : f;
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) f = rmin[Tc[k]] < f ? rmin[Tc[k]] : f;
+        prof[j] = f;
+    }
+}
+
+/* The solves with the Cholesky factor L run on its rows (contiguous: column i above the
+ * diagonal, 1/L(i,i) on it) within their envelope prof. Row i waits on row i − 1 only for
+ * the term of out[i − 1], kept out of the dot product (or of the axpy): with it inside, the
+ * whole reduction (or a store and reload of out[i − 1]) was on the critical path. */
+
+/* L·out = r */
+static HQP_INLINE void SUF(lsolve)(const REAL *restrict Kb, int n, const int *restrict prof,
+                                   const REAL *restrict r, REAL *restrict out)
+{
+    for (int i = 0; i < n; ++i) {
+        const REAL *restrict ci = Kb + (ptrdiff_t)i * n;
+        const int p = prof[i], q = i - 1 > p ? i - 1 : p;
+        REAL s = r[i] - SUF(dot)(ci, out, p, q);
+        if (q < i) s -= ci[q] * out[q];
+        out[i] = s * ci[i];
+    }
+}
+
+/* Lᵀ·out = out (in place), from the last row up: row i of L times out[i] subtracted from the
+ * entries above i, the next row's out[i − 1] first and carried in nxt */
+static HQP_INLINE void SUF(ltsolve)(const REAL *restrict Kb, int n, const int *restrict prof,
+                                    REAL *restrict out)
+{
+    if (n <= 0) return;
+    REAL nxt = out[n - 1];
+    for (int i = n - 1; i > 0; --i) {
+        const REAL *restrict ci = Kb + (ptrdiff_t)i * n;
+        const REAL v = nxt * ci[i];
+        const int p = prof[i];
+        out[i] = v;
+        nxt = p < i ? out[i - 1] - ci[i - 1] * v : out[i - 1];
+        for (int j = p; j < i - 1; ++j) out[j] -= ci[j] * v;
+    }
+    out[0] = nxt * Kb[0];
+}
+
 /* out = K⁻¹·r for one QP: a product with the stored K⁻¹ (symmetric: column i read
- * contiguously), or with KFAC two triangular solves with the stored Cholesky factor, kept
- * in both triangles (column i holds row i of L above the diagonal, 1/L(i,i) on it and
- * column i of L below it): L·t = r and Lᵀ·out = t, both as dot products over contiguous
- * memory. */
-static HQP_INLINE void SUF(kapply)(const REAL *restrict Kb, int n, int kfac, const REAL *restrict r,
-                        REAL *restrict out)
+ * contiguously), or with KFAC two triangular solves with the stored Cholesky factor (kept
+ * in both triangles: column i holds row i of L above the diagonal, 1/L(i,i) on it and
+ * column i of L below it). */
+static HQP_INLINE void SUF(kapply)(const REAL *restrict Kb, int n, int kfac, const int *restrict prof,
+                                   const REAL *restrict r, REAL *restrict out)
 {
     if (kfac) {
-        for (int i = 0; i < n; ++i) { /* row i of L: column i above the diagonal */
-            const REAL *restrict ci = Kb + (ptrdiff_t)i * n;
-            out[i] = (r[i] - SUF(dot)(ci, out, 0, i)) * ci[i];
-        }
-        for (int i = n - 1; i >= 0; --i) { /* column i of L below the diagonal */
-            const REAL *restrict ci = Kb + (ptrdiff_t)i * n;
-            out[i] = (out[i] - SUF(dot)(ci, out, i + 1, n)) * ci[i];
-        }
+        SUF(lsolve)(Kb, n, prof, r, out);
+        SUF(ltsolve)(Kb, n, prof, out);
         return;
     }
     for (int i = 0; i < n; ++i) out[i] = SUF(dot)(Kb + (ptrdiff_t)i * n, r, 0, n);
 }
 
 /* One QP of qp_admm: iterations, then the check. */
-HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_check)
+/* wk: scratch of the iterations (SUF(admm_work)), NULL for the check alone */
+HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_iter, int do_check, void *wk)
 {
     const int *meta = HBUF(int, 0);
     int *state = HBUF(int, 3);
@@ -1045,24 +1145,32 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     const int *ct = ctype + mt[QP_M_CO];
     const int refine = (int)HDEF("REFINE", 0), kfac = (int)HDEF("KFAC", 0);
     REAL *w = vm + QP_V_W * mtot + zo, *w2 = vn + QP_V_W2 * ntot + xo;
+    /* the launch's ρ of each row, ρ∘z − y, and the envelope of K's factor */
+    REAL *rhv = NULL, *rzy = NULL;
+    int *prof = NULL;
+    if (do_iter) {
+        rhv = wk;
+        rzy = rhv + m;
+        prof = (int *)(void *)(rzy + m);
+        for (int i = 0; i < m; ++i) rhv[i] = SUF(rho_row)(ct[i], rho);
+        if (kfac) SUF(kprof)(n, m, Pp, Pc, Ap, Ac, Tp, Tc, prof + n, prof);
+    }
     for (int it = 0; do_iter && it < iters; ++it) {
         const int last = it == iters - 1;
+        for (int i = 0; i < m; ++i) rzy[i] = rhv[i] * z[i] - y[i];
         for (int j = 0; j < n; ++j) {
             REAL s = sigma * x[j] - q[j];
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
-                const int i = Tc[k];
-                s += Tv[k] * (SUF(rho_row)(ct[i], rho) * z[i] - y[i]);
-            }
+            for (int k = Tp[j]; k < Tp[j + 1]; ++k) s += Tv[k] * rzy[Tc[k]];
             r[j] = s;
         }
         if (last) memcpy(xp, x, (size_t)n * sizeof(REAL));
-        SUF(kapply)(Kb, n, kfac, r, xt); /* x̃ = K⁻¹r */
+        SUF(kapply)(Kb, n, kfac, prof, r, xt); /* x̃ = K⁻¹r */
         if (refine) {
             /* w = ρ∘(A x̃); r ← r − (σx̃ + P x̃ + Aᵀw); x̃ ← x̃ + K⁻¹r */
             for (int i = 0; i < m; ++i) {
                 REAL a = 0;
                 for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * xt[Ac[k]];
-                w[i] = SUF(rho_row)(ct[i], rho) * a;
+                w[i] = rhv[i] * a;
             }
             for (int j = 0; j < n; ++j) {
                 REAL kx = sigma * xt[j];
@@ -1070,14 +1178,14 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
                 for (int k = Tp[j]; k < Tp[j + 1]; ++k) kx += Tv[k] * w[Tc[k]];
                 r[j] -= kx;
             }
-            SUF(kapply)(Kb, n, kfac, r, w2);
+            SUF(kapply)(Kb, n, kfac, prof, r, w2);
             for (int i = 0; i < n; ++i) w2[i] = xt[i] += w2[i];
         }
         for (int i = 0; i < n; ++i) x[i] = alpha * xt[i] + ((REAL)1 - alpha) * x[i];
         for (int i = 0; i < m; ++i) {
             REAL zt = 0;
             for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * xt[Ac[k]];
-            const REAL rh = SUF(rho_row)(ct[i], rho);
+            const REAL rh = rhv[i];
             const REAL zold = z[i], yold = y[i];
             const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
             REAL zn = zh + yold / rh;
@@ -1217,15 +1325,34 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     }
 }
 
+/* Bytes of admm_one's scratch for a QP of n variables and m rows: ρ and ρ∘z − y per row,
+ * the envelope per variable and kprof's scratch per row. */
+static size_t SUF(admm_work)(int n, int m)
+{
+    return sizeof(REAL) * 2 * (size_t)m + sizeof(int) * ((size_t)n + (size_t)m);
+}
+
 static gala_status SUF(qp_admm)(const gala_host_launch *L)
 {
-    const int *list = HBUF(int, 1);
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     const int *state = HBUF(int, 3);
+    size_t need = 0;
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
-        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 1, 0);
+        if (b < 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const size_t w = SUF(admm_work)(mt[QP_M_N], mt[QP_M_M]);
+        need = w > need ? w : need;
     }
+    if (need == 0) return GALA_OK; /* no QP in the list */
+    void *wk = gala_malloc(need);
+    if (!wk) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "qp_admm: no host memory");
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list[g];
+        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 1, 0, wk);
+    }
+    gala_free(wk);
     return GALA_OK;
 }
 
@@ -1236,7 +1363,7 @@ static gala_status SUF(qp_check)(const gala_host_launch *L)
     const int *state = HBUF(int, 3);
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
-        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 0, 1);
+        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 0, 1, NULL);
     }
     return GALA_OK;
 }
