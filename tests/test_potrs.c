@@ -158,6 +158,33 @@ START_TEST(potrs_sizes)
 }
 END_TEST
 
+/* The blocked backward pass both ways (potrs.rl: 1 right-looking, the default; 0
+ * left-looking): single, batched and variable batches (orders of one to five blocks, so
+ * that a matrix is active in some steps only), both triangles, 1 and 17 right-hand sides. */
+START_TEST(potrs_backward_forms)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const char *tunes[] = {"potrs.rl=0", "potrs.rl=1"};
+    for (int t = 0; t < 2; ++t) {
+        la_tune(tunes[t]);
+        for (int q = 0; q < 2; ++q) {
+            const int k = q ? 17 : 1;
+            int n1[3] = {257, 257, 257}, nv[3] = {300, 70, 129}, k3[3] = {k, k, k};
+            char what[96];
+            snprintf(what, sizeof what, "n=257 nrhs=%d with %s", k, tunes[t]);
+            solve_case c1 = {1, 0, (t + q) & 1, 0, n1, k3};
+            run_solve(_i, &r, &c1, what);
+            solve_case c3 = {3, 1, (t + q + 1) & 1, 0, n1, k3};
+            run_solve(_i, &r, &c3, what);
+            snprintf(what, sizeof what, "vbatched 300/70/129 nrhs=%d with %s", k, tunes[t]);
+            solve_case cv = {3, 2, (t + q) & 1, 0, nv, k3};
+            run_solve(_i, &r, &cv, what);
+        }
+    }
+    la_tune(NULL);
+}
+END_TEST
+
 START_TEST(potrs_many_rhs)
 {
     tu_rng r = tu_rng_for(__func__, _i);
@@ -342,6 +369,7 @@ int main(void)
     TCase *tc = tcase_create("potrs");
     int nt = tu_target_count();
     tcase_add_loop_test(tc, potrs_sizes, 0, nt);
+    tcase_add_loop_test(tc, potrs_backward_forms, 0, nt);
     tcase_add_loop_test(tc, potrs_many_rhs, 0, nt);
     tcase_add_loop_test(tc, potrs_batches, 0, nt);
     tcase_add_loop_test(tc, potrs_vbatched, 0, nt);
