@@ -116,6 +116,19 @@ static REAL SUF(support)(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0
     } while (0)
 static HQP_INLINE REAL SUF(nanmax_end)(REAL mx, int nan) { return nan ? (REAL)NAN : mx; }
 
+/* max over k in [k0, k1) of |f·val[k]·vec[idx[k]]| (one row of P, A or their transposes
+ * scaled by the vector's entries), a NaN seen marked in *nan */
+static HQP_INLINE REAL SUF(row_absmax)(int k0, int k1, const int *restrict idx,
+                                       const REAL *restrict val, const REAL *restrict vec, REAL f,
+                                       int *nan)
+{
+    REAL mx = 0;
+    int bad = 0;
+    for (int k = k0; k < k1; ++k) HQP_NANMAX(mx, bad, SUF(qabs)(f * val[k] * vec[idx[k]]));
+    *nan |= bad;
+    return mx;
+}
+
 /* Dt and Et of one QP: the limited norms first, then 1/√ in a loop of its own (vectorized) */
 HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
 {
@@ -124,19 +137,16 @@ HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
     (void)nlist;
     (void)q;
     for (int j = 0; j < n; ++j) {
-        REAL mx = 0;
         int nan = 0;
-        const REAL dj = D[j], cd = c * dj;
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(cd * Pv[k] * D[Pc[k]]));
+        const REAL dj = D[j];
+        REAL mx = SUF(row_absmax)(Pp[j], Pp[j + 1], Pc, Pv, D, c * dj, &nan);
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(E[Tc[k]] * Tv[k] * dj));
         Dt[j] = SUF(limit)(SUF(nanmax_end)(mx, nan));
     }
     for (int j = 0; j < n; ++j) Dt[j] = (REAL)1 / (REAL)sqrt((double)Dt[j]);
     for (int i = 0; i < m; ++i) {
-        REAL mx = 0;
         int nan = 0;
-        const REAL ei = E[i];
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(ei * Av[k] * D[Ac[k]]));
+        const REAL mx = SUF(row_absmax)(Ap[i], Ap[i + 1], Ac, Av, D, E[i], &nan);
         Et[i] = SUF(limit)(SUF(nanmax_end)(mx, nan));
     }
     for (int i = 0; i < m; ++i) Et[i] = (REAL)1 / (REAL)sqrt((double)Et[i]);
@@ -165,11 +175,9 @@ static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
         REAL sum = 0, qn = 0;
         int qnan = 0;
         for (int j = 0; j < n; ++j) {
-            REAL mx = 0;
             int nan = 0;
-            const REAL dj = D[j], cd = c * dj;
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(cd * Pv[k] * D[Pc[k]]));
-            sum += SUF(nanmax_end)(mx, nan);
+            const REAL cd = c * D[j];
+            sum += SUF(nanmax_end)(SUF(row_absmax)(Pp[j], Pp[j + 1], Pc, Pv, D, cd, &nan), nan);
             HQP_NANMAX(qn, qnan, SUF(qabs)(cd * q[j]));
         }
         REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(SUF(nanmax_end)(qn, qnan)));
