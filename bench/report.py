@@ -346,7 +346,8 @@ def evaluate_targets(ctx):
         if "n" in t:
             case = f"{t['kind']} n={t['n']} b={t['batch']}"
         elif "batch" in t:
-            case = f"{t['kind']} batch {t['batch'] or 'of OSQP' + chr(39) + 's instances'}"
+            batch = t["batch"] or "of OSQP's instances"  # 0: qp_target takes OSQP's count
+            case = f"{t['kind']} batch {batch}"
         labels = [l for l in (t.get("backends") or ("ocl", "cuda"))]
         if m == "cuda_ocl":
             res = cuda_vs_ocl(ctx, t["family"])

@@ -309,12 +309,13 @@ s_qp_hetero() {
         "$BIN/bench_qp" --backend cuda --family hetero,uniform --batches 1000 \
             --json "$W/gala_qp_hetero_cuda.json"
 }
-# the host backend on one thread: batch 1, and the QPs qp-osqp gives OSQP (the family's first
-# 2000, or 500 in quick mode), so that both solve the same instances
+# the QPs of a family that qp-osqp gives OSQP (its first ones), by mode
+osqp_count() { if [ "$1" = quick ]; then echo 500; else echo 2000; fi; }
+# the host backend on one thread: batch 1, and OSQP's instances, so that both solve the same QPs
 s_qp_host() {
-    local count=2000
+    local count
     need "$BIN/bench_qp"
-    [ "$1" = quick ] && count=500
+    count=$(osqp_count "$1")
     "$BIN/bench_qp" --backend host --family control --batches 1,$count --dtypes double \
         --json "$W/gala_qp_host.json"
 }
@@ -322,8 +323,8 @@ s_qp_osqp() {
     python3 -c 'import osqp, scipy' 2>/dev/null ||
         { echo "osqp or scipy not importable: carry the osqp wheel in .whl/ (docs/performance.md)"; exit 3; }
     [ -s "$W/qpdump/control.gqp" ] || { echo "no dumped instances (qp-ocl did not run)"; exit 3; }
-    local count=2000 procs
-    [ "$1" = quick ] && count=500
+    local count procs
+    count=$(osqp_count "$1")
     procs=$(nproc)
     local cmp=()
     [ -s "$W/gala_qp_ocl.json" ] && cmp=(--compare "$W/gala_qp_ocl.json")
@@ -367,7 +368,7 @@ s_vec() { # TAG BACKEND-ARGS... MODE
 s_vec_ocl() { s_vec ocl --backend opencl --platform nvidia "$1"; }
 s_vec_cuda() { s_vec cuda --backend cuda "$1"; }
 }
-export -f qflag refopt need common wanted s_build s_info s_warm s_ceiling s_ceiling_ocl s_ceiling_cuda s_ceiling_torch s_trtri_torch \
+export -f qflag refopt need common wanted osqp_count s_build s_info s_warm s_ceiling s_ceiling_ocl s_ceiling_cuda s_ceiling_torch s_trtri_torch \
     s_trtri s_trtri_ocl s_trtri_cuda s_potrf_torch s_potrf s_potrf_ocl s_potrf_cuda s_qp s_qp_ocl \
     s_qp_cuda s_qp_shared s_qp_hetero s_qp_host s_qp_osqp s_ldlt s_ldlt_ocl s_ldlt_cuda s_ldlt_torch s_vec \
     s_vec_ocl s_vec_cuda
