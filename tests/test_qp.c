@@ -1194,7 +1194,8 @@ END_TEST
  * and small launch classes are merged into larger ones (linsys_dense.c: merge_small): a
  * batch whose QPs stop at very different iterations, in several classes, gives each QP the
  * status, iteration count and solution it gets alone, with the tight classes (qp.min_bin =
- * 0) and with merged ones. The batch mixes sizes and a primal-infeasible QP. */
+ * 0) and with merged ones, the classes on the backend's two lanes (qp.lanes) and on one.
+ * The batch mixes sizes and a primal-infeasible QP. */
 START_TEST(batch_matches_alone)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -1232,8 +1233,9 @@ START_TEST(batch_matches_alone)
     }
     /* the batch finishes in stages (else its lists are never compacted) */
     TU_ASSERT(hi >= 2 * lo, _i, "iterations %d..%d: the batch does not finish in stages", lo, hi);
-    static const char *tunes[] = {"qp.min_bin=0", "qp.min_bin=12"};
-    for (int t = 0; t < 2; ++t) {
+    /* classes on two lanes (qp.lanes, the default) and on one */
+    static const char *tunes[] = {"qp.min_bin=0", "qp.min_bin=12", "qp.min_bin=0,qp.lanes=0"};
+    for (int t = 0; t < 3; ++t) {
         setenv("GALA_TUNE", tunes[t], 1);
         gala_qp_solver *sv;
         TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv));

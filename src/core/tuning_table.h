@@ -59,6 +59,9 @@
  * (src/core/context.c, gala_staging_take); 0 turns staging off. No row: 1024. */
 /* qp.min_bin (no row: the default is two QPs per compute unit): launch classes of fewer
  * QPs are merged into larger ones (src/qp/linsys_dense.c, merge_small); 0 keeps them. */
+/* qp.lanes (no row: 1): the dense strategy's launch classes spread over the backend's two
+ * lanes (queues / streams), so that one class's last work-groups overlap the next class
+ * (src/qp/linsys_dense.c, dense_iterate); 0 runs them in order on one. */
 /* qp.factor: 1 = K⁻¹ through gala_potrf_vbatched + gala_potri_vbatched (src/la), 0 = the
  * solver's fused sweep kernel (qp_chol_inv), 2 = qp_chol_inv keeps the Cholesky factor and
  * every iteration solves with it (host backend only). PoCL, control nx = 10, batch 100: 70

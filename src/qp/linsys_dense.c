@@ -230,8 +230,13 @@ static gala_status dense_setup(gala_qp_solver *s)
     bins = NULL;
     for (int b = 0; st == GALA_OK && b < nb; ++b) {
         int cnt = 0;
+        double n2 = 0;
         for (size_t i = 0; i < nv; ++i)
-            if (bin_of[order[i].sl] == b) list[cnt++] = order[i].sl;
+            if (bin_of[order[i].sl] == b) {
+                list[cnt++] = order[i].sl;
+                n2 += (double)order[i].n * order[i].n;
+            }
+        s->bins[b].kq = cnt ? n2 / cnt : 0;
         st = gala_buffer_create(ctx, GALA_INT, (size_t)cnt, &s->bins[b].list);
         if (st == GALA_OK) st = gala_buffer_write(s->bins[b].list, 0, (size_t)cnt, list);
     }
@@ -374,12 +379,34 @@ static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
     return st;
 }
 
+/* Launch classes run one after the other on one queue, and the last work-groups of a class
+ * (its largest QPs) leave most of the device idle until they end. With qp.lanes (default
+ * 1) and more than one class, the classes are spread over the backend's two lanes, each
+ * class to the lane with less work so far (running QPs × their mean n², the K⁻¹ product's
+ * reads), so that one class's tail overlaps the next class. The classes touch disjoint QPs' state;
+ * lane 1 first waits for the work before it, and lane 0 then waits for lane 1, so that
+ * what follows (counts, refactorization) sees every class done. Backends without lanes
+ * (host) run the classes in order. */
 static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
 {
-    for (int b = 0; b < s->nbins; ++b) {
-        GALA_TRY(gala_qp_launch_admm(s, &s->bins[b], iters, check, adapt, fin));
+    int live = 0;
+    for (int b = 0; b < s->nbins; ++b) live += s->bins[b].acount > 0;
+    if (live < 2 || gala_tune(s->ctx, "qp.lanes", s->dt, 1) == 0) {
+        for (int b = 0; b < s->nbins; ++b)
+            GALA_TRY(gala_qp_launch_admm(s, &s->bins[b], iters, check, adapt, fin));
+        return GALA_OK;
     }
-    return GALA_OK;
+    double work[2] = {0, 0};
+    gala_status st = gala_lane_wait(s->ctx, 1, 0);
+    for (int b = 0; st == GALA_OK && b < s->nbins; ++b) {
+        const qp_bin *c = &s->bins[b];
+        if (c->acount <= 0) continue;
+        const int l = work[1] < work[0];
+        work[l] += (double)c->acount * c->kq;
+        st = gala_lane_select(s->ctx, l);
+        if (st == GALA_OK) st = gala_qp_launch_admm(s, c, iters, check, adapt, fin);
+    }
+    return gala_lane_join(s->ctx, st);
 }
 
 const qp_linsys_ops gala_qp_linsys_dense = {

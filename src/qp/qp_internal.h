@@ -47,6 +47,7 @@ typedef struct qp_bin {
                    * per SM the CUDA compiler must fit (0: none / the kernel's default) */
     int tl;       /* shared tile: 1 = the tile layout of the local vectors (-D TL) */
     int count;
+    double kq;          /* dense: mean n² of its QPs (the K⁻¹ product's reads per QP) */
     gala_buffer *list;  /* its QPs (slots), in launch order */
     gala_buffer *alist; /* the running ones among them (gala_qp_compact) */
     int acount;         /* entries the launches use: of alist when compacted, else of list */
