@@ -891,13 +891,18 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
  * info. Arguments are potrf_panel's (fused mode only).
  * -D TS (2 or 4, dividing N), MPG (matrices per work-group; WG = MPG·tiles rounded up to a
  * multiple of 32 by the host: work-items past the last tile only join the barriers), MINB
- * (groups per SM: the register budget, which sets the speed here; see potrf.tile_minb).
+ * (groups per SM: the register budget, which sets the speed here; see potrf.tile_minb),
+ * PT_STREAM (1: the update reads one column of the block column at a time, 2·TS operand
+ * registers instead of 2·TS²: potrf.tile_stream).
  */
 #ifndef TS
 #define TS 4
 #endif
 #ifndef MPG
 #define MPG 1
+#endif
+#ifndef PT_STREAM
+#define PT_STREAM 0
 #endif
 #if N % TS != 0 || (TS != 2 && TS != 4)
 #error "potrf_tile: TS must be 2 or 4 and divide N"
@@ -1084,6 +1089,21 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
         }
         LOCAL_BARRIER();
         if (K > J) {
+#if PT_STREAM
+            /* one column b of the block column at a time: 2·TS registers for the operands
+             * instead of 2·TS² (the same products in the same order) */
+            UNROLL_LOOP
+            for (int b = 0; b < TS; ++b) {
+                REAL u[TS], w[TS]; /* u[a] = L(i0 + a, TS·J + b), w alike for k0 */
+                PT_GET(u, sb + b * N, i0)
+                PT_GET(w, sb + b * N, k0)
+                UNROLL_LOOP
+                for (int a = 0; a < TS; ++a) {
+                    UNROLL_LOOP
+                    for (int c = 0; c < TS; ++c) x[a][c] -= u[a] * w[c];
+                }
+            }
+#else
             REAL u[TS][TS], w[TS][TS]; /* u[b][a] = L(i0 + a, TS·J + b), w alike for k0 */
             UNROLL_LOOP
             for (int b = 0; b < TS; ++b) {
@@ -1100,6 +1120,7 @@ PF_KERNEL void potrf_tile(PF_PARAMS)
                     x[a][c] = v;
                 }
             }
+#endif
             ev = evb[slot];
         }
     }

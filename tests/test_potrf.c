@@ -885,9 +885,9 @@ END_TEST
 
 /* The fused kernels' other forms: potrf_lane (one work-item per matrix, potrf.lane),
  * potrf_pair (two rows per work-item, potrf.pair) and potrf_tile (a tile of L per
- * work-item, potrf.tile; tiles of 4 and 2, 2 to 5 matrices per group, register caps) at
- * the orders they take: full and partial work-groups, both triangles, single / batched /
- * variable batches (larger orders mixed in go to the other kernels in the same call),
+ * work-item, potrf.tile; tiles of 4 and 2, 2 to 5 matrices per group, register caps, the
+ * update's operands at once or a column at a time) at the orders they take: full and
+ * partial work-groups, both triangles, single / batched / variable batches (larger orders mixed in go to the other kernels in the same call),
  * failures, the unrolled form the GPUs compile. */
 START_TEST(potrf_fused_forms)
 {
@@ -901,11 +901,11 @@ START_TEST(potrf_fused_forms)
         {"potrf.pair=16,potrf.pair_min=16,la.unroll=1,la.min_bucket=16,potrf.fused_max=16", 16},
         {"potrf.tile=64,potrf.tile_min=8,la.min_bucket=8,potrf.p32_min=0", 64},
         {"potrf.tile=64,potrf.tile_min=8,potrf.tile_ts=2,potrf.tile_mpg=3,potrf.tile_minb=2,"
-         "la.min_bucket=8,potrf.p32_min=0", 64},
+         "potrf.tile_stream=1,la.min_bucket=8,potrf.p32_min=0", 64},
         {"potrf.tile=16,potrf.tile_min=8,potrf.tile_mpg=5,la.unroll=1,la.min_bucket=8,"
          "potrf.fused_max=16", 16},
         {"potrf.tile=64,potrf.tile_min=8,potrf.tile_mpg=4,potrf.tile_minb=3,la.min_bucket=8,"
-         "potrf.p32_min=0", 64},
+         "potrf.tile_stream=1,potrf.p32_min=0", 64},
     };
     const int nforms = (int)(sizeof forms / sizeof forms[0]);
     for (int t = 0; t < nforms; ++t) {

@@ -148,6 +148,16 @@
 {"potrf.tile_ts", 0, NULL, NULL, 0, 4},
 {"potrf.tile_mpg", 0, NULL, NULL, 0, 2},
 {"potrf.tile_minb", 0, NULL, NULL, 0, 0},
+/* potrf.tile_stream (-D PT_STREAM): the update reads its operands one column of the block
+ * column at a time (2·TS registers instead of 2·TS²; the same products in the same order).
+ * H100, 2026-11-27 (session 31 run 2, b = 20000, n = 64, medians of 10, two rounds, ms):
+ * NVIDIA OpenCL float 0.402-0.408 -> 0.355-0.356 (local-memory spill instructions 2.25 M ->
+ * 0.55 M at the same 56 registers, ncu on CUDA); CUDA float 0.326-0.340 -> 0.333-0.336 and
+ * double (tiles) 0.683-0.694 -> 0.697-0.704, OpenCL double 0.757 -> 0.714-0.721 (the default
+ * two panels: 0.708-0.731); with a cap of 5 groups (40 registers) it spills more and is
+ * slower everywhere (0.40-0.51 ms float). So on NVIDIA's OpenCL, float. */
+{"potrf.tile_stream", 0, NULL, NULL, 0, 0},
+{"potrf.tile_stream", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
 {"potrf.tile", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
 {"potrf.tile_min", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
 {"potrf.tile_minb", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_FLOAT, 4},

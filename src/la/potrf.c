@@ -251,7 +251,7 @@ static size_t pf_tile_wg(const gala_context *ctx, gala_dtype dt, int N, int ts, 
 /* The potrf_tile program: order N, work-group wg, ts×ts tiles, mpg matrices per group;
  * potrf.tile_minb: groups per SM the compiler must fit (-D MINB: __launch_bounds__ on
  * CUDA, .minnctapersm on NVIDIA's OpenCL), the register budget this kernel's speed
- * depends on. */
+ * depends on; potrf.tile_stream: -D PT_STREAM (the update's operands a column at a time). */
 static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int ts,
                                   int mpg, gala_kernel **k)
 {
@@ -262,6 +262,7 @@ static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int w
     gala_key_def(&key, "MPG", mpg);
     const int minb = (int)gala_tune(ctx, "potrf.tile_minb", dt, 0);
     if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
+    if (gala_tune(ctx, "potrf.tile_stream", dt, 0)) gala_key_def(&key, "PT_STREAM", 1);
     return gala_kernel_get(ctx, &key, "potrf_tile", k);
 }
 
