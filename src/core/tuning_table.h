@@ -131,6 +131,17 @@
 {"potrf.pair_min", GALA_BACKEND_CUDA, NULL, NULL, 0, 32},
 {"potrf.pair", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
 {"potrf.pair_min", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 32},
+/* N = 64 on the H100 / H200: potrf_pair, both precisions. H100, 2026-11-27, session 31
+ * runs 4-5 (b = 20000, medians of 10, two rounds, sync, ms; NVIDIA OpenCL / CUDA): float
+ * potrf_pair 0.285-0.289 / 0.262-0.270 against potrf_tile 0.354-0.356 / 0.334-0.337; double
+ * 0.460-0.486 / 0.439-0.441 against the two panels of potrf.p32_min 0.716-0.729 / 0.691-0.705
+ * and potrf_tile 0.779-0.786 / 0.684-0.699. Variable batches of orders 1..64 (50000, float):
+ * 0.648 -> 0.621 / 0.578 -> 0.490. A register cap (potrf.pair_minb) is slower: 3 groups
+ * 0.79-0.97 ms in double, 8 groups 0.97-0.99 in float; groups of 64 or 256 work-items are
+ * within 3 % of 128. The X1 comparison above had the potrf_tile rows in force, which take
+ * N = 64 before potrf_pair: it compared potrf_tile with itself. */
+{"potrf.pair", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
+{"potrf.pair", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 64},
 /* potrf.tile: fused launches of register rows potrf.tile_min <= N <= potrf.tile that
  * potrf_lane does not take use potrf_tile (a potrf.tile_ts square tile of L per work-item,
  * potrf.tile_mpg matrices per work-group) instead of potrf_pair / potrf_panel; 0 = none.
@@ -142,7 +153,10 @@
  * was a barrier per column instead of per block column (V2: no faster than potrf_panel).
  * Double n = 64 (minb 2): fused potrf_panel 1.15-1.19 -> 0.68 (CUDA) / 0.75 (OpenCL);
  * strided batches of at least potrf.p32_min keep the two panels (0.63-0.65). Order 32
- * keeps potrf_pair (tiles: 0.21 against 0.16 on CUDA). */
+ * keeps potrf_pair (tiles: 0.21 against 0.16 on CUDA). Since session 31 (2026-11-27)
+ * potrf_pair takes N = 64 on these GPUs (the potrf.pair rows above), faster in both
+ * precisions, so no row turns potrf_tile on; the tile_min / tile_minb rows below are its
+ * settings for potrf.tile=64. */
 {"potrf.tile", 0, NULL, NULL, 0, 0},
 {"potrf.tile_min", 0, NULL, NULL, 0, 32},
 {"potrf.tile_ts", 0, NULL, NULL, 0, 4},
@@ -158,11 +172,9 @@
  * slower everywhere (0.40-0.51 ms float). So on NVIDIA's OpenCL, float. */
 {"potrf.tile_stream", 0, NULL, NULL, 0, 0},
 {"potrf.tile_stream", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
-{"potrf.tile", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
 {"potrf.tile_min", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
 {"potrf.tile_minb", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_FLOAT, 4},
 {"potrf.tile_minb", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_DOUBLE, 2},
-{"potrf.tile", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 64},
 {"potrf.tile_min", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 64},
 {"potrf.tile_minb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 4},
 {"potrf.tile_minb", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 2},
@@ -235,8 +247,8 @@
 /* potrf.p32_vb: variable batches too (their bucket of orders 33..64, at least p32_min
  * matrices). Tested, not yet measured on a GPU: off. */
 {"potrf.p32_vb", 0, NULL, NULL, 0, 0},
-{"potrf.p32_min", GALA_BACKEND_CUDA, NULL, "H100|H200", GALA_DOUBLE, 1000},
-{"potrf.p32_min", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_DOUBLE, 1000},
+/* (H100 / H200 double had p32_min 1000 from run U6 until session 31: potrf_pair at N = 64
+ * is 1.5-1.6x faster than the two panels, see the potrf.pair rows.) */
 /* potrf.ob: outer blocks of the batched blocked path (0 = none; a multiple of potrf.nb): the
  * panels of a block update only its columns, then the trailing triangle is updated once with
  * K = ob. H200 run J10, ms, n = 256 / 512 / variable up to 512, none -> 128 (256): CUDA float
