@@ -13,7 +13,7 @@
 #             and CUDA; ref_ceiling.py (torch copy, torch.matmul fp32 without TF32 and fp64)
 #   trtri     ref_trtri.py, bench_trtri on OpenCL-NVIDIA and CUDA
 #   potrf     ref_potrf.py, bench_potrf (potrf, potrs, potri) on OpenCL-NVIDIA, CUDA
-#   qp        bench_qp (control and double integrator, batches 1..10000, float and double) on
+#   qp        bench_qp (control and double integrator, batches 1..100000, float and double) on
 #             OpenCL-NVIDIA and CUDA, the double integrator with declared shared matrices,
 #             the heterogeneous-batch pair, one QP on the host backend, ref_osqp.py on the
 #             same instances (one core and all cores; the double integrator also --reuse)
@@ -76,10 +76,10 @@ trtri-torch   trtri     25  15
 trtri-ocl     trtri     20  10
 trtri-cuda    trtri     20  10
 potrf-torch   potrf     50  25
-potrf-ocl     potrf    100  30
+potrf-ocl     potrf    150  30
 potrf-cuda    potrf     90  20
-qp-ocl        qp        50  20
-qp-cuda       qp        40  20
+qp-ocl        qp        80  20
+qp-cuda       qp        70  20
 qp-shared     qp        25  10
 qp-hetero     qp        35  10
 qp-host       qp        10   8
@@ -280,10 +280,10 @@ s_potrf_ocl() { s_potrf ocl --backend opencl --platform nvidia "$1"; }
 # the whole suite fits; potrs and potri are measured on OpenCL
 s_potrf_cuda() { s_potrf cuda --backend cuda --op potrf "$1"; }
 s_qp() { # TAG BACKEND-ARGS... MODE
-    local tag=$1 mode=${*: -1} batches=1,100,1000,10000
+    local tag=$1 mode=${*: -1} batches=1,100,1000,10000,100000 secs=90
     need "$BIN/bench_qp"
-    [ "$mode" = quick ] && batches=1,100,1000
-    "$BIN/bench_qp" "${@:2:$#-2}" --batches "$batches" --max-seconds 40 \
+    [ "$mode" = quick ] && batches=1,100,1000 secs=40
+    "$BIN/bench_qp" "${@:2:$#-2}" --batches "$batches" --max-seconds $secs \
         --json "$W/gala_qp_$tag.json"
 }
 s_qp_ocl() {
