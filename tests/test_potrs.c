@@ -243,13 +243,15 @@ START_TEST(potrs_paths)
     tu_rng r = tu_rng_for(__func__, _i);
     const int clblast_double = tu_target_get(_i)->backend != GALA_BACKEND_HOST &&
                                tu_target_get(_i)->dtype == GALA_DOUBLE;
-    int n = 150, k = 17;
+    int n = 150;
     if (!clblast_double) { /* CLBlast's double kernels: see test_potrf.c */
-        la_tune("potrf.blas3_min=100,potrs.blas3_nrhs=8");
-        for (int up = 0; up < 2; ++up) {
-            solve_case c = {1, 0, up, 0, &n, &k};
-            run_solve(_i, &r, &c, "TRSM path");
-        }
+        /* 17 right-hand sides, and one (CUDA's default since potrs.blas3_nrhs = 1 there) */
+        la_tune("potrf.blas3_min=100,potrs.blas3_nrhs=1");
+        for (int up = 0; up < 2; ++up)
+            for (int k = 17; k >= 1; k -= 16) {
+                solve_case c = {1, 0, up, 0, &n, &k};
+                run_solve(_i, &r, &c, k == 1 ? "TRSM path, one right-hand side" : "TRSM path");
+            }
     }
     la_tune("potrs.nb=16,potrs.fused_max=8,potrs.rc=3,potrs.chunks=2,la.min_bucket=8");
     int n3[3] = {40, 40, 40}, k3[3] = {7, 7, 7};

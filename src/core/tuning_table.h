@@ -381,6 +381,14 @@
 {"potrs.rc", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1},
 {"potrs.chunks", 0, NULL, NULL, 0, 8},
 {"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
+/* CUDA: one matrix of order >= potrf.blas3_min goes to cuBLAS's TRSM at every nrhs. H100,
+ * 2026-11-27 (session 31 run 11, medians of 5, ms, gala's blocked passes -> TRSM, × torch in
+ * the call after): n = 16384 one right-hand side float 9.13 -> 2.17 (1.34×), double 10.79
+ * -> 2.53 (1.67×); 17 float 16.93 -> 9.06 (1.11×), double 18.91 -> 10.55 (1.15×); n = 4096
+ * 1.75 -> 0.47 / 2.37 -> 0.60 (1 rhs), 3.72 -> 1.97 / 4.44 -> 2.40 (17); n = 1024 0.40 ->
+ * 0.14 / 0.53 -> 0.16 (1), 0.90 -> 0.45 float (17); only double with 17 at n = 1024 was
+ * slower (0.95 -> 1.07, still 1.02× torch). */
+{"potrs.blas3_nrhs", GALA_BACKEND_CUDA, NULL, NULL, 0, 1},
 /* potrs.rl: the blocked backward pass right-looking (1: each solved block updates the rows
  * above it, as wide as the forward pass) or left-looking (0: one tile per matrix reducing
  * over all rows below). H200, 2026-11-26, NVIDIA OpenCL, one matrix, ms, 0 -> 1: n = 16384
