@@ -383,10 +383,10 @@ static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
  * (its largest QPs) leave most of the device idle until they end. With qp.lanes (default
  * 1) and more than one class, the classes are spread over the backend's two lanes, each
  * class to the lane with less work so far (running QPs × their mean n², the K⁻¹ product's
- * reads), so that one class's tail overlaps the next class. The classes touch disjoint QPs' state;
- * lane 1 first waits for the work before it, and lane 0 then waits for lane 1, so that
- * what follows (counts, refactorization) sees every class done. Backends without lanes
- * (host) run the classes in order. */
+ * reads), so that one class's tail overlaps the next class. The classes touch disjoint
+ * QPs' state; lane 1 first waits for the work before it, and lane 0 then waits for lane 1,
+ * so that what follows (counts, refactorization) sees every class done. Backends without
+ * lanes (host) run the classes in order. */
 static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
 {
     int live = 0;
