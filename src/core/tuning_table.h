@@ -167,8 +167,8 @@
  * H100, 2026-11-27 (session 31 run 2, b = 20000, n = 64, medians of 10, two rounds, ms):
  * NVIDIA OpenCL float 0.402-0.408 -> 0.355-0.356 (local-memory spill instructions 2.25 M ->
  * 0.55 M at the same 56 registers, ncu on CUDA); CUDA float 0.326-0.340 -> 0.333-0.336 and
- * double (tiles) 0.683-0.694 -> 0.697-0.704, OpenCL double 0.757 -> 0.714-0.721 (the default
- * two panels: 0.708-0.731); with a cap of 5 groups (40 registers) it spills more and is
+ * double (tiles) 0.683-0.694 -> 0.697-0.704, OpenCL double 0.757 -> 0.714-0.721 (the two
+ * panels, then the default: 0.708-0.731); with a cap of 5 groups (40 registers) it spills more and is
  * slower everywhere (0.40-0.51 ms float). So on NVIDIA's OpenCL, float. */
 {"potrf.tile_stream", 0, NULL, NULL, 0, 0},
 {"potrf.tile_stream", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", GALA_FLOAT, 1},
