@@ -699,7 +699,13 @@ KERNEL void potrf_lane(PF_PARAMS)
  * of the column, no branches in the publication and the update, and rows addressed by a
  * walking pointer took it from 4749 to about 2750 PTX instructions per work-item at N = 32.
  * Events, info and the columns kept after an event are potrf_panel's; arguments are
- * potrf_panel's (fused mode only).
+ * potrf_panel's. Modes: fused (1, j0 = 0: every matrix whole, info always written) and DIAG
+ * (4 | 32, optionally | 1: the N×N diagonal block at (j0, j0) of each matrix alone, as
+ * potrf_panel's DIAG launch before potrf_trsm: events at columns j0 + j, none from column
+ * lim on when info holds an earlier non-finite column, a matrix whose info is in (0, j0]
+ * skipped, the first unwritten column of the block in W[wo + s]). The host launches DIAG
+ * only where no matrix's block is cut by wlim (wlim >= j0 + N), so the block is square:
+ * order min(N, n_s - j0).
  */
 #define PP_H (N / 2)
 #if N != 16 && N != 32 && N != 64
@@ -719,9 +725,19 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     int nb, ld, idx;
     gidx base;
     pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
-    const int dead = nb <= 0;
+    /* the block of this launch: the whole matrix (fused, j0 = 0) or its diagonal block at
+     * (j0, j0) (DIAG), of order m */
+    const int m = min(N, min(wlim, nb) - j0);
+    int lim = BIGCOL; /* events only at columns < lim */
+    int dead = m <= 0;
+    if (!dead && (mode & 1) == 0) {
+        const int inf0 = info[io + idx];
+        if (inf0 > 0 && inf0 <= j0) dead = 1;
+        else if (inf0 < 0) lim = -inf0 - 1;
+    }
+    base += (gidx)j0 * (gidx)(ld + 1); /* L(j0, j0) in either triangle */
     const int ra = l, rb = N - 1 - l;
-    const int acta = !dead && ra < nb, actb = !dead && rb < nb;
+    const int acta = !dead && ra < m, actb = !dead && rb < m;
     /* row r of L at A + base + gala_lidx(r, 0) + k·cs (k = column): one stride for either
      * triangle, so the loads and stores walk a row pointer instead of forming both
      * triangles' 64-bit offsets per element and selecting one (the row offsets are written
@@ -783,9 +799,9 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
             const RVEC v0 = cv[(j) / RVW];                                                  \
             const REAL d = rv_get(v0, (j) % RVW);                                           \
             /* d is row j's own published value: fl[j] covers its finiteness too */       \
-            if (ev == 0) {                                                                  \
-                if (fl[j]) ev = -((j) + 1);                                                 \
-                else if (d <= (REAL)0) ev = (j) + 1;                                        \
+            if (ev == 0 && j0 + (j) < lim) {                                                \
+                if (fl[j]) ev = -(j0 + (j) + 1);                                            \
+                else if (d <= (REAL)0) ev = j0 + (j) + 1;                                   \
             }                                                                               \
             const REAL isd = rsqrt(d), sd = d * isd;                                        \
             const REAL la = ra == (j) ? sd : raj * isd;                                     \
@@ -828,7 +844,8 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 #undef PP_COL
 
     if (dead) return;
-    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 : N; /* first column not written */
+    /* first column of the block not written */
+    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : N;
     {
         /* the addresses formed again from a stride read back from local memory, which the
          * compiler cannot prove equal to the load's: otherwise it keeps the load's 3N/2
@@ -852,7 +869,8 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
         }
     }
     if (l == 0) {
-        info[io + idx] = ev;
+        if (mode & 32) W[wo + s] = (REAL)stop; /* DIAG: for potrf_trsm */
+        if ((mode & 1) || ev != 0) info[io + idx] = ev;
         if (ev != 0) flag[fo] = epoch;
     }
 }

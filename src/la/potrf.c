@@ -63,6 +63,7 @@ typedef struct pf_cfg {
     int lane_ch;   /* its reads in flight per work-item */
     int pair;      /* fused launches of pair_min <= N <= pair (not potrf_lane's): */
     int pair_min;  /* potrf_pair, two rows per work-item */
+    int pair_diag; /* DIAG launches of pf_panel_solve at such N by potrf_pair too */
     int tile;      /* fused launches of tile_min <= N <= tile (not potrf_lane's): */
     int tile_min;  /* potrf_tile, a tile_ts × tile_ts tile of L per work-item, */
     int tile_ts;   /* tile_mpg matrices per work-group */
@@ -110,6 +111,7 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
     c->lane_ch = clampi(gala_tune(ctx, "potrf.lane_ch", dt, 16), 1, 256);
     c->pair = clampi(gala_tune(ctx, "potrf.pair", dt, 0), 0, 64);
     c->pair_min = clampi(gala_tune(ctx, "potrf.pair_min", dt, 16), 16, 64);
+    c->pair_diag = gala_tune(ctx, "potrf.pair_diag", dt, 1) != 0;
     c->tile = clampi(gala_tune(ctx, "potrf.tile", dt, 0), 0, 64);
     c->tile_min = clampi(gala_tune(ctx, "potrf.tile_min", dt, 32), 8, 64);
     c->tile_ts = gala_tune(ctx, "potrf.tile_ts", dt, 4) == 2 ? 2 : 4;
@@ -266,6 +268,22 @@ static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int w
     return gala_kernel_get(ctx, &key, "potrf_tile", k);
 }
 
+/* Whether potrf_pair takes launches of register rows N (potrf.pair_min <= N <= potrf.pair,
+ * at least one matrix per fused work-group). */
+static int pf_pair_on(const pf_cfg *c, int N)
+{
+    return N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2;
+}
+
+/* The potrf_pair program at order N (work-group potrf.wg, potrf.pair_minb). */
+static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const pf_cfg *c,
+                                  gala_kernel **k)
+{
+    const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);
+    return pf_form_kernel(ctx, dt, N, c->wg_fused, "PAIR", "MINB",
+                          minb > 0 && minb <= 32 ? minb : 0, "potrf_pair", k);
+}
+
 /* The arguments of a potrf_panel-style launch (cl/potrf.cl PF_PARAMS) on the matrices of
  * la_set t, with up and li in scope: panel at j0 limited by wlim, nch chunks per matrix,
  * mode md, scratch W from slot wo. */
@@ -299,11 +317,9 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
                (wgs = pf_tile_wg(ctx, dt, N, c->tile_ts, c->tile_mpg, &tmpg)) > 0) {
         GALA_TRY(pf_tile_kernel(ctx, dt, N, (int)wgs, c->tile_ts, tmpg, &k));
         groups = ((size_t)s->count + (size_t)tmpg - 1) / (size_t)tmpg;
-    } else if (N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2) {
+    } else if (pf_pair_on(c, N)) {
         /* two rows per work-item: N/2 work-items per matrix */
-        const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);
-        GALA_TRY(pf_form_kernel(ctx, dt, N, c->wg_fused, "PAIR", "MINB",
-                                minb > 0 && minb <= 32 ? minb : 0, "potrf_pair", &k));
+        GALA_TRY(pf_pair_kernel(ctx, dt, N, c, &k));
         wgs = (size_t)c->wg_fused;
         const size_t mpg = (size_t)(c->wg_fused / (N / 2));
         groups = ((size_t)s->count + mpg - 1) / mpg;
@@ -324,12 +340,19 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
 /* The panel of pf_panel by potrf.psolve: its diagonal block factored alone (a DIAG launch
  * of potrf_panel in the fused geometry, several matrices per work-group, which also leaves
  * the block's first unwritten column in W), then the rows below, if any, solved against it
- * by potrf_trsm (no chain of column barriers, no diagonal block recomputed per chunk). */
+ * by potrf_trsm (no chain of column barriers, no diagonal block recomputed per chunk).
+ * With potrf.pair_diag, where potrf_pair takes fused launches of order N and wlim cuts no
+ * block, the DIAG launch is potrf_pair's (N/2 work-items per matrix; the column chain
+ * without potrf_panel's indexed register row). */
 static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                                   int count, const pf_cfg *c, int j0, int wlim,
                                   const la_info *li)
 {
-    const int N = c->nb, wgd = c->wg_fused > N ? c->wg_fused : N;
+    const int N = c->nb;
+    const int pair = c->pair_diag && pf_pair_on(c, N) && wlim - j0 >= N;
+    /* work-items of a DIAG group and per matrix */
+    const int wgd = pair ? c->wg_fused : (c->wg_fused > N ? c->wg_fused : N);
+    const int per_m = pair ? N / 2 : N;
     const int below = la_nmax(s) - j0 - N; /* rows below the block (<= 0: none) */
     /* no more work-items than rows below (a power of two, at least N: the staging loop is
      * unrolled N·N / wg times): order 64 in panels of 32 runs groups of 32, not 128 */
@@ -337,7 +360,8 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
                                                                  : c->psolve_wg;
     const int nchunks = below > 0 ? (below + wg - 1) / wg : 0;
     gala_kernel *kd, *kt = NULL;
-    GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
+    if (pair) GALA_TRY(pf_pair_kernel(ctx, dt, N, c, &kd));
+    else GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
     if (nchunks > 0)
         GALA_TRY(pf_form_kernel(ctx, dt, N, wg, "TRSM", "VEC",
                                 gala_tune(ctx, "potrf.vec", dt, 1) != 0, "potrf_trsm", &kt));
@@ -349,7 +373,7 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
                               (size_t)c->wbase + (size_t)(count < per ? count : per), &W));
     /* DIAG (4 | 32) when rows below follow, else the plain panel (0); without potrf_scan
      * the first panel writes every matrix's info (1) */
-    const int mode = (nchunks > 0 ? 4 | 32 : 0) | (c->noscan && j0 == 0), mpg = wgd / N;
+    const int mode = (nchunks > 0 ? 4 | 32 : 0) | (c->noscan && j0 == 0), mpg = wgd / per_m;
     for (int start = 0; start < count; start += per) {
         const int cnt = count - start < per ? count - start : per;
         la_set t = la_sub(s, start, cnt);
