@@ -142,6 +142,18 @@
  * N = 64 before potrf_pair: it compared potrf_tile with itself. */
 {"potrf.pair", GALA_BACKEND_CUDA, NULL, "H100|H200", 0, 64},
 {"potrf.pair", GALA_BACKEND_OPENCL, "NVIDIA", "H100|H200", 0, 64},
+/* potrf.pair_diag: the blocked path's DIAG launches (pf_panel_solve: the diagonal block of
+ * each panel, before potrf_trsm) by potrf_pair where it takes fused launches of that order
+ * (potrf.pair_min <= potrf.nb <= potrf.pair), instead of potrf_panel; 0 = potrf_panel. H200,
+ * 2026-11-27, session 32 run A1 (batched, b = 5000 / 1000 / 200, sync rows, two rounds, ms,
+ * 0 -> 1): NVIDIA OpenCL float n = 128 / 256 / 512 0.603-0.579 / 0.721-0.674 / 1.035-1.070
+ * -> 0.523-0.534 / 0.644-0.662 / 0.939-0.963, double 1.054-1.060 / 0.945-0.961 /
+ * 1.285-1.364 -> 0.805-0.817 / 0.828-0.829 / 1.210-1.215; CUDA float 0.576-0.582 /
+ * 0.712-0.719 / 0.990-1.000 -> 0.510-0.512 / 0.656-0.659 / 0.925-0.934, double 1.036-1.042 /
+ * 0.953-0.995 / 1.192-1.205 -> 0.752-0.755 / 0.900-0.903 / 1.155-1.164; variable batches of
+ * orders 1..512 (500) 0-7 % faster. On wherever potrf_pair takes order nb (today: N = 64 on
+ * the H100 / H200). */
+{"potrf.pair_diag", 0, NULL, NULL, 0, 1},
 /* potrf.tile: fused launches of register rows potrf.tile_min <= N <= potrf.tile that
  * potrf_lane does not take use potrf_tile (a potrf.tile_ts square tile of L per work-item,
  * potrf.tile_mpg matrices per work-group) instead of potrf_pair / potrf_panel; 0 = none.
