@@ -787,15 +787,17 @@ static void run_orders(int ti, tu_rng *r, const int *ns, int nn, int batch, int 
 }
 
 /* Strided batches of order 33..64 as two panels of 32 (potrf.p32_min; the default on the
- * H100/H200 in double): orders 33, 40, 63, 64, both triangles, single matrices (which keep
- * the fused launch) and batches, a NaN below the first panel, failures in either panel; with
- * potrf.p32_vb variable batches' bucket of 33..64 too (mixed with other buckets and larger
- * orders, and failures in it). */
+ * H200 in double, with the DIAG launches by potrf_pair): orders 33, 40, 63, 64, both
+ * triangles, single matrices (which keep the fused launch) and batches, a NaN below the first
+ * panel, failures in either panel; with potrf.p32_vb variable batches' bucket of 33..64 too
+ * (mixed with other buckets and larger orders, and failures in it). */
 START_TEST(potrf_two_panels)
 {
     tu_rng r = tu_rng_for(__func__, _i);
+    /* the third: the two panels' DIAG launches by potrf_pair at N = 32 (the H200's form) */
     static const char *tunes[] = {"potrf.p32_min=2", "potrf.p32_min=2,potrf.psolve=0",
-                                  "potrf.p32_min=2,potrf.p32_vb=1"};
+                                  "potrf.p32_min=2,potrf.p32_vb=1,potrf.pair=32,"
+                                  "potrf.pair_min=16"};
     static const int ns[] = {33, 40, 63, 64};
     for (int t = 0; t < 3; ++t) {
         la_tune(tunes[t]);

@@ -261,6 +261,17 @@
 {"potrf.p32_vb", 0, NULL, NULL, 0, 0},
 /* (H100 / H200 double had p32_min 1000 from run U6 until session 31: potrf_pair at N = 64
  * is 1.5-1.6x faster than the two panels, see the potrf.pair rows.) */
+/* The H200 in double again since session 32: with potrf.pair_diag the two panels' DIAG
+ * launches are potrf_pair's at N = 32, and on the H200 (not the H100) potrf_pair at N = 64
+ * runs double at 45-49 % of the copy bandwidth (254 registers, two groups per SM; docs/
+ * performance.md, A4). Run A6 (2026-11-27, b = 20000, sync rows, two rounds, ms): double
+ * potrf_pair at 64 0.637 / 0.640 (CUDA) and 0.686 / 0.687 (NVIDIA OpenCL) -> two panels
+ * 0.522 / 0.523 (59.4-59.7 %) and 0.554 / 0.571 (56.4-57.3 %); the two panels with
+ * potrf_panel's DIAG 0.627-0.631 / 0.672-0.679. Float stays on potrf_pair (0.28-0.30 against
+ * 0.41 in two panels). Batch threshold 1000 from U7. The H100 keeps potrf_pair in double
+ * (0.43-0.49 ms there, Z5 / Z7; the two panels with potrf_pair's DIAG not measured there). */
+{"potrf.p32_min", GALA_BACKEND_CUDA, NULL, "H200", GALA_DOUBLE, 1000},
+{"potrf.p32_min", GALA_BACKEND_OPENCL, "NVIDIA", "H200", GALA_DOUBLE, 1000},
 /* potrf.ob: outer blocks of the batched blocked path (0 = none; a multiple of potrf.nb): the
  * panels of a block update only its columns, then the trailing triangle is updated once with
  * K = ob. H200 run J10, ms, n = 256 / 512 / variable up to 512, none -> 128 (256): CUDA float
