@@ -129,6 +129,19 @@ DEVFN void pf_matrix(gidx s, int count, int n, int lda, gidx ao, gidx as, int vb
     }
 }
 
+/* The events earlier launches left in a matrix's info (info[i]), for a panel launch at j0
+ * whose mode does not write info unconditionally (mode & 1: the first): a pivot event at a
+ * column < j0 ends the matrix (*dead); one at a column >= j0 was written by a sibling
+ * work-group of this launch and is found again identically here; a non-finite value at
+ * column c allows events only before it (*lim = c). */
+DEVFN void pf_prior(GLOBAL const int *info, gidx i, int mode, int j0, int *dead, int *lim)
+{
+    if (*dead || (mode & 1)) return;
+    const int inf0 = info[i];
+    if (inf0 > 0 && inf0 <= j0) *dead = 1;
+    else if (inf0 < 0) *lim = -inf0 - 1;
+}
+
 /* Address of L(i, j) relative to a matrix base. */
 DEVFN gidx gala_lidx(int i, int j, int ld, int up)
 {
@@ -171,13 +184,7 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
     const int mrows = nb - j0;               /* rows of this panel */
     int lim = BIGCOL;                        /* events only at columns < lim */
     int dead = ncols <= 0;
-    if (!dead && (mode & 1) == 0) {
-        const int inf0 = info[io + idx];
-        /* an event of an earlier panel ends the matrix; one at a column >= j0 was written by
-         * a sibling work-group of this launch and is found again identically here */
-        if (inf0 > 0 && inf0 <= j0) dead = 1;
-        else if (inf0 < 0) lim = -inf0 - 1;
-    }
+    pf_prior(info, io + idx, mode, j0, &dead, &lim);
     /* chunked work-groups hold one matrix: leave early when there is nothing to do */
 #if SPLITK
     const int toW = (mode & 8) != 0;                 /* SPLIT: rows < N go to W */
@@ -730,11 +737,7 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     const int m = min(N, min(wlim, nb) - j0);
     int lim = BIGCOL; /* events only at columns < lim */
     int dead = m <= 0;
-    if (!dead && (mode & 1) == 0) {
-        const int inf0 = info[io + idx];
-        if (inf0 > 0 && inf0 <= j0) dead = 1;
-        else if (inf0 < 0) lim = -inf0 - 1;
-    }
+    pf_prior(info, io + idx, mode, j0, &dead, &lim);
     base += (gidx)j0 * (gidx)(ld + 1); /* L(j0, j0) in either triangle */
     const int ra = l, rb = N - 1 - l;
     const int acta = !dead && ra < m, actb = !dead && rb < m;
