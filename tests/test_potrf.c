@@ -795,9 +795,11 @@ START_TEST(potrf_two_panels)
 {
     tu_rng r = tu_rng_for(__func__, _i);
     /* the third: the two panels' DIAG launches by potrf_pair at N = 32 (the H200's form) */
-    static const char *tunes[] = {"potrf.p32_min=2", "potrf.p32_min=2,potrf.psolve=0",
-                                  "potrf.p32_min=2,potrf.p32_vb=1,potrf.pair=32,"
-                                  "potrf.pair_min=16"};
+    static const char *tunes[] = {
+        "potrf.p32_min=2",
+        "potrf.p32_min=2,potrf.psolve=0",
+        "potrf.p32_min=2,potrf.p32_vb=1,potrf.pair=32,potrf.pair_min=16",
+    };
     static const int ns[] = {33, 40, 63, 64};
     for (int t = 0; t < 3; ++t) {
         la_tune(tunes[t]);
