@@ -128,8 +128,9 @@ static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
 
 /* potrf.p32_min: a strided batch of order 33..64 and at least p32_min matrices takes the
  * blocked path in two panels of 32 (a DIAG launch, potrf_trsm for rows 32.., one update, a
- * DIAG launch) instead of one fused launch of 64, whose 64-column chain runs at a quarter
- * of the copy bandwidth in double on the H200. Small counts keep the single launch. With
+ * DIAG launch) instead of one fused launch of 64, whose 64-column chain runs double at a
+ * quarter of the H200's copy bandwidth in potrf_panel and at under half in potrf_pair (the
+ * DIAG launches are potrf_pair's at N = 32 there). Small counts keep the single launch. With
  * potrf.p32_vb a variable batch's bucket of orders 33..64 does the same (s->n is then the
  * run's largest order). */
 static int pf_two_panels(const pf_cfg *c, const la_set *s)
