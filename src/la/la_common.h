@@ -111,6 +111,15 @@ GALA_INTERNAL gala_status la_check_ab_disjoint(struct gala_context *ctx, const c
 
 /** Reserve the info array for `batch` matrices plus `tmp` scratch ints; new epoch. With
  *  user_info != NULL, info goes there (at user_off) and the scratch holds flag and tmp. */
+/* B_b = A_b⁻¹ for a uniform batch of non-unit triangular matrices (trtri.c, arguments
+ * checked by the caller), without waiting: no info is read back, and a matrix trtri would
+ * report (a zero on the diagonal, NaN/Inf) leaves its B_b as it was. Uses trtri's
+ * scratch slots. */
+GALA_INTERNAL gala_status la_trtri_nowait(struct gala_context *ctx, int up, int n,
+                                          const struct gala_buffer *A, size_t a_off, int lda,
+                                          size_t a_stride, struct gala_buffer *B, size_t b_off,
+                                          int ldb, size_t b_stride, int batch);
+
 GALA_INTERNAL gala_status la_info_begin(struct gala_context *ctx, int batch, size_t tmp,
                                         struct gala_buffer *user_info, size_t user_off,
                                         la_info *li);

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/kernel.h"
+#include "la_common.h"
 
 #define TR_MW 9 /* ints per matrix record (cl/trtri.cl) */
 enum { TR_SLOT_INT = 2, TR_SLOT_REAL = 3 };
@@ -274,7 +274,7 @@ static gala_status tr_result(tr_call *c, int *info, const int *nv)
 
 /* ---------------------------------------------------------------- uniform batches */
 
-static gala_status run_uniform(tr_call *c, int *info)
+static gala_status run_uniform(tr_call *c, int *info, int wait)
 {
     gala_context *ctx = c->ctx;
     tr_params p;
@@ -314,7 +314,31 @@ static gala_status run_uniform(tr_call *c, int *info)
                                   (int)s, (int)ldt));
         }
     }
-    return tr_result(c, info, NULL);
+    return wait ? tr_result(c, info, NULL) : GALA_OK;
+}
+
+gala_status la_trtri_nowait(gala_context *ctx, int up, int n, const gala_buffer *A, size_t a_off,
+                            int lda, size_t a_stride, gala_buffer *B, size_t b_off, int ldb,
+                            size_t b_stride, int batch)
+{
+    if (batch == 0 || n == 0) return GALA_OK;
+    tr_call c;
+    memset(&c, 0, sizeof c);
+    c.fn = "trtri";
+    c.ctx = ctx;
+    c.dt = A->dtype;
+    c.upper = up != 0;
+    c.batch = batch;
+    c.A = A;
+    c.B = B;
+    c.n = n;
+    c.lda = lda;
+    c.ldb = ldb;
+    c.a_off = a_off;
+    c.b_off = b_off;
+    c.a_stride = a_stride;
+    c.b_stride = b_stride;
+    return run_uniform(&c, NULL, 0);
 }
 
 /* ---------------------------------------------------------------- argument checks */
@@ -384,7 +408,7 @@ static gala_status batched(const char *fn, gala_context *ctx, gala_uplo uplo, ga
     c.b_off = b_off;
     c.a_stride = a_stride;
     c.b_stride = b_stride;
-    return run_uniform(&c, info);
+    return run_uniform(&c, info, 1);
 }
 
 gala_status gala_trtri(gala_context *ctx, gala_uplo uplo, gala_diag diag, int n,
