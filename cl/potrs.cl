@@ -21,9 +21,12 @@
  *        [x d     ]    rows i > j:             [  d x x]   rows i < j:
  *        [x x d   ]    y_i −= D(i,j)·y_j       [    d x]   x_i −= D(j,i)·x_j
  *
+ * potrs_sweep (SWEEP = 1, below): one matrix in blocks of N rows, inverted diagonal blocks.
+ *
  * gala-defines: N=32 WG=128 RC=4 UNROLL=1
+ * gala-defines(potrs_sweep): N=128 WG=512 RC=4 TL=8 UNROLL=1 SWEEP=1
  * -D parameters: N (block order, a power of two <= 64), WG (work-group size, a multiple of
- *                N), RC (right-hand sides per pass), UNROLL (0 or 1).
+ *                N), RC (right-hand sides per pass), UNROLL (0 or 1); potrs_sweep's below.
  */
 
 /* UNROLL = 1: unroll the loops over register arrays completely (GPUs keep the arrays in
@@ -49,6 +52,7 @@ DEVFN gidx ps_lidx(int i, int j, int ld, int up)
     return up ? (gidx)j + (gidx)i * ld : (gidx)i + (gidx)j * ld;
 }
 
+#if !(defined(SWEEP) && SWEEP)
 KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int count,
                         const int maxrhs, const int rpg, const int mode, GLOBAL const REAL *A,
                         const gidx ao,
@@ -167,3 +171,182 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
         }
     }
 }
+#endif /* potrs_fused */
+
+#if defined(SWEEP) && SWEEP
+/*
+ * potrs_sweep: A·X = B for one matrix of order n (> N) and few right-hand sides, in blocks
+ * of N rows, one launch per block and pass (src/la/potrs.c, ps_sweep). The host first puts
+ * the inverses of the diagonal blocks of L in W (trtri: block b at W + wo + b·N·N, leading
+ * dimension N, in the factor's triangle), so no launch runs a chain of N dependent steps:
+ * every step is a product. Launch k of a pass, on the rows of B in blocks of N:
+ *
+ *    forward (mode 1 | 4):                   backward (mode 1 | 2 | 8):
+ *    block k of B holds y_k (final)           block k of B holds x_k (final)
+ *    ┌───┐                                    ┌───┬───┬───┐
+ *    │ y │                                    │   │ ▒ │ x │ ← rows of block k
+ *    ├───┼───┐   group 0: rows of block k+1,  └───┴───┴───┘
+ *    │ ▒ │   │   then y_{k+1} = D⁻¹·r          group 0: block k−1, then x_{k−1} = D⁻ᵀ·r
+ *    ├───┤       (D = L's block (k+1, k+1))   group g: block k−1−g: r −= L(k, b)ᵀ·x_k
+ *    │ ▒ │   group g: block k+1+g:
+ *    └───┘        r −= L(b, k)·y_k
+ *
+ * Group g of dimension 0 owns one block b of output rows (r = B[b·N .. b·N + N), columns
+ * GRP(1)·RC .. + RC), subtracts the product with the solved block k, and group 0, whose
+ * block is then final, also multiplies it by its diagonal inverse (mode 4: D⁻¹; mode 8:
+ * D⁻ᵀ; both: the forward pass's last block turned into the backward pass's first). Without
+ * mode 1 (the first launch) group 0 only applies the inverses to block k. Groups read block
+ * k of B and write only their own rows: no two groups of a launch touch the same element.
+ * Dimension 0 has exactly the groups of the blocks below k (forward: nblk − 1 − k) or above
+ * it (backward: k), or one (no mode 1).
+ *
+ * Every group runs the same three phases, each a product of an N × N block with N-vectors
+ * (sw_part, a barrier, sw_sum, a barrier), a phase that does not apply to it reading
+ * nothing: r −= T·v (mode 1), r = D⁻¹·r (mode 4, group 0), r = D⁻ᵀ·r (mode 8, group 0).
+ * T(p, j) is read as T[p·sp + j·sj] with sp or sj equal to 1. With sp = 1 (the forward
+ * update on a lower factor, the backward one on an upper) work-item (p, s) = (t mod N,
+ * t / N) takes j = s, s + WG/N, ...: a warp reads 32 consecutive elements of a column.
+ * With sj = 1, TL work-items share a row p and read TL consecutive elements of it (one
+ * 32-byte sector in float with TL = 8). Each work-item holds its N·N/WG elements of the
+ * block in registers, all read before the first multiply; partial sums meet in local
+ * memory (part), one work-item per output adds them. The critical path of a pass is group
+ * 0's: two such blocks read per launch (its part of L, its inverse).
+ *
+ * -D parameters: N (block order, a power of two), WG (work-group size, N <= WG <= N·TL,
+ * N·N/WG elements per work-item), RC (right-hand sides per group), TL (work-items per row
+ * of the sj = 1 products, a power of two <= N), UNROLL, SWEEP = 1.
+ */
+#ifndef TL
+#define TL 8
+#endif
+#define SW_S (WG / N)        /* slices of the depth, sp = 1 products */
+#define SW_PR (WG / TL)      /* rows side by side, sj = 1 products */
+#define SW_M (N / SW_PR)     /* rows per work-item, sj = 1 */
+#define SW_Q (N * N / WG)    /* elements of an N × N block per work-item */
+#define SW_PART (WG > N * TL ? WG : N * TL)
+#if WG % N != 0 || WG % TL != 0 || (N * N) % WG != 0 || SW_M < 1 || TL > N
+#error "potrs_sweep: needs N <= WG <= N·TL, N·N a multiple of WG, TL <= N (powers of two)"
+#endif
+
+/* The first half of a product out = T·v over an N × N block (T(p, j) read as
+ * T[p·sp + j·sj], one of sp, sj being 1): the partial sums of work-item t in part. Rows
+ * p < np and columns j < nj only; tri 1: j <= p only, tri 2: j >= p only (the other
+ * triangle of an inverse block is not read); v must be 0 from nj on. Every work-item
+ * issues all of its SW_Q reads before it multiplies: one round trip to memory per block,
+ * not one per element. No barrier here (nor in sw_sum): the kernel's barriers are
+ * unconditional, which CPU OpenCL compiles far faster than barriers under branches. */
+DEVFN void sw_part(GLOBAL const REAL *T, gidx sp, gidx sj, int np, int nj, int tri,
+                   LOCAL const REAL *v, LOCAL REAL *part, int t)
+{
+    REAL a[SW_Q];
+    if (sp == 1) {
+        const int p = t % N, s = t / N;
+        const int jlo = tri == 2 ? p : 0, jhi = tri == 1 ? min(nj, p + 1) : nj;
+        GLOBAL const REAL *tp = T + p;
+        UNROLL_LOOP
+        for (int q = 0; q < SW_Q; ++q) {
+            const int j = s + q * SW_S;
+            a[q] = p < np && j >= jlo && j < jhi ? tp[(gidx)j * sj] : (REAL)0;
+        }
+        REAL acc[RC];
+        UNROLL_LOOP
+        for (int c = 0; c < RC; ++c) acc[c] = (REAL)0;
+        UNROLL_LOOP
+        for (int q = 0; q < SW_Q; ++q) {
+            UNROLL_LOOP
+            for (int c = 0; c < RC; ++c) acc[c] += a[q] * v[(s + q * SW_S) * RC + c];
+        }
+        UNROLL_LOOP
+        for (int c = 0; c < RC; ++c) part[(s * N + p) * RC + c] = acc[c];
+    } else {
+        const int l = t % TL, p0 = t / TL;
+        UNROLL_LOOP
+        for (int m = 0; m < SW_M; ++m) {
+            const int p = p0 + m * SW_PR;
+            const int jlo = tri == 2 ? p : 0, jhi = tri == 1 ? min(nj, p + 1) : nj;
+            GLOBAL const REAL *tp = T + (gidx)p * sp;
+            UNROLL_LOOP
+            for (int q = 0; q < N / TL; ++q) {
+                const int j = l + q * TL;
+                a[m * (N / TL) + q] = p < np && j >= jlo && j < jhi ? tp[j] : (REAL)0;
+            }
+        }
+        UNROLL_LOOP
+        for (int m = 0; m < SW_M; ++m) {
+            REAL acc[RC];
+            UNROLL_LOOP
+            for (int c = 0; c < RC; ++c) acc[c] = (REAL)0;
+            UNROLL_LOOP
+            for (int q = 0; q < N / TL; ++q) {
+                UNROLL_LOOP
+                for (int c = 0; c < RC; ++c)
+                    acc[c] += a[m * (N / TL) + q] * v[(l + q * TL) * RC + c];
+            }
+            UNROLL_LOOP
+            for (int c = 0; c < RC; ++c) part[((p0 + m * SW_PR) * TL + l) * RC + c] = acc[c];
+        }
+    }
+}
+
+/* The second half (after a barrier): out[p·RC + c] = the sum of the partial sums of row p
+ * (minus it with sub: out −= T·v), for the layout of sw_part's (dot = sp != 1). */
+DEVFN void sw_sum(int dot, int sub, LOCAL const REAL *part, LOCAL REAL *out, int t)
+{
+    for (int e = t; e < N * RC; e += WG) {
+        const int p = e / RC, c = e % RC;
+        REAL sum = (REAL)0;
+        if (dot)
+            for (int q = 0; q < TL; ++q) sum += part[(p * TL + q) * RC + c];
+        else
+            for (int q = 0; q < SW_S; ++q) sum += part[q * N * RC + e];
+        out[e] = sub ? out[e] - sum : sum;
+    }
+}
+
+/* KERNEL_MINB: the work-group size as a launch bound (.reqntid on NVIDIA: registers capped
+ * so that WG work-items fit one SM; without it the compiler's choice allowed only 384 of
+ * 512) */
+KERNEL_MINB(WG, 1) void potrs_sweep(const int n, const int nrhs, const int k, const int mode,
+                        GLOBAL const REAL *A, const gidx ao, const int lda, const int up,
+                        GLOBAL const REAL *W, const gidx wo, GLOBAL REAL *B, const gidx bo,
+                        const int ldb)
+{
+    LOCAL_ARRAY REAL v[N * RC];  /* the solved block k, v[j·RC + c] */
+    LOCAL_ARRAY REAL r[N * RC];  /* this group's rows */
+    LOCAL_ARRAY REAL part[SW_PART * RC];
+    const int t = (int)LID(0), g = (int)GRP(0), c0 = (int)GRP(1) * RC;
+    const int bwd = (mode & 2) != 0;
+    const int ob = (mode & 1) ? (bwd ? k - 1 - g : k + 1 + g) : k; /* this group's block */
+    const int o0 = ob * N, np = min(N, n - o0);
+    const int k0 = k * N, nk = min(N, n - k0);
+    GLOBAL REAL *Bc = B + bo;
+    for (int e = t; e < N * RC; e += WG) {
+        const int p = e % N, c = e / N; /* consecutive work-items: consecutive rows */
+        const int in = c0 + c < nrhs;
+        r[p * RC + c] = p < np && in ? Bc[o0 + p + (gidx)(c0 + c) * ldb] : (REAL)0;
+        v[p * RC + c] = p < nk && in && (mode & 1) ? Bc[k0 + p + (gidx)(c0 + c) * ldb] : (REAL)0;
+    }
+    LOCAL_BARRIER();
+    /* L(i, j) at i·si + j·sc; an inverse block D⁻¹(i, j) at i·di + j·dc (the factor's
+     * triangle, leading dimension N) */
+    const gidx ld = lda, si = up ? ld : 1, sc = up ? 1 : ld;
+    const gidx di = up ? N : 1, dc = up ? 1 : N;
+    GLOBAL const REAL *D = W + wo + (gidx)ob * N * N;
+    for (int ph = 0; ph < 3; ++ph) {
+        /* 0: r −= T·v, T(p, j) = forward L(o0 + p, k0 + j), backward L(k0 + j, o0 + p)
+         *    (mode 1); 1: r = D⁻¹·r (mode 4, group 0); 2: r = D⁻ᵀ·r (mode 8, group 0) */
+        const int on = ph == 0 ? (mode & 1) : g == 0 && (mode & (ph == 1 ? 4 : 8));
+        GLOBAL const REAL *T = ph ? D : A + ao + (bwd ? k0 * si + o0 * sc : o0 * si + k0 * sc);
+        const gidx sp = ph == 0 ? (bwd ? sc : si) : (ph == 1 ? di : dc);
+        const gidx sj = ph == 0 ? (bwd ? si : sc) : (ph == 1 ? dc : di);
+        sw_part(T, sp, sj, on ? np : 0, ph ? np : nk, ph, ph ? r : v, part, t);
+        LOCAL_BARRIER();
+        if (on) sw_sum(sp != 1, ph == 0, part, r, t);
+        LOCAL_BARRIER();
+    }
+    for (int e = t; e < N * RC; e += WG) {
+        const int p = e % N, c = e / N;
+        if (p < np && c0 + c < nrhs) Bc[o0 + p + (gidx)(c0 + c) * ldb] = r[p * RC + c];
+    }
+}
+#endif

@@ -164,7 +164,8 @@ END_TEST
 START_TEST(potrs_backward_forms)
 {
     tu_rng r = tu_rng_for(__func__, _i);
-    static const char *tunes[] = {"potrs.rl=0", "potrs.rl=1"};
+    /* potrs.sweep_min=0: the single matrix of order 257 takes the blocked path too */
+    static const char *tunes[] = {"potrs.rl=0,potrs.sweep_min=0", "potrs.rl=1,potrs.sweep_min=0"};
     for (int t = 0; t < 2; ++t) {
         la_tune(tunes[t]);
         for (int q = 0; q < 2; ++q) {
@@ -245,7 +246,7 @@ START_TEST(potrs_paths)
                                tu_target_get(_i)->dtype == GALA_DOUBLE;
     int n = 150;
     if (!clblast_double) { /* CLBlast's double kernels: see test_potrf.c */
-        /* 17 right-hand sides, and one (CUDA's default since potrs.blas3_nrhs = 1 there) */
+        /* 17 right-hand sides, and one (CUDA's default: potrs.sweep_rhs_min = 2 there) */
         static const int ks[] = {17, 1};
         la_tune("potrf.blas3_min=100,potrs.blas3_nrhs=1");
         for (int up = 0; up < 2; ++up)
@@ -297,6 +298,71 @@ START_TEST(potrs_own_gemm)
         }
         la_tune(NULL);
     }
+}
+END_TEST
+
+/* The sweep of one matrix (potrs_sweep, inverted diagonal blocks): through the single and
+ * the batched API (batch 1); orders of one block (a launch that applies both inverses),
+ * two whole blocks, and several blocks with a partial last one; right-hand sides fewer
+ * than, equal to and more than one group's RC (a partial last group); both triangles;
+ * narrow blocks and work-groups (products with sp = 1 over several slices, sj = 1 with TL
+ * equal to and above WG/N) and the default geometry. Few distinct programs: each costs a
+ * compilation (CPU OpenCL in CI). */
+START_TEST(potrs_sweep)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const struct { const char *tune; int n[2], k[2]; } cases[] = {
+        {"potrs.sweep_min=1,potrs.fused_max=8,potrs.sweep_nb=16,potrs.sweep_wg=64,"
+         "potrs.sweep_rc=2,potrs.sweep_tl=4",
+         {16, 70}, {1, 3}},
+        {"potrs.sweep_min=1,potrs.fused_max=8,potrs.sweep_nb=32,potrs.sweep_wg=32,"
+         "potrs.sweep_rc=3,potrs.sweep_tl=32",
+         {64, 97}, {3, 4}},
+        {"potrs.sweep_min=1", {100, 300}, {1, 17}},
+    };
+    for (int t = 0; t < 3; ++t) {
+        la_tune(cases[t].tune);
+        for (int a = 0; a < 2; ++a)
+            for (int q = 0; q < 2; ++q) {
+                int n1 = cases[t].n[a], k1 = cases[t].k[q];
+                char what[300];
+                snprintf(what, sizeof what, "sweep n=%d nrhs=%d with %s", n1, k1, cases[t].tune);
+                solve_case c = {1, (a + q) & 1, (a + q + t) & 1, 0, &n1, &k1};
+                run_solve(_i, &r, &c, what);
+            }
+    }
+    la_tune(NULL);
+}
+END_TEST
+
+/* A factor with a zero on its diagonal: the sweep's inverted block is refused by trtri and
+ * the solution is NaN/Inf, not finite values from stale workspace (as substitution would
+ * give Inf). */
+START_TEST(potrs_sweep_singular)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    la_tune("potrs.sweep_min=1,potrs.fused_max=8,potrs.sweep_nb=16,potrs.sweep_wg=64");
+    const int n = 50;
+    for (int up = 0; up < 2; ++up) {
+        double *L = calloc((size_t)n * n, sizeof *L), *x = malloc((size_t)n * sizeof *x);
+        for (int i = 0; i < n; ++i) L[i + (size_t)i * n] = 2.0;
+        L[20 + (size_t)20 * n] = 0.0; /* block 1 of 16 */
+        for (int i = 0; i < n; ++i) x[i] = 1.0;
+        gala_buffer *bA = tu_upload(ctx, dt, L, (size_t)n * n), *bB = tu_upload(ctx, dt, x, n);
+        for (int i = 0; i < n; ++i) x[i] = 0.0;
+        TU_OK(ctx, gala_potrs(ctx, up ? GALA_UPPER : GALA_LOWER, n, 1, bA, 0, n, bB, 0, n));
+        tu_download(bB, 0, x, n);
+        int nonfinite = 0;
+        for (int i = 0; i < n; ++i) nonfinite += !isfinite(x[i]);
+        TU_ASSERT(nonfinite > 0, _i, "zero pivot at 20 (%s): every element of x finite (x[20] "
+                  "= %g)", up ? "upper" : "lower", x[20]);
+        gala_buffer_free(bA);
+        gala_buffer_free(bB);
+        free(L);
+        free(x);
+    }
+    la_tune(NULL);
 }
 END_TEST
 
@@ -378,6 +444,8 @@ int main(void)
     tcase_add_loop_test(tc, potrs_vbatched, 0, nt);
     tcase_add_loop_test(tc, potrs_paths, 0, nt);
     tcase_add_loop_test(tc, potrs_own_gemm, 0, nt);
+    tcase_add_loop_test(tc, potrs_sweep, 0, nt);
+    tcase_add_loop_test(tc, potrs_sweep_singular, 0, nt);
     tcase_add_loop_test(tc, potrs_unrolled, 0, nt);
     tcase_add_loop_test(tc, potrs_bad_arguments, 0, nt);
     suite_add_tcase(s, tc);

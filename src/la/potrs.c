@@ -7,10 +7,15 @@
  *   larger n               blocked: for each diagonal block of width potrs.nb, the block
  *                          solve (potrs_fused, one pass) and a gemm_upd of the rows below
  *                          (forward) or of the block from the rows below (backward).
- *   one matrix, n >= potrf.blas3_min and nrhs >= potrs.blas3_nrhs, backend with BLAS-3:
+ *   one matrix, n >= potrf.blas3_min and nrhs >= potrs.blas3_nrhs (or below
+ *   potrs.sweep_rhs_min), backend with BLAS-3:
  *                          two TRSM calls.
+ *   other single matrices of order >= potrs.sweep_min:
+ *                          ps_sweep: the diagonal blocks inverted by trtri, then one
+ *                          potrs_sweep launch per block and pass (cl/potrs.cl).
  * Variable batches: buckets / sorted run as in potrf.c.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +25,8 @@
 typedef struct ps_cfg {
     int fused_max, min_bucket, nb, wg, rc, rpg, blas3_min, blas3_nrhs;
     int rl; /* potrs.rl: the blocked backward pass right-looking (1) or left-looking (0) */
+    int sw_min, sw_nb, sw_wg, sw_rc, sw_tl; /* potrs.sweep_*: see ps_sweep */
+    int sw_rhs_min; /* potrs.sweep_rhs_min: fewer right-hand sides go to TRSM where it exists */
 } ps_cfg;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
@@ -38,6 +45,34 @@ static void ps_config(const gala_context *ctx, gala_dtype dt, int maxrhs, ps_cfg
     c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
     c->blas3_nrhs = clampi(gala_tune(ctx, "potrs.blas3_nrhs", dt, 32), 1, 1 << 30);
     c->rl = gala_tune(ctx, "potrs.rl", dt, 1) != 0;
+    c->sw_min = clampi(gala_tune(ctx, "potrs.sweep_min", dt, 256), 0, 1 << 30);
+    c->sw_rhs_min = clampi(gala_tune(ctx, "potrs.sweep_rhs_min", dt, 1), 1, 1 << 30);
+    /* potrs_sweep's shape (cl/potrs.cl): N <= WG <= N·N, at most 64 elements of a block
+     * per work-item, WG/N <= TL <= N, and its local memory (v, r: N·RC each, partial
+     * sums: max(WG, N·TL)·RC) within the device's */
+    c->sw_wg = la_wg(ctx, gala_tune(ctx, "potrs.sweep_wg", dt, 512), 16);
+    c->sw_nb = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_nb", dt, 128), 16, 256), 16);
+    c->sw_tl = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_tl", dt, 8), 1, 32), 1);
+    c->sw_rc = clampi(gala_tune(ctx, "potrs.sweep_rc", dt, 4), 1, 16);
+    if (maxrhs >= 1 && c->sw_rc > maxrhs) c->sw_rc = maxrhs;
+    const size_t es = gala_dtype_size(dt);
+    for (;;) {
+        if (c->sw_nb > c->sw_wg) c->sw_nb = c->sw_wg;
+        while (c->sw_nb * c->sw_nb < c->sw_wg) c->sw_wg /= 2;
+        while (c->sw_nb * c->sw_nb / c->sw_wg > 64) c->sw_nb /= 2;
+        if (c->sw_tl > c->sw_nb) c->sw_tl = c->sw_nb;
+        if (c->sw_tl < c->sw_wg / c->sw_nb) c->sw_tl = c->sw_wg / c->sw_nb;
+        const size_t part = (size_t)(c->sw_wg > c->sw_nb * c->sw_tl ? c->sw_wg
+                                                                      : c->sw_nb * c->sw_tl);
+        if ((2 * (size_t)c->sw_nb + part) * (size_t)c->sw_rc * es <= ctx->info.local_mem_bytes)
+            break;
+        if (c->sw_rc > 1) c->sw_rc /= 2;
+        else if (c->sw_wg > 16) c->sw_wg /= 2;
+        else {
+            c->sw_min = 0; /* does not fit: never */
+            break;
+        }
+    }
 }
 
 /* potrs_fused on the first `count` matrices of s: block j0 of order <= N, `mode` passes. */
@@ -111,12 +146,71 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
     return GALA_OK;
 }
 
+/* One launch of potrs_sweep: `groups` blocks of output rows, step kb, mode md (cl/potrs.cl),
+ * cg groups of right-hand sides. */
+static gala_status ps_sweep_launch(gala_context *ctx, gala_kernel *k, const la_set *s, int up,
+                                   gala_buffer *W, int wg, size_t cg, int groups, int kb, int md)
+{
+    gala_dims d = gala_dims_2d((size_t)groups * (size_t)wg, cg, (size_t)wg, 1);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(s->nrhs), ga_int(kb), ga_int(md),
+                       ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda), ga_int(up),
+                       ga_buf(W), ga_long(0), ga_buf(s->B), ga_long((long long)s->b_off),
+                       ga_int(s->ldb));
+}
+
+/* One matrix (s->count == 1, strided) by potrs_sweep (cl/potrs.cl): the inverses of the
+ * diagonal blocks of order N = potrs.sweep_nb into W (the LA_SCRATCH_PANEL slot; NaN first,
+ * so a block trtri refuses, a zero or NaN on the diagonal, gives NaN results instead of
+ * stale values), then one launch per block and pass, 2·ceil(n/N) − 1 in all, against about
+ * four per block of ps_blocked with its narrower blocks. Every launch is a product, so
+ * the passes are bound by launches and by reading L once each, not by chains of
+ * dependent column steps. */
+static gala_status ps_sweep(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                            const ps_cfg *c)
+{
+    const int n = s->n, N = c->sw_nb, nblk = (n + N - 1) / N, full = n / N;
+    int RC = c->sw_rc;
+    if (RC > s->nrhs) RC = s->nrhs;
+    gala_buffer *W;
+    GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)nblk * (size_t)N * (size_t)N, &W));
+    GALA_TRY(gala_buffer_fill(W, 0, (size_t)nblk * (size_t)N * (size_t)N, NAN));
+    const size_t dstep = (size_t)N * ((size_t)s->lda + 1); /* diagonal block to the next */
+    GALA_TRY(la_trtri_nowait(ctx, up, N, s->A, s->a_off, s->lda, dstep, W, 0, N, (size_t)N * N,
+                             full));
+    if (full < nblk)
+        GALA_TRY(la_trtri_nowait(ctx, up, n - full * N, s->A, s->a_off + (size_t)full * dstep,
+                                 s->lda, 0, W, (size_t)full * N * N, N, 0, 1));
+    gala_program_key key;
+    gala_kernel *k;
+    gala_key_init(&key, "potrs", dt);
+    gala_key_def(&key, "N", N);
+    gala_key_def(&key, "WG", c->sw_wg);
+    gala_key_def(&key, "RC", RC);
+    gala_key_def(&key, "TL", c->sw_tl);
+    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    gala_key_def(&key, "SWEEP", 1);
+    GALA_TRY(gala_kernel_get(ctx, &key, "potrs_sweep", &k));
+    const size_t cg = ((size_t)s->nrhs + (size_t)RC - 1) / (size_t)RC;
+    if (cg > 65535)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "potrs: nrhs = %d needs %zu groups of "
+                          "right-hand sides (at most 65535)", s->nrhs, cg);
+    GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, c->sw_wg, cg, 1, 0, nblk == 1 ? 4 | 8 : 4));
+    for (int b = 0; b + 1 < nblk; ++b) /* forward: the blocks below b */
+        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, c->sw_wg, cg, nblk - 1 - b, b,
+                                 b + 2 == nblk ? 1 | 4 | 8 : 1 | 4));
+    for (int b = nblk - 1; b > 0; --b) /* backward: the blocks above b */
+        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, c->sw_wg, cg, b, b, 1 | 2 | 8));
+    return GALA_OK;
+}
+
 static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
                           const ps_cfg *c)
 {
     const int nmax = la_nmax(s);
     if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
-    if (!s->vb && s->count == 1 && nmax >= c->blas3_min && s->nrhs >= c->blas3_nrhs &&
+    const int sweep = !s->vb && s->count == 1 && c->sw_min > 0 && nmax >= c->sw_min;
+    if (!s->vb && s->count == 1 && nmax >= c->blas3_min &&
+        (s->nrhs >= c->blas3_nrhs || (sweep && s->nrhs < c->sw_rhs_min)) &&
         gala_blas3_available(ctx)) {
         gala_buffer *B = (gala_buffer *)s->B;
         const gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
@@ -127,6 +221,7 @@ static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set
         return gala_trsm(ctx, GALA_LEFT, ul, t2, GALA_NON_UNIT, nmax, s->nrhs, 1.0, s->A, s->a_off,
                          s->lda, B, s->b_off, s->ldb);
     }
+    if (sweep) return ps_sweep(ctx, dt, up, s, c);
     return ps_blocked(ctx, dt, up, s, c);
 }
 

@@ -100,6 +100,7 @@ const gala_host_kernel gala_host_lagemm[] = {
 };
 const gala_host_kernel gala_host_potrs[] = {
     K(potrs_fused, "iiiiiii" "blili" "blil" "bli"),
+    K(potrs_sweep, "iiii" "blii" "bl" "bli"),
     {NULL, NULL, NULL, NULL},
 };
 const gala_host_kernel gala_host_potri[] = {
@@ -397,6 +398,69 @@ static gala_status SUF(potrs_fused)(const gala_host_launch *L)
                     x[j] /= D[lidx(j, j, la, up)];
                     for (int i = 0; i < j; ++i) x[i] -= D[lidx(j, i, la, up)] * x[j];
                 }
+        }
+    }
+    return GALA_OK;
+}
+
+/* potrs_sweep's contract (cl/potrs.cl) for every right-hand side: the groups of the
+ * launch are the blocks below k (forward), above k (backward) or block k alone (no mode 1);
+ * the first of them also applies its diagonal block's inverse from W. */
+static gala_status SUF(potrs_sweep)(const gala_host_launch *L)
+{
+    const int n = HINT(0), nrhs = HINT(1), k = HINT(2), mode = HINT(3);
+    const REAL *A = HBUF(REAL, 4);
+    const ptrdiff_t ao = HLONG(5);
+    const int lda = HINT(6), up = HINT(7);
+    const REAL *W = HBUF(REAL, 8);
+    const ptrdiff_t wo = HLONG(9);
+    REAL *B = HBUF(REAL, 10);
+    const ptrdiff_t bo = HLONG(11);
+    const int ldb = HINT(12);
+    const int N = (int)HDEF("N", 128), nblk = (n + N - 1) / N, bwd = (mode & 2) != 0;
+    const int groups = (mode & 1) ? (bwd ? k : nblk - 1 - k) : 1;
+    REAL r[256];
+    if (N > 256) return GALA_ERR_INTERNAL;
+    for (int c = 0; c < nrhs; ++c) {
+        REAL *x = B + bo + (ptrdiff_t)c * ldb;
+        for (int g = 0; g < groups; ++g) {
+            const int ob = (mode & 1) ? (bwd ? k - 1 - g : k + 1 + g) : k;
+            const int o0 = ob * N, np = imin(N, n - o0);
+            for (int p = 0; p < np; ++p) r[p] = x[o0 + p];
+            if (mode & 1) {
+                /* T(p, j) = forward L(o0 + p, k0 + j), backward L(k0 + j, o0 + p), at
+                 * T[p·sp + j·sj]; the loop along the stored columns innermost */
+                const int k0 = k * N, nk = imin(N, n - k0);
+                const ptrdiff_t si = up ? lda : 1, sc = up ? 1 : lda;
+                const ptrdiff_t sp = bwd ? sc : si, sj = bwd ? si : sc;
+                const REAL *T = A + ao + (bwd ? k0 * si + o0 * sc : o0 * si + k0 * sc);
+                if (sp == 1) {
+                    for (int j = 0; j < nk; ++j)
+                        for (int p = 0; p < np; ++p) r[p] -= T[p + j * sj] * x[k0 + j];
+                } else {
+                    for (int p = 0; p < np; ++p) {
+                        REAL sum = 0;
+                        for (int j = 0; j < nk; ++j) sum += T[p * sp + j] * x[k0 + j];
+                        r[p] -= sum;
+                    }
+                }
+            }
+            if (g == 0) {
+                const REAL *D = W + wo + (ptrdiff_t)ob * N * N;
+                if (mode & 4) /* r = D⁻¹·r, bottom up */
+                    for (int p = np - 1; p >= 0; --p) {
+                        REAL sum = 0;
+                        for (int j = 0; j <= p; ++j) sum += D[lidx(p, j, N, up)] * r[j];
+                        r[p] = sum;
+                    }
+                if (mode & 8) /* r = D⁻ᵀ·r, top down */
+                    for (int p = 0; p < np; ++p) {
+                        REAL sum = 0;
+                        for (int j = p; j < np; ++j) sum += D[lidx(j, p, N, up)] * r[j];
+                        r[p] = sum;
+                    }
+            }
+            for (int p = 0; p < np; ++p) x[o0 + p] = r[p];
         }
     }
     return GALA_OK;
