@@ -404,14 +404,43 @@
 {"potrs.rc", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 1},
 {"potrs.chunks", 0, NULL, NULL, 0, 8},
 {"potrs.blas3_nrhs", 0, NULL, NULL, 0, 32},
-/* CUDA: one matrix of order >= potrf.blas3_min goes to cuBLAS's TRSM at every nrhs. H100,
+/* CUDA: one matrix of order >= potrf.blas3_min and one right-hand side goes to cuBLAS's
+ * TRSM (potrs.sweep_rhs_min below; until 2026-11-27 every nrhs did). H100,
  * 2026-11-27 (session 31 run 11, medians of 5, ms, gala's blocked passes -> TRSM, × torch in
  * the call after): n = 16384 one right-hand side float 9.13 -> 2.17 (1.34×), double 10.79
  * -> 2.53 (1.67×); 17 float 16.93 -> 9.06 (1.11×), double 18.91 -> 10.55 (1.15×); n = 4096
  * 1.75 -> 0.47 / 2.37 -> 0.60 (1 rhs), 3.72 -> 1.97 / 4.44 -> 2.40 (17); n = 1024 0.40 ->
  * 0.14 / 0.53 -> 0.16 (1), 0.90 -> 0.45 float (17); only double with 17 at n = 1024 was
  * slower (0.95 -> 1.07, still 1.02× torch). */
-{"potrs.blas3_nrhs", GALA_BACKEND_CUDA, NULL, NULL, 0, 1},
+/* potrs.sweep_min: single matrices of this order and more (and too few right-hand sides
+ * for TRSM) take ps_sweep (the diagonal blocks of order potrs.sweep_nb inverted, then one
+ * potrs_sweep launch per block and pass: 2·n/nb − 1 in all) instead of the blocked passes
+ * (four launches per block of potrs.nb); potrs.sweep_wg: its work-group (N·N/WG elements
+ * per work-item, all read before they are used), potrs.sweep_rc / _tl: right-hand sides
+ * per group, work-items per row of the row-wise products. potrs.sweep_rhs_min: fewer
+ * right-hand sides than this take TRSM instead, where there is BLAS-3. H200, 2026-11-27
+ * (session 33, medians of 7, ms, n = 16384 / 4096 / 1024; the blocked passes from run B1,
+ * ps_sweep from run B3, two calls on H200s; × torch from B3's own torch runs), NVIDIA
+ * OpenCL, one right-hand side, the blocked passes -> ps_sweep: float 9.25 ->
+ * 2.58 (0.29 -> 1.04× torch) / 2.62 -> 0.58 / 0.49 -> 0.19, double 10.73 -> 3.01 (1.20×) /
+ * 2.50 -> 0.71 / 0.53 -> 0.20; 17 right-hand sides float 15.77 -> 7.20 (1.38×) / 3.40 ->
+ * 0.87 / 0.83 -> 0.23, double 18.99 -> 13.35 (0.88×) / 4.38 -> 1.47 / 0.93 -> 0.36. Blocks
+ * of 64 (work-groups of 256) took 3.03 / 0.73 / 0.27 ms with one float right-hand side;
+ * blocks of 256 or work-groups of 1024 were slower still (registers: the launch bound
+ * leaves 64 per work-item at 1024). CUDA, cuBLAS's TRSM -> ps_sweep: one right-hand side
+ * float 2.14 -> 2.47, double 2.45 -> 2.71 (TRSM stays); 17 float 9.15 -> 5.90 / 1.95 ->
+ * 0.72 / 0.44 -> 0.19, double 10.41 -> 9.11 / 2.42 -> 1.04 / 1.04 -> 0.27. */
+{"potrs.sweep_min", 0, NULL, NULL, 0, 256},
+{"potrs.sweep_nb", 0, NULL, NULL, 0, 128},
+{"potrs.sweep_wg", 0, NULL, NULL, 0, 512},
+{"potrs.sweep_rc", 0, NULL, NULL, 0, 4},
+/* NVIDIA OpenCL double: 2 (run B4, medians of 7, ms, 17 right-hand sides, 4 -> 2: n = 16384
+ * 13.38 -> 10.75 (0.88 -> 1.09× torch), 4096 1.47 -> 1.09, 1024 0.359 -> 0.224; float
+ * there 7.19 -> 10.02 and CUDA double 9.11 -> 9.85 at 16384 keep 4). */
+{"potrs.sweep_rc", GALA_BACKEND_OPENCL, "NVIDIA", NULL, GALA_DOUBLE, 2},
+{"potrs.sweep_tl", 0, NULL, NULL, 0, 8},
+{"potrs.sweep_rhs_min", 0, NULL, NULL, 0, 1},
+{"potrs.sweep_rhs_min", GALA_BACKEND_CUDA, NULL, NULL, 0, 2},
 /* potrs.rl: the blocked backward pass right-looking (1: each solved block updates the rows
  * above it, as wide as the forward pass) or left-looking (0: one tile per matrix reducing
  * over all rows below). H200, 2026-11-26, NVIDIA OpenCL, one matrix, ms, 0 -> 1: n = 16384
