@@ -317,17 +317,20 @@ static gala_status run_uniform(tr_call *c, int *info, int wait)
     return wait ? tr_result(c, info, NULL) : GALA_OK;
 }
 
-gala_status la_trtri_nowait(gala_context *ctx, int up, int n, const gala_buffer *A, size_t a_off,
-                            int lda, size_t a_stride, gala_buffer *B, size_t b_off, int ldb,
-                            size_t b_stride, int batch)
+/* A uniform batch whose arguments are checked: its tr_call, then run_uniform (wait: read
+ * info back and say which matrices failed). */
+static gala_status tr_uniform(const char *fn, gala_context *ctx, int upper, int unit, int n,
+                              const gala_buffer *A, size_t a_off, int lda, size_t a_stride,
+                              gala_buffer *B, size_t b_off, int ldb, size_t b_stride, int batch,
+                              int *info, int wait)
 {
-    if (batch == 0 || n == 0) return GALA_OK;
     tr_call c;
     memset(&c, 0, sizeof c);
-    c.fn = "trtri";
+    c.fn = fn;
     c.ctx = ctx;
     c.dt = A->dtype;
-    c.upper = up != 0;
+    c.upper = upper;
+    c.unit = unit;
     c.batch = batch;
     c.A = A;
     c.B = B;
@@ -338,7 +341,16 @@ gala_status la_trtri_nowait(gala_context *ctx, int up, int n, const gala_buffer 
     c.b_off = b_off;
     c.a_stride = a_stride;
     c.b_stride = b_stride;
-    return run_uniform(&c, NULL, 0);
+    return run_uniform(&c, info, wait);
+}
+
+gala_status la_trtri_nowait(gala_context *ctx, int up, int n, const gala_buffer *A, size_t a_off,
+                            int lda, size_t a_stride, gala_buffer *B, size_t b_off, int ldb,
+                            size_t b_stride, int batch)
+{
+    if (batch == 0 || n == 0) return GALA_OK;
+    return tr_uniform("trtri", ctx, up != 0, 0, n, A, a_off, lda, a_stride, B, b_off, ldb,
+                      b_stride, batch, NULL, 0);
 }
 
 /* ---------------------------------------------------------------- argument checks */
@@ -391,24 +403,8 @@ static gala_status batched(const char *fn, gala_context *ctx, gala_uplo uplo, ga
     if (info)
         for (int b = 0; b < batch; ++b) info[b] = 0;
     if (batch == 0 || n == 0) return GALA_OK;
-    tr_call c;
-    memset(&c, 0, sizeof c);
-    c.fn = fn;
-    c.ctx = ctx;
-    c.dt = dt;
-    c.upper = uplo == GALA_UPPER;
-    c.unit = diag == GALA_UNIT;
-    c.batch = batch;
-    c.A = A;
-    c.B = B;
-    c.n = n;
-    c.lda = lda;
-    c.ldb = ldb;
-    c.a_off = a_off;
-    c.b_off = b_off;
-    c.a_stride = a_stride;
-    c.b_stride = b_stride;
-    return run_uniform(&c, info, 1);
+    return tr_uniform(fn, ctx, uplo == GALA_UPPER, diag == GALA_UNIT, n, A, a_off, lda, a_stride,
+                      B, b_off, ldb, b_stride, batch, info, 1);
 }
 
 gala_status gala_trtri(gala_context *ctx, gala_uplo uplo, gala_diag diag, int n,
