@@ -102,7 +102,8 @@ GALA_API gala_status gala_potrf_batched_async(struct gala_context *ctx, gala_upl
 /**
  * @brief Solve A·X = B for one matrix from its Cholesky factor (as left by gala_potrf with
  *        the same uplo): B (n×nrhs at B[b_off], leading dimension ldb >= max(1, n)) is
- *        overwritten by X. Any nrhs >= 0. Does not wait for the device.
+ *        overwritten by X. Any nrhs >= 0. Does not wait for the device. The factor is not
+ *        checked: a zero, NaN or Inf on its diagonal gives NaN or Inf in X, not a status.
  * @return GALA_OK; GALA_ERR_INVALID_ARG (sizes, ranges, B overlapping A, mixed types);
  *         GALA_ERR_NOT_SUPPORTED; GALA_ERR_DEVICE_MEMORY; GALA_ERR_KERNEL_BUILD;
  *         GALA_ERR_DEVICE.

@@ -208,7 +208,10 @@ static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set
 {
     const int nmax = la_nmax(s);
     if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
-    const int sweep = !s->vb && s->count == 1 && c->sw_min > 0 && nmax >= c->sw_min;
+    /* (the sweep's groups of right-hand sides are a launch's second dimension: at most
+     * 65535 of them; more right-hand sides than that take the other paths) */
+    const int sweep = !s->vb && s->count == 1 && c->sw_min > 0 && nmax >= c->sw_min &&
+                      ((size_t)s->nrhs + (size_t)c->sw_rc - 1) / (size_t)c->sw_rc <= 65535;
     if (!s->vb && s->count == 1 && nmax >= c->blas3_min &&
         (s->nrhs >= c->blas3_nrhs || (sweep && s->nrhs < c->sw_rhs_min)) &&
         gala_blas3_available(ctx)) {
