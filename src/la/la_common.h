@@ -25,7 +25,8 @@ enum {
 
 /* Scratch slots (gala_scratch) used by the routines of src/la. Callers that keep data in a
  * scratch slot across a call to potrf/potrs/potri must not use these. */
-#define LA_SCRATCH_PANEL 1 /* potrf's diagonal blocks between two launches (potrf.c) */
+#define LA_SCRATCH_PANEL 1 /* potrf's diagonal blocks between two launches (potrf.c);
+                            * potrs' inverted diagonal blocks of one matrix (ps_sweep) */
 #define LA_SCRATCH_INFO 3
 #define LA_SCRATCH_VB 4 /* LA_VB_MEMO slots from here: variable batches' descriptors */
 #define LA_VB_MEMO 3
