@@ -25,9 +25,15 @@
 typedef struct ps_cfg {
     int fused_max, min_bucket, nb, wg, rc, rpg, blas3_min, blas3_nrhs;
     int rl; /* potrs.rl: the blocked backward pass right-looking (1) or left-looking (0) */
-    int sw_min, sw_nb, sw_wg, sw_rc, sw_tl; /* potrs.sweep_*: see ps_sweep */
+    int sw_min;     /* potrs.sweep_min: single matrices of this order and more: ps_sweep */
     int sw_rhs_min; /* potrs.sweep_rhs_min: fewer right-hand sides go to TRSM where it exists */
 } ps_cfg;
+
+/* potrs_sweep's shape (potrs.sweep_nb / _wg / _rc / _tl): block order N, work-group WG,
+ * right-hand sides per group RC, work-items per row TL of the row-wise products. */
+typedef struct ps_shape {
+    int nb, wg, rc, tl;
+} ps_shape;
 
 static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : (int)v); }
 
@@ -47,31 +53,32 @@ static void ps_config(const gala_context *ctx, gala_dtype dt, int maxrhs, ps_cfg
     c->rl = gala_tune(ctx, "potrs.rl", dt, 1) != 0;
     c->sw_min = clampi(gala_tune(ctx, "potrs.sweep_min", dt, 256), 0, 1 << 30);
     c->sw_rhs_min = clampi(gala_tune(ctx, "potrs.sweep_rhs_min", dt, 1), 1, 1 << 30);
-    /* potrs_sweep's shape (cl/potrs.cl): N <= WG <= N·N, at most 64 elements of a block
-     * per work-item, WG/N <= TL <= N, and its local memory (v, r: N·RC each, partial
-     * sums: max(WG, N·TL)·RC) within the device's */
-    c->sw_wg = la_wg(ctx, gala_tune(ctx, "potrs.sweep_wg", dt, 512), 16);
-    c->sw_nb = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_nb", dt, 128), 16, 256), 16);
-    c->sw_tl = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_tl", dt, 8), 1, 32), 1);
-    c->sw_rc = clampi(gala_tune(ctx, "potrs.sweep_rc", dt, 4), 1, 16);
-    if (maxrhs >= 1 && c->sw_rc > maxrhs) c->sw_rc = maxrhs;
+}
+
+/* The sweep's shape for nrhs right-hand sides (cl/potrs.cl): N <= WG <= N·N, at most 64
+ * elements of a block per work-item, WG/N <= TL <= N, RC <= nrhs, and its local memory
+ * (v, r: N·RC each, partial sums: max(WG, N·TL)·RC) within the device's. Only for calls
+ * that may take the sweep. Returns 0 when nothing fits (no sweep then). */
+static int ps_sweep_shape(const gala_context *ctx, gala_dtype dt, int nrhs, ps_shape *h)
+{
+    h->wg = la_wg(ctx, gala_tune(ctx, "potrs.sweep_wg", dt, 512), 16);
+    h->nb = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_nb", dt, 128), 16, 256), 16);
+    h->tl = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_tl", dt, 8), 1, 32), 1);
+    h->rc = clampi(gala_tune(ctx, "potrs.sweep_rc", dt, 4), 1, 16);
+    if (nrhs >= 1 && h->rc > nrhs) h->rc = nrhs;
     const size_t es = gala_dtype_size(dt);
     for (;;) {
-        if (c->sw_nb > c->sw_wg) c->sw_nb = c->sw_wg;
-        while (c->sw_nb * c->sw_nb < c->sw_wg) c->sw_wg /= 2;
-        while (c->sw_nb * c->sw_nb / c->sw_wg > 64) c->sw_nb /= 2;
-        if (c->sw_tl > c->sw_nb) c->sw_tl = c->sw_nb;
-        if (c->sw_tl < c->sw_wg / c->sw_nb) c->sw_tl = c->sw_wg / c->sw_nb;
-        const size_t part = (size_t)(c->sw_wg > c->sw_nb * c->sw_tl ? c->sw_wg
-                                                                      : c->sw_nb * c->sw_tl);
-        if ((2 * (size_t)c->sw_nb + part) * (size_t)c->sw_rc * es <= ctx->info.local_mem_bytes)
-            break;
-        if (c->sw_rc > 1) c->sw_rc /= 2;
-        else if (c->sw_wg > 16) c->sw_wg /= 2;
-        else {
-            c->sw_min = 0; /* does not fit: never */
-            break;
-        }
+        if (h->nb > h->wg) h->nb = h->wg;
+        while (h->nb * h->nb < h->wg) h->wg /= 2;
+        while (h->nb * h->nb / h->wg > 64) h->nb /= 2;
+        if (h->tl > h->nb) h->tl = h->nb;
+        if (h->tl < h->wg / h->nb) h->tl = h->wg / h->nb;
+        const size_t part = (size_t)(h->wg > h->nb * h->tl ? h->wg : h->nb * h->tl);
+        if ((2 * (size_t)h->nb + part) * (size_t)h->rc * es <= ctx->info.local_mem_bytes)
+            return 1;
+        if (h->rc > 1) h->rc /= 2;
+        else if (h->wg > 16) h->wg /= 2;
+        else return 0;
     }
 }
 
@@ -166,11 +173,9 @@ static gala_status ps_sweep_launch(gala_context *ctx, gala_kernel *k, const la_s
  * the passes are bound by launches and by reading L once each, not by chains of
  * dependent column steps. */
 static gala_status ps_sweep(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
-                            const ps_cfg *c)
+                            const ps_shape *h)
 {
-    const int n = s->n, N = c->sw_nb, nblk = (n + N - 1) / N, full = n / N;
-    int RC = c->sw_rc;
-    if (RC > s->nrhs) RC = s->nrhs;
+    const int n = s->n, N = h->nb, nblk = (n + N - 1) / N, full = n / N, RC = h->rc;
     gala_buffer *W;
     GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt, (size_t)nblk * (size_t)N * (size_t)N, &W));
     GALA_TRY(gala_buffer_fill(W, 0, (size_t)nblk * (size_t)N * (size_t)N, NAN));
@@ -184,22 +189,19 @@ static gala_status ps_sweep(gala_context *ctx, gala_dtype dt, int up, const la_s
     gala_kernel *k;
     gala_key_init(&key, "potrs", dt);
     gala_key_def(&key, "N", N);
-    gala_key_def(&key, "WG", c->sw_wg);
+    gala_key_def(&key, "WG", h->wg);
     gala_key_def(&key, "RC", RC);
-    gala_key_def(&key, "TL", c->sw_tl);
+    gala_key_def(&key, "TL", h->tl);
     gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
     gala_key_def(&key, "SWEEP", 1);
     GALA_TRY(gala_kernel_get(ctx, &key, "potrs_sweep", &k));
-    const size_t cg = ((size_t)s->nrhs + (size_t)RC - 1) / (size_t)RC;
-    if (cg > 65535)
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "potrs: nrhs = %d needs %zu groups of "
-                          "right-hand sides (at most 65535)", s->nrhs, cg);
-    GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, c->sw_wg, cg, 1, 0, nblk == 1 ? 4 | 8 : 4));
+    const size_t cg = ((size_t)s->nrhs + (size_t)RC - 1) / (size_t)RC; /* <= 65535: ps_run */
+    GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, 1, 0, nblk == 1 ? 4 | 8 : 4));
     for (int b = 0; b + 1 < nblk; ++b) /* forward: the blocks below b */
-        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, c->sw_wg, cg, nblk - 1 - b, b,
+        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, nblk - 1 - b, b,
                                  b + 2 == nblk ? 1 | 4 | 8 : 1 | 4));
     for (int b = nblk - 1; b > 0; --b) /* backward: the blocks above b */
-        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, c->sw_wg, cg, b, b, 1 | 2 | 8));
+        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, b, b, 1 | 2 | 8));
     return GALA_OK;
 }
 
@@ -210,8 +212,10 @@ static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set
     if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
     /* (the sweep's groups of right-hand sides are a launch's second dimension: at most
      * 65535 of them; more right-hand sides than that take the other paths) */
+    ps_shape h;
     const int sweep = !s->vb && s->count == 1 && c->sw_min > 0 && nmax >= c->sw_min &&
-                      ((size_t)s->nrhs + (size_t)c->sw_rc - 1) / (size_t)c->sw_rc <= 65535;
+                      ps_sweep_shape(ctx, dt, s->nrhs, &h) &&
+                      ((size_t)s->nrhs + (size_t)h.rc - 1) / (size_t)h.rc <= 65535;
     if (!s->vb && s->count == 1 && nmax >= c->blas3_min &&
         (s->nrhs >= c->blas3_nrhs || (sweep && s->nrhs < c->sw_rhs_min)) &&
         gala_blas3_available(ctx)) {
@@ -224,7 +228,7 @@ static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set
         return gala_trsm(ctx, GALA_LEFT, ul, t2, GALA_NON_UNIT, nmax, s->nrhs, 1.0, s->A, s->a_off,
                          s->lda, B, s->b_off, s->ldb);
     }
-    if (sweep) return ps_sweep(ctx, dt, up, s, c);
+    if (sweep) return ps_sweep(ctx, dt, up, s, &h);
     return ps_blocked(ctx, dt, up, s, c);
 }
 
