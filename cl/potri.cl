@@ -21,6 +21,11 @@
  *        [ X  X  X  ][T T    ]      X ← Tᵀ X, one column of X per work-item
  *   I+nb [ X  X  X  ][T T T  ]
  *
+ * copy_mask: one column-major m×nc block copied to another, D(i, j) = S(i, j), with the
+ * entries above (mask 1: i < j) or below (mask 2: i > j) the diagonal set to 0; one
+ * work-item per element, down the columns (src/la/potri.c: the block column of the BLAS-3
+ * lauum with its triangular top, and its product back into place).
+ *
  * gala-defines: N=32 WG=128 UNROLL=1
  * -D parameters: N (block order, a power of two <= 64), WG (work-items per work-group of
  *                trmm_lt), UNROLL (0 or 1).
@@ -125,4 +130,16 @@ KERNEL void trmm_lt(const int n, const int I, const int count, const int ncg, GL
     UNROLL_LOOP
     for (int k = 0; k < N; ++k)
         if (k < nbk) W[pi_lidx(I + k, c, ld, up)] = x[k];
+}
+
+KERNEL void copy_mask(const int m, const int nc, GLOBAL const REAL *S, const gidx so,
+                      const int lds, GLOBAL REAL *D, const gidx dof, const int ldd,
+                      const int mask)
+{
+    const gidx e = GID(0);
+    if (e >= (gidx)m * nc) return;
+    const int i = (int)(e % m), j = (int)(e / m);
+    REAL v = S[so + i + (gidx)j * lds];
+    if ((mask == 1 && i < j) || (mask == 2 && i > j)) v = (REAL)0;
+    D[dof + i + (gidx)j * ldd] = v;
 }

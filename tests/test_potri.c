@@ -281,6 +281,37 @@ START_TEST(potri_own_gemm)
 }
 END_TEST
 
+/* One matrix through the BLAS-3 lauum (pi_lauum_blas3): block rows of potri.blas3_nb,
+ * whole and partial, with sub-blocks of potri.nb (one, several, a partial last one), both
+ * triangles; and one order above the default threshold with the defaults. On backends
+ * without BLAS-3 these take the N-row form. */
+START_TEST(potri_blas3)
+{
+    tu_rng r = tu_rng_for(__func__, _i);
+    static const struct { const char *tune; int n; } cases[] = {
+        {"potri.blas3_min=1,potri.blas3_nb=128", 1},
+        {"potri.blas3_min=1,potri.blas3_nb=128", 100},
+        {"potri.blas3_min=1,potri.blas3_nb=128", 300},
+        {"potri.blas3_min=2,potri.blas3_nb=64", 130},
+        {"potri.blas3_min=64,potri.blas3_nb=96,potri.nb=32", 200},
+        {"potri.blas3_min=64,potri.blas3_nb=256,potri.nb=16", 257},
+        {NULL, 1030},
+    };
+    for (int t = 0; t < (int)(sizeof cases / sizeof cases[0]); ++t) {
+        la_tune(cases[t].tune);
+        int n = cases[t].n;
+        char what[160];
+        for (int up = 0; up < 2; ++up) {
+            if (n > 500 && up != (_i & 1)) continue; /* one triangle per target at 1030 */
+            snprintf(what, sizeof what, "single n=%d with %s", n,
+                     cases[t].tune ? cases[t].tune : "the defaults");
+            run_inverse(_i, &r, 1, &n, up, 0, what);
+        }
+        la_tune(NULL);
+    }
+}
+END_TEST
+
 START_TEST(potri_unrolled)
 {
     if (tu_target_get(_i)->backend == GALA_BACKEND_HOST) return;
@@ -332,6 +363,7 @@ int main(void)
     tcase_add_loop_test(tc, potri_vbatched, 0, nt);
     tcase_add_loop_test(tc, potri_failures, 0, nt);
     tcase_add_loop_test(tc, potri_own_gemm, 0, nt);
+    tcase_add_loop_test(tc, potri_blas3, 0, nt);
     tcase_add_loop_test(tc, potri_unrolled, 0, nt);
     tcase_add_loop_test(tc, potri_bad_arguments, 0, nt);
     suite_add_tcase(s, tc);

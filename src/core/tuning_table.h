@@ -453,6 +453,15 @@
  * 16384 with one right-hand side. */
 {"potrs.rl", 0, NULL, NULL, 0, 1},
 {"potri.nb", 0, NULL, NULL, 0, 64},
+/* potri.blas3_min: one matrix of at least this order forms lower(Wᵀ·W) through the
+ * backend's BLAS-3 (src/la/potri.c pi_lauum_blas3) in block rows of potri.blas3_nb, one GEMM
+ * and one SYRK each. H200, 2026-11-27 (run C5, potri_single n = 4096, medians of 7, two
+ * rounds, ms float / double; torch 6.30 / 7.01 in the call): the 64-row form 20.4 / 21.4
+ * (OpenCL) and 16.7 / 21.0 (CUDA); block rows of 128: 14.3-15.9 / 12.1 and 8.2 / 4.4; 256:
+ * 9.2-10.0 / 8.0 and 5.6-5.7 / 3.9; 512: 6.9-7.1 / 5.9-6.0 and 4.5 / 3.6; 1024: 5.9-7.0 /
+ * 5.0 and 3.3 / 3.6. Scratch: 2·n·potri.blas3_nb elements. */
+{"potri.blas3_min", 0, NULL, NULL, 0, 1024},
+{"potri.blas3_nb", 0, NULL, NULL, 0, 1024},
 /* Float on NVIDIA once had 128×128 tiles (8×8 outputs per work-item: half the local-memory
  * reads per FMA), but at 168 registers one work-group of 256 filled an SM (12.5 %
  * occupancy): H200, 2026-11-22, potrf_batched float n = 128 / 256 / 512 (b = 5000 / 1000 /

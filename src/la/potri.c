@@ -10,15 +10,21 @@
  *        W[I, 0:I] += W[I+N:, I]ᵀ·W[I+N:, 0:I]          (gemm_upd)
  *        W[I, I]   += lower(W[I+N:, I]ᵀ·W[I+N:, I])     (gemm_upd, masked)
  *      Block row I reads only rows below it, which are still W.
+ *      One matrix of order >= potri.blas3_min, where the backend has BLAS-3: the same order
+ *      in block rows of potri.blas3_nb, each by one GEMM and one SYRK of its block column
+ *      (pi_lauum_blas3).
  * Matrices that trtri reports (zero diagonal, NaN/Inf) are left as trtri left them.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/blas3.h"
 #include "la_common.h"
 
 typedef struct pi_cfg {
     int nb, min_bucket, wg;
+    int blas3_min; /* one matrix of order >= blas3_min: pi_lauum_blas3 (BLAS-3 backends) */
+    int blas3_nb;  /* its block rows (a multiple of nb) */
 } pi_cfg;
 
 static void pi_config(const gala_context *ctx, gala_dtype dt, pi_cfg *c)
@@ -28,6 +34,11 @@ static void pi_config(const gala_context *ctx, gala_dtype dt, pi_cfg *c)
     long mb = gala_tune(ctx, "la.min_bucket", dt, 8);
     c->min_bucket = la_pow2(mb < 1 ? 1 : mb > 64 ? 64 : (int)mb, 1);
     c->wg = la_wg(ctx, gala_tune(ctx, "potri.wg", dt, 128), 8);
+    long b3 = gala_tune(ctx, "potri.blas3_min", dt, 1024);
+    c->blas3_min = b3 < 1 ? 1 : b3 > (1L << 30) ? 1 << 30 : (int)b3;
+    long bnb = gala_tune(ctx, "potri.blas3_nb", dt, 1024);
+    bnb = bnb < c->nb ? c->nb : bnb > (1L << 20) ? 1L << 20 : bnb;
+    c->blas3_nb = (int)(bnb / c->nb * c->nb);
 }
 
 static gala_status pi_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, const char *name,
@@ -92,6 +103,84 @@ static gala_status pi_lauum(gala_context *ctx, gala_dtype dt, int up, const la_s
         la_dim nn = {I, N, 0};
         la_op B = {0, J, I, 1}, C = {0, I, I, 0};
         GALA_TRY(la_gemm_upd(ctx, dt, up, s, cnt2, m, nn, kk, N, N, 1.0, 1, A, B, C, NULL, 0));
+    }
+    return GALA_OK;
+}
+
+/* Offset of L(i, j) from a matrix's base (upper: stored transposed). */
+static size_t pi_off(int up, int i, int j, int lda)
+{
+    return up ? (size_t)j + (size_t)i * (size_t)lda : (size_t)i + (size_t)j * (size_t)lda;
+}
+
+/* copy_mask (cl/potri.cl): the m×nc block at S[so] (leading dimension lds) to D[dof]
+ * (ldd), zero above (mask 1) or below (mask 2) its diagonal. */
+static gala_status pi_copy(gala_context *ctx, gala_dtype dt, int m, int nc, gala_buffer *S,
+                           size_t so, int lds, gala_buffer *D, size_t dof, int ldd, int mask,
+                           const pi_cfg *c)
+{
+    gala_kernel *k;
+    GALA_TRY(pi_kernel(ctx, dt, c->nb, c->wg, "copy_mask", &k));
+    const size_t wg = (size_t)c->wg, e = (size_t)m * (size_t)nc;
+    gala_dims d = gala_dims_1d((e + wg - 1) / wg * wg, wg);
+    return GALA_LAUNCH(ctx, k, &d, ga_int(m), ga_int(nc), ga_buf(S), ga_long((long long)so),
+                       ga_int(lds), ga_buf(D), ga_long((long long)dof), ga_int(ldd),
+                       ga_int(mask));
+}
+
+/*
+ * lower(Wᵀ·W) in place for one matrix of order n (s->count == 1, strided) through the
+ * backend's BLAS-3, LAPACK's blocked lauum in block rows of NB = potri.blas3_nb. Block row
+ * I (rows I .. J = I + ib, L coordinates) needs Z = W[I:n, I:J] with the upper triangle of
+ * its top ib×ib block T zero (T is lower triangular; the stored matrix holds the caller's
+ * data there), copied to scratch:
+ *
+ *          0          I      J
+ *     I  [ X  X  X  ][ T       ]    1. Z ← [T; R] with T's upper triangle 0  (copy_mask)
+ *        [ X  X  X  ][ T  T    ]    2. X ← Zᵀ·W[I:n, 0:I]  (GEMM into scratch, copy_mask back)
+ *     J  [ B  B  B  ][ R  R    ]    3. T ← lower(Zᵀ·Z)     (SYRK)
+ *        [ B  B  B  ][ R  R    ]
+ *
+ * which is LAPACK's TRMM + GEMM and LAUU2 + SYRK with one product each. Block row I reads
+ * only rows I.. of W, still holding W: the rows above it are done, those below untouched.
+ * Upper storage holds the transposes (Zᵀ stored ib × (n − I), X as its transpose).
+ */
+static gala_status pi_lauum_blas3(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
+                                  const pi_cfg *c)
+{
+    gala_buffer *W = (gala_buffer *)s->A, *Z;
+    const size_t o = s->a_off;
+    const int n = s->n, lda = s->lda, NB = c->blas3_nb < n ? c->blas3_nb : n;
+    /* Z (at most n×NB), then the product (NB×n) */
+    GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt, 2 * (size_t)n * (size_t)NB, &Z));
+    const size_t po = (size_t)n * (size_t)NB;
+    for (int I = 0; I < n; I += NB) {
+        const int ib = n - I < NB ? n - I : NB, m = n - I;
+        if (up) {
+            /* Zᵀ: ib × m at (I, I), zero below the diagonal of its left ib×ib block */
+            GALA_TRY(pi_copy(ctx, dt, ib, m, W, o + pi_off(up, I, I, lda), lda, Z, 0, ib, 2, c));
+            if (I > 0) {
+                /* Xᵀ (I × ib at (0, I)) = W[0:I, I:n]·Zᵀᵀ */
+                GALA_TRY(gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, I, ib, m, 1.0, W,
+                                   o + pi_off(up, I, 0, lda), lda, Z, 0, ib, 0.0, Z, po, I));
+                GALA_TRY(pi_copy(ctx, dt, I, ib, Z, po, I, W, o + pi_off(up, I, 0, lda), lda, 0,
+                                 c));
+            }
+            GALA_TRY(gala_syrk(ctx, GALA_UPPER, GALA_NO_TRANS, ib, m, 1.0, Z, 0, ib, 0.0, W,
+                               o + pi_off(up, I, I, lda), lda));
+        } else {
+            /* Z: m × ib at (I, I), zero above the diagonal of its top ib×ib block */
+            GALA_TRY(pi_copy(ctx, dt, m, ib, W, o + pi_off(up, I, I, lda), lda, Z, 0, m, 1, c));
+            if (I > 0) {
+                /* X (ib × I at (I, 0)) = Zᵀ·W[I:n, 0:I] */
+                GALA_TRY(gala_gemm(ctx, GALA_TRANS, GALA_NO_TRANS, ib, I, m, 1.0, Z, 0, m, W,
+                                   o + pi_off(up, I, 0, lda), lda, 0.0, Z, po, ib));
+                GALA_TRY(pi_copy(ctx, dt, ib, I, Z, po, ib, W, o + pi_off(up, I, 0, lda), lda, 0,
+                                 c));
+            }
+            GALA_TRY(gala_syrk(ctx, GALA_LOWER, GALA_TRANS, ib, m, 1.0, Z, 0, m, 0.0, W,
+                               o + pi_off(up, I, I, lda), lda));
+        }
     }
     return GALA_OK;
 }
@@ -175,7 +264,9 @@ static gala_status pi_batched(const char *fn, gala_context *ctx, gala_uplo uplo,
             s.lda = lda;
             s.a_stride = a_stride;
             s.desc = A;
-            s2 = pi_lauum(ctx, dt, up, &s, &c);
+            s2 = batch == 1 && n >= c.blas3_min && gala_blas3_available(ctx)
+                     ? pi_lauum_blas3(ctx, dt, up, &s, &c)
+                     : pi_lauum(ctx, dt, up, &s, &c);
         } else {
             /* only the inverted matrices: as a variable batch of the good ones */
             int *nn = gala_malloc((size_t)batch * sizeof *nn), *ld = gala_malloc((size_t)batch * sizeof *ld);

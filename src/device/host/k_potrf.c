@@ -106,6 +106,7 @@ const gala_host_kernel gala_host_potrs[] = {
 const gala_host_kernel gala_host_potri[] = {
     K(lauum_fused, "iii" "blili" "bli"),
     K(trmm_lt, "iiii" "blili" "bli"),
+    K(copy_mask, "ii" "bli" "bli" "i"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -491,6 +492,20 @@ static gala_status SUF(lauum_fused)(const gala_host_launch *L)
                 T[lidx(i, j, ld, up)] = acc;
             }
     }
+    return GALA_OK;
+}
+
+static gala_status SUF(copy_mask)(const gala_host_launch *L)
+{
+    const int m = HINT(0), nc = HINT(1), lds = HINT(4), ldd = HINT(7), mask = HINT(8);
+    const REAL *S = HBUF(REAL, 2);
+    REAL *D = HBUF(REAL, 5);
+    const ptrdiff_t so = HLONG(3), dof = HLONG(6);
+    for (int j = 0; j < nc; ++j)
+        for (int i = 0; i < m; ++i) {
+            const int zero = (mask == 1 && i < j) || (mask == 2 && i > j);
+            D[dof + i + (ptrdiff_t)j * ldd] = zero ? (REAL)0 : S[so + i + (ptrdiff_t)j * lds];
+        }
     return GALA_OK;
 }
 
