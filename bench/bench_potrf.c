@@ -55,7 +55,8 @@ static const bcase potrf_quick[] = {
 };
 static const bcase potri_full[] = {
     {"batched", 32, 50000}, {"batched", 64, 20000}, {"batched", 128, 5000},
-    {"batched", 256, 1000}, {"single", 4096, 1},    {"vbatched", 64, 50000},
+    {"batched", 256, 1000}, {"single", 256, 1},     {"single", 512, 1},
+    {"single", 4096, 1},    {"vbatched", 64, 50000},
 };
 static const bcase potri_quick[] = {
     {"batched", 32, 2000}, {"batched", 128, 100}, {"single", 1024, 1}, {"vbatched", 64, 2000},

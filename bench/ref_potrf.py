@@ -33,7 +33,8 @@ POTRF_QUICK = [("batched", 8, 5000), ("batched", 32, 2000), ("batched", 64, 500)
                ("batched", 128, 100), ("batched", 512, 4), ("single", 1024, 1),
                ("vbatched", 64, 2000), ("vbatched", 512, 20)]
 POTRI_FULL = [("batched", 32, 50000), ("batched", 64, 20000), ("batched", 128, 5000),
-              ("batched", 256, 1000), ("single", 4096, 1), ("vbatched", 64, 50000)]
+              ("batched", 256, 1000), ("single", 256, 1), ("single", 512, 1),
+              ("single", 4096, 1), ("vbatched", 64, 50000)]
 POTRI_QUICK = [("batched", 32, 2000), ("batched", 128, 100), ("single", 1024, 1),
                ("vbatched", 64, 2000)]
 
