@@ -281,10 +281,10 @@ START_TEST(potri_own_gemm)
 }
 END_TEST
 
-/* One matrix through the BLAS-3 lauum (pi_lauum_blas3): block rows of potri.blas3_nb,
- * whole and partial, with sub-blocks of potri.nb (one, several, a partial last one), both
- * triangles; and one order above the default threshold with the defaults. On backends
- * without BLAS-3 these take the N-row form. */
+/* One matrix through the BLAS-3 lauum (pi_lauum_blas3): block rows of potri.blas3_nb (one,
+ * several, a partial last one; widths of 64, 96, 128 and 256), both triangles; and with the
+ * defaults, one block row (300) and two (1030). On backends without BLAS-3 these take the
+ * N-row form. */
 START_TEST(potri_blas3)
 {
     tu_rng r = tu_rng_for(__func__, _i);
@@ -295,6 +295,7 @@ START_TEST(potri_blas3)
         {"potri.blas3_min=2,potri.blas3_nb=64", 130},
         {"potri.blas3_min=64,potri.blas3_nb=96,potri.nb=32", 200},
         {"potri.blas3_min=64,potri.blas3_nb=256,potri.nb=16", 257},
+        {NULL, 300},
         {NULL, 1030},
     };
     for (int t = 0; t < (int)(sizeof cases / sizeof cases[0]); ++t) {

@@ -139,7 +139,7 @@ GALA_API gala_status gala_potrs_vbatched(struct gala_context *ctx, gala_uplo upl
  * @brief Inverse of one SPD matrix from its Cholesky factor (as left by gala_potrf with
  *        the same uplo): the uplo triangle of A⁻¹ overwrites the factor. Computed as
  *        W = L⁻¹ (gala_trtri) then A⁻¹ = Wᵀ·W in place. From order potri.blas3_min
- *        (default 1024) on, where the backend has BLAS-3, Wᵀ·W goes through it in block
+ *        (default 256) on, where the backend has BLAS-3, Wᵀ·W goes through it in block
  *        rows of potri.blas3_nb (default 1024) with 2·n·potri.blas3_nb elements of device
  *        scratch, kept by the context.
  * @param info  receives trtri's info: k > 0 when the factor's diagonal entry k is zero,

@@ -459,8 +459,12 @@
  * rounds, ms float / double; torch 6.30 / 7.01 in the call): the 64-row form 20.4 / 21.4
  * (OpenCL) and 16.7 / 21.0 (CUDA); block rows of 128: 14.3-15.9 / 12.1 and 8.2 / 4.4; 256:
  * 9.2-10.0 / 8.0 and 5.6-5.7 / 3.9; 512: 6.9-7.1 / 5.9-6.0 and 4.5 / 3.6; 1024: 5.9-7.0 /
- * 5.0 and 3.3 / 3.6. Scratch: 2·n·potri.blas3_nb elements. */
-{"potri.blas3_min", 0, NULL, NULL, 0, 1024},
+ * 5.0 and 3.3 / 3.6. Scratch: 2·n·potri.blas3_nb elements. The threshold (run C7, three
+ * rounds, 64-row form -> BLAS-3; torch 0.174 / 0.233 and 0.331 / 0.441): n = 256 OpenCL
+ * 0.341-0.346 -> 0.221-0.264 / 0.381-0.390 -> 0.153-0.171, CUDA 0.318-0.321 -> 0.111-0.118 /
+ * 0.379 -> 0.147-0.148; n = 512 OpenCL 0.78-0.81 -> 0.42-0.54 / 0.83-0.86 -> 0.25-0.27, CUDA
+ * 0.70-0.71 -> 0.19-0.20 / 0.83 -> 0.24-0.26. Orders 65-255 are not measured. */
+{"potri.blas3_min", 0, NULL, NULL, 0, 256},
 {"potri.blas3_nb", 0, NULL, NULL, 0, 1024},
 /* Float on NVIDIA once had 128×128 tiles (8×8 outputs per work-item: half the local-memory
  * reads per FMA), but at 168 registers one work-group of 256 filled an SM (12.5 %

@@ -34,7 +34,7 @@ static void pi_config(const gala_context *ctx, gala_dtype dt, pi_cfg *c)
     long mb = gala_tune(ctx, "la.min_bucket", dt, 8);
     c->min_bucket = la_pow2(mb < 1 ? 1 : mb > 64 ? 64 : (int)mb, 1);
     c->wg = la_wg(ctx, gala_tune(ctx, "potri.wg", dt, 128), 8);
-    long b3 = gala_tune(ctx, "potri.blas3_min", dt, 1024);
+    long b3 = gala_tune(ctx, "potri.blas3_min", dt, 256);
     c->blas3_min = b3 < 1 ? 1 : b3 > (1L << 30) ? 1 << 30 : (int)b3;
     long bnb = gala_tune(ctx, "potri.blas3_nb", dt, 1024);
     bnb = bnb < c->nb ? c->nb : bnb > (1L << 20) ? 1L << 20 : bnb;
