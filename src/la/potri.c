@@ -160,7 +160,7 @@ static gala_status pi_lauum_blas3(gala_context *ctx, gala_dtype dt, int up, cons
             /* Zᵀ: ib × m at (I, I), zero below the diagonal of its left ib×ib block */
             GALA_TRY(pi_copy(ctx, dt, ib, m, W, o + pi_off(up, I, I, lda), lda, Z, 0, ib, 2, c));
             if (I > 0) {
-                /* Xᵀ (I × ib at (0, I)) = W[0:I, I:n]·Zᵀᵀ */
+                /* in memory: Xᵀ (I × ib at row 0, column I) = W[0:I, I:n]·(Zᵀ)ᵀ */
                 GALA_TRY(gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, I, ib, m, 1.0, W,
                                    o + pi_off(up, I, 0, lda), lda, Z, 0, ib, 0.0, Z, po, I));
                 GALA_TRY(pi_copy(ctx, dt, I, ib, Z, po, I, W, o + pi_off(up, I, 0, lda), lda, 0,
