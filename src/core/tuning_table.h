@@ -463,7 +463,10 @@
  * rounds, 64-row form -> BLAS-3; torch 0.174 / 0.233 and 0.331 / 0.441): n = 256 OpenCL
  * 0.341-0.346 -> 0.221-0.264 / 0.381-0.390 -> 0.153-0.171, CUDA 0.318-0.321 -> 0.111-0.118 /
  * 0.379 -> 0.147-0.148; n = 512 OpenCL 0.78-0.81 -> 0.42-0.54 / 0.83-0.86 -> 0.25-0.27, CUDA
- * 0.70-0.71 -> 0.19-0.20 / 0.83 -> 0.24-0.26. Orders 65-255 are not measured. */
+ * 0.70-0.71 -> 0.19-0.20 / 0.83 -> 0.24-0.26. Orders 65-255 are not measured. The
+ * development machine (2 cores), same comparison: the host backend 1.3-4.6x faster at
+ * 256 / 512 / 1024; PoCL 1.5x faster at 256, equal at 512, 5-30 % slower at 1024, 5 %
+ * faster at 4096 (float, one call), so no PoCL row. */
 {"potri.blas3_min", 0, NULL, NULL, 0, 256},
 {"potri.blas3_nb", 0, NULL, NULL, 0, 1024},
 /* Float on NVIDIA once had 128×128 tiles (8×8 outputs per work-item: half the local-memory
