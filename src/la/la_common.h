@@ -34,6 +34,12 @@ enum {
 
 #define LA_BIG 0x7fffffff
 
+/* Offset of logical L(i, j) in a matrix stored lower (up = 0) or upper (Lᵀ stored). */
+static inline size_t la_loff(int up, int i, int j, int ld)
+{
+    return up ? (size_t)j + (size_t)i * (size_t)ld : (size_t)i + (size_t)j * (size_t)ld;
+}
+
 /* The matrices one sequence of launches works on: a strided batch or a run of descriptors.
  * For descriptors the runs handed to the blocked algorithms are sorted by n, largest first,
  * so that "the matrices still active at column j" is a prefix. */

@@ -182,12 +182,6 @@ static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, in
     return gala_kernel_get(ctx, &key, name, k);
 }
 
-/* Offset of logical L(i, j) in a matrix stored lower (up = 0) or upper. */
-static size_t loff(int up, int i, int j, int ld)
-{
-    return up ? (size_t)j + (size_t)i * (size_t)ld : (size_t)i + (size_t)j * (size_t)ld;
-}
-
 static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_stride, int n,
                          int count)
 {
@@ -590,9 +584,9 @@ static gala_status pf_below(gala_context *ctx, int up, gala_buffer *A, size_t o,
 {
     if (up)
         return gala_trsm(ctx, GALA_LEFT, GALA_UPPER, GALA_TRANS, GALA_NON_UNIT, w, r, 1.0, A,
-                         o + loff(up, j, j, lda), lda, A, o + loff(up, j + w, j, lda), lda);
+                         o + la_loff(up, j, j, lda), lda, A, o + la_loff(up, j + w, j, lda), lda);
     return gala_trsm(ctx, GALA_RIGHT, GALA_LOWER, GALA_TRANS, GALA_NON_UNIT, r, w, 1.0, A,
-                     o + loff(up, j, j, lda), lda, A, o + loff(up, j + w, j, lda), lda);
+                     o + la_loff(up, j, j, lda), lda, A, o + la_loff(up, j + w, j, lda), lda);
 }
 
 /* the r×r triangle at row (and column) r0: A_tt −= L_t,j·L_t,jᵀ with L_t,j rows r0 .. r0 + r
@@ -601,8 +595,8 @@ static gala_status pf_trail(gala_context *ctx, int up, gala_buffer *A, size_t o,
                             int w, int r0, int r)
 {
     return gala_syrk(ctx, up ? GALA_UPPER : GALA_LOWER, up ? GALA_TRANS : GALA_NO_TRANS, r, w,
-                     -1.0, A, o + loff(up, r0, j, lda), lda, 1.0, A, o + loff(up, r0, r0, lda),
-                     lda);
+                     -1.0, A, o + la_loff(up, r0, j, lda), lda, 1.0, A,
+                     o + la_loff(up, r0, r0, lda), lda);
 }
 
 /* The kb×kb diagonal block at k of one matrix (views of the leading rows and columns, so
@@ -642,16 +636,16 @@ static gala_status pf_update(gala_context *ctx, int up, gala_buffer *A, size_t o
     const int m = n - k - kb, w = j1 - j0;
     if (w <= 0 || kb <= 0) return GALA_OK;
     GALA_TRY(gala_syrk(ctx, up ? GALA_UPPER : GALA_LOWER, up ? GALA_TRANS : GALA_NO_TRANS, kb, w,
-                       -1.0, A, o + loff(up, k, j0, lda), lda, 1.0, A, o + loff(up, k, k, lda),
-                       lda));
+                       -1.0, A, o + la_loff(up, k, j0, lda), lda, 1.0, A,
+                       o + la_loff(up, k, k, lda), lda));
     if (m <= 0) return GALA_OK;
     if (up)
         return gala_gemm(ctx, GALA_TRANS, GALA_NO_TRANS, kb, m, w, -1.0, A,
-                         o + loff(up, k, j0, lda), lda, A, o + loff(up, k + kb, j0, lda), lda, 1.0,
-                         A, o + loff(up, k + kb, k, lda), lda);
+                         o + la_loff(up, k, j0, lda), lda, A, o + la_loff(up, k + kb, j0, lda),
+                         lda, 1.0, A, o + la_loff(up, k + kb, k, lda), lda);
     return gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, m, kb, w, -1.0, A,
-                     o + loff(up, k + kb, j0, lda), lda, A, o + loff(up, k, j0, lda), lda, 1.0, A,
-                     o + loff(up, k + kb, k, lda), lda);
+                     o + la_loff(up, k + kb, j0, lda), lda, A, o + la_loff(up, k, j0, lda), lda,
+                     1.0, A, o + la_loff(up, k + kb, k, lda), lda);
 }
 
 /* Block column [k, k + kb) once updated: its diagonal block by gala's kernels and the rows

@@ -107,12 +107,6 @@ static gala_status pi_lauum(gala_context *ctx, gala_dtype dt, int up, const la_s
     return GALA_OK;
 }
 
-/* Offset of L(i, j) from a matrix's base (upper: stored transposed). */
-static size_t pi_off(int up, int i, int j, int lda)
-{
-    return up ? (size_t)j + (size_t)i * (size_t)lda : (size_t)i + (size_t)j * (size_t)lda;
-}
-
 /* copy_mask (cl/potri.cl): the m×nc block at S[so] (leading dimension lds) to D[dof]
  * (ldd), zero above (mask 1) or below (mask 2) its diagonal. */
 static gala_status pi_copy(gala_context *ctx, gala_dtype dt, int m, int nc, gala_buffer *S,
@@ -158,28 +152,28 @@ static gala_status pi_lauum_blas3(gala_context *ctx, gala_dtype dt, int up, cons
         const int ib = n - I < NB ? n - I : NB, m = n - I;
         if (up) {
             /* Zᵀ: ib × m at (I, I), zero below the diagonal of its left ib×ib block */
-            GALA_TRY(pi_copy(ctx, dt, ib, m, W, o + pi_off(up, I, I, lda), lda, Z, 0, ib, 2, c));
+            GALA_TRY(pi_copy(ctx, dt, ib, m, W, o + la_loff(up, I, I, lda), lda, Z, 0, ib, 2, c));
             if (I > 0) {
                 /* in memory: Xᵀ (I × ib at row 0, column I) = W[0:I, I:n]·(Zᵀ)ᵀ */
                 GALA_TRY(gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, I, ib, m, 1.0, W,
-                                   o + pi_off(up, I, 0, lda), lda, Z, 0, ib, 0.0, Z, po, I));
-                GALA_TRY(pi_copy(ctx, dt, I, ib, Z, po, I, W, o + pi_off(up, I, 0, lda), lda, 0,
+                                   o + la_loff(up, I, 0, lda), lda, Z, 0, ib, 0.0, Z, po, I));
+                GALA_TRY(pi_copy(ctx, dt, I, ib, Z, po, I, W, o + la_loff(up, I, 0, lda), lda, 0,
                                  c));
             }
             GALA_TRY(gala_syrk(ctx, GALA_UPPER, GALA_NO_TRANS, ib, m, 1.0, Z, 0, ib, 0.0, W,
-                               o + pi_off(up, I, I, lda), lda));
+                               o + la_loff(up, I, I, lda), lda));
         } else {
             /* Z: m × ib at (I, I), zero above the diagonal of its top ib×ib block */
-            GALA_TRY(pi_copy(ctx, dt, m, ib, W, o + pi_off(up, I, I, lda), lda, Z, 0, m, 1, c));
+            GALA_TRY(pi_copy(ctx, dt, m, ib, W, o + la_loff(up, I, I, lda), lda, Z, 0, m, 1, c));
             if (I > 0) {
                 /* X (ib × I at (I, 0)) = Zᵀ·W[I:n, 0:I] */
                 GALA_TRY(gala_gemm(ctx, GALA_TRANS, GALA_NO_TRANS, ib, I, m, 1.0, Z, 0, m, W,
-                                   o + pi_off(up, I, 0, lda), lda, 0.0, Z, po, ib));
-                GALA_TRY(pi_copy(ctx, dt, ib, I, Z, po, ib, W, o + pi_off(up, I, 0, lda), lda, 0,
+                                   o + la_loff(up, I, 0, lda), lda, 0.0, Z, po, ib));
+                GALA_TRY(pi_copy(ctx, dt, ib, I, Z, po, ib, W, o + la_loff(up, I, 0, lda), lda, 0,
                                  c));
             }
             GALA_TRY(gala_syrk(ctx, GALA_LOWER, GALA_TRANS, ib, m, 1.0, Z, 0, m, 0.0, W,
-                               o + pi_off(up, I, I, lda), lda));
+                               o + la_loff(up, I, I, lda), lda));
         }
     }
     return GALA_OK;
