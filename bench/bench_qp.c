@@ -230,9 +230,8 @@ static void run_settings(const run_spec *r, const run_opts *ro, gala_qp_settings
 
 static int parse_linsys(const char *v)
 {
-    static const char *names[] = {"auto", "dense", "dense-shared", "sparse-ldlt", "pcg"};
-    for (int k = 0; k < 5; ++k)
-        if (!strcmp(v, names[k])) return k;
+    for (int k = GALA_QP_LINSYS_AUTO; k <= GALA_QP_LINSYS_PCG; ++k)
+        if (!strcmp(v, gala_qp_linsys_name(k))) return k;
     return -2;
 }
 

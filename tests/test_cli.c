@@ -419,7 +419,7 @@ START_TEST(usage_errors)
         {{"solve", MM "HS21.QPS", "--max-iter", "1.5"}, "--max-iter: '1.5' is not an integer"},
         {{"solve", MM "HS21.QPS", "--max-iter"}, "--max-iter needs a value"},
         {{"solve", MM "HS21.QPS", "--polish=yes"}, "--polish takes no value"},
-        {{"solve", MM "HS21.QPS", "--precision", "half"}, "--precision: 'half' is not one of double|float|auto"},
+        {{"solve", MM "HS21.QPS", "--precision", "half"}, "--precision: 'half' is not one of float|double|auto"},
         {{"solve", MM "HS21.QPS", "--backend", "metal"}, "--backend: 'metal'"},
         {{"solve", MM "HS21.QPS", "--alpha", "3", "--backend", "host"}, "alpha = 3 must be in (0, 2)"},
         {{"solve", "--generate", "mpc:10"}, NULL}, /* valid: count 1 (checked below) */
@@ -460,13 +460,26 @@ START_TEST(usage_errors)
     EXPECT_CODE(r, 0);
     const char *want[] = {"--eps-abs X", "(default 0.001)", "--max-iter N", "(default 4000)",
                           "--time-limit", "--rho X", "--sigma X", "(default 1e-06)", "--alpha X",
-                          "(default 1.6)", "--scaling N", "--adaptive-rho iterations|time|off",
+                          "(default 1.6)", "--scaling N", "--adaptive-rho off|iterations|time",
                           "--adaptive-rho-interval", "--adaptive-rho-tolerance", "--check-termination",
-                          "--[no-]polish", "--precision double|float|auto", "--backend", "--platform",
+                          "--[no-]polish", "--precision float|double|auto", "--backend", "--platform",
                           "--device", "--linsys", "--warm-start DIR", "--json", "--csv",
                           "--solution-dir", "--eps-prim-inf", "--eps-dual-inf", "Exit status"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i)
         ck_assert_msg(has(r.out, want[i]), "--help lacks \"%s\"", want[i]);
+    /* every setting of the table is an option, unless the table says it is not */
+    for (int i = 0; i < gala_qp_settings_count(); ++i) {
+        const gala_qp_setting_desc *d;
+        ck_assert_int_eq(gala_qp_settings_field(i, &d), GALA_OK);
+        char opt[64], sw[80]; /* "--name", or "--[no-]name" for a switch */
+        snprintf(opt, sizeof opt, "--%s ", d->cli ? d->cli : d->name);
+        for (char *c = opt; *c; ++c)
+            if (*c == '_') *c = '-';
+        snprintf(sw, sizeof sw, "--[no-]%s", opt + 2);
+        const int listed = has(r.out, opt) || has(r.out, sw);
+        if (d->flags & GALA_QP_SETTING_NO_CLI) ck_assert_msg(!listed, "--help has %s", opt);
+        else ck_assert_msg(listed, "--help lacks the setting %s (%s)", d->name, opt);
+    }
     run_free(&r);
 }
 END_TEST

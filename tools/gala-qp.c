@@ -26,31 +26,11 @@
 /* ================================================================== options */
 
 typedef enum {
-    K_DBL,    /* a settings field of type double */
-    K_INT,    /* a settings field of type int */
-    K_ENUM,   /* a settings field of type int (or gala_dtype), from a list of words */
-    K_BOOL,   /* a settings field of type int: --name sets 1, --no-name sets 0 */
+    K_SET,    /* a setting of the table GALA_QP_SETTINGS (qp_settings.h) */
     K_TOOL,   /* a tool option, handled by id */
-    K_HEAD    /* not an option: the heading of the next group in --help */
+    K_HEAD,   /* not an option: the heading of the next group in --help */
+    K_TABLE   /* not an option: the table's settings with flag OSQP (id 1) or without (0) */
 } opt_kind;
-
-typedef struct {
-    const char *word;
-    int value;
-} choice;
-
-/* auto: double where the device has it, else float (resolved once the device is known) */
-#define PRECISION_AUTO 0
-static const choice ch_precision[] = {{"double", GALA_DOUBLE}, {"float", GALA_FLOAT},
-                                      {"auto", PRECISION_AUTO}, {NULL, 0}};
-static const choice ch_linsys[] = {{"auto", GALA_QP_LINSYS_AUTO}, {"dense", GALA_QP_LINSYS_DENSE},
-                                   {"dense-shared", GALA_QP_LINSYS_DENSE_SHARED},
-                                   {"sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT},
-                                   {"pcg", GALA_QP_LINSYS_PCG}, {NULL, 0}};
-static const choice ch_adaptive[] = {{"iterations", GALA_QP_ADAPTIVE_RHO_ITERATIONS},
-                                     {"time", GALA_QP_ADAPTIVE_RHO_TIME},
-                                     {"off", GALA_QP_ADAPTIVE_RHO_DISABLED}, {NULL, 0}};
-static const choice ch_auto3[] = {{"auto", -1}, {"on", 1}, {"off", 0}, {NULL, 0}};
 
 enum {
     T_HELP = 1, T_EPS, T_BACKEND, T_PLATFORM, T_DEVICE, T_JSON, T_CSV, T_OUTPUT, T_SUMMARY,
@@ -62,115 +42,119 @@ typedef struct {
     const char *name;  /* without the leading "--" */
     const char *arg;   /* metavariable, NULL for a switch */
     opt_kind kind;
-    size_t off;        /* settings field (K_DBL, K_INT, K_ENUM, K_BOOL) */
-    int id;            /* K_TOOL */
-    const choice *choices;
+    int id;            /* K_TOOL: T_*; K_SET: the setting's index; K_TABLE: 1 OSQP, 0 gala */
     const char *help;
     int cmd;           /* 1: solve, 2: generate, 3: both */
 } optdef;
 
-#define S_(f) offsetof(gala_qp_settings, f)
-static const optdef opts[] = {
+/* The tool's own options; K_TABLE rows stand for the settings of the table. */
+static const optdef tool_opts[] = {
     /* ---- inputs ---- */
-    {"inputs", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
-    {"generate", "FAMILY:SIZExCOUNT", K_TOOL, 0, T_GENERATE, NULL,
+    {"inputs", NULL, K_HEAD, 0, NULL, 0},
+    {"generate", "FAMILY:SIZExCOUNT", K_TOOL, T_GENERATE,
      "add COUNT generated QPs of a family (random, eq, control|mpc, portfolio, lasso, huber, svm, "
      "double-integrator|di) with size parameter SIZE, seeds SEED, SEED+1, ...; repeatable", 1},
-    {"seed", "S", K_TOOL, 0, T_SEED, NULL, "first seed of generated QPs (default 1)", 3},
-    {"all-bound-rows", NULL, K_TOOL, 0, T_ALL_BOUND_ROWS, NULL,
+    {"seed", "S", K_TOOL, T_SEED, "first seed of generated QPs (default 1)", 3},
+    {"all-bound-rows", NULL, K_TOOL, T_ALL_BOUND_ROWS,
      "one row of A per variable, free ones included (OSQP's .mat form); default: only variables "
      "with a finite bound", 1},
-    {"strict", NULL, K_TOOL, 0, T_STRICT, NULL, "reader warnings (integer markers, ...) are errors", 1},
-    {"reference", "FILE", K_TOOL, 0, T_REF, NULL,
+    {"strict", NULL, K_TOOL, T_STRICT, "reader warnings (integer markers, ...) are errors", 1},
+    {"reference", "FILE", K_TOOL, T_REF,
      "optimal values to compare with: lines 'NAME ... VALUE' (00README.QP of Maros-Meszaros)", 1},
-    {"reference-tol", "X", K_TOOL, 0, T_REF_TOL, NULL,
+    {"reference-tol", "X", K_TOOL, T_REF_TOL,
      "tolerance of the reference check, |f - ref| / max(1, |ref|) (default 1e-3)", 1},
-    {"max-n", "N", K_TOOL, 0, T_MAX_N, NULL,
+    {"max-n", "N", K_TOOL, T_MAX_N,
      "skip QPs with more than N variables (dense K of n^2 values per QP; default 5000)", 1},
     /* ---- device ---- */
-    {"device", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
-    {"backend", "NAME", K_TOOL, 0, T_BACKEND, NULL,
+    {"device", NULL, K_HEAD, 0, NULL, 0},
+    {"backend", "NAME", K_TOOL, T_BACKEND,
      "auto, opencl, cuda or host (default auto: GPU, else OpenCL CPU, else host; GALA_BACKEND)", 1},
-    {"platform", "P", K_TOOL, 0, T_PLATFORM, NULL, "OpenCL platform: index or part of its name", 1},
-    {"device", "D", K_TOOL, 0, T_DEVICE, NULL, "device: index or part of its name", 1},
-    {"precision", "double|float|auto", K_ENUM, S_(dtype), 0, ch_precision,
-     "arithmetic on the device (auto: double if the device has it, else float)", 1},
-    {"linsys", "auto|dense|dense-shared|sparse-ldlt|pcg", K_ENUM, S_(linsys_solver), 0, ch_linsys,
-     "linear-system strategy (auto: dense-shared when all QPs share P and A)", 1},
-    /* ---- OSQP settings ---- */
-    {"solver: OSQP's settings", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
-    {"eps", "X", K_TOOL, 0, T_EPS, NULL, "set both --eps-abs and --eps-rel", 1},
-    {"eps-abs", "X", K_DBL, S_(eps_abs), 0, NULL, "absolute tolerance", 1},
-    {"eps-rel", "X", K_DBL, S_(eps_rel), 0, NULL, "relative tolerance", 1},
-    {"eps-prim-inf", "X", K_DBL, S_(eps_prim_inf), 0, NULL, "primal infeasibility tolerance", 1},
-    {"eps-dual-inf", "X", K_DBL, S_(eps_dual_inf), 0, NULL, "dual infeasibility tolerance", 1},
-    {"max-iter", "N", K_INT, S_(max_iter), 0, NULL, "iteration limit per QP", 1},
-    {"time-limit", "SEC", K_DBL, S_(time_limit), 0, NULL, "limit for the whole solve call (0: none)", 1},
-    {"rho", "X", K_DBL, S_(rho), 0, NULL, "ADMM step rho", 1},
-    {"rho-vec", NULL, K_BOOL, S_(rho_is_vec), 0, NULL,
-     "rho per row: 1e3*rho on equalities, 1e-6 on free rows (--no-rho-vec: one rho)", 1},
-    {"sigma", "X", K_DBL, S_(sigma), 0, NULL, "regularization sigma", 1},
-    {"alpha", "X", K_DBL, S_(alpha), 0, NULL, "relaxation alpha in (0, 2)", 1},
-    {"cg-max-iter", "N", K_INT, S_(cg_max_iter), 0, NULL, "--linsys pcg: CG iterations per solve", 1},
-    {"cg-tol-reduction", "N", K_INT, S_(cg_tol_reduction), 0, NULL,
-     "--linsys pcg: solves without a CG iteration before the tolerance fraction halves", 1},
-    {"cg-tol-fraction", "X", K_DBL, S_(cg_tol_fraction), 0, NULL,
-     "--linsys pcg: CG tolerance as a fraction of sqrt(prim_res*dual_res)", 1},
-    {"scaling", "N", K_INT, S_(scaling), 0, NULL, "Ruiz scaling iterations (0: off)", 1},
-    {"adaptive-rho", "iterations|time|off", K_ENUM, S_(adaptive_rho), 0, ch_adaptive,
-     "when rho is re-estimated", 1},
-    {"adaptive-rho-interval", "N", K_INT, S_(adaptive_rho_interval), 0, NULL,
-     "iterations between rho updates", 1},
-    {"adaptive-rho-fraction", "X", K_DBL, S_(adaptive_rho_fraction), 0, NULL,
-     "time mode: fraction of the setup time", 1},
-    {"adaptive-rho-tolerance", "X", K_DBL, S_(adaptive_rho_tolerance), 0, NULL,
-     "change rho only by at least this factor", 1},
-    {"check-termination", "N", K_INT, S_(check_termination), 0, NULL,
-     "iterations between termination checks (0: only at max-iter)", 1},
-    {"check-dualgap", "auto|on|off", K_ENUM, S_(check_dualgap), 0, ch_auto3,
-     "duality-gap test (auto: on in double, off in float)", 1},
-    {"scaled-termination", NULL, K_BOOL, S_(scaled_termination), 0, NULL,
-     "test the residuals of the scaled problem", 1},
-    {"polish", NULL, K_BOOL, S_(polishing), 0, NULL, "polish solved QPs (on the host, in double)", 1},
-    {"delta", "X", K_DBL, S_(delta), 0, NULL, "polishing regularization", 1},
-    {"polish-refine-iter", "N", K_INT, S_(polish_refine_iter), 0, NULL, "polishing refinement steps", 1},
-    {"warm-start", "DIR", K_TOOL, 0, T_WARM, NULL,
+    {"platform", "P", K_TOOL, T_PLATFORM, "OpenCL platform: index or part of its name", 1},
+    {"device", "D", K_TOOL, T_DEVICE, "device: index or part of its name", 1},
+    /* ---- settings ---- */
+    {"solver: OSQP's settings", NULL, K_HEAD, 0, NULL, 0},
+    {"eps", "X", K_TOOL, T_EPS, "set both --eps-abs and --eps-rel", 1},
+    {"warm-start", "DIR", K_TOOL, T_WARM,
      "start each QP from DIR/NAME.sol (written by --solution-dir) where present", 1},
-    /* ---- gala settings ---- */
-    {"solver: gala's settings", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
-    {"rho-ladder-ratio", "X", K_DBL, S_(rho_ladder_ratio), 0, NULL,
-     "dense-shared: ratio between the rho rungs", 1},
-    {"iters-per-launch", "N", K_INT, S_(iters_per_launch), 0, NULL,
-     "most iterations per device launch (0: up to the next check)", 1},
-    {"refine", "auto|on|off", K_ENUM, S_(refine), 0, ch_auto3,
-     "iterative refinement of each linear solve (auto: on in float)", 1},
+    {NULL, NULL, K_TABLE, 1, NULL, 1},
+    {"solver: gala's settings", NULL, K_HEAD, 0, NULL, 0},
+    {NULL, NULL, K_TABLE, 0, NULL, 1},
     /* ---- output ---- */
-    {"output", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
-    {"json", NULL, K_TOOL, 0, T_JSON, NULL, "report as JSON", 1},
-    {"csv", NULL, K_TOOL, 0, T_CSV, NULL, "report as CSV, one line per QP", 1},
-    {"output", "FILE", K_TOOL, 0, T_OUTPUT, NULL,
+    {"output", NULL, K_HEAD, 0, NULL, 0},
+    {"json", NULL, K_TOOL, T_JSON, "report as JSON", 1},
+    {"csv", NULL, K_TOOL, T_CSV, "report as CSV, one line per QP", 1},
+    {"output", "FILE", K_TOOL, T_OUTPUT,
      "write the report to FILE (the summary still goes to stdout); also -o", 1},
-    {"summary", NULL, K_TOOL, 0, T_SUMMARY, NULL, "table format: only the summary, no line per QP", 1},
-    {"solution-dir", "DIR", K_TOOL, 0, T_SOLDIR, NULL, "write DIR/NAME.sol with x and y of every QP", 1},
-    {"progress", NULL, K_TOOL, 0, T_PROGRESS, NULL,
+    {"summary", NULL, K_TOOL, T_SUMMARY, "table format: only the summary, no line per QP", 1},
+    {"solution-dir", "DIR", K_TOOL, T_SOLDIR, "write DIR/NAME.sol with x and y of every QP", 1},
+    {"progress", NULL, K_TOOL, T_PROGRESS,
      "progress bar on stderr (default: when stderr is a terminal)", 1},
-    {"no-progress", NULL, K_TOOL, 0, T_NO_PROGRESS, NULL, "no progress bar", 1},
-    {"quiet", NULL, K_TOOL, 0, T_QUIET, NULL, "no warnings, no summary after -o; also -q", 3},
+    {"no-progress", NULL, K_TOOL, T_NO_PROGRESS, "no progress bar", 1},
+    {"quiet", NULL, K_TOOL, T_QUIET, "no warnings, no summary after -o; also -q", 3},
     /* ---- generate ---- */
-    {"generate, and general", NULL, K_HEAD, 0, 0, NULL, NULL, 0},
-    {"size", "N", K_TOOL, 0, T_SIZE, NULL, "size parameter of the family", 2},
-    {"count", "K", K_TOOL, 0, T_COUNT, NULL, "number of QPs (default 1)", 2},
-    {"out", "DIR", K_TOOL, 0, T_OUT, NULL, "directory to write into (default .; - : stdout, K = 1)", 2},
-    {"help", NULL, K_TOOL, 0, T_HELP, NULL, "this help; also -h", 3},
-    {"version", NULL, K_TOOL, 0, T_VERSION, NULL, "gala's version", 3},
+    {"generate, and general", NULL, K_HEAD, 0, NULL, 0},
+    {"size", "N", K_TOOL, T_SIZE, "size parameter of the family", 2},
+    {"count", "K", K_TOOL, T_COUNT, "number of QPs (default 1)", 2},
+    {"out", "DIR", K_TOOL, T_OUT, "directory to write into (default .; - : stdout, K = 1)", 2},
+    {"help", NULL, K_TOOL, T_HELP, "this help; also -h", 3},
+    {"version", NULL, K_TOOL, T_VERSION, "gala's version", 3},
 };
-#define NOPTS (int)(sizeof opts / sizeof opts[0])
+#define NTOOL_OPTS (int)(sizeof tool_opts / sizeof tool_opts[0])
+
+/* The options as --help lists them: tool_opts with each K_TABLE row replaced by the table's
+ * settings of its group (built once by build_opts). Names and metavariables of settings live
+ * in names[] (the field name with '-' for '_', or the table's cli name; "a|b|c" for enums). */
+#define MAX_OPTS 160
+static optdef opts[MAX_OPTS];
+static int nopts;
+static char names[MAX_OPTS][48], metas[MAX_OPTS][96];
+
+/* "--precision auto": double where the device has it, else float (resolved once the device
+ * is known); the one word an option has beyond its setting's choices. */
+static int is_precision(const optdef *o)
+{
+    return o->kind == K_SET && !strcmp(o->name, "precision");
+}
+
+static void build_opts(void)
+{
+    nopts = 0;
+    for (int i = 0; i < NTOOL_OPTS; ++i) {
+        if (tool_opts[i].kind != K_TABLE) {
+            opts[nopts++] = tool_opts[i];
+            continue;
+        }
+        for (int k = 0; k < gala_qp_settings_count() && nopts < MAX_OPTS; ++k) {
+            const gala_qp_setting_desc *d;
+            gala_qp_settings_field(k, &d);
+            if ((d->flags & GALA_QP_SETTING_NO_CLI) ||
+                ((d->flags & GALA_QP_SETTING_OSQP) != 0) != (tool_opts[i].id == 1))
+                continue;
+            char *nm = names[nopts], *mv = metas[nopts];
+            snprintf(nm, sizeof names[0], "%s", d->cli ? d->cli : d->name);
+            for (char *c = nm; *c; ++c)
+                if (*c == '_') *c = '-';
+            mv[0] = 0;
+            if (d->kind == GALA_QP_SETTING_ENUM) {
+                size_t len = 0;
+                for (int v = (int)d->lo; v <= (int)d->hi; ++v)
+                    len += (size_t)snprintf(mv + len, sizeof metas[0] - len, "%s%s",
+                                            v > (int)d->lo ? "|" : "", gala_qp_setting_choice(k, v));
+                if (!strcmp(nm, "precision")) snprintf(mv + len, sizeof metas[0] - len, "|auto");
+            } else if (d->kind != GALA_QP_SETTING_BOOL) {
+                snprintf(mv, sizeof metas[0], "%s", d->kind == GALA_QP_SETTING_INT ? "N" : "X");
+            }
+            opts[nopts++] = (optdef){nm, mv[0] ? mv : NULL, K_SET, k, d->help, 1};
+        }
+    }
+}
 
 /* ================================================================== tool state */
 
 typedef struct {
     int cmd;                 /* 1 solve, 2 generate */
     gala_qp_settings set;
+    int precision_auto;      /* --precision auto: double where the device has it */
     const char *backend, *platform, *device;
     int format;              /* 0 table, 1 json, 2 csv */
     const char *output, *soldir, *warmdir, *ref, *out;
@@ -213,25 +197,23 @@ static void warn_(const tool *t, const char *fmt, ...)
 
 /* ================================================================== help */
 
-/* " (default V)" of a settings option, from gala_qp_settings_default. */
-static void default_text(char *buf, size_t cap, const optdef *o, const gala_qp_settings *d)
+/* The kind of the setting behind a K_SET option (0 for tool options). */
+static int set_kind(const optdef *o)
 {
-    const char *p = (const char *)d + o->off;
+    const gala_qp_setting_desc *d;
+    return o->kind == K_SET && gala_qp_settings_field(o->id, &d) == GALA_OK ? d->kind : 0;
+}
+
+/* " (default V)" of a settings option, from the table's default. */
+static void default_text(char *buf, size_t cap, const optdef *o)
+{
+    const gala_qp_setting_desc *d;
     buf[0] = 0;
-    switch (o->kind) {
-    case K_DBL: snprintf(buf, cap, " (default %g)", *(const double *)p); break;
-    case K_INT: snprintf(buf, cap, " (default %d)", *(const int *)p); break;
-    case K_BOOL: snprintf(buf, cap, " (default %s)", *(const int *)p ? "on" : "off"); break;
-    case K_ENUM: {
-        int v = o->off == S_(dtype) ? (int)d->dtype : *(const int *)p;
-        for (const choice *c = o->choices; c->word; ++c)
-            if (c->value == v) {
-                snprintf(buf, cap, " (default %s)", c->word);
-                break;
-            }
-        break;
-    }
-    default: break;
+    if (o->kind != K_SET || gala_qp_settings_field(o->id, &d) != GALA_OK) return;
+    switch (d->kind) {
+    case GALA_QP_SETTING_BOOL: snprintf(buf, cap, " (default %s)", d->def != 0 ? "on" : "off"); break;
+    case GALA_QP_SETTING_ENUM: snprintf(buf, cap, " (default %s)", gala_qp_setting_choice(o->id, (int)d->def)); break;
+    default: snprintf(buf, cap, " (default %g)", d->def); break;
     }
 }
 
@@ -259,8 +241,6 @@ static void wrapped(FILE *f, const char *text)
 
 static void usage(FILE *f)
 {
-    gala_qp_settings d;
-    gala_qp_settings_default(&d);
     fprintf(f,
             "usage: gala-qp solve [OPTIONS] FILE.qps|DIR ... [--generate FAMILY:SIZExCOUNT ...]\n"
             "       gala-qp generate FAMILY --size N [--count K] [--seed S] [--out DIR]\n"
@@ -270,19 +250,19 @@ static void usage(FILE *f)
             "generate: write generated QPs as QPS files FAMILY_nSIZE_sSEED.qps.\n"
             "Exit status: 0 all QPs solved, 1 some not solved, 2 usage or input error,\n"
             "3 device or library failure.\n");
-    for (int i = 0; i < NOPTS; ++i) {
+    for (int i = 0; i < nopts; ++i) {
         const optdef *o = &opts[i];
         if (o->kind == K_HEAD) {
             fprintf(f, "\n%s:\n", o->name);
             continue;
         }
         char lhs[96];
-        if (o->kind == K_BOOL) snprintf(lhs, sizeof lhs, "--[no-]%s", o->name);
+        if (set_kind(o) == GALA_QP_SETTING_BOOL) snprintf(lhs, sizeof lhs, "--[no-]%s", o->name);
         else snprintf(lhs, sizeof lhs, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         if (strlen(lhs) > 26) fprintf(f, "  %s\n  %-26s ", lhs, "");
         else fprintf(f, "  %-26s ", lhs);
         char text[512], def[64];
-        default_text(def, sizeof def, o, &d);
+        default_text(def, sizeof def, o);
         snprintf(text, sizeof text, "%s%s", o->help, def);
         wrapped(f, text);
     }
@@ -336,12 +316,12 @@ static int int_at_least(const optdef *o, const char *val, int *v, int min)
 static const optdef *find_opt(const char *name, size_t len, int *negated)
 {
     *negated = 0;
-    for (int i = 0; i < NOPTS; ++i)
+    for (int i = 0; i < nopts; ++i)
         if (opts[i].kind != K_HEAD && strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len))
             return &opts[i];
     if (len > 3 && !strncmp(name, "no-", 3))
-        for (int i = 0; i < NOPTS; ++i)
-            if (opts[i].kind == K_BOOL && strlen(opts[i].name) == len - 3 &&
+        for (int i = 0; i < nopts; ++i)
+            if (set_kind(&opts[i]) == GALA_QP_SETTING_BOOL && strlen(opts[i].name) == len - 3 &&
                 !strncmp(opts[i].name, name + 3, len - 3)) {
                 *negated = 1;
                 return &opts[i];
@@ -361,42 +341,41 @@ static int push(const char ***v, int *n, const char *s)
 /* Apply one option with its value (NULL for switches). Returns 0, or GQP_EXIT_USAGE. */
 static int apply(tool *t, const optdef *o, int negated, const char *val)
 {
-    char *base = (char *)&t->set;
     double d;
-    int i;
     if (!(o->cmd & t->cmd)) {
         err_("--%s is not an option of '%s' (try --help)", o->name, t->cmd == 1 ? "solve" : "generate");
         return GQP_EXIT_USAGE;
     }
-    switch (o->kind) {
-    case K_DBL:
-        if (!parse_dbl(val, &d)) {
+    if (o->kind == K_SET) {
+        const gala_qp_setting_desc *sd;
+        gala_qp_settings_field(o->id, &sd);
+        if (sd->kind == GALA_QP_SETTING_BOOL) {
+            d = !negated;
+        } else if (sd->kind == GALA_QP_SETTING_ENUM) {
+            if (is_precision(o) && !strcasecmp(val, "auto")) {
+                t->precision_auto = 1;
+                return 0;
+            }
+            int v = (int)sd->lo;
+            while (v <= (int)sd->hi && strcasecmp(gala_qp_setting_choice(o->id, v), val)) ++v;
+            if (v > (int)sd->hi) {
+                err_("--%s: '%s' is not one of %s", o->name, val, o->arg);
+                return GQP_EXIT_USAGE;
+            }
+            d = v;
+            if (is_precision(o)) t->precision_auto = 0;
+        } else if (!parse_dbl(val, &d)) {
             err_("--%s: '%s' is not a finite number", o->name, val);
             return GQP_EXIT_USAGE;
-        }
-        *(double *)(base + o->off) = d;
-        return 0;
-    case K_INT:
-        if (!parse_int(val, &i)) {
+        } else if (sd->kind == GALA_QP_SETTING_INT && (d != floor(d) || fabs(d) > INT_MAX)) {
             err_("--%s: '%s' is not an integer", o->name, val);
             return GQP_EXIT_USAGE;
         }
-        *(int *)(base + o->off) = i;
+        if (gala_qp_settings_set(&t->set, o->id, d) != GALA_OK) { /* out of its range */
+            err_("--%s: %s", o->name, gala_last_error(NULL));
+            return GQP_EXIT_USAGE;
+        }
         return 0;
-    case K_BOOL:
-        *(int *)(base + o->off) = !negated;
-        return 0;
-    case K_ENUM:
-        for (const choice *c = o->choices; c->word; ++c)
-            if (!strcasecmp(c->word, val)) {
-                if (o->off == S_(dtype)) t->set.dtype = (gala_dtype)c->value;
-                else *(int *)(base + o->off) = c->value;
-                return 0;
-            }
-        err_("--%s: '%s' is not one of %s", o->name, val, o->arg);
-        return GQP_EXIT_USAGE;
-    case K_TOOL:
-    case K_HEAD: break;
     }
     switch (o->id) {
     case T_EPS:
@@ -503,7 +482,7 @@ static int parse_args(tool *t, int argc, char **argv, int first)
             printf("gala-qp (gala %s)\n", gala_version());
             return -1;
         }
-        int takes = o->arg != NULL && o->kind != K_BOOL;
+        int takes = o->arg != NULL;
         if (takes && !val) {
             if (i + 1 >= argc) {
                 err_("%s needs a value (%s)", a, o->arg);
@@ -953,7 +932,7 @@ static int cmd_solve(tool *t)
     gala_context_info(ctx, &di);
     snprintf(run.device, sizeof run.device, "%s: %s / %s", di.backend_name, di.platform_name, di.device_name);
     snprintf(run.backend, sizeof run.backend, "%s", di.backend_name);
-    if ((int)t->set.dtype == PRECISION_AUTO) {
+    if (t->precision_auto) {
         t->set.dtype = di.fp64 ? GALA_DOUBLE : GALA_FLOAT;
         run.settings.dtype = t->set.dtype;
     }
@@ -1124,6 +1103,7 @@ int main(int argc, char **argv)
     tool t;
     memset(&t, 0, sizeof t);
     gala_qp_settings_default(&t.set);
+    build_opts();
     t.progress = -1;
     t.seed = 1;
     t.count = 1;

@@ -329,16 +329,10 @@ int gqp_read_solution(const char *path, int n, int m, double *x, double *y, char
 
 /* ------------------------------------------------------------------ reports */
 
+/* "none" where no strategy ran (every QP rejected); the table's word otherwise. */
 static const char *linsys_name(int l)
 {
-    switch (l) {
-    case GALA_QP_LINSYS_DENSE: return "dense";
-    case GALA_QP_LINSYS_DENSE_SHARED: return "dense-shared";
-    case GALA_QP_LINSYS_SPARSE_LDLT: return "sparse-ldlt";
-    case GALA_QP_LINSYS_PCG: return "pcg";
-    case GALA_QP_LINSYS_AUTO: return "auto";
-    default: return "none";
-    }
+    return l < 0 ? "none" : gala_qp_linsys_name(l);
 }
 
 typedef struct tally {

@@ -10,6 +10,7 @@
 #define GALA_QP_H
 
 #include "gala/common.h"
+#include "gala/qp_settings.h"
 #include "gala/sparse.h"
 
 #ifdef __cplusplus
@@ -59,112 +60,6 @@ typedef enum gala_qp_status {
     GALA_QP_UNSOLVED = 11,    /**< set up but not solved yet */
     GALA_QP_INVALID_DATA = 12 /**< the QP's data are invalid (gala_qp_info.message says why) */
 } gala_qp_status;
-
-/** Linear-system strategy (docs/qp.md). AUTO picks DENSE_SHARED when every QP has the same
- *  P and A (values and pattern) and the same kinds of rows; otherwise, once the largest QP
- *  has qp.sparse_n variables or more (tuning: 1024 on the host backend and CPU OpenCL, 8192
- *  on GPUs), SPARSE_LDLT where a solve with its factors costs at most half of a product
- *  with the dense K⁻¹; DENSE otherwise. */
-typedef enum gala_qp_linsys {
-    GALA_QP_LINSYS_AUTO = 0,
-    /** Per QP: dense K = P + σI + Aᵀdiag(ρ)A inverted on the device; each iteration applies
-     *  K⁻¹ as a matrix-vector product. A change of ρ refactors only that QP. */
-    GALA_QP_LINSYS_DENSE = 1,
-    /** Shared P and A: a ladder of K⁻¹ for ρ = rho·r^k, factored once; each iteration is a
-     *  matrix-matrix product over a tile of QPs. Adaptive ρ moves a QP along the ladder. */
-    GALA_QP_LINSYS_DENSE_SHARED = 2,
-    /** Per QP: sparse LDLᵀ (AMD ordering) of the quasi-definite KKT matrix
-     *  [P + σI, Aᵀ; A, −diag(1/ρ)], as OSQP's direct solver; one symbolic analysis per pair
-     *  of P and A patterns, the whole batch factored and solved by one launch each. A change
-     *  of ρ refactors the batch in place. Needs SuiteSparse AMD (GALA_ERR_NOT_SUPPORTED
-     *  from gala_qp_setup without it). */
-    GALA_QP_LINSYS_SPARSE_LDLT = 3,
-    /** Per QP: the reduced system P + σI + Aᵀdiag(ρ)A solved in every iteration by
-     *  conjugate gradients with the Jacobi preconditioner (OSQP's indirect method, the one
-     *  of its CUDA build), warm started from the iterate, to the adaptive tolerance of
-     *  cg_max_iter, cg_tol_reduction and cg_tol_fraction. Nothing is factored: memory and
-     *  work per iteration follow the nonzeros of P and A, for QPs too large to factor.
-     *  Never chosen by AUTO. Non-convexity is detected from a diagonal entry of P + σI
-     *  that is not positive and from negative curvature met by CG, not from a full
-     *  factorization (docs/qp.md). */
-    GALA_QP_LINSYS_PCG = 4
-} gala_qp_linsys;
-
-/** Adaptive ρ modes (OSQP's values). */
-typedef enum gala_qp_adaptive_rho {
-    GALA_QP_ADAPTIVE_RHO_DISABLED = 0,
-    GALA_QP_ADAPTIVE_RHO_ITERATIONS = 1, /**< every adaptive_rho_interval iterations (default) */
-    GALA_QP_ADAPTIVE_RHO_TIME = 2        /**< interval fixed when the solve time first exceeds
-                                              adaptive_rho_fraction·setup time (OSQP 0.6 style) */
-} gala_qp_adaptive_rho;
-
-/** Progress callback: called by the host between device launches with the number of QPs
- *  finished so far, the batch size, and the iteration the batch has reached. Return 0 to go
- *  on, nonzero to stop: the QPs still running get GALA_QP_INTERRUPTED. */
-typedef int (*gala_qp_progress_fn)(void *user, int qps_done, int qps_total, int iteration);
-
-/**
- * Settings. Fill with gala_qp_settings_default(); the OSQP fields have OSQP 1.0's names,
- * meanings and defaults. Float (dtype = GALA_FLOAT) differs only in check_dualgap's default
- * (-1 means: on for double, off for float, as OSQP's float builds).
- */
-typedef struct gala_qp_settings {
-    /* ---- OSQP's settings ------------------------------------------------------------ */
-    int linsys_solver;             /**< gala_qp_linsys; default AUTO */
-    int warm_starting;             /**< 1: a solve starts from the last iterates; default 1 */
-    int scaling;                   /**< Ruiz iterations (0: none); default 10 */
-    int polishing;                 /**< 1: polish solved QPs (on the host, in double, one
-                                        dense reduced KKT solve per QP); default 0 */
-    double rho;                    /**< ADMM step ρ; default 0.1 */
-    int rho_is_vec;                /**< 1: ρ per row (1e3·ρ equalities, 1e-6 free rows); 1 */
-    double sigma;                  /**< σ; default 1e-6 */
-    double alpha;                  /**< relaxation α ∈ (0, 2); default 1.6 */
-    int cg_max_iter;               /**< PCG: most CG iterations per linear solve; 20 */
-    int cg_tol_reduction;          /**< PCG: solves in a row without a CG iteration after
-                                        which the tolerance fraction halves; default 10 */
-    double cg_tol_fraction;        /**< PCG: tolerance as a fraction of √(prim_res·dual_res)
-                                        (of ‖rhs‖∞ at a solve's first iteration), in (0, 1];
-                                        default 0.15 */
-    int adaptive_rho;              /**< gala_qp_adaptive_rho; default ITERATIONS */
-    int adaptive_rho_interval;     /**< iterations between ρ updates; default 50 */
-    double adaptive_rho_fraction;  /**< TIME mode: fraction of the setup time; default 0.4 */
-    double adaptive_rho_tolerance; /**< update ρ only if it changes by this factor; 5 */
-    int max_iter;                  /**< default 4000 */
-    double eps_abs;                /**< default 1e-3 */
-    double eps_rel;                /**< default 1e-3 */
-    double eps_prim_inf;           /**< default 1e-4 */
-    double eps_dual_inf;           /**< default 1e-4 */
-    int scaled_termination;        /**< 1: test residuals of the scaled problem; default 0 */
-    int check_termination;         /**< iterations between termination checks (0: only at
-                                        max_iter); default 25 */
-    int check_dualgap;             /**< duality-gap test: 1, 0, or -1 = 1 for double and 0 for
-                                        float (OSQP's defaults); default -1 */
-    double time_limit;             /**< seconds for the whole solve call (0: none); 1e10 */
-    double delta;                  /**< polishing regularization; default 1e-6 */
-    int polish_refine_iter;        /**< polishing refinement steps; default 3 */
-    /* ---- gala's settings ------------------------------------------------------------ */
-    gala_dtype dtype;              /**< GALA_DOUBLE (default) or GALA_FLOAT */
-    double rho_ladder_ratio;       /**< DENSE_SHARED: ratio between ladder rungs; default 5 */
-    int iters_per_launch;          /**< most ADMM iterations one device launch runs; 0 = up to
-                                        the next termination check (default) */
-    int refine;                    /**< iterative refinement of each linear solve (K applied
-                                        sparsely, twice the solve work): 1, 0, or -1 = 1 for
-                                        float, 0 for double (default) */
-    gala_qp_progress_fn progress;  /**< optional progress callback (NULL: none) */
-    void *progress_user;           /**< passed to progress */
-    int threads;                   /**< host threads for the per-QP host work of setup,
-                                        updates and results (validation, copies, staging,
-                                        unscaling): 0 = automatic (the online cores, at
-                                        most 16, and one for small batches), 1 = the
-                                        calling thread only, n > 1 = up to n; default 0 */
-    int profile;                   /**< 1: wait for the device after every phase of setup
-                                        and solve and record the phase's wall time
-                                        (gala_qp_get_profile); costs one synchronization
-                                        per phase; default 0 */
-} gala_qp_settings;
-
-/** @brief Fill @p s with the defaults above. NULL is ignored. */
-GALA_API void gala_qp_settings_default(gala_qp_settings *s);
 
 /** Per-QP information after a solve (OSQP's OSQPInfo). */
 typedef struct gala_qp_info {
@@ -292,15 +187,10 @@ GALA_API gala_status gala_qp_update_rho(gala_qp_solver *solver, int k, double rh
 GALA_API gala_status gala_qp_get_settings(const gala_qp_solver *solver, gala_qp_settings *settings);
 
 /**
- * @brief Change a solver's settings between solves, as osqp_update_settings. These may
- * change: warm_starting, polishing (turned on only in a solver set up with it), alpha,
- * max_iter, eps_abs, eps_rel, eps_prim_inf, eps_dual_inf, scaled_termination,
- * check_termination, check_dualgap, time_limit, delta, polish_refine_iter, cg_max_iter,
- * cg_tol_reduction, cg_tol_fraction, iters_per_launch, progress, progress_user and profile.
- * The rest is fixed at setup
- * (linsys_solver, scaling, rho, rho_is_vec, sigma, the adaptive_rho fields, dtype,
- * rho_ladder_ratio, refine, threads) and must keep its value (ρ changes through
- * gala_qp_update_rho). Iterates and factorizations are kept.
+ * @brief Change a solver's settings between solves, as osqp_update_settings. The settings
+ * flagged GALA_QP_SETTING_FIXED in the table (qp_settings.h) are fixed at setup and must keep
+ * their value (ρ changes through gala_qp_update_rho); polishing may be turned on only in a
+ * solver set up with it. Iterates and factorizations are kept.
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, a value out of range, a fixed field changed,
  *         polishing turned on without its data; the solver's settings are then unchanged).
  */

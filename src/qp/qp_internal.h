@@ -147,6 +147,15 @@ struct gala_qp_solver {
  *  t->ci, map + t->map; fill: max(rows, cols) ints of work space. */
 GALA_INTERNAL void gala_qp_build_pattern(const qp_pat *t, int *rp, int *ci, int *map, int *fill);
 
+/* settings (settings.c, generated from GALA_QP_SETTINGS) */
+/** Every setting inside its range; the message starts with fn. */
+GALA_INTERNAL gala_status gala_qp_settings_validate(const gala_context *ctx, const char *fn,
+                                                    const gala_qp_settings *s);
+/** Every setting fixed at setup unchanged from was to now; the message starts with fn. */
+GALA_INTERNAL gala_status gala_qp_settings_fixed_kept(const gala_context *ctx, const char *fn,
+                                                      const gala_qp_settings *was,
+                                                      const gala_qp_settings *now);
+
 /* launch helpers (solver.c) */
 /** The ADMM program of a launch class (c = NULL: the utility kernels' program). */
 GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key,

@@ -15,43 +15,7 @@
 #include "qp_internal.h"
 #include "qp_polish.h"
 
-/* ------------------------------------------------------------------ settings, names */
-
-void gala_qp_settings_default(gala_qp_settings *s)
-{
-    if (!s) return;
-    memset(s, 0, sizeof *s);
-    s->linsys_solver = GALA_QP_LINSYS_AUTO;
-    s->warm_starting = 1;
-    s->scaling = 10;
-    s->polishing = 0;
-    s->rho = 0.1;
-    s->rho_is_vec = 1;
-    s->sigma = 1e-6;
-    s->alpha = 1.6;
-    s->cg_max_iter = 20;
-    s->cg_tol_reduction = 10;
-    s->cg_tol_fraction = 0.15;
-    s->adaptive_rho = GALA_QP_ADAPTIVE_RHO_ITERATIONS;
-    s->adaptive_rho_interval = 50;
-    s->adaptive_rho_fraction = 0.4;
-    s->adaptive_rho_tolerance = 5.0;
-    s->max_iter = 4000;
-    s->eps_abs = 1e-3;
-    s->eps_rel = 1e-3;
-    s->eps_prim_inf = 1e-4;
-    s->eps_dual_inf = 1e-4;
-    s->scaled_termination = 0;
-    s->check_termination = 25;
-    s->check_dualgap = -1;
-    s->time_limit = 1e10;
-    s->delta = 1e-6;
-    s->polish_refine_iter = 3;
-    s->dtype = GALA_DOUBLE;
-    s->rho_ladder_ratio = 5.0;
-    s->iters_per_launch = 0;
-    s->refine = -1;
-}
+/* ------------------------------------------------------------------ names */
 
 const char *gala_qp_status_string(int status)
 {
@@ -76,41 +40,6 @@ const char *gala_qp_status_string(int status)
 static int dualgap_of(const gala_qp_settings *s)
 {
     return s->check_dualgap < 0 ? s->dtype == GALA_DOUBLE : s->check_dualgap;
-}
-
-static gala_status check_settings(gala_context *ctx, const char *fn, const gala_qp_settings *s)
-{
-#define BAD(cond, ...) if (cond) return gala_error(ctx, GALA_ERR_INVALID_ARG, __VA_ARGS__)
-    BAD(s->linsys_solver < 0 || s->linsys_solver > 4, "%s: linsys_solver = %d", fn, s->linsys_solver);
-    BAD(s->scaling < 0, "%s: scaling = %d < 0", fn, s->scaling);
-    BAD(!(s->rho > 0), "%s: rho = %g must be > 0", fn, s->rho);
-    BAD(!(s->sigma > 0), "%s: sigma = %g must be > 0", fn, s->sigma);
-    BAD(!(s->alpha > 0 && s->alpha < 2), "%s: alpha = %g must be in (0, 2)", fn, s->alpha);
-    BAD(s->cg_max_iter < 1, "%s: cg_max_iter = %d < 1", fn, s->cg_max_iter);
-    BAD(s->cg_tol_reduction < 1, "%s: cg_tol_reduction = %d < 1", fn, s->cg_tol_reduction);
-    BAD(!(s->cg_tol_fraction > 0 && s->cg_tol_fraction <= 1), "%s: cg_tol_fraction = %g must "
-        "be in (0, 1]", fn, s->cg_tol_fraction);
-    BAD(s->adaptive_rho < 0 || s->adaptive_rho > 2, "%s: adaptive_rho = %d is not supported "
-        "(0, 1 or 2)", fn, s->adaptive_rho);
-    BAD(s->adaptive_rho_interval < 0, "%s: adaptive_rho_interval < 0", fn);
-    BAD(!(s->adaptive_rho_fraction > 0), "%s: adaptive_rho_fraction must be > 0", fn);
-    BAD(!(s->adaptive_rho_tolerance >= 1), "%s: adaptive_rho_tolerance must be >= 1", fn);
-    BAD(s->max_iter < 1, "%s: max_iter = %d < 1", fn, s->max_iter);
-    BAD(!(s->eps_abs >= 0) || !(s->eps_rel >= 0) || !(s->eps_prim_inf >= 0) ||
-        !(s->eps_dual_inf >= 0), "%s: tolerances must be >= 0", fn);
-    BAD(s->check_termination < 0, "%s: check_termination < 0", fn);
-    BAD(s->check_dualgap < -1 || s->check_dualgap > 1, "%s: check_dualgap = %d", fn, s->check_dualgap);
-    BAD(!(s->time_limit >= 0), "%s: time_limit < 0", fn);
-    BAD(!(s->delta > 0), "%s: delta must be > 0", fn);
-    BAD(s->dtype != GALA_FLOAT && s->dtype != GALA_DOUBLE, "%s: dtype must be GALA_FLOAT or "
-        "GALA_DOUBLE", fn);
-    BAD(!(s->rho_ladder_ratio > 1), "%s: rho_ladder_ratio must be > 1", fn);
-    BAD(s->iters_per_launch < 0, "%s: iters_per_launch < 0", fn);
-    BAD(s->refine < -1 || s->refine > 1, "%s: refine = %d (-1, 0 or 1)", fn, s->refine);
-    BAD(s->threads < 0, "%s: threads = %d < 0", fn, s->threads);
-    BAD(s->profile < 0 || s->profile > 1, "%s: profile = %d (0 or 1)", fn, s->profile);
-#undef BAD
-    return GALA_OK;
 }
 
 /* ------------------------------------------------------------------ profile */
@@ -1223,7 +1152,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     gala_qp_settings set;
     if (settings) set = *settings;
     else gala_qp_settings_default(&set);
-    GALA_TRY(check_settings(ctx, fn, &set));
+    GALA_TRY(gala_qp_settings_validate(ctx, fn, &set));
     GALA_TRY(gala_check_float_type(ctx, fn, set.dtype));
     double t0 = gala_now();
     gala_qp_solver *s = gala_calloc(1, sizeof *s);
@@ -1966,28 +1895,11 @@ gala_status gala_qp_update_settings(gala_qp_solver *s, const gala_qp_settings *s
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
     gala_context *ctx = s->ctx;
     if (!settings) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: settings is NULL", fn);
-    GALA_TRY(check_settings(ctx, fn, settings));
+    GALA_TRY(gala_qp_settings_validate(ctx, fn, settings));
     /* what the setup built from (scaling, K and its ρ ladder, the programs, the thread
      * count) stays: as osqp_update_settings, which takes ρ through osqp_update_rho */
-    const gala_qp_settings *o = &s->set, *n = settings;
-#define FIXED(f)                                                                            \
-    if (n->f != o->f)                                                                       \
-        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: %s is fixed at setup (set up a new " \
-                          "solver to change it)", fn, #f)
-    FIXED(linsys_solver);
-    FIXED(scaling);
-    FIXED(rho);
-    FIXED(rho_is_vec);
-    FIXED(sigma);
-    FIXED(adaptive_rho);
-    FIXED(adaptive_rho_interval);
-    FIXED(adaptive_rho_fraction);
-    FIXED(adaptive_rho_tolerance);
-    FIXED(dtype);
-    FIXED(rho_ladder_ratio);
-    FIXED(refine);
-    FIXED(threads);
-#undef FIXED
+    const gala_qp_settings *n = settings;
+    GALA_TRY(gala_qp_settings_fixed_kept(ctx, fn, &s->set, n));
     if (n->polishing && !s->hval)
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: polishing can be turned on only in a "
                           "solver set up with it (the host copies of P and A it needs are kept "
