@@ -337,6 +337,38 @@ START_TEST(every_status_in_one_batch)
     TU_OK(ctx, gala_qp_get_solution(sv, Q_DINF, NULL, NULL, NULL, &dc));
     TU_ASSERT(dc[0] > 0.1 && dc[1] > 0.1 && -dc[0] - dc[1] < 0, _i, "dual certificate (%g, %g)",
               dc[0], dc[1]);
+    /* the batch getters agree with the per-QP ones, NaN where there is no solution */
+    size_t nx = 0, ny = 0;
+    for (int k = 0; k < NQ + 2; ++k) {
+        nx += (size_t)(pb[k].n > 0 ? pb[k].n : 0);
+        ny += (size_t)(pb[k].m > 0 ? pb[k].m : 0);
+    }
+    double *bx = malloc(sizeof(double) * nx), *by = malloc(sizeof(double) * ny);
+    gala_qp_info infos[NQ + 2];
+    for (size_t i = 0; i < nx; ++i) bx[i] = 12345;
+    for (size_t i = 0; i < ny; ++i) by[i] = 12345;
+    TU_OK(ctx, gala_qp_get_solutions(sv, bx, by));
+    TU_OK(ctx, gala_qp_get_infos(sv, 0, NQ + 2, infos));
+    size_t ox = 0, oy = 0;
+    for (int k = 0; k < NQ + 2; ++k) {
+        const double *xk, *yk;
+        TU_OK(ctx, gala_qp_get_solution(sv, k, &xk, &yk, NULL, NULL));
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        TU_ASSERT(!memcmp(&in, &infos[k], sizeof in), _i, "QP %d: gala_qp_get_infos differs", k);
+        const int n = pb[k].n, m = pb[k].m; /* Q_BAD_DIM's A does not match, its n and m count */
+        for (int i = 0; i < n; ++i)
+            TU_ASSERT(bx[ox + (size_t)i] == xk[i] || (isnan(bx[ox + (size_t)i]) && isnan(xk[i])), _i,
+                      "QP %d: x[%d] %g vs %g", k, i, bx[ox + (size_t)i], xk[i]);
+        for (int i = 0; i < m; ++i)
+            TU_ASSERT(by[oy + (size_t)i] == yk[i] || (isnan(by[oy + (size_t)i]) && isnan(yk[i])), _i,
+                      "QP %d: y[%d] %g vs %g", k, i, by[oy + (size_t)i], yk[i]);
+        ox += (size_t)n;
+        oy += (size_t)m;
+    }
+    TU_ASSERT(ox == nx && oy == ny, _i, "layout: %zu of %zu, %zu of %zu", ox, nx, oy, ny);
+    TU_ASSERT(gala_qp_get_infos(sv, 1, NQ + 2, infos) == GALA_ERR_INVALID_ARG, _i, "range");
+    free(bx);
+    free(by);
     gala_qp_destroy(sv);
 
     /* max_iter and time limit, each alone */

@@ -142,6 +142,22 @@ GALA_API gala_status gala_qp_get_solution(const gala_qp_solver *solver, int k, c
                                           const double **dual_inf_cert);
 
 /**
+ * @brief Information about QPs k0 .. k0 + count - 1 (gala_qp_get_info for a range).
+ * @param infos array of @p count entries to fill.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, range outside the batch).
+ */
+GALA_API gala_status gala_qp_get_infos(const gala_qp_solver *solver, int k0, int count,
+                                       gala_qp_info *infos);
+
+/**
+ * @brief Every QP's solution after a solve, copied into caller arrays in batch order: x (the
+ * sum of the QPs' n) and y (the sum of their m), NaN for a QP whose status has no solution
+ * (as gala_qp_get_solution). Either may be NULL.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver, or not solved yet).
+ */
+GALA_API gala_status gala_qp_get_solutions(const gala_qp_solver *solver, double *x, double *y);
+
+/**
  * @brief Replace q, l, u of QP @p k (k = -1: of every QP, the arrays then hold all QPs'
  * vectors one after another in batch order). NULL keeps a vector. The sparsity, n and m do
  * not change. If a row changes kind (equality / inequality / free), ρ of that row changes

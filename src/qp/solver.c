@@ -1570,6 +1570,37 @@ gala_status gala_qp_get_solution(const gala_qp_solver *s, int k, const double **
     return GALA_OK;
 }
 
+gala_status gala_qp_get_infos(const gala_qp_solver *s, int k0, int count, gala_qp_info *infos)
+{
+    static const char fn[] = "gala_qp_get_infos";
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (!infos && count > 0) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: infos is NULL", fn);
+    if (k0 < 0 || count < 0 || k0 > s->count - count)
+        return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: QPs %d..%d outside 0..%d", fn, k0,
+                          k0 + count - 1, s->count - 1);
+    for (int k = 0; k < count; ++k) {
+        infos[k] = s->info[k0 + k];
+        infos[k].update_time = s->update_time;
+    }
+    return GALA_OK;
+}
+
+gala_status gala_qp_get_solutions(const gala_qp_solver *s, double *x, double *y)
+{
+    static const char fn[] = "gala_qp_get_solutions";
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (!s->solved) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
+    for (int k = 0; k < s->count; ++k) {
+        const int sol = s->slot[k] >= 0 && !s->host_status[k] && has_solution(s->info[k].status);
+        const size_t n = (size_t)s->qn[k], m = (size_t)s->qm[k];
+        if (x && sol) memcpy(x + s->hxo[k], s->x + s->hxo[k], sizeof(double) * n);
+        if (y && sol) memcpy(y + s->hzo[k], s->y + s->hzo[k], sizeof(double) * m);
+        for (size_t i = 0; x && !sol && i < n; ++i) x[s->hxo[k] + i] = NAN;
+        for (size_t i = 0; y && !sol && i < m; ++i) y[s->hzo[k] + i] = NAN;
+    }
+    return GALA_OK;
+}
+
 /* ------------------------------------------------------------------ updates */
 
 static gala_status check_k(gala_qp_solver *s, int k, const char *fn)
