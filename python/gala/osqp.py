@@ -1,0 +1,455 @@
+"""OSQP 1.x's Python interface on gala: ``import gala.osqp as osqp`` and a program written
+for the ``osqp`` module runs on gala's solver (the same ADMM algorithm, settings, defaults
+and statuses), on the device gala picks.
+
+What differs, and how (docs/python.md has the list):
+- gala's own keyword arguments, to ``OSQP(...)`` or ``setup(...)``: ``context``, ``backend``,
+  ``platform``, ``device`` (the device, as gala.Context takes them) and ``dtype``
+  (np.float64 by default, np.float32 for speed on GPUs); and gala's settings
+  (``gala.qp_settings_table()``).
+- ``algebra``: "builtin" and "mkl" run on the host backend, "cuda" on the CUDA backend;
+  without it, gala's default device.
+- ``linsys_solver``: OSQP's ints keep their meaning (1: direct, gala's automatic choice among
+  its direct strategies; 2: indirect, gala's PCG); gala's strategy names are accepted too.
+- Settings that gala cannot honour raise a clear error instead of being ignored: changing a
+  setting fixed at setup in ``update_settings`` (OSQP ignores it), ``cg_precond=0`` (gala's
+  PCG is always preconditioned), ``adaptive_rho=3`` (KKT-error mode), ``allocate_solution=0``.
+- ``update`` with invalid data (NaN, l > u) raises ``OSQPException(OSQP_DATA_VALIDATION_ERROR)``
+  and keeps the previous data (OSQP prints an error and keeps them).
+- ``verbose`` prints gala's short summary, not OSQP's iteration log; ``info.primdual_int`` is
+  NaN (gala does not integrate the duality gap). Derivatives and code generation are not
+  available (NotImplementedError).
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from enum import IntEnum
+from types import SimpleNamespace
+from typing import Any, Optional
+
+import numpy as np
+import scipy.sparse as spa
+
+from . import _csc, _ext, _settings
+from ._context import Context, default_context
+
+__all__ = ["OSQP", "OSQPException", "SolverStatus", "SolverError", "constant",
+           "algebra_available", "algebras_available", "default_algebra"]
+
+OSQP_INFTY = 1e30
+
+SolverStatus = IntEnum("SolverStatus", [
+    ("OSQP_SOLVED", 1), ("OSQP_SOLVED_INACCURATE", 2), ("OSQP_PRIMAL_INFEASIBLE", 3),
+    ("OSQP_PRIMAL_INFEASIBLE_INACCURATE", 4), ("OSQP_DUAL_INFEASIBLE", 5),
+    ("OSQP_DUAL_INFEASIBLE_INACCURATE", 6), ("OSQP_MAX_ITER_REACHED", 7),
+    ("OSQP_TIME_LIMIT_REACHED", 8), ("OSQP_NON_CVX", 9), ("OSQP_SIGINT", 10),
+    ("OSQP_UNSOLVED", 11)])
+
+SolverError = IntEnum("SolverError", [
+    ("OSQP_NO_ERROR", 0), ("OSQP_DATA_VALIDATION_ERROR", 1),
+    ("OSQP_SETTINGS_VALIDATION_ERROR", 2), ("OSQP_LINSYS_SOLVER_INIT_ERROR", 3),
+    ("OSQP_NONCVX_ERROR", 4), ("OSQP_MEM_ALLOC_ERROR", 5), ("OSQP_WORKSPACE_NOT_INIT_ERROR", 6),
+    ("OSQP_ALGEBRA_LOAD_ERROR", 7), ("OSQP_CODEGEN_DEFINES_ERROR", 9),
+    ("OSQP_DATA_NOT_INITIALIZED", 10), ("OSQP_FUNC_NOT_IMPLEMENTED", 11)])
+
+_CONSTANTS = {
+    "OSQP_INFTY": OSQP_INFTY, "OSQP_NAN": float("nan"),
+    "OSQP_DIRECT_SOLVER": 1, "OSQP_INDIRECT_SOLVER": 2,
+    "OSQP_NO_PRECONDITIONER": 0, "OSQP_DIAGONAL_PRECONDITIONER": 1,
+    **{s.name: int(s) for s in SolverStatus}, **{e.name: int(e) for e in SolverError},
+}
+
+_CAPABILITIES = {"OSQP_CAPABILITY_DIRECT_SOLVER": 1, "OSQP_CAPABILITY_INDIRECT_SOLVER": 2,
+                 "OSQP_CAPABILITY_CODEGEN": 4, "OSQP_CAPABILITY_UPDATE_MATRICES": 8,
+                 "OSQP_CAPABILITY_DERIVATIVES": 16}
+
+# OSQP's settings that gala's table lacks: name -> (default, what gala does with a value)
+_OSQP_ONLY = {"verbose": 1, "cg_precond": 1, "device": 0, "allocate_solution": 1,
+              "profiler_level": 0}
+
+# gala's keyword arguments that choose the device, not settings of the solver
+_DEVICE_KW = ("context", "backend", "platform", "device")
+
+
+def constant(which: str, algebra: str = "builtin") -> Any:
+    """A named constant of OSQP's module (``OSQP_INFTY``, ``OSQP_SOLVED``, ...)."""
+    if which in _CONSTANTS:
+        return _CONSTANTS[which]
+    raise RuntimeError(f"Unknown constant {which}")
+
+
+def algebras_available() -> list:
+    """OSQP's algebras that gala can stand in for: builtin (host backend), and cuda where
+    this build has the CUDA backend."""
+    out = ["builtin"]
+    if _ext.backend_available("cuda"):
+        out.insert(0, "cuda")
+    return out
+
+
+def algebra_available(algebra: str) -> bool:
+    return algebra in algebras_available() or algebra == "mkl"
+
+
+def default_algebra() -> str:
+    return "builtin"
+
+
+class OSQPException(Exception):
+    """Raised where OSQP raises it, with OSQP's error code as ``args[0]`` (a
+    :class:`SolverError`) and gala's message after it."""
+
+    def __init__(self, error_code: Optional[int] = None, message: str = ""):
+        if error_code is not None:
+            self.args = (error_code, message) if message else (error_code,)
+        self.message = message
+
+    def __eq__(self, error_code: object) -> bool:
+        return len(self.args) > 0 and self.args[0] == error_code
+
+    __hash__ = Exception.__hash__
+
+    def __str__(self) -> str:
+        if not self.args:
+            return ""
+        name = SolverError(self.args[0]).name if self.args[0] in SolverError._value2member_map_ else self.args[0]
+        return f"{name}: {self.message}" if self.message else str(name)
+
+
+def _context_from(kwargs: dict, algebra: Optional[str]) -> Optional[Context]:
+    ctx = kwargs.pop("context", None)
+    sel = {k: kwargs.pop(k) for k in ("backend", "platform", "device") if k in kwargs}
+    if ctx is not None and sel:
+        raise ValueError(f"give either context or {', '.join(sel)}, not both")
+    if ctx is not None:
+        return ctx
+    if algebra is not None and "backend" not in sel:
+        if algebra not in ("builtin", "mkl", "cuda"):
+            raise ValueError(f"Unknown algebra {algebra}")
+        sel["backend"] = "cuda" if algebra == "cuda" else "host"
+    if not sel:
+        return None
+    if "device" in sel and sel["device"] is not None:
+        sel["device"] = str(sel["device"])
+    return Context(**sel, use_environment=False)
+
+
+class OSQP:
+    """OSQP's solver object, on gala. See the module's doc for what differs."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        self.m: Optional[int] = None
+        self.n: Optional[int] = None
+        self.algebra = kwargs.pop("algebra", None)
+        self._ctx = _context_from(kwargs, self.algebra)
+        self._dtype = kwargs.pop("dtype", np.float64)
+        if kwargs or args:
+            raise ValueError(f"Unrecognized arguments {list(kwargs) or list(args)}")
+        if self.algebra is None:
+            self.algebra = "builtin"
+        self._solver = None
+        self.settings = None
+        self._extra = dict(_OSQP_ONLY)
+        self._solved_once = False
+        self._setup_time = 0.0
+
+    def __str__(self) -> str:
+        if self._solver is None:
+            return f"Uninitialized OSQP with algebra={self.algebra} (gala)"
+        return f"OSQP with algebra={self.algebra} ({self.solver_type}) on gala"
+
+    # ------------------------------------------------------------------ capabilities
+    @property
+    def capabilities(self) -> int:
+        return (_CAPABILITIES["OSQP_CAPABILITY_DIRECT_SOLVER"] |
+                _CAPABILITIES["OSQP_CAPABILITY_INDIRECT_SOLVER"] |
+                _CAPABILITIES["OSQP_CAPABILITY_UPDATE_MATRICES"])
+
+    def has_capability(self, capability: str) -> bool:
+        try:
+            cap = _CAPABILITIES[capability]
+        except KeyError:
+            raise RuntimeError(f"Unrecognized capability {capability}") from None
+        return (self.capabilities & cap) != 0
+
+    @property
+    def solver_type(self) -> str:
+        return "indirect" if self.settings is not None and \
+            self.settings.linsys_solver == int(_ext.QPLinsys.PCG) else "direct"
+
+    @property
+    def cg_preconditioner(self) -> str:
+        return "diagonal"
+
+    def constant(self, which: str) -> Any:
+        return constant(which)
+
+    # ------------------------------------------------------------------ settings
+    def _translate(self, kwargs: dict, at_setup: bool) -> dict:
+        """OSQP's keyword arguments as gala's table names; OSQP's own extras kept aside."""
+        for old, new in (("polish", "polishing"), ("warm_start", "warm_starting")):
+            if old in kwargs:
+                warnings.warn(f'"{old}" is deprecated. Please use "{new}" instead.', DeprecationWarning)
+                kwargs[new] = kwargs.pop(old)
+        out = {}
+        if "solver_type" in kwargs:
+            v = kwargs.pop("solver_type")
+            if v not in ("direct", "indirect"):
+                raise ValueError(f"solver_type: {v!r} is not 'direct' or 'indirect'")
+            kwargs["linsys_solver"] = 1 if v == "direct" else 2
+        if "cg_preconditioner" in kwargs:
+            v = kwargs.pop("cg_preconditioner")
+            if v not in (None, "diagonal"):
+                raise ValueError(f"cg_preconditioner: {v!r} is not None or 'diagonal'")
+            kwargs["cg_precond"] = 1 if v == "diagonal" else 0
+        if "linsys_solver" in kwargs:
+            v = kwargs.pop("linsys_solver")
+            if isinstance(v, str):
+                out["linsys_solver"] = v  # gala's strategy names
+            elif int(v) == 1:
+                out["linsys_solver"] = int(_ext.QPLinsys.AUTO)
+            elif int(v) == 2:
+                out["linsys_solver"] = int(_ext.QPLinsys.PCG)
+            else:
+                raise ValueError(f"linsys_solver: {v} is not OSQP_DIRECT_SOLVER (1) or "
+                                 "OSQP_INDIRECT_SOLVER (2)")
+        for name in list(kwargs):
+            if name in _OSQP_ONLY:
+                v = int(kwargs.pop(name))
+                if name == "cg_precond" and v != 1:
+                    raise ValueError("cg_precond: gala's PCG always uses the diagonal (Jacobi) "
+                                     "preconditioner (OSQP_DIAGONAL_PRECONDITIONER)")
+                if name == "allocate_solution" and v != 1:
+                    raise ValueError("allocate_solution = 0 is not supported: gala always "
+                                     "returns the solution")
+                self._extra[name] = v
+        if "dtype" in kwargs:
+            self._dtype = kwargs.pop("dtype")
+        unknown = [k for k in kwargs if k not in _settings.TABLE]
+        if unknown:
+            raise ValueError(f"Unrecognized settings {unknown}")
+        out.update(kwargs)
+        return out
+
+    def update_settings(self, **kwargs: Any) -> None:
+        """Change settings, as OSQP's; ``rho`` goes through update_rho. A setting fixed at
+        setup raises OSQPException(OSQP_SETTINGS_VALIDATION_ERROR)."""
+        assert self.settings is not None
+        rho = kwargs.pop("rho", None)
+        values = self._translate(kwargs, at_setup=False)
+        if self._solver is not None and rho is not None:
+            self._solver.update_rho(-1, float(rho))
+        if not values:
+            return
+        new = self._solver.get_settings() if self._solver is not None else self.settings
+        try:
+            _settings.apply(new, values)
+            if self._solver is not None:
+                self._solver.update_settings(new)
+        except ValueError as e:
+            if str(e).startswith("Unrecognized"):
+                raise
+            raise OSQPException(SolverError.OSQP_SETTINGS_VALIDATION_ERROR, str(e)) from None
+        self.settings = new
+
+    # ------------------------------------------------------------------ setup
+    def setup(self, P: Any, q: Any, A: Any, l: Any, u: Any, **settings: Any) -> None:
+        """Set up the QP (OSQP's argument rules: P and A sparse, P's upper triangle used,
+        missing l / u unbounded, bounds clipped to ±OSQP_INFTY)."""
+        t0 = time.perf_counter()
+        kw = dict(settings)
+        if any(k in kw for k in _DEVICE_KW):
+            self._ctx = _context_from(kw, None)
+        if P is None:
+            if q is not None:
+                n = len(q)
+            elif A is not None:
+                n = A.shape[1]
+            else:
+                raise ValueError("The problem does not have any variables")
+        else:
+            n = P.shape[0]
+        m = 0 if A is None else A.shape[0]
+        if A is None:
+            assert (l is None) and (u is None), "If A is unspecified, leave l/u unspecified too."
+        else:
+            assert (l is not None) or (u is not None), "If A is specified, specify at least one of l/u."
+        for name, M in (("P", P), ("A", A)):
+            if M is not None and not spa.issparse(M) and isinstance(M, np.ndarray) and M.ndim == 2:
+                raise TypeError(f"{name} is required to be a sparse matrix")
+        Pc = _csc.to_csc(P, (n, n), "P", upper=True, dense_ok=False)
+        Ac = _csc.to_csc(A, (m, n), "A", dense_ok=False)
+        qv = _csc.vector(q, n, "q", 0.0)
+        lv = np.maximum(_csc.vector(l, m, "l", -np.inf), -OSQP_INFTY)
+        uv = np.minimum(_csc.vector(u, m, "u", np.inf), OSQP_INFTY)
+        self.m, self.n = m, n
+        self.settings = _ext.QPSettings()
+        rho = kw.get("rho")
+        values = self._translate(kw, at_setup=True)
+        values.setdefault("dtype", self._dtype)
+        try:
+            _settings.apply(self.settings, values)
+        except ValueError as e:
+            if str(e).startswith("Unrecognized"):
+                raise
+            raise OSQPException(SolverError.OSQP_SETTINGS_VALIDATION_ERROR, str(e)) from None
+        if rho is not None:  # OSQP clamps ρ to [1e-6, 1e6] (osqp_update_rho)
+            self.settings.rho = min(max(float(rho), 1e-6), 1e6)
+        self._check_data(qv, lv, uv, Pc, Ac)
+        ctx = self._ctx if self._ctx is not None else default_context()
+        items = [(n, m, *_csc.arrays(Pc, "P"), qv, *_csc.arrays(Ac, "A"), lv, uv, 0.0)]
+        self._solver = _ext.QPSolver.setup(ctx, items, self.settings)
+        self.settings = self._solver.get_settings()
+        self._P, self._A = Pc, Ac
+        self._q, self._l, self._u = qv, lv, uv
+        info = self._solver.infos()
+        if int(info["status_val"][0]) == int(_ext.QPStatus.INVALID_DATA):
+            self._solver = None
+            raise OSQPException(SolverError.OSQP_DATA_VALIDATION_ERROR, info["message"][0])
+        if int(info["status_val"][0]) == int(_ext.QPStatus.NON_CVX):
+            self._solver = None
+            raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "the problem seems to be non-convex "
+                                "(P + sigma*I + A'*rho*A is not positive definite)")
+        self._setup_time = time.perf_counter() - t0
+        self._solved_once = False
+        self._update_time = 0.0
+
+    @staticmethod
+    def _check_data(q: np.ndarray, l: np.ndarray, u: np.ndarray, P=None, A=None) -> None:
+        """OSQP's data validation, so that bad data raise before touching the solver."""
+        def bad(msg: str):
+            raise OSQPException(SolverError.OSQP_DATA_VALIDATION_ERROR, msg)
+        if not np.all(np.isfinite(q)):
+            bad(f"q[{int(np.flatnonzero(~np.isfinite(q))[0])}] is not finite")
+        if np.any(np.isnan(l)) or np.any(np.isnan(u)):
+            bad("l or u holds NaN")
+        wrong = np.flatnonzero(l > u)
+        if wrong.size:
+            i = int(wrong[0])
+            bad(f"Lower bound at index {i} is greater than upper bound: {l[i]:.4e} > {u[i]:.4e}")
+        for name, M in (("P", P), ("A", A)):
+            if M is not None and M.nnz and not np.all(np.isfinite(M.data)):
+                bad(f"{name} holds NaN or Inf")
+
+    # ------------------------------------------------------------------ updates
+    def update(self, **kwargs: Any) -> None:
+        """New q, l, u and/or values of P and A (``Px``, ``Px_idx``, ``Ax``, ``Ax_idx``), as
+        OSQP's update; bounds are clipped to ±OSQP_INFTY."""
+        if self._solver is None:
+            raise OSQPException(SolverError.OSQP_WORKSPACE_NOT_INIT_ERROR, "call setup first")
+        t0 = time.perf_counter()
+        allowed = {"q", "l", "u", "Px", "Px_idx", "Ax", "Ax_idx"}
+        extra = set(kwargs) - allowed
+        if extra:
+            raise ValueError(f"Unrecognized arguments {sorted(extra)}")
+        q, l, u = kwargs.get("q"), kwargs.get("l"), kwargs.get("u")
+        nq = self._q if q is None else _csc.vector(q, self.n, "q")
+        nl = self._l if l is None else np.maximum(_csc.vector(l, self.m, "l"), -OSQP_INFTY)
+        nu = self._u if u is None else np.minimum(_csc.vector(u, self.m, "u"), OSQP_INFTY)
+        Px = self._values(self._P, kwargs.get("Px"), kwargs.get("Px_idx"), "Px")
+        Ax = self._values(self._A, kwargs.get("Ax"), kwargs.get("Ax_idx"), "Ax")
+        self._check_data(nq, nl, nu)
+        for name, v in (("Px", Px), ("Ax", Ax)):
+            if v is not None and not np.all(np.isfinite(v)):
+                raise OSQPException(SolverError.OSQP_DATA_VALIDATION_ERROR, f"{name} holds NaN or Inf")
+        if q is not None or l is not None or u is not None:
+            self._solver.update_vectors(-1, nq if q is not None else None,
+                                        nl if l is not None else None, nu if u is not None else None)
+            self._q, self._l, self._u = nq, nl, nu
+        if Px is not None or Ax is not None:
+            self._solver.update_matrices(-1, Px, Ax)
+            if Px is not None:
+                self._P.data = Px.copy()
+            if Ax is not None:
+                self._A.data = Ax.copy()
+            st = int(self._solver.infos()["status_val"][0])
+            if st == int(_ext.QPStatus.NON_CVX):
+                raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "the updated problem seems to be non-convex")
+        self._update_time = time.perf_counter() - t0
+
+    @staticmethod
+    def _values(M: spa.csc_matrix, x: Any, idx: Any, name: str) -> Optional[np.ndarray]:
+        """All values of M after OSQP's update (x at indices idx of M.data, or all of them)."""
+        if x is None:
+            if idx is not None:
+                raise ValueError(f"{name}_idx given without {name}")
+            return None
+        xv = np.asarray(x, dtype=np.float64).reshape(-1)
+        vals = np.array(M.data, dtype=np.float64)
+        if idx is None:
+            if xv.shape[0] != vals.shape[0]:
+                raise ValueError(f"{name}: {xv.shape[0]} values, expected {vals.shape[0]}")
+            return np.ascontiguousarray(xv)
+        iv = np.asarray(idx).reshape(-1)
+        if iv.shape[0] != xv.shape[0]:
+            raise ValueError(f"{name}_idx has {iv.shape[0]} entries, {name} {xv.shape[0]}")
+        if iv.size and (iv.min() < 0 or iv.max() >= vals.shape[0]):
+            raise ValueError(f"{name}_idx: indices outside 0..{vals.shape[0] - 1}")
+        vals[iv] = xv
+        return vals
+
+    def warm_start(self, x: Any = None, y: Any = None) -> None:
+        """Start the next solve from x and/or y (OSQP's warm start: z = A x)."""
+        self._solver.warm_start(-1, None if x is None else _csc.vector(x, self.n, "x"),
+                                None if y is None else _csc.vector(y, self.m, "y"))
+
+    def cold_start(self) -> None:
+        """Set x, z, y to zero."""
+        self._solver.cold_start()
+
+    # ------------------------------------------------------------------ solve
+    def solve(self, raise_error: Optional[bool] = None) -> SimpleNamespace:
+        """Solve, and return OSQP's result object: x, y, prim_inf_cert, dual_inf_cert and info
+        (status, status_val, iter, obj_val, prim_res, dual_res, ... as OSQP's OSQPInfo)."""
+        if self._solver is None:
+            raise OSQPException(SolverError.OSQP_WORKSPACE_NOT_INIT_ERROR, "call setup first")
+        self._solver.solve()
+        d = self._solver.infos()
+        x = np.empty(self.n)
+        y = np.empty(self.m)
+        self._solver.solutions(x, y)
+        pc, dc = np.empty(self.m), np.empty(self.n)
+        self._solver.certificates(0, pc, dc)
+        st = int(d["status_val"][0])
+        g = {k: (v[0] if not isinstance(v, list) else v[0]) for k, v in d.items()}
+        solve_time, polish_time = float(g["solve_time"]), float(g["polish_time"])
+        first = not self._solved_once
+        run_time = (self._setup_time if first else self._update_time) + solve_time + polish_time
+        self._solved_once = True
+        prim_res, dual_res, gap = float(g["prim_res"]), float(g["dual_res"]), float(g["duality_gap"])
+        info = SimpleNamespace(
+            status=_ext.qp_status_string(st), status_val=st, status_polish=int(g["status_polish"]),
+            obj_val=float(g["obj_val"]), dual_obj_val=float(g["dual_obj_val"]),
+            prim_res=prim_res, dual_res=dual_res, duality_gap=gap, iter=int(g["iter"]),
+            rho_updates=int(g["rho_updates"]), rho_estimate=float(g["rho_estimate"]),
+            setup_time=self._setup_time, solve_time=solve_time,
+            update_time=self._update_time, polish_time=polish_time, run_time=run_time,
+            primdual_int=float("nan"), rel_kkt_error=max(dual_res, prim_res, gap))
+        if st == int(SolverStatus.OSQP_NON_CVX):
+            info.obj_val = np.nan
+        if self._extra.get("verbose"):
+            print(f"gala {_ext.version} ({self._where()}): {info.status}, {info.iter} iterations, "
+                  f"objective {info.obj_val:.4e}, prim_res {prim_res:.2e}, dual_res {dual_res:.2e}, "
+                  f"{1e3 * run_time:.3g} ms")
+        if raise_error and st != int(SolverStatus.OSQP_SOLVED):
+            raise OSQPException(st)
+        return SimpleNamespace(x=x, y=y, prim_inf_cert=pc, dual_inf_cert=dc, info=info)
+
+    def _where(self) -> str:
+        ctx = self._ctx if self._ctx is not None else default_context()
+        i = ctx.info
+        return f"{i['backend']}: {i['name']}"
+
+    # ------------------------------------------------------------------ not available
+    def adjoint_derivative_compute(self, dx: Any = None, dy: Any = None) -> None:
+        raise NotImplementedError("gala.osqp: derivatives are not available yet")
+
+    def adjoint_derivative_get_mat(self, as_dense: bool = True, dP_as_triu: bool = True):
+        raise NotImplementedError("gala.osqp: derivatives are not available yet")
+
+    def adjoint_derivative_get_vec(self):
+        raise NotImplementedError("gala.osqp: derivatives are not available yet")
+
+    def codegen(self, *args: Any, **kwargs: Any):
+        raise NotImplementedError("gala.osqp: code generation is OSQP's (embedded C); gala has none")

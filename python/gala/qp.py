@@ -1,0 +1,272 @@
+"""Batches of QPs solved together on one device (gala_qp_setup / gala_qp_solve).
+
+    minimize ½ xᵀPx + qᵀx   subject to   l ≤ Ax ≤ u
+
+A batch is made either from one P and A shared by every QP with stacked vectors (q: k×n,
+l and u: k×m) — the MPC and parametric case, where gala's shared strategy runs one matrix
+product per iteration for a tile of QPs — or from a list of QPs of any sizes and sparsity.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _arrays, _csc, _ext, _settings
+from ._context import default_context
+
+__all__ = ["QPBatch", "QPBatchResult", "QPStatus"]
+
+QPStatus = _ext.QPStatus
+Array = Any
+
+
+@dataclass
+class QPBatchResult:
+    """The results of :meth:`QPBatch.solve`.
+
+    x, y: the primal and dual solutions — (k, n) and (k, m) arrays for a batch of one size,
+    lists of arrays otherwise; NaN where a QP's status has no solution (infeasible,
+    non-convex, invalid data), as OSQP. status, iter, obj_val, prim_res, dual_res: one entry
+    per QP (status: :class:`QPStatus` values, OSQP's numbers). info: every field of
+    gala_qp_info per QP (arrays), with ``message`` (why a QP's data are invalid).
+    """
+
+    x: Union[np.ndarray, List[np.ndarray], Array]
+    y: Union[np.ndarray, List[np.ndarray], Array]
+    status: np.ndarray
+    iter: np.ndarray
+    obj_val: np.ndarray
+    prim_res: np.ndarray
+    dual_res: np.ndarray
+    info: dict = field(repr=False)
+
+    @property
+    def status_string(self) -> List[str]:
+        """OSQP's name of each status ("solved", "primal infeasible", ...)."""
+        return [_ext.qp_status_string(int(s)) for s in self.status]
+
+    @property
+    def solved(self) -> np.ndarray:
+        """Which QPs are solved (status SOLVED)."""
+        return self.status == int(QPStatus.SOLVED)
+
+
+class QPBatch:
+    """A batch of QPs set up on one device, solved together.
+
+    ``QPBatch(P, q, A, l, u, **settings)``: one P (n×n; its upper triangle is used) and A
+    (m×n) for every QP, SciPy sparse or dense; q of shape (k, n) (or (n,) for one QP), l
+    and u of shape (k, m) (None: unbounded). ``QPBatch.from_problems([(P, q, A, l, u), ...])``:
+    QPs of their own sizes and sparsity.
+
+    Settings are gala_qp_settings' fields by name (OSQP's names and defaults:
+    ``eps_abs=1e-5``, ``max_iter=...``; gala's: ``dtype=np.float32``,
+    ``linsys_solver="dense-shared"``, ...), see :func:`gala.qp_settings_table`. ``context``
+    picks the device (default: :func:`gala.default_context`).
+
+    q, l, u may be host arrays or, on a CUDA context, device arrays (PyTorch, CuPy): see
+    :meth:`update` and :meth:`solve`.
+    """
+
+    def __init__(self, P: Any, q: Array, A: Any = None, l: Array = None, u: Array = None, *,
+                 c0: float = 0.0, context: Optional[_ext.Context] = None, **settings: Any):
+        q_h = _arrays.to_host(q, "q", np.float64)
+        if q_h.ndim == 1:
+            q_h = q_h[None, :]
+        if q_h.ndim != 2:
+            raise ValueError(f"q: expected shape (k, n), got {q_h.shape}")
+        k, n = q_h.shape
+        if k < 1 or n < 1:
+            raise ValueError(f"q: expected shape (k, n) with k, n >= 1, got {q_h.shape}")
+        m = 0 if A is None else int(A.shape[0])
+        Pc = _csc.to_csc(P, (n, n), "P", upper=True)
+        Ac = _csc.to_csc(A, (m, n), "A")
+        l_h = self._bounds(l, k, m, "l", -np.inf)
+        u_h = self._bounds(u, k, m, "u", np.inf)
+        self._init(context, settings)
+        Pp, Pi, Px = _csc.arrays(Pc, "P")
+        Ap, Ai, Ax = _csc.arrays(Ac, "A")
+        self._solver = _ext.QPSolver.setup_shared(self.context, n, m, Pp, Pi, Px, Ap, Ai, Ax,
+                                                  np.ascontiguousarray(q_h), l_h, u_h, float(c0),
+                                                  self._cset)
+        self._uniform = (n, m)
+        self._mats = [(Pc, Ac)]
+
+    @classmethod
+    def from_problems(cls, problems: Iterable[Any], *, context: Optional[_ext.Context] = None,
+                      **settings: Any) -> "QPBatch":
+        """A batch of QPs of any sizes: each a tuple (P, q, A, l, u) or (P, q, A, l, u, c0),
+        or a dict with those keys (missing ones: no A, unbounded l and u, c0 = 0)."""
+        self = cls.__new__(cls)
+        self._init(context, settings)
+        items, mats = [], []
+        for k, pb in enumerate(problems):
+            if isinstance(pb, dict):
+                P, q, A, l, u, c0 = (pb.get(key) for key in ("P", "q", "A", "l", "u", "c0"))
+            else:
+                pb = tuple(pb)
+                if len(pb) not in (5, 6):
+                    raise ValueError(f"problems[{k}]: expected (P, q, A, l, u[, c0])")
+                P, q, A, l, u = pb[:5]
+                c0 = pb[5] if len(pb) == 6 else 0.0
+            q_h = _arrays.to_host(q, f"problems[{k}].q", np.float64).reshape(-1)
+            n = q_h.shape[0]
+            m = 0 if A is None else int(A.shape[0])
+            Pc = _csc.to_csc(P, (n, n), f"problems[{k}].P", upper=True)
+            Ac = _csc.to_csc(A, (m, n), f"problems[{k}].A")
+            lv = _csc.vector(l, m, f"problems[{k}].l", -np.inf)
+            uv = _csc.vector(u, m, f"problems[{k}].u", np.inf)
+            items.append((n, m, *_csc.arrays(Pc, "P"), np.ascontiguousarray(q_h),
+                          *_csc.arrays(Ac, "A"), lv, uv, float(c0 or 0.0)))
+            mats.append((Pc, Ac))
+        if not items:
+            raise ValueError("problems: the batch is empty")
+        self._solver = _ext.QPSolver.setup(self.context, items, self._cset)
+        sizes = {(it[0], it[1]) for it in items}
+        self._uniform = sizes.pop() if len(sizes) == 1 else None
+        self._mats = mats
+        return self
+
+    # ------------------------------------------------------------------ helpers
+    def _init(self, context: Optional[_ext.Context], settings: dict) -> None:
+        self.context = context if context is not None else default_context()
+        if not isinstance(self.context, _ext.Context):
+            raise TypeError("context: expected a gala.Context")
+        self._cset = _settings.make(settings)
+
+    @staticmethod
+    def _bounds(v: Array, k: int, m: int, name: str, fill: float) -> np.ndarray:
+        if v is None:
+            return np.full((k, m), fill)
+        a = _arrays.to_host(v, name, np.float64)
+        if a.ndim == 1 and k == 1:
+            a = a[None, :]
+        if a.shape != (k, m):
+            raise ValueError(f"{name}: expected shape ({k}, {m}), got {a.shape}")
+        return np.ascontiguousarray(a)
+
+    def _stacked(self, v: Array, name: str, per_qp: Sequence[int], k: Optional[int]) -> np.ndarray:
+        """A host vector argument in the C layout: every QP's entries one after another
+        (k=None), or QP k's."""
+        total = int(sum(per_qp)) if k is None else int(per_qp[k])
+        a = _arrays.to_host(v, name, np.float64)
+        if k is None and self._uniform is not None and a.ndim == 2:
+            a = a.reshape(-1)
+        elif k is None and self._uniform is None and isinstance(v, (list, tuple)):
+            a = np.concatenate([_arrays.to_host(w, name, np.float64).reshape(-1) for w in v]) \
+                if len(v) else np.zeros(0)
+        a = np.ascontiguousarray(a.reshape(-1))
+        if a.shape[0] != total:
+            raise ValueError(f"{name}: {a.shape[0]} entries, expected {total}")
+        return a
+
+    def _check_k(self, k: Optional[int]) -> int:
+        if k is None:
+            return -1
+        if not 0 <= int(k) < self.count:
+            raise IndexError(f"k = {k} outside the batch of {self.count}")
+        return int(k)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def count(self) -> int:
+        """Number of QPs."""
+        return self._solver.count
+
+    @property
+    def n(self) -> Union[int, List[int]]:
+        """Variables: one int for a batch of one size, else a list."""
+        return self._uniform[0] if self._uniform else list(self._solver.n)
+
+    @property
+    def m(self) -> Union[int, List[int]]:
+        """Constraints: one int for a batch of one size, else a list."""
+        return self._uniform[1] if self._uniform else list(self._solver.m)
+
+    @property
+    def linsys(self) -> str:
+        """The linear-system strategy in use ("dense", "dense-shared", "sparse-ldlt", "pcg")."""
+        return _ext.qp_linsys_name(self._solver.linsys_used)
+
+    @property
+    def settings(self) -> dict:
+        """The settings the batch runs with, by name."""
+        return _settings.as_dict(self._solver.get_settings())
+
+    # ------------------------------------------------------------------ solve and results
+    def solve(self) -> QPBatchResult:
+        """Solve every QP (all advance together; each stops on its own) and return the
+        results. Ctrl-C stops the batch: the QPs still running get INTERRUPTED."""
+        self._solver.solve()
+        return self._results()
+
+    def _results(self) -> QPBatchResult:
+        info = self._solver.infos()
+        ns, ms = self._solver.n, self._solver.m
+        x = np.empty(int(sum(ns)))
+        y = np.empty(int(sum(ms)))
+        self._solver.solutions(x, y)
+        if self._uniform is not None:
+            k = self.count
+            x, y = x.reshape(k, self._uniform[0]), y.reshape(k, self._uniform[1])
+        else:
+            x = np.split(x, np.cumsum(ns)[:-1])
+            y = np.split(y, np.cumsum(ms)[:-1])
+        return QPBatchResult(x=x, y=y, status=info["status_val"], iter=info["iter"],
+                             obj_val=info["obj_val"], prim_res=info["prim_res"],
+                             dual_res=info["dual_res"], info=info)
+
+    def certificates(self, k: int):
+        """QP k's certificates of primal and dual infeasibility (NaN when it is not)."""
+        k = self._check_k(k)
+        p = np.empty(self._solver.m[k])
+        d = np.empty(self._solver.n[k])
+        self._solver.certificates(k, p, d)
+        return p, d
+
+    # ------------------------------------------------------------------ updates
+    def update(self, q: Array = None, l: Array = None, u: Array = None, *, Px: Array = None,
+               Ax: Array = None, k: Optional[int] = None) -> None:
+        """New q, l, u (stacked as at setup: (k, n) and (k, m), or QP k's alone) and/or new
+        values of P (upper triangle) and A in their CSC order, same sparsity. Iterates are
+        kept (warm start). A QP given invalid data (NaN, l > u) gets status INVALID_DATA
+        until valid data come; a row that changes kind (equality, inequality, free) is
+        refactored, or INVALID_DATA in the shared strategy (gala_qp_update_vectors)."""
+        kk = self._check_k(k)
+        ns, ms = self._solver.n, self._solver.m
+        if q is not None or l is not None or u is not None:
+            self._solver.update_vectors(
+                kk, None if q is None else self._stacked(q, "q", ns, k),
+                None if l is None else self._stacked(l, "l", ms, k),
+                None if u is None else self._stacked(u, "u", ms, k))
+        if Px is not None or Ax is not None:
+            pn = [P.nnz for P, _ in self._mats] if len(self._mats) > 1 else [self._mats[0][0].nnz] * self.count
+            an = [A.nnz for _, A in self._mats] if len(self._mats) > 1 else [self._mats[0][1].nnz] * self.count
+            self._solver.update_matrices(kk, None if Px is None else self._stacked(Px, "Px", pn, k),
+                                         None if Ax is None else self._stacked(Ax, "Ax", an, k))
+
+    def update_rho(self, rho: float, *, k: Optional[int] = None) -> None:
+        """Set ρ of every QP (or QP k), as osqp_update_rho."""
+        self._solver.update_rho(self._check_k(k), float(rho))
+
+    def warm_start(self, x: Array = None, y: Array = None, *, k: Optional[int] = None) -> None:
+        """Start the next solve from x and/or y (stacked, or QP k's)."""
+        kk = self._check_k(k)
+        self._solver.warm_start(kk, None if x is None else self._stacked(x, "x", self._solver.n, k),
+                                None if y is None else self._stacked(y, "y", self._solver.m, k))
+
+    def cold_start(self) -> None:
+        """Set every QP's iterates to zero."""
+        self._solver.cold_start()
+
+    def update_settings(self, **settings: Any) -> None:
+        """Change settings between solves (those fixed at setup raise ValueError)."""
+        s = self._solver.get_settings()
+        _settings.apply(s, settings)
+        self._solver.update_settings(s)
+
+    def profile(self) -> dict:
+        """Seconds and calls per phase of the last setup and solve (setting profile=1)."""
+        return self._solver.profile()

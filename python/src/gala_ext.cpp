@@ -1,0 +1,849 @@
+// gala._ext: the C API of gala, mirrored for Python with nanobind. One class or function per
+// C object or call (Context, Buffer, the batched dense routines, QPSolver, QPSettings with one
+// property per row of the settings table), one enum per C enum, and one place (check) that
+// turns a gala status into an exception of gala._errors with gala's message. Conversions of
+// Python inputs (shapes, layouts, CSC matrices, defaults) live in the Python package.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gala/gala.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+// ----------------------------------------------------------------------------- errors
+
+// The one place a gala status becomes a Python exception: gala._errors.error_for(status,
+// message) builds it (its class follows the status: ValueError for bad arguments, the
+// DeviceError family for device failures, ...).
+[[noreturn]] void raise_status(gala_status st, const gala_context *ctx)
+{
+    nb::object errors = nb::module_::import_("gala._errors");
+    nb::object exc = errors.attr("error_for")(int(st), std::string(gala_last_error(ctx)));
+    PyErr_SetObject((PyObject *)Py_TYPE(exc.ptr()), exc.ptr());
+    throw nb::python_error();
+}
+
+inline void check(gala_status st, const gala_context *ctx)
+{
+    if (st != GALA_OK) raise_status(st, ctx);
+}
+
+// Numerical outcomes of a batched factorization are reported per matrix in info; only the
+// other statuses are errors of the call.
+inline void check_numeric(gala_status st, const gala_context *ctx)
+{
+    if (st == GALA_ERR_NOT_POSITIVE_DEFINITE || st == GALA_ERR_SINGULAR || st == GALA_ERR_NOT_FINITE)
+        return;
+    check(st, ctx);
+}
+
+[[noreturn]] void value_error(const std::string &msg)
+{
+    throw nb::value_error(msg.c_str());
+}
+
+// ----------------------------------------------------------------------------- context
+
+struct Context {
+    gala_context *ctx = nullptr;
+    ~Context()
+    {
+        if (ctx) gala_context_destroy(ctx);
+    }
+};
+
+gala_backend backend_of(const std::string &name)
+{
+    if (name == "auto") return GALA_BACKEND_AUTO;
+    if (name == "opencl") return GALA_BACKEND_OPENCL;
+    if (name == "cuda") return GALA_BACKEND_CUDA;
+    if (name == "host") return GALA_BACKEND_HOST;
+    value_error("backend: '" + name + "' is not one of auto, opencl, cuda, host");
+}
+
+void context_init(Context *self, const std::string &backend, std::optional<std::string> platform,
+                  std::optional<std::string> device, uintptr_t stream, bool use_environment,
+                  bool profiling)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = backend_of(backend);
+    o.platform = platform ? platform->c_str() : nullptr;
+    o.device = device ? device->c_str() : nullptr;
+    o.use_environment = use_environment ? 1 : 0;
+    o.profiling = profiling ? 1 : 0;
+    o.native_stream = reinterpret_cast<void *>(stream);
+    new (self) Context();
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_context_create(&o, &self->ctx);
+    }
+    check(st, nullptr);
+}
+
+nb::dict device_info(const Context &c)
+{
+    gala_device_info i;
+    check(gala_context_info(c.ctx, &i), c.ctx);
+    nb::dict d;
+    d["backend"] = std::string(i.backend_name);
+    d["platform"] = std::string(i.platform_name);
+    d["name"] = std::string(i.device_name);
+    d["vendor"] = std::string(i.vendor_name);
+    d["driver_version"] = std::string(i.driver_version);
+    d["device_version"] = std::string(i.device_version);
+    d["is_gpu"] = bool(i.is_gpu);
+    d["compute_units"] = i.compute_units;
+    d["global_mem_bytes"] = i.global_mem_bytes;
+    d["max_alloc_bytes"] = i.max_alloc_bytes;
+    d["local_mem_bytes"] = i.local_mem_bytes;
+    d["max_work_group_size"] = i.max_work_group_size;
+    d["subgroup_size"] = i.subgroup_size;
+    d["fp64"] = bool(i.fp64);
+    return d;
+}
+
+nb::dict context_stats(const Context &c)
+{
+    gala_stats s;
+    check(gala_context_stats(c.ctx, &s), c.ctx);
+    nb::dict d;
+    d["programs_built"] = s.programs_built;
+    d["programs_from_cache"] = s.programs_from_cache;
+    d["kernels_launched"] = s.kernels_launched;
+    d["buffers_live"] = s.buffers_live;
+    d["bytes_live"] = s.bytes_live;
+    return d;
+}
+
+std::vector<nb::dict> device_list()
+{
+    int count = 0;
+    check(gala_device_list(nullptr, 0, &count), nullptr);
+    std::vector<gala_device_desc> v((size_t)count);
+    if (count > 0) check(gala_device_list(v.data(), count, &count), nullptr);
+    std::vector<nb::dict> out;
+    for (int k = 0; k < count && k < (int)v.size(); ++k) {
+        nb::dict d;
+        d["backend"] = std::string(gala_backend_name(v[k].backend));
+        d["platform_index"] = v[k].platform_index;
+        d["device_index"] = v[k].device_index;
+        d["is_gpu"] = bool(v[k].is_gpu);
+        d["platform"] = std::string(v[k].platform_name);
+        d["name"] = std::string(v[k].device_name);
+        out.push_back(d);
+    }
+    return out;
+}
+
+// ----------------------------------------------------------------------------- buffers
+
+using AnyArray = nb::ndarray<nb::ro>;
+
+gala_dtype dtype_of(const nb::dlpack::dtype &t)
+{
+    if (t == nb::dtype<float>()) return GALA_FLOAT;
+    if (t == nb::dtype<double>()) return GALA_DOUBLE;
+    if (t == nb::dtype<int32_t>()) return GALA_INT;
+    return (gala_dtype)0;
+}
+
+// A gala buffer, either allocated by gala or wrapping an array's memory (which it keeps
+// alive). Its context is kept alive too, since buffers must be freed before the context.
+struct Buffer {
+    gala_buffer *buf = nullptr;
+    nb::object context; // the Context
+    nb::object keep;    // the wrapped array, or None
+    ~Buffer()
+    {
+        if (buf) gala_buffer_free(buf);
+    }
+    gala_context *ctx() const { return nb::cast<Context &>(context).ctx; }
+};
+
+// Elements of a contiguous array (C or Fortran order), or -1 when it is not contiguous.
+long long contiguous_count(const AnyArray &a)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < a.ndim(); ++i) n *= a.shape(i);
+    if (n <= 1) return (long long)n;
+    int64_t expect = 1;
+    bool c = true, f = true;
+    for (size_t i = a.ndim(); i-- > 0;) {
+        if (a.shape(i) != 1 && a.stride(i) != expect) c = false;
+        expect *= (int64_t)a.shape(i);
+    }
+    expect = 1;
+    for (size_t i = 0; i < a.ndim(); ++i) {
+        if (a.shape(i) != 1 && a.stride(i) != expect) f = false;
+        expect *= (int64_t)a.shape(i);
+    }
+    return (c || f) ? (long long)n : -1;
+}
+
+Buffer *buffer_create(nb::object context, const std::string &dtype, size_t count)
+{
+    Context &c = nb::cast<Context &>(context);
+    gala_dtype dt = dtype == "float32" ? GALA_FLOAT
+                    : dtype == "float64" ? GALA_DOUBLE
+                    : dtype == "int32" ? GALA_INT
+                                       : (gala_dtype)0;
+    if (!dt) value_error("dtype: '" + dtype + "' is not one of float32, float64, int32");
+    auto b = std::make_unique<Buffer>();
+    check(gala_buffer_create(c.ctx, dt, count, &b->buf), c.ctx);
+    b->context = context;
+    return b.release();
+}
+
+// Wrap an array's memory: host memory on the host backend, CUDA memory on the CUDA backend
+// (the device must be the context's). The array must be contiguous and writable unless
+// readonly is set.
+Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string &name)
+{
+    Context &c = nb::cast<Context &>(context);
+    AnyArray a;
+    if (!nb::try_cast(array_obj, a))
+        value_error(name + ": not an array (NumPy, PyTorch, CuPy, JAX or another DLPack or "
+                           "buffer-protocol array)");
+    gala_device_info di;
+    check(gala_context_info(c.ctx, &di), c.ctx);
+    const int dev = a.device_type();
+    if (di.backend == GALA_BACKEND_HOST && dev != nb::device::cpu::value)
+        value_error(name + ": the array is not in host memory, and the context is the host backend");
+    if (di.backend == GALA_BACKEND_CUDA && dev != nb::device::cuda::value &&
+        dev != nb::device::cuda_managed::value)
+        value_error(name + ": the array is not in CUDA memory, and the context is the CUDA backend");
+    if (di.backend == GALA_BACKEND_OPENCL)
+        value_error(name + ": OpenCL contexts cannot use an array's memory directly (copy it "
+                           "with Buffer.write)");
+    gala_dtype dt = dtype_of(a.dtype());
+    if (!dt) value_error(name + ": dtype must be float32, float64 or int32");
+    long long n = contiguous_count(a);
+    if (n < 0) value_error(name + ": the array must be contiguous");
+    if (n == 0) value_error(name + ": the array is empty");
+    auto b = std::make_unique<Buffer>();
+    check(gala_buffer_wrap(c.ctx, dt, (size_t)n, const_cast<void *>(a.data()), &b->buf), c.ctx);
+    b->context = context;
+    b->keep = nb::borrow(array_obj);
+    return b.release();
+}
+
+template <class T> void host_span_check(const Buffer &b, size_t offset, size_t count, const char *fn)
+{
+    if (offset > gala_buffer_count(b.buf) || count > gala_buffer_count(b.buf) - offset)
+        value_error(std::string(fn) + ": elements " + std::to_string(offset) + ".." +
+                    std::to_string(offset + count) + " outside the buffer of " +
+                    std::to_string(gala_buffer_count(b.buf)));
+}
+
+void buffer_write(Buffer &b, size_t offset, nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu> src)
+{
+    if (dtype_of(src.dtype()) != gala_buffer_dtype(b.buf))
+        value_error("Buffer.write: the array's dtype differs from the buffer's");
+    host_span_check<void>(b, offset, src.size(), "Buffer.write");
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_buffer_write(b.buf, offset, src.size(), src.data());
+    }
+    check(st, b.ctx());
+}
+
+void buffer_read(const Buffer &b, size_t offset, nb::ndarray<nb::c_contig, nb::device::cpu> dst)
+{
+    if (dtype_of(dst.dtype()) != gala_buffer_dtype(b.buf))
+        value_error("Buffer.read: the array's dtype differs from the buffer's");
+    host_span_check<void>(b, offset, dst.size(), "Buffer.read");
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_buffer_read(b.buf, offset, dst.size(), dst.data());
+    }
+    check(st, b.ctx());
+}
+
+// ----------------------------------------------------------------------------- dense routines
+
+using IntOut = nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>;
+
+IntOut int_array(size_t n)
+{
+    int32_t *p = new int32_t[n ? n : 1]();
+    nb::capsule owner(p, [](void *q) noexcept { delete[] (int32_t *)q; });
+    return IntOut(p, {n}, owner);
+}
+
+IntOut potrf_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda, size_t a_stride,
+                     int batch)
+{
+    IntOut info = int_array((size_t)batch);
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_potrf_batched(c.ctx, (gala_uplo)uplo, n, A.buf, a_off, lda, a_stride, batch,
+                                info.data());
+    }
+    check_numeric(st, c.ctx);
+    return info;
+}
+
+void potrs_batched(Context &c, int uplo, int n, int nrhs, const Buffer &A, size_t a_off, int lda,
+                   size_t a_stride, Buffer &B, size_t b_off, int ldb, size_t b_stride, int batch)
+{
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_potrs_batched(c.ctx, (gala_uplo)uplo, n, nrhs, A.buf, a_off, lda, a_stride, B.buf,
+                                b_off, ldb, b_stride, batch);
+        if (st == GALA_OK) st = gala_finish(c.ctx);
+    }
+    check(st, c.ctx);
+}
+
+IntOut potri_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda, size_t a_stride,
+                     int batch)
+{
+    IntOut info = int_array((size_t)batch);
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_potri_batched(c.ctx, (gala_uplo)uplo, n, A.buf, a_off, lda, a_stride, batch,
+                                info.data());
+    }
+    check_numeric(st, c.ctx);
+    return info;
+}
+
+IntOut trtri_batched(Context &c, int uplo, int diag, int n, const Buffer &A, size_t a_off, int lda,
+                     size_t a_stride, Buffer &B, size_t b_off, int ldb, size_t b_stride, int batch)
+{
+    IntOut info = int_array((size_t)batch);
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_trtri_batched(c.ctx, (gala_uplo)uplo, (gala_diag)diag, n, A.buf, a_off, lda,
+                                a_stride, B.buf, b_off, ldb, b_stride, batch, info.data());
+    }
+    check_numeric(st, c.ctx);
+    return info;
+}
+
+std::tuple<IntOut, IntOut> ldlt_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda,
+                                        size_t a_stride, int batch)
+{
+    IntOut info = int_array((size_t)batch), inertia = int_array(2 * (size_t)batch);
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_ldlt_batched(c.ctx, (gala_uplo)uplo, n, A.buf, a_off, lda, a_stride, batch,
+                               info.data(), inertia.data());
+    }
+    check_numeric(st, c.ctx);
+    return {info, inertia};
+}
+
+// ----------------------------------------------------------------------------- QP solver
+
+// The settings struct: one property per row of GALA_QP_SETTINGS, checked on assignment
+// against the table (gala_qp_settings_set), ints for BOOL, INT and ENUM rows.
+template <int K> struct py_type {
+    using type = int;
+};
+template <> struct py_type<GALA_QP_SETTING_REAL> {
+    using type = double;
+};
+
+enum {
+#define QS_INDEX_(kind, ctype, name, ...) QS_##name,
+    GALA_QP_SETTINGS(QS_INDEX_)
+#undef QS_INDEX_
+    QS_COUNT
+};
+
+void bind_settings(nb::module_ &m)
+{
+    auto cls = nb::class_<gala_qp_settings>(m, "QPSettings",
+                                            "gala_qp_settings: one attribute per row of the "
+                                            "settings table (gala.qp_settings_table())");
+    cls.def("__init__", [](gala_qp_settings *s) {
+        new (s) gala_qp_settings();
+        gala_qp_settings_default(s);
+    });
+#define QS_BIND_(kind, ctype, name, def, lo, hi, flags, cli, choices, help)                         \
+    cls.def_prop_rw(                                                                               \
+        #name,                                                                                     \
+        [](const gala_qp_settings &s) { return (py_type<GALA_QP_SETTING_##kind>::type)s.name; },   \
+        [](gala_qp_settings &s, py_type<GALA_QP_SETTING_##kind>::type v) {                         \
+            check(gala_qp_settings_set(&s, QS_##name, (double)v), nullptr);                        \
+        },                                                                                         \
+        help);
+    GALA_QP_SETTINGS(QS_BIND_)
+#undef QS_BIND_
+    cls.def("__copy__", [](const gala_qp_settings &s) { return s; });
+}
+
+std::vector<nb::dict> settings_table()
+{
+    std::vector<nb::dict> out;
+    for (int i = 0; i < gala_qp_settings_count(); ++i) {
+        const gala_qp_setting_desc *d;
+        check(gala_qp_settings_field(i, &d), nullptr);
+        nb::dict r;
+        r["name"] = d->name;
+        r["kind"] = d->kind == GALA_QP_SETTING_BOOL ? "bool"
+                    : d->kind == GALA_QP_SETTING_INT ? "int"
+                    : d->kind == GALA_QP_SETTING_REAL ? "real"
+                                                      : "enum";
+        r["osqp"] = bool(d->flags & GALA_QP_SETTING_OSQP);
+        r["fixed"] = bool(d->flags & GALA_QP_SETTING_FIXED);
+        r["default"] = d->def;
+        r["lo"] = d->lo;
+        r["hi"] = d->hi;
+        r["lo_open"] = bool(d->flags & GALA_QP_SETTING_LO_OPEN);
+        r["hi_open"] = bool(d->flags & GALA_QP_SETTING_HI_OPEN);
+        std::vector<std::string> ch;
+        for (int v = 0; v < d->nchoices; ++v) ch.emplace_back(gala_qp_setting_choice(i, (int)d->lo + v));
+        r["choices"] = ch;
+        r["help"] = d->help;
+        out.push_back(r);
+    }
+    return out;
+}
+
+using F64 = nb::ndarray<nb::ro, double, nb::c_contig, nb::device::cpu>;
+using I32 = nb::ndarray<nb::ro, int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+gala_csc csc_of(int rows, int cols, const I32 &p, const I32 &i, const F64 &x)
+{
+    gala_csc c;
+    std::memset(&c, 0, sizeof c);
+    c.m = rows;
+    c.n = cols;
+    c.p = const_cast<int *>(p.data());
+    c.i = const_cast<int *>(i.data());
+    c.x = const_cast<double *>(x.data());
+    return c;
+}
+
+void need_size(const char *what, size_t have, size_t want, int k)
+{
+    if (have != want)
+        value_error(std::string(what) + (k >= 0 ? " of QP " + std::to_string(k) : std::string()) +
+                    " has " + std::to_string(have) + " entries, expected " + std::to_string(want));
+}
+
+// The progress callback of every solve from Python: lets Ctrl-C interrupt a batch (the QPs
+// still running get INTERRUPTED, as OSQP's SIGINT), then raises KeyboardInterrupt.
+int check_signals(void *user, int, int, int)
+{
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+        *(int *)user = 1;
+        PyErr_Clear();
+        return 1;
+    }
+    return 0;
+}
+
+struct QPSolver {
+    gala_qp_solver *s = nullptr;
+    nb::object context;
+    std::vector<int> n, m;   // per QP
+    size_t ntot = 0, mtot = 0;
+    int interrupted = 0;
+    ~QPSolver()
+    {
+        if (s) gala_qp_destroy(s);
+    }
+    gala_context *ctx() const { return nb::cast<Context &>(context).ctx; }
+    void sizes(const gala_qp_problem *pb, int count)
+    {
+        n.resize((size_t)count);
+        m.resize((size_t)count);
+        ntot = mtot = 0;
+        for (int k = 0; k < count; ++k) {
+            n[(size_t)k] = pb[k].n > 0 ? pb[k].n : 0;
+            m[(size_t)k] = pb[k].m > 0 ? pb[k].m : 0;
+            ntot += (size_t)n[(size_t)k];
+            mtot += (size_t)m[(size_t)k];
+        }
+    }
+    void setup(nb::object context_, std::vector<gala_qp_problem> &pb, const gala_qp_settings &set)
+    {
+        context = context_;
+        gala_context *c = ctx();
+        gala_qp_settings s2 = set;
+        s2.progress = check_signals;
+        s2.progress_user = &interrupted;
+        gala_status st;
+        {
+            nb::gil_scoped_release nogil;
+            st = gala_qp_setup(c, pb.data(), (int)pb.size(), &s2, &s);
+        }
+        check(st, c);
+        sizes(pb.data(), (int)pb.size());
+    }
+};
+
+// Heterogeneous batch: problems[k] = (n, m, Pp, Pi, Px, q, Ap, Ai, Ax, l, u, c0).
+using ProblemIn = std::tuple<int, int, I32, I32, F64, F64, I32, I32, F64, F64, F64, double>;
+
+void check_csc_arrays(const char *what, int cols, const I32 &p, const I32 &i, const F64 &x, int k)
+{
+    need_size((std::string(what) + ".indptr").c_str(), p.size(), (size_t)(cols > 0 ? cols : 0) + 1, k);
+    const int nnz = p.data()[cols > 0 ? cols : 0];
+    if (nnz < 0 || (size_t)nnz > i.size() || (size_t)nnz > x.size())
+        value_error(std::string(what) + (k >= 0 ? " of QP " + std::to_string(k) : std::string()) +
+                    ": indptr[-1] = " + std::to_string(nnz) + " runs past indices (" +
+                    std::to_string(i.size()) + ") or data (" + std::to_string(x.size()) + ")");
+}
+
+QPSolver *qp_setup(nb::object context, std::vector<ProblemIn> problems, const gala_qp_settings &set)
+{
+    const size_t count = problems.size();
+    if (count == 0) value_error("problems: the batch is empty");
+    std::vector<gala_qp_problem> pb(count);
+    for (size_t k = 0; k < count; ++k) {
+        const ProblemIn &t = problems[k];
+        const int n = std::get<0>(t), m = std::get<1>(t), K = (int)k;
+        const I32 &Pp = std::get<2>(t), &Pi = std::get<3>(t), &Ap = std::get<6>(t), &Ai = std::get<7>(t);
+        const F64 &Px = std::get<4>(t), &q = std::get<5>(t), &Ax = std::get<8>(t);
+        const F64 &l = std::get<9>(t), &u = std::get<10>(t);
+        /* sizes that do not match are the solver's to report (the QP becomes INVALID_DATA);
+         * here only what would make it read past the arrays */
+        need_size("q", q.size(), (size_t)(n > 0 ? n : 0), K);
+        need_size("l", l.size(), (size_t)(m > 0 ? m : 0), K);
+        need_size("u", u.size(), (size_t)(m > 0 ? m : 0), K);
+        check_csc_arrays("P", n, Pp, Pi, Px, K);
+        check_csc_arrays("A", n, Ap, Ai, Ax, K);
+        gala_qp_problem &p = pb[k];
+        std::memset(&p, 0, sizeof p);
+        p.n = n;
+        p.m = m;
+        p.P = csc_of(n, n, Pp, Pi, Px);
+        p.A = csc_of(m, n, Ap, Ai, Ax);
+        p.q = const_cast<double *>(q.data());
+        p.l = const_cast<double *>(l.data());
+        p.u = const_cast<double *>(u.data());
+        p.c0 = std::get<11>(t);
+    }
+    auto solver = std::make_unique<QPSolver>();
+    solver->setup(context, pb, set);
+    return solver.release();
+}
+
+// Shared P and A, stacked vectors: q (k×n), l (k×m), u (k×m), row-major float64.
+QPSolver *qp_setup_shared(nb::object context, int n, int m, I32 Pp, I32 Pi, F64 Px, I32 Ap, I32 Ai,
+                          F64 Ax, F64 q, F64 l, F64 u, double c0, const gala_qp_settings &set)
+{
+    if (n < 1) value_error("n = " + std::to_string(n) + ": need at least one variable");
+    if (m < 0) value_error("m = " + std::to_string(m) + " < 0");
+    check_csc_arrays("P", n, Pp, Pi, Px, -1);
+    check_csc_arrays("A", n, Ap, Ai, Ax, -1);
+    const size_t count = q.size() / (size_t)n;
+    if (count < 1 || q.size() != count * (size_t)n) value_error("q: expected k rows of n entries");
+    need_size("l", l.size(), count * (size_t)m, -1);
+    need_size("u", u.size(), count * (size_t)m, -1);
+    std::vector<gala_qp_problem> pb(count);
+    const gala_csc Pc = csc_of(n, n, Pp, Pi, Px), Ac = csc_of(m, n, Ap, Ai, Ax);
+    for (size_t k = 0; k < count; ++k) {
+        gala_qp_problem &p = pb[k];
+        std::memset(&p, 0, sizeof p);
+        p.n = n;
+        p.m = m;
+        p.P = Pc;
+        p.A = Ac;
+        p.q = const_cast<double *>(q.data()) + k * (size_t)n;
+        p.l = const_cast<double *>(l.data()) + k * (size_t)m;
+        p.u = const_cast<double *>(u.data()) + k * (size_t)m;
+        p.c0 = c0;
+    }
+    auto solver = std::make_unique<QPSolver>();
+    solver->setup(context, pb, set);
+    return solver.release();
+}
+
+void qp_solve(QPSolver &s)
+{
+    s.interrupted = 0;
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_qp_solve(s.s);
+    }
+    check(st, s.ctx()); // after Ctrl-C the QPs still running are INTERRUPTED, as OSQP's
+}
+
+nb::dict qp_infos(const QPSolver &s)
+{
+    const int count = gala_qp_count(s.s);
+    std::vector<gala_qp_info> in((size_t)count);
+    check(gala_qp_get_infos(s.s, 0, count, in.data()), s.ctx());
+    auto ints = [&](auto get) {
+        IntOut a = int_array((size_t)count);
+        for (int k = 0; k < count; ++k) a.data()[k] = get(in[(size_t)k]);
+        return a;
+    };
+    auto reals = [&](auto get) {
+        double *p = new double[count ? (size_t)count : 1];
+        nb::capsule owner(p, [](void *q) noexcept { delete[] (double *)q; });
+        for (int k = 0; k < count; ++k) p[k] = get(in[(size_t)k]);
+        return nb::ndarray<nb::numpy, double, nb::ndim<1>>(p, {(size_t)count}, owner);
+    };
+    nb::dict d;
+    d["status_val"] = ints([](const gala_qp_info &i) { return i.status; });
+    d["iter"] = ints([](const gala_qp_info &i) { return i.iter; });
+    d["rho_updates"] = ints([](const gala_qp_info &i) { return i.rho_updates; });
+    d["status_polish"] = ints([](const gala_qp_info &i) { return i.status_polish; });
+    d["obj_val"] = reals([](const gala_qp_info &i) { return i.obj_val; });
+    d["dual_obj_val"] = reals([](const gala_qp_info &i) { return i.dual_obj_val; });
+    d["prim_res"] = reals([](const gala_qp_info &i) { return i.prim_res; });
+    d["dual_res"] = reals([](const gala_qp_info &i) { return i.dual_res; });
+    d["duality_gap"] = reals([](const gala_qp_info &i) { return i.duality_gap; });
+    d["rho_estimate"] = reals([](const gala_qp_info &i) { return i.rho_estimate; });
+    d["rho"] = reals([](const gala_qp_info &i) { return i.rho; });
+    d["setup_time"] = reals([](const gala_qp_info &i) { return i.setup_time; });
+    d["solve_time"] = reals([](const gala_qp_info &i) { return i.solve_time; });
+    d["update_time"] = reals([](const gala_qp_info &i) { return i.update_time; });
+    d["polish_time"] = reals([](const gala_qp_info &i) { return i.polish_time; });
+    std::vector<std::string> msg((size_t)count);
+    for (int k = 0; k < count; ++k) msg[(size_t)k] = in[(size_t)k].message;
+    d["message"] = msg;
+    return d;
+}
+
+using F64Out = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
+
+void qp_solutions(const QPSolver &s, std::optional<F64Out> x, std::optional<F64Out> y)
+{
+    if (x) need_size("x", x->size(), s.ntot, -1);
+    if (y) need_size("y", y->size(), s.mtot, -1);
+    check(gala_qp_get_solutions(s.s, x ? x->data() : nullptr, y ? y->data() : nullptr), s.ctx());
+}
+
+void qp_certificates(const QPSolver &s, int k, F64Out pcert, F64Out dcert)
+{
+    if (k < 0 || k >= gala_qp_count(s.s)) value_error("k = " + std::to_string(k) + " outside the batch");
+    need_size("prim_inf_cert", pcert.size(), (size_t)s.m[(size_t)k], k);
+    need_size("dual_inf_cert", dcert.size(), (size_t)s.n[(size_t)k], k);
+    const double *pc = nullptr, *dc = nullptr;
+    check(gala_qp_get_solution(s.s, k, nullptr, nullptr, &pc, &dc), s.ctx());
+    std::memcpy(pcert.data(), pc, sizeof(double) * pcert.size());
+    std::memcpy(dcert.data(), dc, sizeof(double) * dcert.size());
+}
+
+const double *opt_vec(const std::optional<F64> &v, size_t want, const char *what)
+{
+    if (!v) return nullptr;
+    need_size(what, v->size(), want, -1);
+    return v->data();
+}
+
+void qp_update_vectors(QPSolver &s, int k, std::optional<F64> q, std::optional<F64> l,
+                       std::optional<F64> u)
+{
+    const size_t wn = k < 0 ? s.ntot : (k < (int)s.n.size() ? (size_t)s.n[(size_t)k] : 0);
+    const size_t wm = k < 0 ? s.mtot : (k < (int)s.m.size() ? (size_t)s.m[(size_t)k] : 0);
+    const double *pq = opt_vec(q, wn, "q"), *pl = opt_vec(l, wm, "l"), *pu = opt_vec(u, wm, "u");
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_qp_update_vectors(s.s, k, pq, pl, pu);
+    }
+    check(st, s.ctx());
+}
+
+void qp_update_matrices(QPSolver &s, int k, std::optional<F64> Px, std::optional<F64> Ax)
+{
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_qp_update_matrices(s.s, k, Px ? Px->data() : nullptr, Ax ? Ax->data() : nullptr);
+    }
+    check(st, s.ctx());
+}
+
+void qp_warm_start(QPSolver &s, int k, std::optional<F64> x, std::optional<F64> y)
+{
+    const size_t wn = k < 0 ? s.ntot : (k < (int)s.n.size() ? (size_t)s.n[(size_t)k] : 0);
+    const size_t wm = k < 0 ? s.mtot : (k < (int)s.m.size() ? (size_t)s.m[(size_t)k] : 0);
+    const double *px = opt_vec(x, wn, "x"), *py = opt_vec(y, wm, "y");
+    check(gala_qp_warm_start(s.s, k, px, py), s.ctx());
+}
+
+gala_qp_settings qp_get_settings(const QPSolver &s)
+{
+    gala_qp_settings out;
+    check(gala_qp_get_settings(s.s, &out), s.ctx());
+    out.progress = nullptr;
+    out.progress_user = nullptr;
+    return out;
+}
+
+void qp_update_settings(QPSolver &s, const gala_qp_settings &set)
+{
+    gala_qp_settings s2 = set;
+    s2.progress = check_signals;
+    s2.progress_user = &s.interrupted;
+    check(gala_qp_update_settings(s.s, &s2), s.ctx());
+}
+
+nb::dict qp_profile(const QPSolver &s)
+{
+    gala_qp_profile p;
+    check(gala_qp_get_profile(s.s, &p), s.ctx());
+    nb::dict d;
+    for (int i = 0; i < GALA_QP_NPHASES; ++i) d[gala_qp_phase_name(i)] = nb::make_tuple(p.seconds[i], p.calls[i]);
+    return d;
+}
+
+} // namespace
+
+NB_MODULE(_ext, m)
+{
+    m.doc() = "gala's C API for Python (see the gala package for the Python interface)";
+    m.attr("version") = gala_version();
+
+    nb::enum_<gala_status>(m, "Status", nb::is_arithmetic())
+        .value("OK", GALA_OK)
+        .value("ERR_INVALID_ARG", GALA_ERR_INVALID_ARG)
+        .value("ERR_OUT_OF_MEMORY", GALA_ERR_OUT_OF_MEMORY)
+        .value("ERR_DEVICE_MEMORY", GALA_ERR_DEVICE_MEMORY)
+        .value("ERR_DEVICE", GALA_ERR_DEVICE)
+        .value("ERR_KERNEL_BUILD", GALA_ERR_KERNEL_BUILD)
+        .value("ERR_NOT_SUPPORTED", GALA_ERR_NOT_SUPPORTED)
+        .value("ERR_NO_DEVICE", GALA_ERR_NO_DEVICE)
+        .value("ERR_NOT_POSITIVE_DEFINITE", GALA_ERR_NOT_POSITIVE_DEFINITE)
+        .value("ERR_SINGULAR", GALA_ERR_SINGULAR)
+        .value("ERR_NOT_FINITE", GALA_ERR_NOT_FINITE)
+        .value("ERR_IO", GALA_ERR_IO)
+        .value("ERR_PARSE", GALA_ERR_PARSE)
+        .value("ERR_INVALID_MATRIX", GALA_ERR_INVALID_MATRIX)
+        .value("ERR_WRONG_INERTIA", GALA_ERR_WRONG_INERTIA)
+        .value("ERR_INTERNAL", GALA_ERR_INTERNAL);
+    m.def("status_string", [](int st) { return std::string(gala_status_string((gala_status)st)); });
+
+    nb::enum_<gala_backend>(m, "Backend", nb::is_arithmetic())
+        .value("AUTO", GALA_BACKEND_AUTO)
+        .value("OPENCL", GALA_BACKEND_OPENCL)
+        .value("CUDA", GALA_BACKEND_CUDA)
+        .value("HOST", GALA_BACKEND_HOST);
+    nb::enum_<gala_uplo>(m, "Uplo", nb::is_arithmetic()).value("UPPER", GALA_UPPER).value("LOWER", GALA_LOWER);
+    nb::enum_<gala_diag>(m, "Diag", nb::is_arithmetic()).value("NON_UNIT", GALA_NON_UNIT).value("UNIT", GALA_UNIT);
+    nb::enum_<gala_qp_status>(m, "QPStatus", nb::is_arithmetic())
+        .value("SOLVED", GALA_QP_SOLVED)
+        .value("SOLVED_INACCURATE", GALA_QP_SOLVED_INACCURATE)
+        .value("PRIMAL_INFEASIBLE", GALA_QP_PRIMAL_INFEASIBLE)
+        .value("PRIMAL_INFEASIBLE_INACCURATE", GALA_QP_PRIMAL_INFEASIBLE_INACCURATE)
+        .value("DUAL_INFEASIBLE", GALA_QP_DUAL_INFEASIBLE)
+        .value("DUAL_INFEASIBLE_INACCURATE", GALA_QP_DUAL_INFEASIBLE_INACCURATE)
+        .value("MAX_ITER_REACHED", GALA_QP_MAX_ITER_REACHED)
+        .value("TIME_LIMIT_REACHED", GALA_QP_TIME_LIMIT_REACHED)
+        .value("NON_CVX", GALA_QP_NON_CVX)
+        .value("INTERRUPTED", GALA_QP_INTERRUPTED)
+        .value("UNSOLVED", GALA_QP_UNSOLVED)
+        .value("INVALID_DATA", GALA_QP_INVALID_DATA);
+    m.def("qp_status_string", [](int st) { return std::string(gala_qp_status_string(st)); });
+    nb::enum_<gala_qp_linsys>(m, "QPLinsys", nb::is_arithmetic())
+        .value("AUTO", GALA_QP_LINSYS_AUTO)
+        .value("DENSE", GALA_QP_LINSYS_DENSE)
+        .value("DENSE_SHARED", GALA_QP_LINSYS_DENSE_SHARED)
+        .value("SPARSE_LDLT", GALA_QP_LINSYS_SPARSE_LDLT)
+        .value("PCG", GALA_QP_LINSYS_PCG);
+    m.def("qp_linsys_name", [](int l) { return std::string(gala_qp_linsys_name(l)); });
+    nb::enum_<gala_qp_adaptive_rho>(m, "QPAdaptiveRho", nb::is_arithmetic())
+        .value("DISABLED", GALA_QP_ADAPTIVE_RHO_DISABLED)
+        .value("ITERATIONS", GALA_QP_ADAPTIVE_RHO_ITERATIONS)
+        .value("TIME", GALA_QP_ADAPTIVE_RHO_TIME);
+
+    m.def("backend_available", [](const std::string &b) { return bool(gala_backend_available(backend_of(b))); });
+    m.def("device_list", &device_list, "gala_device_list: every device of every backend in this build");
+    m.def("last_error", []() { return std::string(gala_last_error(nullptr)); });
+
+    nb::class_<Context>(m, "Context", "gala_context: one backend and one device")
+        .def("__init__", &context_init, "backend"_a = "auto", "platform"_a = nb::none(),
+             "device"_a = nb::none(), "stream"_a = 0, "use_environment"_a = true,
+             "profiling"_a = false)
+        .def_prop_ro("info", &device_info, "gala_context_info, as a dict")
+        .def("stats", &context_stats, "gala_context_stats, as a dict")
+        .def("finish", [](Context &c) {
+            gala_status st;
+            {
+                nb::gil_scoped_release nogil;
+                st = gala_finish(c.ctx);
+            }
+            check(st, c.ctx);
+        })
+        .def("last_error", [](const Context &c) { return std::string(gala_last_error(c.ctx)); })
+        .def_prop_ro("handle", [](const Context &c) { return (uintptr_t)c.ctx; });
+
+    nb::class_<Buffer>(m, "Buffer", "gala_buffer: typed device memory of a context")
+        .def_static("create", &buffer_create, "context"_a, "dtype"_a, "count"_a,
+                    nb::rv_policy::take_ownership)
+        .def_static("wrap", &buffer_wrap, "context"_a, "array"_a, "name"_a = "array",
+                    nb::rv_policy::take_ownership)
+        .def("write", &buffer_write, "offset"_a, "src"_a)
+        .def("read", &buffer_read, "offset"_a, "dst"_a)
+        .def_prop_ro("count", [](const Buffer &b) { return gala_buffer_count(b.buf); })
+        .def_prop_ro("dtype", [](const Buffer &b) { return std::string(gala_dtype_name(gala_buffer_dtype(b.buf))); })
+        .def("free", [](Buffer &b) {
+            if (b.buf) gala_buffer_free(b.buf);
+            b.buf = nullptr;
+            b.keep = nb::none();
+        });
+
+    m.def("potrf_batched", &potrf_batched, "context"_a, "uplo"_a, "n"_a, "A"_a, "a_off"_a, "lda"_a,
+          "a_stride"_a, "batch"_a, "gala_potrf_batched; returns info (numerical failures are not raised)");
+    m.def("potrs_batched", &potrs_batched, "context"_a, "uplo"_a, "n"_a, "nrhs"_a, "A"_a, "a_off"_a,
+          "lda"_a, "a_stride"_a, "B"_a, "b_off"_a, "ldb"_a, "b_stride"_a, "batch"_a,
+          "gala_potrs_batched, then waits for the device");
+    m.def("potri_batched", &potri_batched, "context"_a, "uplo"_a, "n"_a, "A"_a, "a_off"_a, "lda"_a,
+          "a_stride"_a, "batch"_a, "gala_potri_batched; returns info");
+    m.def("trtri_batched", &trtri_batched, "context"_a, "uplo"_a, "diag"_a, "n"_a, "A"_a, "a_off"_a,
+          "lda"_a, "a_stride"_a, "B"_a, "b_off"_a, "ldb"_a, "b_stride"_a, "batch"_a,
+          "gala_trtri_batched; returns info");
+    m.def("ldlt_batched", &ldlt_batched, "context"_a, "uplo"_a, "n"_a, "A"_a, "a_off"_a, "lda"_a,
+          "a_stride"_a, "batch"_a, "gala_ldlt_batched; returns (info, inertia)");
+
+    bind_settings(m);
+    m.def("qp_settings_table", &settings_table, "the rows of GALA_QP_SETTINGS, as dicts");
+
+    nb::class_<QPSolver>(m, "QPSolver", "gala_qp_solver: a batch of QPs set up on a context")
+        .def_static("setup", &qp_setup, "context"_a, "problems"_a, "settings"_a,
+                    nb::rv_policy::take_ownership)
+        .def_static("setup_shared", &qp_setup_shared, "context"_a, "n"_a, "m"_a, "Pp"_a, "Pi"_a,
+                    "Px"_a, "Ap"_a, "Ai"_a, "Ax"_a, "q"_a, "l"_a, "u"_a, "c0"_a, "settings"_a,
+                    nb::rv_policy::take_ownership)
+        .def("solve", &qp_solve)
+        .def_prop_ro("count", [](const QPSolver &s) { return gala_qp_count(s.s); })
+        .def_prop_ro("linsys_used", [](const QPSolver &s) { return gala_qp_linsys_used(s.s); })
+        .def_prop_ro("n", [](const QPSolver &s) { return s.n; })
+        .def_prop_ro("m", [](const QPSolver &s) { return s.m; })
+        .def("infos", &qp_infos, "every QP's gala_qp_info, as a dict of arrays")
+        .def("solutions", &qp_solutions, "x"_a.none(), "y"_a.none())
+        .def("certificates", &qp_certificates, "k"_a, "prim_inf_cert"_a, "dual_inf_cert"_a)
+        .def("update_vectors", &qp_update_vectors, "k"_a, "q"_a.none(), "l"_a.none(), "u"_a.none())
+        .def("update_matrices", &qp_update_matrices, "k"_a, "Px"_a.none(), "Ax"_a.none())
+        .def("update_rho", [](QPSolver &s, int k, double rho) { check(gala_qp_update_rho(s.s, k, rho), s.ctx()); })
+        .def("warm_start", &qp_warm_start, "k"_a, "x"_a.none(), "y"_a.none())
+        .def("cold_start", [](QPSolver &s) { check(gala_qp_cold_start(s.s), s.ctx()); })
+        .def("get_settings", &qp_get_settings)
+        .def("update_settings", &qp_update_settings)
+        .def("profile", &qp_profile);
+}
