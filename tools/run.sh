@@ -2,8 +2,11 @@
 # One entry point for a fresh Debian 12 machine:
 #   tools/run.sh demo       install what gala needs, build it, run the demo on the default device
 #                           (gala-info, the README example, then gala-qp: 500 generated MPC QPs
-#                           and the 24 Maros-Meszaros problems of tests/data, each as one batch)
+#                           and the 24 Maros-Meszaros problems of tests/data, each as one batch;
+#                           then the Python package, installed into .venv, and its demo)
 #   tools/run.sh test       install, build with warnings as errors, run the whole test suite
+#                           (C, then Python: the package installed into .venv, pytest)
+#   tools/run.sh python     only install the Python package into .venv (pip install .)
 #   tools/run.sh sanitize   build the host-backend tests with AddressSanitizer + UBSan and run them
 #   tools/run.sh tsan       build with ThreadSanitizer and run the concurrency tests (host + OpenCL)
 #   tools/run.sh coverage   build with gcov instrumentation, run the whole suite, print each file
@@ -16,7 +19,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PKGS=(cmake make gcc clang pkg-config ca-certificates
       ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
       libclblast-dev check libsubunit-dev libsuitesparse-dev
-      liblapacke-dev libopenblas-dev valgrind)
+      liblapacke-dev libopenblas-dev valgrind g++ python3-venv python3-dev)
+
+# The Python package's build and test dependencies (PyPI), installed into .venv.
+PY_PKGS=(nanobind scikit-build-core numpy scipy pytest osqp qpsolvers)
 
 setup() {
     local missing=()
@@ -32,6 +38,16 @@ setup() {
 }
 
 jobs() { nproc 2>/dev/null || echo 2; }
+
+# The Python package in a virtual environment of the checkout (.venv; Debian's own Python is
+# externally managed): its dependencies, then `pip install .` (scikit-build-core builds the
+# library and the extension in build-py/, reused by the next install).
+python_env() {
+    [ -x .venv/bin/python ] || python3 -m venv .venv
+    .venv/bin/python -m pip install -q "${PY_PKGS[@]}"
+    CMAKE_BUILD_PARALLEL_LEVEL="$(jobs)" .venv/bin/python -m pip install -q --no-build-isolation \
+        --config-settings=cmake.define.GALA_WERROR=ON .
+}
 
 # The end of the demo: gala-qp on the default device, in double where it has fp64. Sizes keep it
 # under a minute on two CPU cores with PoCL (44 s measured with empty kernel caches, most of
@@ -64,11 +80,21 @@ demo)
     ./build/tools/gala-info
     ./build/tests/readme_example
     demo_qp
+    echo
+    echo "== Python: the gala package (pip install . into .venv) and python/examples/demo.py"
+    python_env
+    .venv/bin/python python/examples/demo.py
     ;;
 test)
     setup
     build build
     ctest --test-dir build --output-on-failure -j"$(jobs)"
+    python_env
+    GALA_CACHE_DIR="$PWD/build/kcache" .venv/bin/python -m pytest python/tests -q -rs
+    ;;
+python)
+    setup
+    python_env
     ;;
 sanitize)
     setup
@@ -100,7 +126,7 @@ coverage)
     gcovr --root . --filter 'src/' --sort-uncovered --gcov-ignore-parse-errors build-cov
     ;;
 *)
-    echo "usage: tools/run.sh demo|test|sanitize|tsan|coverage|setup" >&2
+    echo "usage: tools/run.sh demo|test|python|sanitize|tsan|coverage|setup" >&2
     exit 2
     ;;
 esac

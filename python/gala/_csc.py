@@ -31,12 +31,25 @@ def to_csc(M: Any, shape: Tuple[int, int], name: str, *, upper: bool = False,
         C = spa.csc_matrix(D)
     if tuple(C.shape) != tuple(shape):
         raise ValueError(f"{name} is {C.shape[0]}×{C.shape[1]}, expected {shape[0]}×{shape[1]}")
-    if upper and spa.tril(C, -1).nnz > 0:
-        C = spa.triu(C, format="csc")
     if not C.has_canonical_format:
         C = C.copy()
         C.sum_duplicates()
+    if upper and C.nnz:
+        C = _upper(C)
     return C
+
+
+def _upper(C: spa.csc_matrix) -> spa.csc_matrix:
+    """C's upper triangle (C itself when it has no entry below the diagonal): an index test
+    over the entries, not SciPy's triu, whose COO round trip costs a small QP's whole setup."""
+    counts = np.diff(C.indptr)
+    col = np.repeat(np.arange(C.shape[1], dtype=C.indices.dtype), counts)
+    keep = C.indices <= col
+    if keep.all():
+        return C
+    indptr = np.zeros(C.shape[1] + 1, dtype=C.indptr.dtype)
+    np.cumsum(np.bincount(col[keep], minlength=C.shape[1]), out=indptr[1:])
+    return spa.csc_matrix((C.data[keep], C.indices[keep], indptr), shape=C.shape)
 
 
 def arrays(C: spa.csc_matrix, name: str) -> Csc:

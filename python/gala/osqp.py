@@ -303,11 +303,11 @@ class OSQP:
         self.settings = self._solver.get_settings()
         self._P, self._A = Pc, Ac
         self._q, self._l, self._u = qv, lv, uv
-        info = self._solver.infos()
-        if int(info["status_val"][0]) == int(_ext.QPStatus.INVALID_DATA):
+        status, message = self._solver.info(0)[0], self._solver.info(0)[-1]
+        if status == int(_ext.QPStatus.INVALID_DATA):
             self._solver = None
-            raise OSQPException(SolverError.OSQP_DATA_VALIDATION_ERROR, info["message"][0])
-        if int(info["status_val"][0]) == int(_ext.QPStatus.NON_CVX):
+            raise OSQPException(SolverError.OSQP_DATA_VALIDATION_ERROR, message)
+        if status == int(_ext.QPStatus.NON_CVX):
             self._solver = None
             raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "the problem seems to be non-convex "
                                 "(P + sigma*I + A'*rho*A is not positive definite)")
@@ -363,8 +363,7 @@ class OSQP:
                 self._P.data = Px.copy()
             if Ax is not None:
                 self._A.data = Ax.copy()
-            st = int(self._solver.infos()["status_val"][0])
-            if st == int(_ext.QPStatus.NON_CVX):
+            if self._solver.info(0)[0] == int(_ext.QPStatus.NON_CVX):
                 raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "the updated problem seems to be non-convex")
         self._update_time = time.perf_counter() - t0
 
@@ -405,27 +404,21 @@ class OSQP:
         if self._solver is None:
             raise OSQPException(SolverError.OSQP_WORKSPACE_NOT_INIT_ERROR, "call setup first")
         self._solver.solve()
-        d = self._solver.infos()
-        x = np.empty(self.n)
-        y = np.empty(self.m)
-        self._solver.solutions(x, y)
+        x, y = np.empty(self.n), np.empty(self.m)
         pc, dc = np.empty(self.m), np.empty(self.n)
-        self._solver.certificates(0, pc, dc)
-        st = int(d["status_val"][0])
-        g = {k: (v[0] if not isinstance(v, list) else v[0]) for k, v in d.items()}
-        solve_time, polish_time = float(g["solve_time"]), float(g["polish_time"])
-        first = not self._solved_once
-        run_time = (self._setup_time if first else self._update_time) + solve_time + polish_time
+        self._solver.solution(0, x, y, pc, dc)
+        (st, it, rho_updates, status_polish, obj_val, dual_obj_val, prim_res, dual_res, gap,
+         rho_estimate, _rho, _setup, solve_time, _update, polish_time, _msg) = self._solver.info(0)
+        run_time = (self._setup_time if not self._solved_once else self._update_time) + \
+            solve_time + polish_time
         self._solved_once = True
-        prim_res, dual_res, gap = float(g["prim_res"]), float(g["dual_res"]), float(g["duality_gap"])
         info = SimpleNamespace(
-            status=_ext.qp_status_string(st), status_val=st, status_polish=int(g["status_polish"]),
-            obj_val=float(g["obj_val"]), dual_obj_val=float(g["dual_obj_val"]),
-            prim_res=prim_res, dual_res=dual_res, duality_gap=gap, iter=int(g["iter"]),
-            rho_updates=int(g["rho_updates"]), rho_estimate=float(g["rho_estimate"]),
-            setup_time=self._setup_time, solve_time=solve_time,
-            update_time=self._update_time, polish_time=polish_time, run_time=run_time,
-            primdual_int=float("nan"), rel_kkt_error=max(dual_res, prim_res, gap))
+            status=_ext.qp_status_string(st), status_val=st, status_polish=status_polish,
+            obj_val=obj_val, dual_obj_val=dual_obj_val, prim_res=prim_res, dual_res=dual_res,
+            duality_gap=gap, iter=it, rho_updates=rho_updates, rho_estimate=rho_estimate,
+            setup_time=self._setup_time, solve_time=solve_time, update_time=self._update_time,
+            polish_time=polish_time, run_time=run_time, primdual_int=float("nan"),
+            rel_kkt_error=max(dual_res, prim_res, gap))
         if st == int(SolverStatus.OSQP_NON_CVX):
             info.obj_val = np.nan
         if self._extra.get("verbose"):

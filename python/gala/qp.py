@@ -223,7 +223,7 @@ class QPBatch:
         k = self._check_k(k)
         p = np.empty(self._solver.m[k])
         d = np.empty(self._solver.n[k])
-        self._solver.certificates(k, p, d)
+        self._solver.solution(k, None, None, p, d)
         return p, d
 
     # ------------------------------------------------------------------ updates

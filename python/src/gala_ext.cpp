@@ -628,6 +628,18 @@ nb::dict qp_infos(const QPSolver &s)
     return d;
 }
 
+// One QP's gala_qp_info as a tuple, in the struct's order (the single-QP path of the OSQP
+// interface reads this after every solve, so it makes no arrays).
+nb::tuple qp_info(const QPSolver &s, int k)
+{
+    gala_qp_info i;
+    check(gala_qp_get_info(s.s, k, &i), s.ctx());
+    return nb::make_tuple(i.status, i.iter, i.rho_updates, i.status_polish, i.obj_val,
+                          i.dual_obj_val, i.prim_res, i.dual_res, i.duality_gap, i.rho_estimate,
+                          i.rho, i.setup_time, i.solve_time, i.update_time, i.polish_time,
+                          std::string(i.message));
+}
+
 using F64Out = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
 
 void qp_solutions(const QPSolver &s, std::optional<F64Out> x, std::optional<F64Out> y)
@@ -637,15 +649,22 @@ void qp_solutions(const QPSolver &s, std::optional<F64Out> x, std::optional<F64O
     check(gala_qp_get_solutions(s.s, x ? x->data() : nullptr, y ? y->data() : nullptr), s.ctx());
 }
 
-void qp_certificates(const QPSolver &s, int k, F64Out pcert, F64Out dcert)
+// QP k's x, y and certificates (gala_qp_get_solution) into caller arrays; any may be None.
+void qp_solution(const QPSolver &s, int k, std::optional<F64Out> x, std::optional<F64Out> y,
+                 std::optional<F64Out> pcert, std::optional<F64Out> dcert)
 {
     if (k < 0 || k >= gala_qp_count(s.s)) value_error("k = " + std::to_string(k) + " outside the batch");
-    need_size("prim_inf_cert", pcert.size(), (size_t)s.m[(size_t)k], k);
-    need_size("dual_inf_cert", dcert.size(), (size_t)s.n[(size_t)k], k);
-    const double *pc = nullptr, *dc = nullptr;
-    check(gala_qp_get_solution(s.s, k, nullptr, nullptr, &pc, &dc), s.ctx());
-    std::memcpy(pcert.data(), pc, sizeof(double) * pcert.size());
-    std::memcpy(dcert.data(), dc, sizeof(double) * dcert.size());
+    const size_t n = (size_t)s.n[(size_t)k], m = (size_t)s.m[(size_t)k];
+    if (x) need_size("x", x->size(), n, k);
+    if (y) need_size("y", y->size(), m, k);
+    if (pcert) need_size("prim_inf_cert", pcert->size(), m, k);
+    if (dcert) need_size("dual_inf_cert", dcert->size(), n, k);
+    const double *px = nullptr, *py = nullptr, *pc = nullptr, *dc = nullptr;
+    check(gala_qp_get_solution(s.s, k, &px, &py, &pc, &dc), s.ctx());
+    if (x) std::memcpy(x->data(), px, sizeof(double) * n);
+    if (y) std::memcpy(y->data(), py, sizeof(double) * m);
+    if (pcert) std::memcpy(pcert->data(), pc, sizeof(double) * m);
+    if (dcert) std::memcpy(dcert->data(), dc, sizeof(double) * n);
 }
 
 const double *opt_vec(const std::optional<F64> &v, size_t want, const char *what)
@@ -837,7 +856,9 @@ NB_MODULE(_ext, m)
         .def_prop_ro("m", [](const QPSolver &s) { return s.m; })
         .def("infos", &qp_infos, "every QP's gala_qp_info, as a dict of arrays")
         .def("solutions", &qp_solutions, "x"_a.none(), "y"_a.none())
-        .def("certificates", &qp_certificates, "k"_a, "prim_inf_cert"_a, "dual_inf_cert"_a)
+        .def("info", &qp_info, "k"_a, "QP k's gala_qp_info as a tuple in the struct's order")
+        .def("solution", &qp_solution, "k"_a, "x"_a.none(), "y"_a.none(), "prim_inf_cert"_a.none(),
+             "dual_inf_cert"_a.none())
         .def("update_vectors", &qp_update_vectors, "k"_a, "q"_a.none(), "l"_a.none(), "u"_a.none())
         .def("update_matrices", &qp_update_matrices, "k"_a, "Px"_a.none(), "Ax"_a.none())
         .def("update_rho", [](QPSolver &s, int k, double rho) { check(gala_qp_update_rho(s.s, k, rho), s.ctx()); })
