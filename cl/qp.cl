@@ -636,8 +636,11 @@ KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const 
 
 /* ------------------------------------------------------------------------------------ */
 /* qp_warm (gala_qp_warm_start): the listed QPs' x (which & 1) and y (which & 2) were      */
-/* written unscaled into XT and W: x = x/D, y = c·y/E (scaled), then z = A x when x was    */
-/* given (OSQP's warm start). One work-group per QP.                                       */
+/* written unscaled into XT and YPREV: x = x/D, y = c·y/E (scaled), then z = A x when x   */
+/* was given (OSQP's warm start). Not W: W2 and W keep the last solve's unscaled results   */
+/* (qp_unscale) until the next solve, for gala_qp_get_solution_device. YPREV is scratch    */
+/* between solves (the scaling uses it too; an iteration writes it before a check reads    */
+/* it). One work-group per QP.                                                             */
 /* ------------------------------------------------------------------------------------ */
 KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
                     GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
@@ -660,7 +663,7 @@ KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
     (void)Tv;
     const gidx xo = mt[M_XO], zo = mt[M_ZO];
     GLOBAL REAL *x = vn + V_X * ntot + xo, *y = vm + V_Y * mtot + zo, *z = vm + V_Z * mtot + zo;
-    GLOBAL const REAL *xr = vn + V_XT * ntot + xo, *yr = vm + V_W * mtot + zo;
+    GLOBAL const REAL *xr = vn + V_XT * ntot + xo, *yr = vm + V_YPREV * mtot + zo;
     GLOBAL const REAL *D = vn + V_D * ntot + xo, *E = vm + V_E * mtot + zo;
     const REAL c = info[(gidx)b * NINFO + I_C];
     if (which & 1)

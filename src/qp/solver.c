@@ -2004,7 +2004,8 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
     s->set.warm_starting = 1;
     if (!s->nvalid || (!x && !y) || (k >= 0 && s->slot[k] < 0)) return GALA_OK;
     /* the caller's vectors (every QP's n and m, one after another for k = -1) in slot
-     * layout, unscaled, into XT and W; qp_warm scales them and sets z = A x */
+     * layout, unscaled, into XT and YPREV (W keeps the last solve's y); qp_warm scales them
+     * and sets z = A x */
     const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->count : k + 1;
     double *tx = gala_malloc(sizeof(double) * (s->ntot + s->mtot + 1));
     if (!tx) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
@@ -2022,7 +2023,7 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
     }
     gala_status st = GALA_OK;
     if (x) st = upload_section(s, k, s->b_vn, QP_V_XT * s->ntot, tx, 1);
-    if (st == GALA_OK && y && s->mtot) st = upload_section(s, k, s->b_vm, QP_V_W * s->mtot, ty, 0);
+    if (st == GALA_OK && y && s->mtot) st = upload_section(s, k, s->b_vm, QP_V_YPREV * s->mtot, ty, 0);
     gala_free(tx);
     gala_buffer *list = NULL;
     int nl = 0;

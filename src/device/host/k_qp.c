@@ -897,7 +897,7 @@ static gala_status SUF(qp_warm)(const gala_host_launch *L)
         const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
         const REAL *Av = mv + mt[QP_M_AV];
         REAL *x = vn + QP_V_X * ntot + xo, *y = vm + QP_V_Y * mtot + zo, *z = vm + QP_V_Z * mtot + zo;
-        const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_W * mtot + zo;
+        const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_YPREV * mtot + zo;
         const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
         const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
         if (which & 1)
