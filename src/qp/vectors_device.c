@@ -37,6 +37,7 @@ typedef struct qp_dio {
     int raw_stale;        /* b_raw older than hq / hl / hu (a host update since) */
     int verd_pending;     /* b_verd not folded into host_status / info yet */
     int published;        /* b_osol (and W2 / W of polished QPs) hold the last solve's */
+    int osol_sent;        /* osol and hpol have been sources of uploads */
     int async;            /* asynchronous writes from the host arrays may be pending */
 } qp_dio;
 
@@ -123,8 +124,8 @@ static gala_status dio_raw(gala_qp_solver *s, qp_dio *d)
     if (!d->raw_stale) return GALA_OK;
     const void *src = s->hq; /* hq, hl, hu are one array */
     if (s->dt == GALA_FLOAT) {
-        GALA_TRY(dio_quiet(s, d)); /* fraw may still be read by an earlier upload */
-        if (!d->fraw) d->fraw = gala_malloc(sizeof(float) * nraw);
+        if (d->fraw) GALA_TRY(dio_quiet(s, d)); /* an earlier upload may still read it */
+        else d->fraw = gala_malloc(sizeof(float) * nraw);
         if (!d->fraw)
             return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
         for (size_t i = 0; i < nraw; ++i) d->fraw[i] = (float)s->hq[i];
@@ -204,7 +205,8 @@ void gala_qp_dio_host_changed(gala_qp_solver *s)
  * where polishing replaced a solution on the host, the polished x, y in W2 / W. */
 static gala_status dio_publish(gala_qp_solver *s, qp_dio *d)
 {
-    GALA_TRY(dio_quiet(s, d)); /* osol and hpol are sources of earlier uploads */
+    if (d->osol_sent) GALA_TRY(dio_quiet(s, d)); /* earlier uploads may still read them */
+    d->osol_sent = 1;
     int polished = 0;
     for (int k = 0; k < s->count; ++k) {
         const int sl = s->slot[k];
