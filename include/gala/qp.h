@@ -224,6 +224,58 @@ GALA_API gala_status gala_qp_warm_start(gala_qp_solver *solver, int k, const dou
 /** @brief Set x, z, y of every QP to zero (OSQP's cold start). @return GALA_OK or an error. */
 GALA_API gala_status gala_qp_cold_start(gala_qp_solver *solver);
 
+/* ---- vectors in device memory (docs/qp.md, "Vectors in device memory") ------------- */
+/* The caller's buffers (gala_buffer_create, or gala_buffer_wrap of a CUDA / OpenCL / host
+ * array, e.g. a PyTorch or CuPy tensor) belong to the solver's context and have its dtype
+ * (settings.dtype). Each holds every QP's vector one after another in batch order from its
+ * offset (elements): sum of n for q and x, sum of m for l, u and y, QPs rejected at setup
+ * keeping their place (their n, m count when their sizes were valid); a uniform batch's
+ * vectors are a k×n row-major array. The values never pass through the host: the calls
+ * only queue work on the context's queue (a CUDA caller's stream orders it) and return. */
+
+/**
+ * @brief Replace q, l, u of every QP of the batch from device buffers (layout above). NULL
+ * keeps a vector. Same semantics as gala_qp_update_vectors(solver, -1, ...) in every
+ * respect: invalid data (a non-finite q, NaN bounds, l > u, l = +∞, u = −∞) make that QP
+ * GALA_QP_INVALID_DATA with a message naming the entry or row (gala_qp_get_info) until
+ * valid data are given; a row changing kind refactors the QP (DENSE, SPARSE_LDLT, PCG) or,
+ * in DENSE_SHARED, makes it INVALID_DATA; bounds are clamped to ±1e30 as OSQP; iterates
+ * are kept (warm start); update_time is the call's time. Validation and the copy into the
+ * solver's layout run on the device; the per-QP verdicts reach the host (info, and the
+ * host copies of q, l, u that later partial gala_qp_update_vectors calls and polishing
+ * use) the next time the host needs them, which then reads them back (one wait).
+ * @param q, l, u  buffers of the context, of the solver's dtype, or NULL; q_off, l_off,
+ *                 u_off: element offsets of the first QP's vectors.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver; a buffer of another context, of
+ *         another dtype or too small for the range; a batch with more than 2^31 − 1 entries
+ *         of one kind); GALA_ERR_DEVICE_MEMORY and the other device errors.
+ */
+GALA_API gala_status gala_qp_update_vectors_device(gala_qp_solver *solver,
+                                                   const gala_buffer *q, size_t q_off,
+                                                   const gala_buffer *l, size_t l_off,
+                                                   const gala_buffer *u, size_t u_off);
+
+/**
+ * @brief After a solve: write every QP's x (sum of n) and y (sum of m) of the last solve
+ * into device buffers (layout above), unscaled, polished where polishing succeeded, NaN
+ * where the status has no solution (as gala_qp_get_solution: not solved, infeasible,
+ * non-convex, invalid data, rejected at setup). Either buffer may be NULL. Only queued.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver, not solved yet, a buffer of another
+ *         context, of another dtype or too small, x and y overlapping); device errors.
+ */
+GALA_API gala_status gala_qp_get_solution_device(const gala_qp_solver *solver,
+                                                 gala_buffer *x, size_t x_off,
+                                                 gala_buffer *y, size_t y_off);
+
+/**
+ * @brief gala_qp_warm_start(solver, -1, x, y) from device buffers (layout above): x and/or y
+ * of every QP (NULL keeps one), z = A·x. Only queued.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (as gala_qp_update_vectors_device); device errors.
+ */
+GALA_API gala_status gala_qp_warm_start_device(gala_qp_solver *solver,
+                                               const gala_buffer *x, size_t x_off,
+                                               const gala_buffer *y, size_t y_off);
+
 /** @brief Release a solver and its device memory. NULL is accepted. @return GALA_OK. */
 GALA_API gala_status gala_qp_destroy(gala_qp_solver *solver);
 

@@ -139,6 +139,10 @@ struct gala_qp_solver {
     gala_qp_profile prof;
     double prof_t;
     int in_solve;           /* 1 while gala_qp_solve runs: factorizations count as REFACTOR */
+
+    /* vectors in the caller's device memory (vectors_device.c): made at the first such
+     * call, NULL until then */
+    struct qp_dio *dio;
 };
 
 /** The device's CSR copy of pattern t (solver.c): P as its full symmetric matrix, with
@@ -181,12 +185,35 @@ GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, co
  *  staging array on up to s->nthreads threads for float). */
 GALA_INTERNAL gala_status gala_qp_write_real(struct gala_qp_solver *s, gala_buffer *b,
                                              size_t off, size_t count, const double *src);
+/** Read reals of a buffer of the solver's dtype into doubles (the reverse of the above). */
+GALA_INTERNAL gala_status gala_qp_read_real(struct gala_qp_solver *s, const gala_buffer *b,
+                                            size_t off, size_t count, double *dst);
+/** Whether a status has a primal-dual solution (solved, inaccurate, max_iter, time limit,
+ *  interrupted), for which gala_qp_get_solution gives x and y rather than NaN. */
+GALA_INTERNAL int gala_qp_has_solution(int status);
 #define QP_UTIL_WG 256
 #define QP_NRES 20
 
 /* Profile: with settings.profile, wait for the device and charge the time since the last
  * mark to `phase` (FORM_K / FACTOR become REFACTOR inside a solve). Nothing otherwise. */
 GALA_INTERNAL void gala_qp_prof(struct gala_qp_solver *s, int phase);
+
+/* ---- vectors in device memory (vectors_device.c) ------------------------------------- */
+
+/* After gala_qp_update_vectors_device the device is ahead of the host: per-QP verdicts
+ * (host_status, info messages) and the host copies hq / hl / hu are brought back lazily,
+ * where solver.c reads them. Every hook is a no-op until the solver's first device call. */
+#define QP_DIO_VERDICTS 1 /* host_status and info[k].message as the last device update left them */
+#define QP_DIO_VECTORS 2  /* hq, hl, hu current, and no asynchronous upload reads them */
+/** Make the host side current (QP_DIO_* bits) before solver.c reads (or writes) it. */
+GALA_INTERNAL gala_status gala_qp_dio_host(struct gala_qp_solver *s, int what);
+/** The host copies hq / hl / hu were changed on the host (gala_qp_update_vectors): the
+ *  device's kept copy is refreshed from them at the next device update. */
+GALA_INTERNAL void gala_qp_dio_host_changed(struct gala_qp_solver *s);
+/** A solve ended (results collected): the device outputs take its statuses and polishing. */
+GALA_INTERNAL gala_status gala_qp_dio_solved(struct gala_qp_solver *s);
+/** Release the device-vector state (gala_qp_destroy). */
+GALA_INTERNAL void gala_qp_dio_release(struct gala_qp_solver *s);
 
 /* ---- host threads (qp_par.c) ---------------------------------------------------------- */
 

@@ -41,6 +41,20 @@
 #define QP_H_HOST 1
 #define QP_H_KIND 2
 
+/* qtab: per QP of the batch (rejected ones too, in batch order), ints: where its vectors
+ * are in the caller's arrays of the device-vector calls (vectors_device.c) */
+#define QP_NQT 5
+#define QP_T_SLOT 0 /* its slot, or -1 (rejected at setup) */
+#define QP_T_N 1    /* n and m (0 for a QP rejected with invalid sizes) */
+#define QP_T_M 2
+#define QP_T_XO 3   /* offset of its n-vector: the n of the QPs before it */
+#define QP_T_ZO 4   /* offset of its m-vector */
+
+/* verdicts of qp_vec_in: per slot, ints (code, first bad entry or row) and reals (values) */
+#define QP_VD_OK 0
+#define QP_VD_Q 1      /* q[index] is not finite */
+#define QP_VD_BOUNDS 2 /* the bounds of row index are invalid */
+
 /* info: per QP, reals */
 #define QP_NINFO 10
 #define QP_I_RHO 0

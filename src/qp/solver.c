@@ -317,6 +317,12 @@ static gala_status read_real(gala_qp_solver *s, const gala_buffer *b, size_t off
     return st;
 }
 
+gala_status gala_qp_read_real(gala_qp_solver *s, const gala_buffer *b, size_t off, size_t count,
+                              double *dst)
+{
+    return read_real(s, b, off, count, dst);
+}
+
 static gala_status mkbuf(gala_qp_solver *s, gala_dtype dt, size_t count, gala_buffer **b)
 {
     return gala_buffer_create(s->ctx, dt, count ? count : 1, b);
@@ -1186,6 +1192,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
 gala_status gala_qp_destroy(gala_qp_solver *s)
 {
     if (!s) return GALA_OK;
+    gala_qp_dio_release(s);
     if (s->ls && s->ls->release) s->ls->release(s);
     gala_buffer *bufs[] = {s->b_meta, s->b_ident, s->b_state, s->b_info, s->b_refac, s->b_rp,
                            s->b_ci, s->b_mv, s->b_K, s->b_vn, s->b_vm, s->b_ctype, s->b_lrho,
@@ -1221,6 +1228,8 @@ static int has_solution(int status)
            status == GALA_QP_MAX_ITER_REACHED || status == GALA_QP_TIME_LIMIT_REACHED ||
            status == GALA_QP_INTERRUPTED;
 }
+
+int gala_qp_has_solution(int status) { return has_solution(status); }
 
 static int primal_inf(int st) { return st == GALA_QP_PRIMAL_INFEASIBLE || st == GALA_QP_PRIMAL_INFEASIBLE_INACCURATE; }
 static int dual_inf(int st) { return st == GALA_QP_DUAL_INFEASIBLE || st == GALA_QP_DUAL_INFEASIBLE_INACCURATE; }
@@ -1530,11 +1539,16 @@ gala_status gala_qp_solve(gala_qp_solver *s)
     s->solved = 0;
     if (s->nvalid > 0) st = solve_impl(s, t0, &sync_t, &sync_it, &nsync);
     gala_qp_prof(s, GALA_QP_PHASE_SOLVE_OTHER);
+    /* what a device update left for the host: the verdicts collect reads, the host copies
+     * polishing reads */
+    if (st == GALA_OK)
+        st = gala_qp_dio_host(s, QP_DIO_VERDICTS | (s->set.polishing ? QP_DIO_VECTORS : 0));
     if (st == GALA_OK) st = collect(s, sync_t, sync_it, nsync);
     s->in_solve = 0;
     gala_free(sync_t);
     gala_free(sync_it);
     if (st == GALA_OK) s->solved = 1;
+    if (st == GALA_OK) st = gala_qp_dio_solved(s);
     return st;
 }
 
@@ -1545,6 +1559,8 @@ gala_status gala_qp_get_info(const gala_qp_solver *s, int k, gala_qp_info *info)
     if (k < 0 || k >= s->count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_info: k = %d outside 0..%d",
                           k, s->count - 1);
+    /* a device update's verdicts (the messages) once it has run */
+    GALA_TRY(gala_qp_dio_host((gala_qp_solver *)s, QP_DIO_VERDICTS));
     *info = s->info[k];
     info->update_time = s->update_time;
     return GALA_OK;
@@ -1559,6 +1575,7 @@ gala_status gala_qp_get_solution(const gala_qp_solver *s, int k, const double **
                           "0..%d", k, s->count - 1);
     if (!s->solved)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_solution: not solved yet");
+    GALA_TRY(gala_qp_dio_host((gala_qp_solver *)s, QP_DIO_VERDICTS)); /* host_status */
     /* QPs without a solution or certificate point at a NaN vector */
     const int stv = s->info[k].status;
     const int sol = s->slot[k] >= 0 && !s->host_status[k] && has_solution(stv);
@@ -1704,6 +1721,8 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
 {
     static const char fn[] = "gala_qp_update_vectors";
     GALA_TRY(check_k(s, k, fn));
+    /* validation reads the kept vectors and statuses: a device update's first */
+    GALA_TRY(gala_qp_dio_host(s, QP_DIO_VERDICTS | QP_DIO_VECTORS));
     double t0 = gala_now();
     const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->count : k + 1, nk = k1 - k0;
     size_t *off = gala_malloc(sizeof(size_t) * 2 * (size_t)nk);
@@ -1720,6 +1739,7 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
         }
         vec_job j = {s, k0, q, l, u, off, off + nk, changed};
         gala_par(s->ctx, nk > 256 ? s->nthreads : 1, nk, 64, vec_range, &j);
+        if (q || l || u) gala_qp_dio_host_changed(s); /* hq, hl, hu are ahead of the device's */
     }
     int any_changed = 0;
     for (int kk = 0; st == GALA_OK && kk < nk; ++kk) any_changed |= changed[kk];
@@ -1762,6 +1782,8 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     if (s->shared && k != -1)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: the shared strategy updates every QP "
                           "at once (k = -1)", fn);
+    /* hq, hl, hu go up again below; apply_hstat reads the host statuses */
+    GALA_TRY(gala_qp_dio_host(s, QP_DIO_VERDICTS | QP_DIO_VECTORS));
     double t0 = gala_now();
     s->prof_t = t0;
     if (k >= 0 && s->slot[k] < 0) return GALA_OK; /* rejected at setup: nothing on the device */
@@ -1947,7 +1969,8 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
     s->set.warm_starting = 1;
     if (!s->nvalid || (!x && !y) || (k >= 0 && s->slot[k] < 0)) return GALA_OK;
     /* the caller's vectors (every QP's n and m, one after another for k = -1) in slot
-     * layout, unscaled, into XT and W; qp_warm scales them and sets z = A x */
+     * layout, unscaled, into XT and YPREV (W keeps the last solve's y); qp_warm scales them
+     * and sets z = A x */
     const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->count : k + 1;
     double *tx = gala_malloc(sizeof(double) * (s->ntot + s->mtot + 1));
     if (!tx) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
@@ -1965,7 +1988,7 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
     }
     gala_status st = GALA_OK;
     if (x) st = upload_section(s, k, s->b_vn, QP_V_XT * s->ntot, tx, 1);
-    if (st == GALA_OK && y && s->mtot) st = upload_section(s, k, s->b_vm, QP_V_W * s->mtot, ty, 0);
+    if (st == GALA_OK && y && s->mtot) st = upload_section(s, k, s->b_vm, QP_V_YPREV * s->mtot, ty, 0);
     gala_free(tx);
     gala_buffer *list = NULL;
     int nl = 0;

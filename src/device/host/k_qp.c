@@ -36,6 +36,10 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_shared_apply, "bbiblblbbbbi"),
     K(qp_vec_update, "bbiblblbbbbbiii"),
     K(qp_warm, "bbibbbblblbi"),
+    K(qp_vec_check, "bbiblblblbllbbbi"),
+    K(qp_vec_in, "bbiblblblblblbbi"),
+    K(qp_sol_out, "bbibblblblbli"),
+    K(qp_warm_in, "bbiblblblbli"),
     K(qp_unscale, "bbiblblbb"),
     K(qp_count, "bibbb"),
     K(qp_compact_count, "bibb"),
@@ -897,7 +901,7 @@ static gala_status SUF(qp_warm)(const gala_host_launch *L)
         const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
         const REAL *Av = mv + mt[QP_M_AV];
         REAL *x = vn + QP_V_X * ntot + xo, *y = vm + QP_V_Y * mtot + zo, *z = vm + QP_V_Z * mtot + zo;
-        const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_W * mtot + zo;
+        const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_YPREV * mtot + zo;
         const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
         const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
         if (which & 1)
@@ -910,6 +914,146 @@ static gala_status SUF(qp_warm)(const gala_host_launch *L)
                 for (int k = Ap[i]; k < Ap[i + 1]; ++k) sum += Av[k] * x[Ac[k]];
                 z[i] = sum;
             }
+    }
+    return GALA_OK;
+}
+
+/* Vectors in the caller's device memory (cl/qp.cl: qp_vec_in, qp_sol_out, qp_warm_in):
+ * the caller's arrays hold every QP's vector in batch order, at qtab's offsets. */
+#ifndef HQP_FINITE
+#define HQP_FINITE(v) ((v) == (v) && (v) != (REAL)INFINITY && (v) != -(REAL)INFINITY)
+#define HQP_BOUNDS_BAD(lv, uv) ((lv) != (lv) || (uv) != (uv) || (lv) > (uv) || (lv) == (REAL)INFINITY || (uv) == -(REAL)INFINITY)
+#endif
+static REAL SUF(clamp_inf)(REAL v)
+{
+    return v > (REAL)QP_INFTY ? (REAL)QP_INFTY : (v < -(REAL)QP_INFTY ? -(REAL)QP_INFTY : v);
+}
+
+static gala_status SUF(qp_vec_check)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *qtab = HBUF(int, 1);
+    const int count = HINT(2);
+    const REAL *q = HBUF(REAL, 3), *l = HBUF(REAL, 5), *u = HBUF(REAL, 7);
+    const ptrdiff_t qoff = HLONG(4), loff = HLONG(6), uoff = HLONG(8);
+    const REAL *raw = HBUF(REAL, 9);
+    const ptrdiff_t ntot = HLONG(10), mtot = HLONG(11);
+    int *hstat = HBUF(int, 12), *verd = HBUF(int, 13);
+    REAL *vbad = HBUF(REAL, 14);
+    const int which = HINT(15);
+    for (int k = 0; k < count; ++k) {
+        const int *qt = qtab + (ptrdiff_t)k * QP_NQT;
+        const int b = qt[QP_T_SLOT];
+        if (b < 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        const REAL *cq = (which & 1) ? q + qoff + qt[QP_T_XO] : NULL;
+        const REAL *cl = (which & 2) ? l + loff + qt[QP_T_ZO] : NULL;
+        const REAL *cu = (which & 4) ? u + uoff + qt[QP_T_ZO] : NULL;
+        const REAL *rl = raw + ntot + mt[QP_M_ZO], *ru = raw + ntot + mtot + mt[QP_M_ZO];
+        int fq = n, fl = m;
+        for (int j = 0; cq && j < n; ++j)
+            if (!HQP_FINITE(cq[j])) {
+                fq = j;
+                break;
+            }
+        for (int i = 0; fq == n && i < m; ++i) {
+            const REAL lv = cl ? cl[i] : rl[i], uv = cu ? cu[i] : ru[i];
+            if (HQP_BOUNDS_BAD(lv, uv)) {
+                fl = i;
+                break;
+            }
+        }
+        const int code = fq < n ? QP_VD_Q : (fl < m ? QP_VD_BOUNDS : QP_VD_OK);
+        verd[2 * (ptrdiff_t)b] = code;
+        verd[2 * (ptrdiff_t)b + 1] = code == QP_VD_Q ? fq : (code == QP_VD_BOUNDS ? fl : 0);
+        vbad[2 * (ptrdiff_t)b] = code == QP_VD_Q ? cq[fq] : (code == QP_VD_BOUNDS ? (cl ? cl[fl] : rl[fl]) : (REAL)0);
+        vbad[2 * (ptrdiff_t)b + 1] = code == QP_VD_BOUNDS ? (cu ? cu[fl] : ru[fl]) : (REAL)0;
+        if (code != QP_VD_OK) hstat[b] = QP_H_HOST;
+        else if (hstat[b] == QP_H_HOST) hstat[b] = 0;
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_vec_in)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *qtab = HBUF(int, 1);
+    const int count = HINT(2);
+    const REAL *q = HBUF(REAL, 3), *l = HBUF(REAL, 5), *u = HBUF(REAL, 7);
+    const ptrdiff_t qoff = HLONG(4), loff = HLONG(6), uoff = HLONG(8);
+    REAL *vn = HBUF(REAL, 9), *vm = HBUF(REAL, 11), *raw = HBUF(REAL, 13);
+    const ptrdiff_t ntot = HLONG(10), mtot = HLONG(12);
+    const int *verd = HBUF(int, 14);
+    const int which = HINT(15);
+    for (int k = 0; k < count; ++k) {
+        const int *qt = qtab + (ptrdiff_t)k * QP_NQT;
+        const int b = qt[QP_T_SLOT];
+        if (b < 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M], valid = verd[2 * (ptrdiff_t)b] == QP_VD_OK;
+        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+        REAL *rq = raw + xo, *rl = raw + ntot + zo, *ru = raw + ntot + mtot + zo;
+        if (which & 1) {
+            const REAL *cq = q + qoff + qt[QP_T_XO];
+            if (valid) memcpy(rq, cq, sizeof(REAL) * (size_t)n);
+            memcpy(vn + QP_V_Q * ntot + xo, rq, sizeof(REAL) * (size_t)n);
+        }
+        if (which & 2) {
+            const REAL *cl = l + loff + qt[QP_T_ZO];
+            for (int i = 0; valid && i < m; ++i) rl[i] = SUF(clamp_inf)(cl[i]);
+            memcpy(vm + QP_V_L * mtot + zo, rl, sizeof(REAL) * (size_t)m);
+        }
+        if (which & 4) {
+            const REAL *cu = u + uoff + qt[QP_T_ZO];
+            for (int i = 0; valid && i < m; ++i) ru[i] = SUF(clamp_inf)(cu[i]);
+            memcpy(vm + QP_V_U * mtot + zo, ru, sizeof(REAL) * (size_t)m);
+        }
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_sol_out)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *qtab = HBUF(int, 1);
+    const int count = HINT(2);
+    const int *osol = HBUF(int, 3);
+    const REAL *vn = HBUF(REAL, 4), *vm = HBUF(REAL, 6);
+    const ptrdiff_t ntot = HLONG(5), mtot = HLONG(7);
+    REAL *x = HBUF(REAL, 8), *y = HBUF(REAL, 10);
+    const ptrdiff_t xoff = HLONG(9), yoff = HLONG(11);
+    const int which = HINT(12);
+    for (int k = 0; k < count; ++k) {
+        const int *qt = qtab + (ptrdiff_t)k * QP_NQT;
+        const int b = qt[QP_T_SLOT], n = qt[QP_T_N], m = qt[QP_T_M];
+        const int sol = b >= 0 && osol[k];
+        const int *mt = meta + (ptrdiff_t)(sol ? b : 0) * QP_NMETA;
+        const REAL *ox = vn + QP_V_W2 * ntot + mt[QP_M_XO], *oy = vm + QP_V_W * mtot + mt[QP_M_ZO];
+        REAL *cx = (which & 1) ? x + xoff + qt[QP_T_XO] : NULL;
+        REAL *cy = (which & 2) ? y + yoff + qt[QP_T_ZO] : NULL;
+        for (int j = 0; cx && j < n; ++j) cx[j] = sol ? ox[j] : (REAL)NAN;
+        for (int i = 0; cy && i < m; ++i) cy[i] = sol ? oy[i] : (REAL)NAN;
+    }
+    return GALA_OK;
+}
+
+static gala_status SUF(qp_warm_in)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *qtab = HBUF(int, 1);
+    const int count = HINT(2);
+    const REAL *x = HBUF(REAL, 3), *y = HBUF(REAL, 5);
+    const ptrdiff_t xoff = HLONG(4), yoff = HLONG(6);
+    REAL *vn = HBUF(REAL, 7), *vm = HBUF(REAL, 9);
+    const ptrdiff_t ntot = HLONG(8), mtot = HLONG(10);
+    const int which = HINT(11);
+    for (int k = 0; k < count; ++k) {
+        const int *qt = qtab + (ptrdiff_t)k * QP_NQT;
+        const int b = qt[QP_T_SLOT];
+        if (b < 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        if (which & 1)
+            memcpy(vn + QP_V_XT * ntot + mt[QP_M_XO], x + xoff + qt[QP_T_XO], sizeof(REAL) * (size_t)n);
+        if (which & 2)
+            memcpy(vm + QP_V_YPREV * mtot + mt[QP_M_ZO], y + yoff + qt[QP_T_ZO], sizeof(REAL) * (size_t)m);
     }
     return GALA_OK;
 }
