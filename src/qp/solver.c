@@ -1595,6 +1595,7 @@ gala_status gala_qp_get_infos(const gala_qp_solver *s, int k0, int count, gala_q
     if (k0 < 0 || count < 0 || k0 > s->count - count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: QPs %d..%d outside 0..%d", fn, k0,
                           k0 + count - 1, s->count - 1);
+    GALA_TRY(gala_qp_dio_host((gala_qp_solver *)s, QP_DIO_VERDICTS)); /* as gala_qp_get_info */
     for (int k = 0; k < count; ++k) {
         infos[k] = s->info[k0 + k];
         infos[k].update_time = s->update_time;
@@ -1607,6 +1608,7 @@ gala_status gala_qp_get_solutions(const gala_qp_solver *s, double *x, double *y)
     static const char fn[] = "gala_qp_get_solutions";
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
     if (!s->solved) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
+    GALA_TRY(gala_qp_dio_host((gala_qp_solver *)s, QP_DIO_VERDICTS)); /* host_status */
     for (int k = 0; k < s->count; ++k) {
         const int sol = s->slot[k] >= 0 && !s->host_status[k] && has_solution(s->info[k].status);
         const size_t n = (size_t)s->qn[k], m = (size_t)s->qm[k];
