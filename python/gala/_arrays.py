@@ -53,6 +53,18 @@ def to_host(a: Any, name: str, dtype=None) -> np.ndarray:
         raise ValueError(f"{name}: cannot be read as an array of numbers ({e})") from None
 
 
+def to_numpy(a: Any, name: str, dtype=None) -> np.ndarray:
+    """A NumPy copy of any array, device arrays included (copied to the host)."""
+    if not is_device(a):
+        return to_host(a, name, dtype)
+    fw = framework(a)
+    if fw == "torch":
+        return np.asarray(a.detach().cpu().numpy(), dtype=dtype)
+    if fw == "cupy":
+        return np.asarray(a.get(), dtype=dtype)
+    return np.asarray(a, dtype=dtype)
+
+
 def dtype_name(a: Any) -> str:
     """'float32', 'float64', ... of any array."""
     return str(a.dtype).replace("torch.", "")

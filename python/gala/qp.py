@@ -72,7 +72,10 @@ class QPBatch:
 
     def __init__(self, P: Any, q: Array, A: Any = None, l: Array = None, u: Array = None, *,
                  c0: float = 0.0, context: Optional[_ext.Context] = None, **settings: Any):
-        q_h = _arrays.to_host(q, "q", np.float64)
+        dev = [v for v in (q, l, u) if _arrays.is_device(v)]
+        if dev and context is None:
+            context, _ = _arrays.context_for(dev, None, ["q, l, u"] * len(dev))
+        q_h = _arrays.to_numpy(q, "q", np.float64)
         if q_h.ndim == 1:
             q_h = q_h[None, :]
         if q_h.ndim != 2:
@@ -93,6 +96,7 @@ class QPBatch:
                                                   self._cset)
         self._uniform = (n, m)
         self._mats = [(Pc, Ac)]
+        self._device_ref = dev[0] if dev else None
 
     @classmethod
     def from_problems(cls, problems: Iterable[Any], *, context: Optional[_ext.Context] = None,
@@ -127,6 +131,7 @@ class QPBatch:
         sizes = {(it[0], it[1]) for it in items}
         self._uniform = sizes.pop() if len(sizes) == 1 else None
         self._mats = mats
+        self._device_ref = None
         return self
 
     # ------------------------------------------------------------------ helpers
@@ -135,12 +140,13 @@ class QPBatch:
         if not isinstance(self.context, _ext.Context):
             raise TypeError("context: expected a gala.Context")
         self._cset = _settings.make(settings)
+        self._inflight: list = []  # wrapped device arrays gala may still read
 
     @staticmethod
     def _bounds(v: Array, k: int, m: int, name: str, fill: float) -> np.ndarray:
         if v is None:
             return np.full((k, m), fill)
-        a = _arrays.to_host(v, name, np.float64)
+        a = _arrays.to_numpy(v, name, np.float64)
         if a.ndim == 1 and k == 1:
             a = a[None, :]
         if a.shape != (k, m):
@@ -196,14 +202,58 @@ class QPBatch:
         return _settings.as_dict(self._solver.get_settings())
 
     # ------------------------------------------------------------------ solve and results
-    def solve(self) -> QPBatchResult:
+    def solve(self, *, x_out: Array = None, y_out: Array = None) -> QPBatchResult:
         """Solve every QP (all advance together; each stops on its own) and return the
-        results. Ctrl-C stops the batch: the QPs still running get INTERRUPTED."""
+        results. Ctrl-C stops the batch: the QPs still running get INTERRUPTED.
+
+        x and y come back as NumPy float64 arrays, or, when the batch was given CUDA arrays
+        (at setup or in the last update), as arrays of that framework on that device in the
+        solver's dtype, written by the device (gala_qp_get_solution_device): no host copy.
+        ``x_out`` / ``y_out``: CUDA arrays (contiguous, the solver's dtype, every QP's entries:
+        (k, n) / (k, m) for a batch of one size) to write them into."""
         self._solver.solve()
+        self._inflight.clear()
+        if self._device_ref is not None or x_out is not None or y_out is not None:
+            return self._results(device=True, x_out=x_out, y_out=y_out)
         return self._results()
 
-    def _results(self) -> QPBatchResult:
+    def _sync_in(self, arrays: list) -> None:
+        """Before gala's own stream reads the caller's device arrays: wait for their
+        framework's stream (a context made on the caller's stream needs no wait)."""
+        if self.context.stream == 0:
+            for a in arrays:
+                _arrays.sync_producer(a)
+
+    def _device_vectors(self, vals: dict) -> dict:
+        """Device arrays of the solver's dtype, contiguous, as Buffers of the context."""
+        if self.context.info["backend"] != "cuda":
+            raise ValueError(f"{', '.join(vals)}: CUDA arrays, and the batch's context is "
+                             f"{self.context.info['backend']}; set the batch up on a CUDA context")
+        dt = "float32" if self._solver.get_settings().dtype == 1 else "float64"
+        out = {}
+        for name, (v, per_qp) in vals.items():
+            if v is None:
+                out[name] = None
+                continue
+            if not _arrays.is_device(v):
+                raise ValueError(f"{name}: a host array among CUDA ones (give all of them on the device)")
+            total = int(sum(per_qp))
+            size = int(np.prod(v.shape)) if len(v.shape) else 1
+            if size != total:
+                raise ValueError(f"{name}: {size} entries, expected {total}")
+            if _arrays.dtype_name(v) != dt or not _arrays.is_c_contiguous(v):
+                v = _arrays.contiguous_copy(v, dt)
+            out[name] = _ext.Buffer.wrap(self.context, v.reshape(-1), name)
+            self._inflight.append((v, out[name]))
+        return out
+
+    def _results(self, device: bool = False, x_out: Array = None, y_out: Array = None) -> QPBatchResult:
         info = self._solver.infos()
+        if device:
+            x, y = self._device_results(x_out, y_out)
+            return QPBatchResult(x=x, y=y, status=info["status_val"], iter=info["iter"],
+                                 obj_val=info["obj_val"], prim_res=info["prim_res"],
+                                 dual_res=info["dual_res"], info=info)
         ns, ms = self._solver.n, self._solver.m
         x = np.empty(int(sum(ns)))
         y = np.empty(int(sum(ms)))
@@ -217,6 +267,30 @@ class QPBatch:
         return QPBatchResult(x=x, y=y, status=info["status_val"], iter=info["iter"],
                              obj_val=info["obj_val"], prim_res=info["prim_res"],
                              dual_res=info["dual_res"], info=info)
+
+    def _device_results(self, x_out: Array, y_out: Array):
+        ns, ms = self._solver.n, self._solver.m
+        dt = "float32" if self._solver.get_settings().dtype == 1 else "float64"
+        ref = self._device_ref if self._device_ref is not None else (x_out if x_out is not None else y_out)
+        shape_x = (self.count, self._uniform[0]) if self._uniform else (int(sum(ns)),)
+        shape_y = (self.count, self._uniform[1]) if self._uniform else (int(sum(ms)),)
+        x = _arrays.empty(ref, shape_x, dt) if x_out is None else x_out
+        y = _arrays.empty(ref, shape_y, dt) if y_out is None else y_out
+        for name, a, total in (("x_out", x, int(sum(ns))), ("y_out", y, int(sum(ms)))):
+            if not _arrays.is_device(a) or _arrays.dtype_name(a) != dt or not _arrays.is_c_contiguous(a):
+                raise ValueError(f"{name}: expected a contiguous CUDA array of {dt}")
+            if int(np.prod(a.shape)) != total:
+                raise ValueError(f"{name}: {int(np.prod(a.shape))} entries, expected {total}")
+        bx = _ext.Buffer.wrap(self.context, x.reshape(-1), "x_out") if int(sum(ns)) else None
+        by = _ext.Buffer.wrap(self.context, y.reshape(-1), "y_out") if int(sum(ms)) else None
+        self._solver.get_solution_device(bx, by)
+        if self.context.stream == 0:
+            self.context.finish()  # ready for the caller's stream
+        if not self._uniform:
+            offs_x, offs_y = np.cumsum([0, *ns]), np.cumsum([0, *ms])
+            x = [x[offs_x[i]:offs_x[i + 1]] for i in range(self.count)]
+            y = [y[offs_y[i]:offs_y[i + 1]] for i in range(self.count)]
+        return x, y
 
     def certificates(self, k: int):
         """QP k's certificates of primal and dual infeasibility (NaN when it is not)."""
@@ -236,6 +310,15 @@ class QPBatch:
         refactored, or INVALID_DATA in the shared strategy (gala_qp_update_vectors)."""
         kk = self._check_k(k)
         ns, ms = self._solver.n, self._solver.m
+        dev = [v for v in (q, l, u) if _arrays.is_device(v)]
+        if dev:
+            if k is not None:
+                raise ValueError("k: device arrays update every QP (give k=None)")
+            self._sync_in(dev)
+            b = self._device_vectors({"q": (q, ns), "l": (l, ms), "u": (u, ms)})
+            self._solver.update_vectors_device(b["q"], b["l"], b["u"])
+            self._device_ref = dev[0]
+            q = l = u = None
         if q is not None or l is not None or u is not None:
             self._solver.update_vectors(
                 kk, None if q is None else self._stacked(q, "q", ns, k),
@@ -252,8 +335,17 @@ class QPBatch:
         self._solver.update_rho(self._check_k(k), float(rho))
 
     def warm_start(self, x: Array = None, y: Array = None, *, k: Optional[int] = None) -> None:
-        """Start the next solve from x and/or y (stacked, or QP k's)."""
+        """Start the next solve from x and/or y (stacked, or QP k's; CUDA arrays for every
+        QP go through gala_qp_warm_start_device)."""
         kk = self._check_k(k)
+        dev = [v for v in (x, y) if _arrays.is_device(v)]
+        if dev:
+            if k is not None:
+                raise ValueError("k: device arrays warm-start every QP (give k=None)")
+            self._sync_in(dev)
+            b = self._device_vectors({"x": (x, self._solver.n), "y": (y, self._solver.m)})
+            self._solver.warm_start_device(b["x"], b["y"])
+            return
         self._solver.warm_start(kk, None if x is None else self._stacked(x, "x", self._solver.n, k),
                                 None if y is None else self._stacked(y, "y", self._solver.m, k))
 

@@ -61,6 +61,7 @@ inline void check_numeric(gala_status st, const gala_context *ctx)
 
 struct Context {
     gala_context *ctx = nullptr;
+    uintptr_t stream = 0; // the caller's CUDA stream (options.native_stream), 0: the context's own
     ~Context()
     {
         if (ctx) gala_context_destroy(ctx);
@@ -89,6 +90,7 @@ void context_init(Context *self, const std::string &backend, std::optional<std::
     o.profiling = profiling ? 1 : 0;
     o.native_stream = reinterpret_cast<void *>(stream);
     new (self) Context();
+    self->stream = stream;
     gala_status st;
     {
         nb::gil_scoped_release nogil;
@@ -706,6 +708,25 @@ void qp_warm_start(QPSolver &s, int k, std::optional<F64> x, std::optional<F64> 
     check(gala_qp_warm_start(s.s, k, px, py), s.ctx());
 }
 
+// The device-buffer forms (CUDA arrays wrapped as Buffers): every QP's vectors one after
+// another from offset 0, queued on the context without waiting.
+gala_buffer *buf_of(Buffer *b) { return b ? b->buf : nullptr; }
+
+void qp_update_vectors_device(QPSolver &s, Buffer *q, Buffer *l, Buffer *u)
+{
+    check(gala_qp_update_vectors_device(s.s, buf_of(q), 0, buf_of(l), 0, buf_of(u), 0), s.ctx());
+}
+
+void qp_get_solution_device(QPSolver &s, Buffer *x, Buffer *y)
+{
+    check(gala_qp_get_solution_device(s.s, buf_of(x), 0, buf_of(y), 0), s.ctx());
+}
+
+void qp_warm_start_device(QPSolver &s, Buffer *x, Buffer *y)
+{
+    check(gala_qp_warm_start_device(s.s, buf_of(x), 0, buf_of(y), 0), s.ctx());
+}
+
 gala_qp_settings qp_get_settings(const QPSolver &s)
 {
     gala_qp_settings out;
@@ -810,7 +831,9 @@ NB_MODULE(_ext, m)
             check(st, c.ctx);
         })
         .def("last_error", [](const Context &c) { return std::string(gala_last_error(c.ctx)); })
-        .def_prop_ro("handle", [](const Context &c) { return (uintptr_t)c.ctx; });
+        .def_prop_ro("handle", [](const Context &c) { return (uintptr_t)c.ctx; })
+        .def_prop_ro("stream", [](const Context &c) { return c.stream; },
+                     "the CUDA stream given at creation (0: the context's own)");
 
     nb::class_<Buffer>(m, "Buffer", "gala_buffer: typed device memory of a context")
         .def_static("create", &buffer_create, "context"_a, "dtype"_a, "count"_a,
@@ -864,6 +887,12 @@ NB_MODULE(_ext, m)
         .def("update_rho", [](QPSolver &s, int k, double rho) { check(gala_qp_update_rho(s.s, k, rho), s.ctx()); })
         .def("warm_start", &qp_warm_start, "k"_a, "x"_a.none(), "y"_a.none())
         .def("cold_start", [](QPSolver &s) { check(gala_qp_cold_start(s.s), s.ctx()); })
+        .def("update_vectors_device", &qp_update_vectors_device, "q"_a.none(), "l"_a.none(),
+             "u"_a.none(), "gala_qp_update_vectors_device (offsets 0)")
+        .def("get_solution_device", &qp_get_solution_device, "x"_a.none(), "y"_a.none(),
+             "gala_qp_get_solution_device (offsets 0)")
+        .def("warm_start_device", &qp_warm_start_device, "x"_a.none(), "y"_a.none(),
+             "gala_qp_warm_start_device (offsets 0)")
         .def("get_settings", &qp_get_settings)
         .def("update_settings", &qp_update_settings)
         .def("profile", &qp_profile);
