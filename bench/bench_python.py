@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""What the Python layer adds to gala's C calls, and gala.osqp against osqp, in one run.
+
+  python3 bench/bench_python.py batch  [--backend cuda|opencl|host] [--k 10000] [--nx 10] [--rounds 7]
+  python3 bench/bench_python.py single [--k 200] [--rounds 7]
+
+batch: a batch of k control QPs (OSQP's benchmark family, nx = 10: 160 variables, 270 rows,
+each its own dynamics) in float and double. Per round, alternating: QPBatch.solve() (the
+Python call, results converted into NumPy arrays) against the extension's QPSolver.solve()
+alone (the C call gala_qp_solve; nanobind's dispatch is all it adds), each on a fresh
+cold_start so that every round does the same iterations; and the setup, QPBatch.from_problems
+from gala.generate's SciPy matrices against QPSolver.setup from arrays already converted.
+
+single: k small control QPs (nx = 2..4) one at a time on the host backend (one thread) and
+OSQP (one core), the same instances: setup + solve, and a re-solve, per QP; gala.osqp's solve
+against the raw C solve for the Python overhead. Medians over rounds; prints one JSON line per
+case and a table.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import gala
+import gala.osqp as gosqp
+from gala import _csc, _ext
+
+
+def median_ms(ts):
+    return 1e3 * statistics.median(ts)
+
+
+def batch(args):
+    ctx = gala.Context(backend=args.backend, use_environment=args.backend == "auto")
+    probs = [gala.generate("control", args.nx, seed) for seed in range(1, args.k + 1)]
+    rows = []
+    for dtype in ("float32", "float64"):
+        if dtype == "float64" and not ctx.info["fp64"]:
+            continue
+        settings = dict(dtype=dtype, eps_abs=1e-3, eps_rel=1e-3, warm_starting=False)
+        t0 = time.perf_counter()
+        b = gala.QPBatch.from_problems([(p.P, p.q, p.A, p.l, p.u) for p in probs], context=ctx, **settings)
+        py_setup_first = time.perf_counter() - t0
+        items = [(p.n, p.m, *_csc.arrays(p.P, "P"), p.q, *_csc.arrays(p.A, "A"), p.l, p.u, 0.0)
+                 for p in probs]
+        cset = gala._settings.make(settings)
+        raw = _ext.QPSolver.setup(ctx, items, cset)
+        py_solve, c_solve, py_setup, c_setup = [], [], [], []
+        b.solve(), raw.solve()  # warm
+        for _ in range(args.rounds):
+            b.cold_start()
+            t0 = time.perf_counter()
+            res = b.solve()
+            py_solve.append(time.perf_counter() - t0)
+            raw.cold_start()
+            t0 = time.perf_counter()
+            raw.solve()
+            c_solve.append(time.perf_counter() - t0)
+        for _ in range(max(3, args.rounds // 2)):
+            t0 = time.perf_counter()
+            gala.QPBatch.from_problems([(p.P, p.q, p.A, p.l, p.u) for p in probs], context=ctx, **settings)
+            py_setup.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            _ext.QPSolver.setup(ctx, items, cset)
+            c_setup.append(time.perf_counter() - t0)
+        row = dict(case="batch", backend=ctx.info["backend"], device=ctx.info["name"], dtype=dtype,
+                   k=args.k, nx=args.nx, solved=int(res.solved.sum()), iter_mean=float(res.iter.mean()),
+                   py_solve_ms=median_ms(py_solve), c_solve_ms=median_ms(c_solve),
+                   solve_overhead=median_ms(py_solve) / median_ms(c_solve) - 1,
+                   py_setup_ms=median_ms(py_setup), c_setup_ms=median_ms(c_setup),
+                   py_setup_first_s=py_setup_first,
+                   qps_per_s_py=args.k / (statistics.median(py_solve) + statistics.median(py_setup)),
+                   qps_per_s_c=args.k / (statistics.median(c_solve) + statistics.median(c_setup)))
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    print(f"\n{'dtype':8} {'Python solve':>13} {'C solve':>9} {'overhead':>9} {'Python setup':>13} {'C setup':>9}  (ms, medians of {args.rounds})")
+    for r in rows:
+        print(f"{r['dtype']:8} {r['py_solve_ms']:13.2f} {r['c_solve_ms']:9.2f} {100 * r['solve_overhead']:8.1f}% "
+              f"{r['py_setup_ms']:13.1f} {r['c_setup_ms']:9.1f}")
+
+
+def single(args):
+    import osqp
+    host = gala.Context(backend="host", use_environment=False)
+    rng = np.random.default_rng(1)
+    probs = [gala.generate("control", int(rng.integers(2, 5)), seed) for seed in range(1, args.k + 1)]
+    kw = dict(verbose=False, eps_abs=1e-3, eps_rel=1e-3)
+    res = {"gala_setup_solve": [], "osqp_setup_solve": [], "gala_solve": [], "c_solve": [],
+           "osqp_solve": []}
+    iters_equal = 0
+    for _ in range(args.rounds):
+        tg = to = tgs = tcs = tos = 0.0
+        for p in probs:
+            t0 = time.perf_counter()
+            g = gosqp.OSQP(context=host)
+            g.setup(p.P, p.q, p.A, p.l, p.u, **kw)
+            rg = g.solve()
+            tg += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            o = osqp.OSQP()
+            o.setup(p.P, p.q, p.A, p.l, p.u, **kw)
+            ro = o.solve()
+            to += time.perf_counter() - t0
+            iters_equal += rg.info.iter == ro.info.iter
+            # re-solves from a cold start: the solve alone
+            g.update_settings(warm_starting=False)
+            o.update_settings(warm_starting=False)
+            t0 = time.perf_counter()
+            g.solve()
+            tgs += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            g._solver.solve()
+            tcs += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            o.solve()
+            tos += time.perf_counter() - t0
+        res["gala_setup_solve"].append(tg / args.k)
+        res["osqp_setup_solve"].append(to / args.k)
+        res["gala_solve"].append(tgs / args.k)
+        res["c_solve"].append(tcs / args.k)
+        res["osqp_solve"].append(tos / args.k)
+    us = {key: 1e6 * statistics.median(v) for key, v in res.items()}
+    row = dict(case="single", k=args.k, cpu=platform.processor() or platform.machine(), **{f"{k}_us": v for k, v in us.items()},
+               python_overhead_us=us["gala_solve"] - us["c_solve"],
+               ratio_setup_solve=us["osqp_setup_solve"] / us["gala_setup_solve"],
+               ratio_solve=us["osqp_solve"] / us["gala_solve"],
+               same_iterations=iters_equal / (args.k * args.rounds))
+    print(json.dumps(row), flush=True)
+    print(f"\nper QP, medians of {args.rounds} rounds over {args.k} QPs (us): gala.osqp setup+solve "
+          f"{us['gala_setup_solve']:.1f}, osqp {us['osqp_setup_solve']:.1f} ({row['ratio_setup_solve']:.2f}x); "
+          f"solve {us['gala_solve']:.1f} (C {us['c_solve']:.1f}: Python adds {row['python_overhead_us']:.1f}), "
+          f"osqp {us['osqp_solve']:.1f} ({row['ratio_solve']:.2f}x)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("case", choices=["batch", "single"])
+    ap.add_argument("--backend", default="auto")
+    ap.add_argument("--k", type=int, default=None)
+    ap.add_argument("--nx", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=7)
+    args = ap.parse_args()
+    if args.k is None:
+        args.k = 10000 if args.case == "batch" else 200
+    batch(args) if args.case == "batch" else single(args)
+
+
+if __name__ == "__main__":
+    main()
