@@ -227,6 +227,10 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
 /* qp_scale_norms + qp_scale_update (the host loops `scaling` times), then qp_scale_apply.  */
 /* D, E (1 on entry) and c = info[I_C] (1 on entry) accumulate; the matrices are scaled     */
 /* once, at the end, so norms are computed on the fly: |c·D_i P_ij D_j|, |E_i A_ij D_j|.   */
+/* P's column norms are those of its upper triangle (i <= j; row j of the full symmetric P  */
+/* restricted to columns <= j), in the Ruiz step and the cost scaling: OSQP 1.x's builtin   */
+/* scale_data takes csc_col_norm_inf of the upper triangle it stores (OSQP 0.6 took the     */
+/* symmetric matrix); so gala's scaling, and hence its iterates, are OSQP 1.x's.            */
 /* One work-group per QP; R and YPREV hold the round's factors.                             */
 /* (Separate kernels: PoCL mishandles several barrier regions inside a loop.)               */
 /* ------------------------------------------------------------------------------------ */
@@ -254,7 +258,8 @@ KERNEL void qp_scale_norms(GLOBAL const int *meta, GLOBAL const int *list, const
     (void)q;
     for (int j = lid; j < n; j += WG) {
         REAL nrm = 0, dj = Dv[j];
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+            if (Pc[k] <= j) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(Ev[Tc[k]] * Tv[k] * dj));
         Dt[j] = (REAL)1 / sqrt(qp_limit(nrm));
     }
@@ -286,7 +291,8 @@ KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, cons
     REAL sum = 0, qn = 0;
     for (int j = lid; j < n; j += WG) {
         REAL nrm = 0, dj = Dv[j];
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+            if (Pc[k] <= j) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
         sum += nrm;
         qn = qp_max(qn, qp_abs(c * dj * q[j]));
     }

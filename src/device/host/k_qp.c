@@ -129,6 +129,20 @@ static HQP_INLINE REAL SUF(row_absmax)(int k0, int k1, const int *restrict idx,
     return mx;
 }
 
+/* the same over the entries of row j of the full symmetric P with idx[k] <= j only: column j
+ * of P's upper triangle (P is symmetric), which is what OSQP 1.x's scale_data measures */
+static HQP_INLINE REAL SUF(triu_col_absmax)(int k0, int k1, int j, const int *restrict idx,
+                                            const REAL *restrict val, const REAL *restrict vec,
+                                            REAL f, int *nan)
+{
+    REAL mx = 0;
+    int bad = 0;
+    for (int k = k0; k < k1; ++k)
+        if (idx[k] <= j) HQP_NANMAX(mx, bad, SUF(qabs)(f * val[k] * vec[idx[k]]));
+    *nan |= bad;
+    return mx;
+}
+
 /* Dt and Et of one QP: the limited norms first, then 1/√ in a loop of its own (vectorized) */
 HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
 {
@@ -139,7 +153,7 @@ HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
     for (int j = 0; j < n; ++j) {
         int nan = 0;
         const REAL dj = D[j];
-        REAL mx = SUF(row_absmax)(Pp[j], Pp[j + 1], Pc, Pv, D, c * dj, &nan);
+        REAL mx = SUF(triu_col_absmax)(Pp[j], Pp[j + 1], j, Pc, Pv, D, c * dj, &nan);
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(E[Tc[k]] * Tv[k] * dj));
         Dt[j] = SUF(limit)(SUF(nanmax_end)(mx, nan));
     }
@@ -177,7 +191,7 @@ static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
         for (int j = 0; j < n; ++j) {
             int nan = 0;
             const REAL cd = c * D[j];
-            sum += SUF(nanmax_end)(SUF(row_absmax)(Pp[j], Pp[j + 1], Pc, Pv, D, cd, &nan), nan);
+            sum += SUF(nanmax_end)(SUF(triu_col_absmax)(Pp[j], Pp[j + 1], j, Pc, Pv, D, cd, &nan), nan);
             HQP_NANMAX(qn, qnan, SUF(qabs)(cd * q[j]));
         }
         REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(SUF(nanmax_end)(qn, qnan)));
