@@ -307,10 +307,19 @@ START_TEST(every_status_in_one_batch)
     s.eps_abs = s.eps_rel = 1e-3;
     gala_qp_solver *sv;
     TU_OK(ctx, gala_qp_setup(ctx, pb, NQ + 2, &s, &sv));
-    TU_OK(ctx, gala_qp_solve(sv));
     int want[NQ] = {GALA_QP_SOLVED, GALA_QP_PRIMAL_INFEASIBLE, GALA_QP_DUAL_INFEASIBLE,
                     GALA_QP_NON_CVX, GALA_QP_INVALID_DATA, GALA_QP_INVALID_DATA,
                     GALA_QP_INVALID_DATA, GALA_QP_INVALID_DATA};
+    /* before any solve, what setup found: invalid data, and K not positive definite */
+    for (int k = 0; k < NQ; ++k) {
+        gala_qp_info in;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        const int w = want[k] == GALA_QP_NON_CVX || want[k] == GALA_QP_INVALID_DATA ? want[k]
+                                                                                : GALA_QP_UNSOLVED;
+        TU_ASSERT(in.status == w, _i, "QP %d after setup: status %s, want %s", k,
+                  gala_qp_status_string(in.status), gala_qp_status_string(w));
+    }
+    TU_OK(ctx, gala_qp_solve(sv));
     for (int k = 0; k < NQ; ++k) {
         gala_qp_info in;
         TU_OK(ctx, gala_qp_get_info(sv, k, &in));

@@ -124,7 +124,10 @@ GALA_API int gala_qp_count(const gala_qp_solver *solver);
 GALA_API int gala_qp_linsys_used(const gala_qp_solver *solver);
 
 /**
- * @brief Information about QP @p k (0-based) after setup or solve.
+ * @brief Information about QP @p k (0-based) after setup or solve. After gala_qp_setup and
+ * gala_qp_update_matrices, a QP whose K was found not positive definite already has status
+ * GALA_QP_NON_CVX (as OSQP's setup and update fail there); one that factors again after an
+ * update is GALA_QP_UNSOLVED.
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, k out of range).
  */
 GALA_API gala_status gala_qp_get_info(const gala_qp_solver *solver, int k, gala_qp_info *info);

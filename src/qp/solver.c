@@ -1141,6 +1141,31 @@ static gala_status read_hstat(gala_qp_solver *s)
     return st;
 }
 
+/* After setup or a refactorization (gala_qp_update_matrices): a QP whose K the device found
+ * not positive definite has NON_CVX in its state; put it into info, so that gala_qp_get_info
+ * reports it before any solve (as OSQP's setup and update fail there), and a QP that was
+ * NON_CVX and factors now is UNSOLVED again. */
+static gala_status read_factor_status(gala_qp_solver *s)
+{
+    if (!s->nvalid) return GALA_OK;
+    const size_t nv = (size_t)s->nvalid;
+    int *stt = gala_malloc(sizeof(int) * nv * QP_NSTATE);
+    if (!stt) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    gala_status st = gala_buffer_read(s->b_state, 0, nv * QP_NSTATE, stt);
+    for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl) {
+        const int k = s->qp_of[sl];
+        if (s->host_status[k]) continue;
+        if (stt[sl * QP_NSTATE + QP_S_STATUS] == GALA_QP_NON_CVX) {
+            s->info[k].status = GALA_QP_NON_CVX;
+            s->info[k].obj_val = NAN;
+        } else if (s->info[k].status == GALA_QP_NON_CVX) {
+            s->info[k].status = GALA_QP_UNSOLVED;
+        }
+    }
+    gala_free(stt);
+    return st;
+}
+
 gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, int count,
                           const gala_qp_settings *settings, gala_qp_solver **solver)
 {
@@ -1172,6 +1197,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     gala_status st = setup_impl(s, problems);
     if (st == GALA_OK) st = gala_finish(ctx);
     if (st == GALA_OK) st = read_hstat(s);
+    if (st == GALA_OK) st = read_factor_status(s);
     gala_qp_prof(s, GALA_QP_PHASE_SETUP_OTHER);
     if (st != GALA_OK) {
         gala_qp_destroy(s);
@@ -1845,6 +1871,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     if (st == GALA_OK) st = s->ls->refactor(s, 1);
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = read_hstat(s);
+    if (st == GALA_OK) st = read_factor_status(s);
     s->update_time = gala_now() - t0;
     return st;
 }
