@@ -1387,6 +1387,53 @@ START_TEST(staging_paths)
 }
 END_TEST
 
+/* ρ adapts every adaptive_rho_interval iterations whether or not termination is checked
+ * there (OSQP's rule): with termination tests that never pass (eps 1e-12), the iterates, the
+ * number of ρ updates and the final ρ are the same for check_termination 25 (which divides
+ * the interval 50), 0 (never) and 30, 7 (which do not). An SVM QP that moves ρ three times in
+ * 300 iterations. */
+START_TEST(adaptive_rho_without_checks)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_SVM, 2, 3, &p));
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    double *x0 = malloc(sizeof(double) * (size_t)p.n);
+    gala_qp_info in0;
+    memset(&in0, 0, sizeof in0);
+    const int cts[] = {25, 0, 30, 7};
+    for (int c = 0; c < 4; ++c) {
+        gala_qp_settings s = settings_for(_i);
+        s.max_iter = 300;
+        s.eps_abs = s.eps_rel = 1e-12;
+        s.check_termination = cts[c];
+        gala_qp_solver *sv;
+        TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &sv));
+        TU_OK(ctx, gala_qp_solve(sv));
+        gala_qp_info in;
+        const double *x;
+        TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+        TU_OK(ctx, gala_qp_get_solution(sv, 0, &x, NULL, NULL, NULL));
+        TU_ASSERT(in.iter == 300 && in.rho_updates >= 1, _i, "check_termination %d: %d iterations, "
+                  "%d ρ updates", cts[c], in.iter, in.rho_updates);
+        if (c == 0) {
+            in0 = in;
+            memcpy(x0, x, sizeof(double) * (size_t)p.n);
+        } else {
+            double d = 0;
+            for (int j = 0; j < p.n; ++j) d = fmax(d, fabs(x[j] - x0[j]));
+            TU_ASSERT(in.rho_updates == in0.rho_updates && fabs(in.rho / in0.rho - 1) < 1e-6 &&
+                          d < (fl ? 1e-4 : 1e-9), _i,
+                      "check_termination %d: %d ρ updates (ρ %g), x off by %g; with 25: %d (ρ %g)",
+                      cts[c], in.rho_updates, in.rho, d, in0.rho_updates, in0.rho);
+        }
+        gala_qp_destroy(sv);
+    }
+    free(x0);
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qp");
@@ -1397,6 +1444,7 @@ int main(void)
     tcase_add_loop_test(tc, every_status_in_one_batch, 0, nt);
     tcase_add_loop_test(tc, interrupt_and_settings, 0, nt);
     tcase_add_loop_test(tc, adaptive_rho_time_mode, 0, nt);
+    tcase_add_loop_test(tc, adaptive_rho_without_checks, 0, nt);
     tcase_add_loop_test(tc, update_settings_between_solves, 0, nt);
     tcase_add_loop_test(tc, update_rho_between_solves, 0, nt);
     tcase_add_loop_test(tc, shared_matrices_double_integrator, 0, nt);

@@ -65,7 +65,7 @@ typedef enum gala_qp_status {
 typedef struct gala_qp_info {
     int status;            /**< gala_qp_status */
     int iter;              /**< ADMM iterations run */
-    int rho_updates;       /**< ρ changes during the solve */
+    int rho_updates;       /**< ρ changes during the solve (the last iteration's included) */
     int status_polish;     /**< OSQP's values: 0 not run, 1 success, -1 not better (kept
                                 the ADMM solution), 2 no active constraint, -2 failure */
     double obj_val;        /**< ½xᵀPx + qᵀx + c0 (±1e30 for infeasible, NaN for non-convex) */
@@ -73,7 +73,8 @@ typedef struct gala_qp_info {
     double prim_res;       /**< ‖Ax − z‖∞ (unscaled unless scaled_termination) */
     double dual_res;       /**< ‖Px + q + Aᵀy‖∞ */
     double duality_gap;    /**< xᵀPx + qᵀx + S_C(y) */
-    double rho_estimate;   /**< last ρ estimate */
+    double rho_estimate;   /**< ρ estimate of the last iterate and the ρ then in use (OSQP's
+                                end-of-solve estimate) */
     double rho;            /**< ρ in use at the end */
     double setup_time;     /**< seconds of the batch setup (shared by the batch) */
     double solve_time;     /**< seconds from the solve call until this QP was seen finished */

@@ -404,7 +404,7 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_bin *c, int iters, i
         GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ADMM_ARGS));
         gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     }
-    if (check || final_status) {
+    if (check || adapt || final_status) { /* an adaptive-ρ step needs the residuals too */
         GALA_TRY(GALA_LAUNCH(s->ctx, kc, &d, ADMM_ARGS));
         gala_qp_prof(s, GALA_QP_PHASE_CHECK);
     }
@@ -1495,7 +1495,8 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
         if (next - it > per_launch) next = it + per_launch;
         int k = next - it;
         int check = ct > 0 && next % ct == 0;
-        int adapt = interval > 0 && next % interval == 0 && next < set->max_iter;
+        /* as OSQP: ρ adapts at the last iteration too (for the next solve) */
+        int adapt = interval > 0 && next % interval == 0;
         int fin = next == set->max_iter ? GALA_QP_MAX_ITER_REACHED : 0;
         GALA_TRY(s->ls->iterate(s, k, check, adapt, fin));
         it = next;
