@@ -1434,6 +1434,51 @@ START_TEST(adaptive_rho_without_checks)
 }
 END_TEST
 
+/* As OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so the next
+ * solve resumes from the polished point — the same as a fresh solver warm started there. One
+ * ADMM iteration from each must agree. */
+START_TEST(polished_solution_is_the_warm_start)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 8, 5, &p));
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    gala_qp_settings s = settings_for(_i);
+    s.polishing = 1;
+    gala_qp_solver *a, *b;
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &a));
+    TU_OK(ctx, gala_qp_solve(a));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(a, 0, &in));
+    TU_ASSERT(in.status == GALA_QP_SOLVED && in.status_polish == 1, _i, "status %d, polish %d",
+              in.status, in.status_polish);
+    double *xp = malloc(sizeof(double) * (size_t)(p.n + p.m));
+    const double *x, *y;
+    TU_OK(ctx, gala_qp_get_solution(a, 0, &x, &y, NULL, NULL));
+    memcpy(xp, x, sizeof(double) * (size_t)p.n);
+    memcpy(xp + p.n, y, sizeof(double) * (size_t)p.m);
+    s.polishing = 0;
+    s.max_iter = 1;
+    TU_OK(ctx, gala_qp_update_settings(a, &s));
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &b));
+    TU_OK(ctx, gala_qp_warm_start(b, 0, xp, xp + p.n));
+    TU_OK(ctx, gala_qp_solve(a));
+    TU_OK(ctx, gala_qp_solve(b));
+    const double *xa, *ya, *xb, *yb;
+    TU_OK(ctx, gala_qp_get_solution(a, 0, &xa, &ya, NULL, NULL));
+    TU_OK(ctx, gala_qp_get_solution(b, 0, &xb, &yb, NULL, NULL));
+    double d = 0;
+    for (int j = 0; j < p.n; ++j) d = fmax(d, fabs(xa[j] - xb[j]));
+    for (int i = 0; i < p.m; ++i) d = fmax(d, fabs(ya[i] - yb[i]));
+    TU_ASSERT(d < (fl ? 1e-4 : 1e-10), _i, "after polishing, not resumed from the polished "
+              "point: off by %g", d);
+    gala_qp_destroy(a);
+    gala_qp_destroy(b);
+    free(xp);
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qp");
@@ -1445,6 +1490,7 @@ int main(void)
     tcase_add_loop_test(tc, interrupt_and_settings, 0, nt);
     tcase_add_loop_test(tc, adaptive_rho_time_mode, 0, nt);
     tcase_add_loop_test(tc, adaptive_rho_without_checks, 0, nt);
+    tcase_add_loop_test(tc, polished_solution_is_the_warm_start, 0, nt);
     tcase_add_loop_test(tc, update_settings_between_solves, 0, nt);
     tcase_add_loop_test(tc, update_rho_between_solves, 0, nt);
     tcase_add_loop_test(tc, shared_matrices_double_integrator, 0, nt);

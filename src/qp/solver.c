@@ -1389,6 +1389,41 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     if (st == GALA_OK) st = read_real(s, s->b_vm, QP_V_L * mt_, 2 * mt_, (double *)j.ls);
     if (st == GALA_OK) st = read_real(s, s->b_vm, QP_V_E * mt_, mt_, (double *)j.E);
     if (st == GALA_OK) gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
+    /* as OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so
+     * that the next solve starts from them (its solution is where a warm start resumes) */
+    int npol = 0;
+    for (int k = 0; k < s->count; ++k) npol += s->slot[k] >= 0 && s->info[k].status_polish == 1;
+    if (st == GALA_OK && npol) {
+        double *tx = buf, *ty = buf + nt; /* buf holds nt + mt_ doubles at least */
+        int *list = gala_malloc(sizeof(int) * (size_t)npol);
+        gala_buffer *lb = NULL;
+        gala_kernel *kw = NULL;
+        if (!list) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+        npol = 0;
+        for (int k = 0; st == GALA_OK && k < s->count; ++k) {
+            const int sl = s->slot[k];
+            if (sl < 0 || s->info[k].status_polish != 1) continue;
+            const int *mt = s->meta + (size_t)sl * QP_NMETA;
+            memcpy(tx + mt[QP_M_XO], s->x + s->hxo[k], sizeof(double) * (size_t)mt[QP_M_N]);
+            memcpy(ty + mt[QP_M_ZO], s->y + s->hzo[k], sizeof(double) * (size_t)mt[QP_M_M]);
+            list[npol++] = sl;
+        }
+        /* XT and W are scratch between solves; qp_warm reads them for the listed slots only */
+        if (st == GALA_OK) st = gala_qp_write_real(s, s->b_vn, QP_V_XT * nt, nt, tx);
+        if (st == GALA_OK && mt_) st = gala_qp_write_real(s, s->b_vm, QP_V_W * mt_, mt_, ty);
+        if (st == GALA_OK) st = gala_buffer_create(s->ctx, GALA_INT, (size_t)npol, &lb);
+        if (st == GALA_OK) st = gala_buffer_write(lb, 0, (size_t)npol, list);
+        if (st == GALA_OK) st = gala_qp_kernel(s, "qp_warm", &kw);
+        gala_dims d = qp_dims(npol, QP_UTIL_WG);
+        if (st == GALA_OK)
+            st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(s->b_meta), ga_buf(lb), ga_int(npol),
+                             ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn),
+                             ga_long((long long)nt), ga_buf(s->b_vm), ga_long((long long)mt_),
+                             ga_buf(s->b_info), ga_int(3));
+        if (st == GALA_OK) st = gala_finish(s->ctx);
+        gala_buffer_free(lb);
+        gala_free(list);
+    }
     gala_free(buf);
     return st;
 }
