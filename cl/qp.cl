@@ -234,6 +234,10 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
 /* qp_scale_norms + qp_scale_update (the host loops `scaling` times), then qp_scale_apply.  */
 /* D, E (1 on entry) and c = info[I_C] (1 on entry) accumulate; the matrices are scaled     */
 /* once, at the end, so norms are computed on the fly: |c·D_i P_ij D_j|, |E_i A_ij D_j|.   */
+/* P's column norms are those of its upper triangle (i <= j; row j of the full symmetric P  */
+/* restricted to columns <= j), in the Ruiz step and the cost scaling: OSQP 1.x's builtin   */
+/* scale_data takes csc_col_norm_inf of the upper triangle it stores (OSQP 0.6 took the     */
+/* symmetric matrix); so gala's scaling, and hence its iterates, are OSQP 1.x's.            */
 /* One work-group per QP; R and YPREV hold the round's factors.                             */
 /* (Separate kernels: PoCL mishandles several barrier regions inside a loop.)               */
 /* ------------------------------------------------------------------------------------ */
@@ -261,7 +265,8 @@ KERNEL void qp_scale_norms(GLOBAL const int *meta, GLOBAL const int *list, const
     (void)q;
     for (int j = lid; j < n; j += WG) {
         REAL nrm = 0, dj = Dv[j];
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+            if (Pc[k] <= j) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(Ev[Tc[k]] * Tv[k] * dj));
         Dt[j] = (REAL)1 / sqrt(qp_limit(nrm));
     }
@@ -293,7 +298,8 @@ KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, cons
     REAL sum = 0, qn = 0;
     for (int j = lid; j < n; j += WG) {
         REAL nrm = 0, dj = Dv[j];
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+            if (Pc[k] <= j) nrm = qp_max(nrm, qp_abs(c * dj * Pv[k] * Dv[Pc[k]]));
         sum += nrm;
         qn = qp_max(qn, qp_abs(c * dj * q[j]));
     }
@@ -2008,69 +2014,82 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
             inf[I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
             inf[I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
             inf[I_GAP] = cinv * (xpx + qx + sup);
-            int status = 0;
-            if (!(prim <= QP_INFTY) || !(dual <= QP_INFTY)) {
-                status = 9;
-            } else {
-                for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
-                    const REAL f = pass ? (REAL)10 : (REAL)1;
-                    const REAL ea = f * eps_abs, er = f * eps_rel;
-                    const REAL epi = f * eps_pinf, edi = f * eps_dinf;
-                    int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
-                    if (m > 0) {
-                        prim_ok = prim < ea + er * R[R_PTOL];
-                        const REAL ndy = R[R_NDY];
-                        if (!prim_ok && ndy > QP_DIVTOL && R[R_LHS] < 0)
-                            pinf = R[R_ATDY] < epi * ndy;
+            /* the status: at a termination check (check) and at the last iteration
+             * (final_status); `exact` is that of the exact tolerances, before the ×10 pass */
+            int status = 0, exact = 0;
+            if (check || final_status) {
+                if (!(prim <= QP_INFTY) || !(dual <= QP_INFTY)) {
+                    status = exact = 9;
+                } else {
+                    for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
+                        const REAL f = pass ? (REAL)10 : (REAL)1;
+                        const REAL ea = f * eps_abs, er = f * eps_rel;
+                        const REAL epi = f * eps_pinf, edi = f * eps_dinf;
+                        int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
+                        if (m > 0) {
+                            prim_ok = prim < ea + er * R[R_PTOL];
+                            const REAL ndy = R[R_NDY];
+                            if (!prim_ok && ndy > QP_DIVTOL && R[R_LHS] < 0)
+                                pinf = R[R_ATDY] < epi * ndy;
+                        }
+                        const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * R[R_DTOL];
+                        const REAL ndx = R[R_NDX];
+                        if (!dual_ok && ndx > QP_DIVTOL && R[R_QDX] < 0 &&
+                            R[R_PDX] < (U ? c : (REAL)1) * edi * ndx)
+                            dinf = R[pass ? R_VIOL1 : R_VIOL0] == 0;
+                        if (dualgap) {
+                            const REAL s = U ? cinv : (REAL)1;
+                            const REAL gtol = ea + er * s * qp_max(qp_abs(xpx), qp_max(qp_abs(qx), qp_abs(sup)));
+                            gap_ok = qp_abs(s * (xpx + qx + sup)) < gtol;
+                        }
+                        if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
+                        else if (pinf) status = pass ? 4 : 3;
+                        else if (dinf) status = pass ? 6 : 5;
+                        if (!pass) exact = status;
                     }
-                    const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * R[R_DTOL];
-                    const REAL ndx = R[R_NDX];
-                    if (!dual_ok && ndx > QP_DIVTOL && R[R_QDX] < 0 &&
-                        R[R_PDX] < (U ? c : (REAL)1) * edi * ndx)
-                        dinf = R[pass ? R_VIOL1 : R_VIOL0] == 0;
-                    if (dualgap) {
-                        const REAL s = U ? cinv : (REAL)1;
-                        const REAL gtol = ea + er * s * qp_max(qp_abs(xpx), qp_max(qp_abs(qx), qp_abs(sup)));
-                        gap_ok = qp_abs(s * (xpx + qx + sup)) < gtol;
-                    }
-                    if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
-                    else if (pinf) status = pass ? 4 : 3;
-                    else if (dinf) status = pass ? 6 : 5;
+                    if (!status && final_status) status = final_status;
                 }
-                if (!status && final_status) status = final_status;
+                st[S_STATUS] = status;
             }
-            st[S_STATUS] = status;
-            if (!status && adapt) {
-                const REAL rho = crho[lid];
-                const REAL pn = R[R_PRIMS] / (R[R_PTOLS] + QP_DIVTOL);
-                const REAL dn = R[R_DUALS] / (R[R_DTOLS] + QP_DIVTOL);
-                REAL rn = rho * sqrt(pn / dn);
-                rn = rn < QP_RHO_MIN ? QP_RHO_MIN : (rn > QP_RHO_MAX ? QP_RHO_MAX : rn);
-                if (rn == rn) {
-                    inf[I_RHOEST] = rn;
-                    if (rn > rho * rho_tol || rn < rho / rho_tol) {
-                        if (nrungs > 0) {
-                            int best = st[S_RUNG];
-                            REAL bd = QP_INFTY;
-                            for (int k = 0; k < nrungs; ++k) {
-                                if (!rungok[k]) continue;
-                                const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
-                                const REAL dist = r1 > r2 ? r1 : r2;
-                                if (dist < bd) { bd = dist; best = k; }
-                            }
-                            if (best != st[S_RUNG]) {
-                                st[S_RUNG] = best;
-                                inf[I_RHO] = lrho[best];
-                                st[S_RHOUPD] += 1;
-                            }
-                        } else {
-                            inf[I_RHO] = rn;
-                            refac[b] = 1;
+            /* adaptive ρ, as OSQP: at every adaptive_rho_interval-th iteration whether or not
+             * it is a termination check, after the check and only if it did not stop the QP,
+             * the last iteration included (the new ρ then serves the next solve). OSQP's
+             * clamp: NaN gives OSQP_RHO_MIN. */
+            const REAL rho = crho[lid];
+            const REAL pn = R[R_PRIMS] / (R[R_PTOLS] + QP_DIVTOL);
+            const REAL dn = R[R_DUALS] / (R[R_DTOLS] + QP_DIVTOL);
+            const REAL ratio = sqrt(pn / dn);
+            if (!exact && adapt) {
+                REAL rn = rho * ratio;
+                rn = rn > QP_RHO_MIN ? rn : QP_RHO_MIN;
+                rn = rn < QP_RHO_MAX ? rn : QP_RHO_MAX;
+                if (rn > rho * rho_tol || rn < rho / rho_tol) {
+                    if (nrungs > 0) {
+                        int best = st[S_RUNG];
+                        REAL bd = QP_INFTY;
+                        for (int k = 0; k < nrungs; ++k) {
+                            if (!rungok[k]) continue;
+                            const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
+                            const REAL dist = r1 > r2 ? r1 : r2;
+                            if (dist < bd) { bd = dist; best = k; }
+                        }
+                        if (best != st[S_RUNG]) {
+                            st[S_RUNG] = best;
+                            inf[I_RHO] = lrho[best];
                             st[S_RHOUPD] += 1;
                         }
+                    } else {
+                        inf[I_RHO] = rn;
+                        refac[b] = 1;
+                        st[S_RHOUPD] += 1;
                     }
                 }
             }
+            /* info.rho_estimate: OSQP's estimate at the end of a solve, from the last iterate
+             * and the ρ then in use; every check keeps it current */
+            REAL re = inf[I_RHO] * ratio;
+            re = re > QP_RHO_MIN ? re : QP_RHO_MIN;
+            inf[I_RHOEST] = re < QP_RHO_MAX ? re : QP_RHO_MAX;
         }
     }
 }

@@ -307,10 +307,19 @@ START_TEST(every_status_in_one_batch)
     s.eps_abs = s.eps_rel = 1e-3;
     gala_qp_solver *sv;
     TU_OK(ctx, gala_qp_setup(ctx, pb, NQ + 2, &s, &sv));
-    TU_OK(ctx, gala_qp_solve(sv));
     int want[NQ] = {GALA_QP_SOLVED, GALA_QP_PRIMAL_INFEASIBLE, GALA_QP_DUAL_INFEASIBLE,
                     GALA_QP_NON_CVX, GALA_QP_INVALID_DATA, GALA_QP_INVALID_DATA,
                     GALA_QP_INVALID_DATA, GALA_QP_INVALID_DATA};
+    /* before any solve, what setup found: invalid data, and K not positive definite */
+    for (int k = 0; k < NQ; ++k) {
+        gala_qp_info in;
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+        const int w = want[k] == GALA_QP_NON_CVX || want[k] == GALA_QP_INVALID_DATA ? want[k]
+                                                                                : GALA_QP_UNSOLVED;
+        TU_ASSERT(in.status == w, _i, "QP %d after setup: status %s, want %s", k,
+                  gala_qp_status_string(in.status), gala_qp_status_string(w));
+    }
+    TU_OK(ctx, gala_qp_solve(sv));
     for (int k = 0; k < NQ; ++k) {
         gala_qp_info in;
         TU_OK(ctx, gala_qp_get_info(sv, k, &in));
@@ -1378,6 +1387,98 @@ START_TEST(staging_paths)
 }
 END_TEST
 
+/* ρ adapts every adaptive_rho_interval iterations whether or not termination is checked
+ * there (OSQP's rule): with termination tests that never pass (eps 1e-12), the iterates, the
+ * number of ρ updates and the final ρ are the same for check_termination 25 (which divides
+ * the interval 50), 0 (never) and 30, 7 (which do not). An SVM QP that moves ρ three times in
+ * 300 iterations. */
+START_TEST(adaptive_rho_without_checks)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_SVM, 2, 3, &p));
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    double *x0 = malloc(sizeof(double) * (size_t)p.n);
+    gala_qp_info in0;
+    memset(&in0, 0, sizeof in0);
+    const int cts[] = {25, 0, 30, 7};
+    for (int c = 0; c < 4; ++c) {
+        gala_qp_settings s = settings_for(_i);
+        s.max_iter = 300;
+        s.eps_abs = s.eps_rel = 1e-12;
+        s.check_termination = cts[c];
+        gala_qp_solver *sv;
+        TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &sv));
+        TU_OK(ctx, gala_qp_solve(sv));
+        gala_qp_info in;
+        const double *x;
+        TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+        TU_OK(ctx, gala_qp_get_solution(sv, 0, &x, NULL, NULL, NULL));
+        TU_ASSERT(in.iter == 300 && in.rho_updates >= 1, _i, "check_termination %d: %d iterations, "
+                  "%d ρ updates", cts[c], in.iter, in.rho_updates);
+        if (c == 0) {
+            in0 = in;
+            memcpy(x0, x, sizeof(double) * (size_t)p.n);
+        } else {
+            double d = 0;
+            for (int j = 0; j < p.n; ++j) d = fmax(d, fabs(x[j] - x0[j]));
+            TU_ASSERT(in.rho_updates == in0.rho_updates && fabs(in.rho / in0.rho - 1) < 1e-6 &&
+                          d < (fl ? 1e-4 : 1e-9), _i,
+                      "check_termination %d: %d ρ updates (ρ %g), x off by %g; with 25: %d (ρ %g)",
+                      cts[c], in.rho_updates, in.rho, d, in0.rho_updates, in0.rho);
+        }
+        gala_qp_destroy(sv);
+    }
+    free(x0);
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
+/* As OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so the next
+ * solve resumes from the polished point — the same as a fresh solver warm started there. One
+ * ADMM iteration from each must agree. */
+START_TEST(polished_solution_is_the_warm_start)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_qp_problem p;
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 8, 5, &p));
+    const int fl = tu_target_get(_i)->dtype == GALA_FLOAT;
+    gala_qp_settings s = settings_for(_i);
+    s.polishing = 1;
+    gala_qp_solver *a, *b;
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &a));
+    TU_OK(ctx, gala_qp_solve(a));
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(a, 0, &in));
+    TU_ASSERT(in.status == GALA_QP_SOLVED && in.status_polish == 1, _i, "status %d, polish %d",
+              in.status, in.status_polish);
+    double *xp = malloc(sizeof(double) * (size_t)(p.n + p.m));
+    const double *x, *y;
+    TU_OK(ctx, gala_qp_get_solution(a, 0, &x, &y, NULL, NULL));
+    memcpy(xp, x, sizeof(double) * (size_t)p.n);
+    memcpy(xp + p.n, y, sizeof(double) * (size_t)p.m);
+    s.polishing = 0;
+    s.max_iter = 1;
+    TU_OK(ctx, gala_qp_update_settings(a, &s));
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &b));
+    TU_OK(ctx, gala_qp_warm_start(b, 0, xp, xp + p.n));
+    TU_OK(ctx, gala_qp_solve(a));
+    TU_OK(ctx, gala_qp_solve(b));
+    const double *xa, *ya, *xb, *yb;
+    TU_OK(ctx, gala_qp_get_solution(a, 0, &xa, &ya, NULL, NULL));
+    TU_OK(ctx, gala_qp_get_solution(b, 0, &xb, &yb, NULL, NULL));
+    double d = 0;
+    for (int j = 0; j < p.n; ++j) d = fmax(d, fabs(xa[j] - xb[j]));
+    for (int i = 0; i < p.m; ++i) d = fmax(d, fabs(ya[i] - yb[i]));
+    TU_ASSERT(d < (fl ? 1e-4 : 1e-10), _i, "after polishing, not resumed from the polished "
+              "point: off by %g", d);
+    gala_qp_destroy(a);
+    gala_qp_destroy(b);
+    free(xp);
+    gala_qp_problem_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("qp");
@@ -1388,6 +1489,8 @@ int main(void)
     tcase_add_loop_test(tc, every_status_in_one_batch, 0, nt);
     tcase_add_loop_test(tc, interrupt_and_settings, 0, nt);
     tcase_add_loop_test(tc, adaptive_rho_time_mode, 0, nt);
+    tcase_add_loop_test(tc, adaptive_rho_without_checks, 0, nt);
+    tcase_add_loop_test(tc, polished_solution_is_the_warm_start, 0, nt);
     tcase_add_loop_test(tc, update_settings_between_solves, 0, nt);
     tcase_add_loop_test(tc, update_rho_between_solves, 0, nt);
     tcase_add_loop_test(tc, shared_matrices_double_integrator, 0, nt);

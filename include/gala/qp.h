@@ -65,7 +65,7 @@ typedef enum gala_qp_status {
 typedef struct gala_qp_info {
     int status;            /**< gala_qp_status */
     int iter;              /**< ADMM iterations run */
-    int rho_updates;       /**< ρ changes during the solve */
+    int rho_updates;       /**< ρ changes during the solve (the last iteration's included) */
     int status_polish;     /**< OSQP's values: 0 not run, 1 success, -1 not better (kept
                                 the ADMM solution), 2 no active constraint, -2 failure */
     double obj_val;        /**< ½xᵀPx + qᵀx + c0 (±1e30 for infeasible, NaN for non-convex) */
@@ -73,7 +73,8 @@ typedef struct gala_qp_info {
     double prim_res;       /**< ‖Ax − z‖∞ (unscaled unless scaled_termination) */
     double dual_res;       /**< ‖Px + q + Aᵀy‖∞ */
     double duality_gap;    /**< xᵀPx + qᵀx + S_C(y) */
-    double rho_estimate;   /**< last ρ estimate */
+    double rho_estimate;   /**< ρ estimate of the last iterate and the ρ then in use (OSQP's
+                                end-of-solve estimate) */
     double rho;            /**< ρ in use at the end */
     double setup_time;     /**< seconds of the batch setup (shared by the batch) */
     double solve_time;     /**< seconds from the solve call until this QP was seen finished */
@@ -124,7 +125,10 @@ GALA_API int gala_qp_count(const gala_qp_solver *solver);
 GALA_API int gala_qp_linsys_used(const gala_qp_solver *solver);
 
 /**
- * @brief Information about QP @p k (0-based) after setup or solve.
+ * @brief Information about QP @p k (0-based) after setup or solve. After gala_qp_setup and
+ * gala_qp_update_matrices, a QP whose K was found not positive definite already has status
+ * GALA_QP_NON_CVX (as OSQP's setup and update fail there); one that factors again after an
+ * update is GALA_QP_UNSOLVED.
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL, k out of range).
  */
 GALA_API gala_status gala_qp_get_info(const gala_qp_solver *solver, int k, gala_qp_info *info);

@@ -7,6 +7,9 @@ Three ways in (docs/python.md):
 - :class:`gala.QPBatch`: thousands of QPs solved together, on NumPy or device arrays;
 - :mod:`gala.linalg`: batched Cholesky, solves, inverses and LDLᵀ on stacked matrices.
 
+QPs from files and generators: :func:`read_qps` (QPS/MPS, e.g. Maros–Meszaros) and
+:func:`generate` (OSQP's benchmark families), as SciPy/NumPy data (:class:`QPProblem`).
+
 Devices: :func:`devices` lists them, :class:`Context` picks one; every call takes an
 optional ``context``, else the thread's :func:`default_context` (the device the C library
 picks: a GPU, else the CPU). Errors are :class:`GalaError` subclasses carrying gala's
@@ -19,6 +22,7 @@ from ._context import Context, Device, default_context, devices, set_default_con
 from ._errors import (DeviceError, DeviceMemoryError, GalaError, InvalidArgumentError,
                       KernelBuildError, LinAlgError, NoDeviceError, NotFiniteError,
                       NotSupportedError, OutOfMemoryError)
+from .problems import QPProblem, generate, read_qps
 from .qp import QPBatch, QPBatchResult, QPStatus
 
 __version__: str = _ext.version
@@ -34,6 +38,7 @@ def qp_settings_table() -> list:
 __all__ = [
     "Context", "Device", "devices", "default_context", "set_default_context",
     "QPBatch", "QPBatchResult", "QPStatus", "QPSettings", "qp_settings_table",
+    "QPProblem", "read_qps", "generate",
     "GalaError", "InvalidArgumentError", "DeviceError", "DeviceMemoryError", "KernelBuildError",
     "NoDeviceError", "NotSupportedError", "NotFiniteError", "OutOfMemoryError", "LinAlgError",
     "__version__",

@@ -14,8 +14,25 @@ What differs, and how (docs/python.md has the list):
 - Settings that gala cannot honour raise a clear error instead of being ignored: changing a
   setting fixed at setup in ``update_settings`` (OSQP ignores it), ``cg_precond=0`` (gala's
   PCG is always preconditioned), ``adaptive_rho=3`` (KKT-error mode), ``allocate_solution=0``.
-- ``update`` with invalid data (NaN, l > u) raises ``OSQPException(OSQP_DATA_VALIDATION_ERROR)``
-  and keeps the previous data (OSQP prints an error and keeps them).
+- Invalid data raise ``OSQPException(OSQP_DATA_VALIDATION_ERROR)``: l > u at setup and
+  update (OSQP raises at setup; at update it prints an error and keeps the previous data,
+  and gala keeps them too), and NaN in q, l, u, P or A (which OSQP accepts, to return NaN
+  or garbage). ``update`` to a non-convex P raises ``OSQPException(OSQP_NONCVX_ERROR)``
+  (OSQP prints an error and goes on) and the next solve reports ``OSQP_NON_CVX`` until P
+  is convex again.
+- Results of a solve without a solution (infeasible, non-convex): x and y are NaN (OSQP
+  1.x fills them with its OSQP_NAN, which its builtin algebra makes 2143289344.0); the
+  certificate that does not apply is NaN (OSQP leaves it uninitialized).
+- ``settings`` is a snapshot in OSQP's terms (``linsys_solver`` 1 direct or 2 indirect,
+  ``check_dualgap`` 0 or 1, ``verbose``, ``cg_precond``, ...) plus gala's own settings;
+  change settings with ``update_settings`` (after which it shows the new ρ too).
+- ``update`` never changes the caller's P or A (OSQP's ``update(Px=...)`` writes the new
+  values into the matrix given to ``setup``).
+- ``info.status`` is that of the solve just run. OSQP 1.x resets the status only at setup
+  and at updates of the data, so a solve between them that ends at max_iter reports the
+  previous solve's status ("solved", "primal infeasible", ...) instead of "solved
+  inaccurate" or "maximum iterations reached". ``rho_updates`` counts since setup or the
+  last update of the data, as OSQP's.
 - ``verbose`` prints gala's short summary, not OSQP's iteration log; ``info.primdual_int`` is
   NaN (gala does not integrate the duality gap). Derivatives and code generation are not
   available (NotImplementedError).
@@ -53,11 +70,16 @@ SolverError = IntEnum("SolverError", [
     ("OSQP_ALGEBRA_LOAD_ERROR", 7), ("OSQP_CODEGEN_DEFINES_ERROR", 9),
     ("OSQP_DATA_NOT_INITIALIZED", 10), ("OSQP_FUNC_NOT_IMPLEMENTED", 11)])
 
+# what OSQP's constant() knows: the builtin extension's module constants (status values
+# among them, with a PendingDeprecationWarning as OSQP), OSQP_NAN; not the error codes nor
+# the capabilities (use SolverError and has_capability). gala's interface takes doubles and
+# 32-bit indices: OSQP_USE_FLOAT = OSQP_USE_LONG = 0, as OSQP's builtin wheels.
 _CONSTANTS = {
     "OSQP_INFTY": OSQP_INFTY, "OSQP_NAN": float("nan"),
     "OSQP_DIRECT_SOLVER": 1, "OSQP_INDIRECT_SOLVER": 2,
     "OSQP_NO_PRECONDITIONER": 0, "OSQP_DIAGONAL_PRECONDITIONER": 1,
-    **{s.name: int(s) for s in SolverStatus}, **{e.name: int(e) for e in SolverError},
+    "OSQP_USE_FLOAT": 0, "OSQP_USE_LONG": 0,
+    **{s.name: int(s) for s in SolverStatus},
 }
 
 _CAPABILITIES = {"OSQP_CAPABILITY_DIRECT_SOLVER": 1, "OSQP_CAPABILITY_INDIRECT_SOLVER": 2,
@@ -73,23 +95,40 @@ _DEVICE_KW = ("context", "backend", "platform", "device")
 
 
 def constant(which: str, algebra: str = "builtin") -> Any:
-    """A named constant of OSQP's module (``OSQP_INFTY``, ``OSQP_SOLVED``, ...)."""
+    """A named constant of OSQP's module (``OSQP_INFTY``, ``OSQP_SOLVED``, ...); status
+    values warn as OSQP's do (use :class:`SolverStatus`)."""
+    if which in SolverStatus.__members__:
+        warnings.warn("Direct access to osqp status values will be deprecated. Please use the "
+                      "SolverStatus enum instead.", PendingDeprecationWarning, stacklevel=2)
     if which in _CONSTANTS:
         return _CONSTANTS[which]
     raise RuntimeError(f"Unknown constant {which}")
 
 
+_ALGEBRAS = ("cuda", "mkl", "builtin")  # OSQP's, highest priority first
+
+
+class _UnknownAlgebra(ValueError, AssertionError):
+    """An algebra OSQP does not have (OSQP asserts; a ValueError here as well)."""
+
+
+def _check_algebra(algebra: str) -> None:
+    if algebra not in _ALGEBRAS:
+        raise _UnknownAlgebra(f"Unknown algebra {algebra}")
+
+
 def algebras_available() -> list:
-    """OSQP's algebras that gala can stand in for: builtin (host backend), and cuda where
-    this build has the CUDA backend."""
-    out = ["builtin"]
-    if _ext.backend_available("cuda"):
+    """OSQP's algebras that gala can stand in for, in OSQP's order: cuda where a CUDA
+    device is there, mkl and builtin (both on gala's host backend)."""
+    out = ["mkl", "builtin"]
+    if _ext.backend_available("cuda") and any(d["backend"] == "cuda" for d in _ext.device_list()):
         out.insert(0, "cuda")
     return out
 
 
 def algebra_available(algebra: str) -> bool:
-    return algebra in algebras_available() or algebra == "mkl"
+    _check_algebra(algebra)
+    return algebra in algebras_available()
 
 
 def default_algebra() -> str:
@@ -125,8 +164,7 @@ def _context_from(kwargs: dict, algebra: Optional[str]) -> Optional[Context]:
     if ctx is not None:
         return ctx
     if algebra is not None and "backend" not in sel:
-        if algebra not in ("builtin", "mkl", "cuda"):
-            raise ValueError(f"Unknown algebra {algebra}")
+        _check_algebra(algebra)
         sel["backend"] = "cuda" if algebra == "cuda" else "host"
     if not sel:
         return None
@@ -149,7 +187,7 @@ class OSQP:
         if self.algebra is None:
             self.algebra = "builtin"
         self._solver = None
-        self.settings = None
+        self._settings: Optional[_ext.QPSettings] = None  # gala's, as the solver runs with
         self._extra = dict(_OSQP_ONLY)
         self._solved_once = False
         self._setup_time = 0.0
@@ -158,6 +196,12 @@ class OSQP:
         if self._solver is None:
             return f"Uninitialized OSQP with algebra={self.algebra} (gala)"
         return f"OSQP with algebra={self.algebra} ({self.solver_type}) on gala"
+
+    @property
+    def context(self) -> Context:
+        """The gala context the solver runs on (from ``context``, ``backend``, ``algebra``,
+        or the thread's default context)."""
+        return self._ctx if self._ctx is not None else default_context()
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -174,9 +218,29 @@ class OSQP:
         return (self.capabilities & cap) != 0
 
     @property
+    def settings(self) -> Optional[SimpleNamespace]:
+        """The settings in OSQP's terms (None before setup): every setting of OSQP's
+        OSQPSettings with OSQP's values (``linsys_solver``: 1 direct, 2 indirect;
+        ``check_dualgap``: 0 or 1, gala's automatic choice resolved as it runs), then gala's
+        own settings (``dtype`` as a NumPy dtype, ...). A snapshot: change settings with
+        :meth:`update_settings`."""
+        if self._settings is None:
+            return None
+        if self._solver is not None:  # warm_start() turns warm_starting on, as OSQP's
+            self._settings = self._solver.get_settings()
+        raw = _settings.as_dict(self._settings)
+        out = dict(raw)
+        out["linsys_solver"] = 2 if raw["linsys_solver"] == int(_ext.QPLinsys.PCG) else 1
+        if raw["check_dualgap"] < 0:  # auto: on in double, off in float (OSQP's builds)
+            out["check_dualgap"] = 1 if raw["dtype"] == 2 else 0
+        out["dtype"] = _settings.numpy_dtype(raw["dtype"])
+        out.update(self._extra)
+        return SimpleNamespace(**out)
+
+    @property
     def solver_type(self) -> str:
-        return "indirect" if self.settings is not None and \
-            self.settings.linsys_solver == int(_ext.QPLinsys.PCG) else "direct"
+        return "indirect" if self._settings is not None and \
+            self._settings.linsys_solver == int(_ext.QPLinsys.PCG) else "direct"
 
     @property
     def cg_preconditioner(self) -> str:
@@ -233,16 +297,19 @@ class OSQP:
         return out
 
     def update_settings(self, **kwargs: Any) -> None:
-        """Change settings, as OSQP's; ``rho`` goes through update_rho. A setting fixed at
-        setup raises OSQPException(OSQP_SETTINGS_VALIDATION_ERROR)."""
-        assert self.settings is not None
+        """Change settings, as OSQP's; ``rho`` goes through update_rho (clamped to [1e-6,
+        1e6]). A setting fixed at setup (scaling, sigma, the adaptive-ρ fields, the linear
+        system, gala's dtype, ...) raises OSQPException(OSQP_SETTINGS_VALIDATION_ERROR) where
+        OSQP ignores it; so does a value out of range, as in OSQP."""
+        assert self._settings is not None
         rho = kwargs.pop("rho", None)
         values = self._translate(kwargs, at_setup=False)
         if self._solver is not None and rho is not None:
             self._solver.update_rho(-1, float(rho))
+            self._settings = self._solver.get_settings()
         if not values:
             return
-        new = self._solver.get_settings() if self._solver is not None else self.settings
+        new = self._solver.get_settings() if self._solver is not None else self._settings
         try:
             _settings.apply(new, values)
             if self._solver is not None:
@@ -251,7 +318,7 @@ class OSQP:
             if str(e).startswith("Unrecognized"):
                 raise
             raise OSQPException(SolverError.OSQP_SETTINGS_VALIDATION_ERROR, str(e)) from None
-        self.settings = new
+        self._settings = new
 
     # ------------------------------------------------------------------ setup
     def setup(self, P: Any, q: Any, A: Any, l: Any, u: Any, **settings: Any) -> None:
@@ -278,42 +345,54 @@ class OSQP:
         for name, M in (("P", P), ("A", A)):
             if M is not None and not spa.issparse(M) and isinstance(M, np.ndarray) and M.ndim == 2:
                 raise TypeError(f"{name} is required to be a sparse matrix")
-        Pc = _csc.to_csc(P, (n, n), "P", upper=True, dense_ok=False)
-        Ac = _csc.to_csc(A, (m, n), "A", dense_ok=False)
+        # copies: update() changes their values, never the caller's matrices
+        Pc = _csc.to_csc(P, (n, n), "P", upper=True, dense_ok=False).copy()
+        Ac = _csc.to_csc(A, (m, n), "A", dense_ok=False).copy()
         qv = _csc.vector(q, n, "q", 0.0)
         lv = np.maximum(_csc.vector(l, m, "l", -np.inf), -OSQP_INFTY)
         uv = np.minimum(_csc.vector(u, m, "u", np.inf), OSQP_INFTY)
         self.m, self.n = m, n
-        self.settings = _ext.QPSettings()
+        self._extra = dict(_OSQP_ONLY)
+        wanted = _ext.QPSettings()
         rho = kw.get("rho")
         values = self._translate(kw, at_setup=True)
         values.setdefault("dtype", self._dtype)
         try:
-            _settings.apply(self.settings, values)
+            _settings.apply(wanted, values)
         except ValueError as e:
             if str(e).startswith("Unrecognized"):
                 raise
             raise OSQPException(SolverError.OSQP_SETTINGS_VALIDATION_ERROR, str(e)) from None
         if rho is not None:  # OSQP clamps ρ to [1e-6, 1e6] (osqp_update_rho)
-            self.settings.rho = min(max(float(rho), 1e-6), 1e6)
+            wanted.rho = min(max(float(rho), 1e-6), 1e6)
         self._check_data(qv, lv, uv, Pc, Ac)
-        ctx = self._ctx if self._ctx is not None else default_context()
+        ctx = self._ctx = self.context  # pinned: the solver lives there
         items = [(n, m, *_csc.arrays(Pc, "P"), qv, *_csc.arrays(Ac, "A"), lv, uv, 0.0)]
-        self._solver = _ext.QPSolver.setup(ctx, items, self.settings)
-        self.settings = self._solver.get_settings()
-        self._P, self._A = Pc, Ac
-        self._q, self._l, self._u = qv, lv, uv
-        status, message = self._solver.info(0)[0], self._solver.info(0)[-1]
+        # set up with polishing on, so that update_settings(polishing=True) works later as in
+        # OSQP (gala keeps the host copies polishing needs only then), then the user's value
+        polish = wanted.polishing
+        wanted.polishing = 1
+        self._solver = None
+        self._settings = None
+        solver = _ext.QPSolver.setup(ctx, items, wanted)
+        if not polish:
+            wanted.polishing = 0
+            solver.update_settings(wanted)
+        status, message = solver.info(0)[0], solver.info(0)[-1]
         if status == int(_ext.QPStatus.INVALID_DATA):
-            self._solver = None
             raise OSQPException(SolverError.OSQP_DATA_VALIDATION_ERROR, message)
         if status == int(_ext.QPStatus.NON_CVX):
-            self._solver = None
             raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "the problem seems to be non-convex "
                                 "(P + sigma*I + A'*rho*A is not positive definite)")
+        self._solver = solver
+        self._settings = solver.get_settings()
+        self._P, self._A = Pc, Ac
+        self._q, self._l, self._u = qv, lv, uv
         self._setup_time = time.perf_counter() - t0
         self._solved_once = False
+        self._rho_updates = 0  # since setup or the last data update, as OSQP counts them
         self._update_time = 0.0
+        self._clear_update_time = False
 
     @staticmethod
     def _check_data(q: np.ndarray, l: np.ndarray, u: np.ndarray, P=None, A=None) -> None:
@@ -353,6 +432,8 @@ class OSQP:
         for name, v in (("Px", Px), ("Ax", Ax)):
             if v is not None and not np.all(np.isfinite(v)):
                 raise OSQPException(SolverError.OSQP_DATA_VALIDATION_ERROR, f"{name} holds NaN or Inf")
+        if self._clear_update_time:  # OSQP's update_time: the updates since the last solve
+            self._update_time, self._clear_update_time = 0.0, False
         if q is not None or l is not None or u is not None:
             self._solver.update_vectors(-1, nq if q is not None else None,
                                         nl if l is not None else None, nu if u is not None else None)
@@ -363,9 +444,12 @@ class OSQP:
                 self._P.data = Px.copy()
             if Ax is not None:
                 self._A.data = Ax.copy()
+        if any(v is not None for v in (q, l, u, Px, Ax)):
+            self._rho_updates = 0  # OSQP's update_data_* reset the info
+        self._update_time += time.perf_counter() - t0
+        if Px is not None or Ax is not None:
             if self._solver.info(0)[0] == int(_ext.QPStatus.NON_CVX):
                 raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "the updated problem seems to be non-convex")
-        self._update_time = time.perf_counter() - t0
 
     @staticmethod
     def _values(M: spa.csc_matrix, x: Any, idx: Any, name: str) -> Optional[np.ndarray]:
@@ -403,6 +487,12 @@ class OSQP:
         (status, status_val, iter, obj_val, prim_res, dual_res, ... as OSQP's OSQPInfo)."""
         if self._solver is None:
             raise OSQPException(SolverError.OSQP_WORKSPACE_NOT_INIT_ERROR, "call setup first")
+        if raise_error is None:
+            warnings.warn("The default value of raise_error will change to True in the future.",
+                          PendingDeprecationWarning, stacklevel=2)
+            raise_error = False
+        if self._clear_update_time:
+            self._update_time = 0.0
         self._solver.solve()
         x, y = np.empty(self.n), np.empty(self.m)
         pc, dc = np.empty(self.m), np.empty(self.n)
@@ -412,10 +502,12 @@ class OSQP:
         run_time = (self._setup_time if not self._solved_once else self._update_time) + \
             solve_time + polish_time
         self._solved_once = True
+        self._clear_update_time = True
+        self._rho_updates += int(rho_updates)
         info = SimpleNamespace(
             status=_ext.qp_status_string(st), status_val=st, status_polish=status_polish,
             obj_val=obj_val, dual_obj_val=dual_obj_val, prim_res=prim_res, dual_res=dual_res,
-            duality_gap=gap, iter=it, rho_updates=rho_updates, rho_estimate=rho_estimate,
+            duality_gap=gap, iter=it, rho_updates=self._rho_updates, rho_estimate=rho_estimate,
             setup_time=self._setup_time, solve_time=solve_time, update_time=self._update_time,
             polish_time=polish_time, run_time=run_time, primdual_int=float("nan"),
             rel_kkt_error=max(dual_res, prim_res, gap))
@@ -430,8 +522,7 @@ class OSQP:
         return SimpleNamespace(x=x, y=y, prim_inf_cert=pc, dual_inf_cert=dc, info=info)
 
     def _where(self) -> str:
-        ctx = self._ctx if self._ctx is not None else default_context()
-        i = ctx.info
+        i = self.context.info
         return f"{i['backend']}: {i['name']}"
 
     # ------------------------------------------------------------------ not available

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _arrays, _csc, _ext, _settings
 from ._context import default_context
+from .problems import QPProblem
 
 __all__ = ["QPBatch", "QPBatchResult", "QPStatus"]
 
@@ -102,12 +103,15 @@ class QPBatch:
     def from_problems(cls, problems: Iterable[Any], *, context: Optional[_ext.Context] = None,
                       **settings: Any) -> "QPBatch":
         """A batch of QPs of any sizes: each a tuple (P, q, A, l, u) or (P, q, A, l, u, c0),
-        or a dict with those keys (missing ones: no A, unbounded l and u, c0 = 0)."""
+        a dict with those keys (missing ones: no A, unbounded l and u, c0 = 0), or a
+        :class:`gala.QPProblem` (:func:`gala.read_qps`, :func:`gala.generate`)."""
         self = cls.__new__(cls)
         self._init(context, settings)
         items, mats = [], []
         for k, pb in enumerate(problems):
-            if isinstance(pb, dict):
+            if isinstance(pb, QPProblem):
+                P, q, A, l, u, c0 = pb.P, pb.q, pb.A, pb.l, pb.u, pb.c0
+            elif isinstance(pb, dict):
                 P, q, A, l, u, c0 = (pb.get(key) for key in ("P", "q", "A", "l", "u", "c0"))
             else:
                 pb = tuple(pb)

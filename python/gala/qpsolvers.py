@@ -152,7 +152,7 @@ def gala_solve_problem(
         C = l = u = None
 
     object_kw = {k: kwargs.pop(k) for k in _OBJECT_KW if k in kwargs}
-    solve_kw = {"raise_error": kwargs.pop("raise_error")} if "raise_error" in kwargs else {}
+    solve_kw = {"raise_error": kwargs.pop("raise_error", False)}
     kwargs["verbose"] = verbose
     solver = _osqp.OSQP(**object_kw)
     try:
@@ -169,7 +169,7 @@ def gala_solve_problem(
     res = solver.solve(**solve_kw)
     solve_end_time = time.perf_counter()
     if res.info.status_val == _osqp.SolverStatus.OSQP_NON_CVX:
-        # OSQP finds this at setup (its LDLᵀ of the KKT matrix fails), gala while solving
+        # found at setup by both since gala.osqp raises there; kept for a K that fails later
         raise GalaProblemError("gala: the problem seems to be non-convex (status "
                                f"'{res.info.status}'; P + sigma*I + A'*rho*A is not "
                                "positive definite)")

@@ -753,6 +753,82 @@ nb::dict qp_profile(const QPSolver &s)
     return d;
 }
 
+// ----------------------------------------------------------------------------- problems
+
+// A problem gala allocated (owned = 1: a reader's or a generator's) as a dict of NumPy
+// copies: name, n, m, P and A as CSC arrays (P_indptr, P_indices, P_data, A_...; P is the
+// upper triangle), q, l, u, c0. The problem is released in any case.
+nb::dict problem_dict(gala_qp_problem &p)
+{
+    struct Release {
+        gala_qp_problem *p;
+        ~Release() { gala_qp_problem_free(p); }
+    } release{&p};
+    auto f64 = [](const double *src, size_t count) {
+        double *a = new double[count ? count : 1];
+        if (count) std::memcpy(a, src, sizeof(double) * count);
+        nb::capsule owner(a, [](void *q) noexcept { delete[] (double *)q; });
+        return nb::ndarray<nb::numpy, double, nb::ndim<1>>(a, {count}, owner);
+    };
+    auto i32 = [](const int *src, size_t count) {
+        IntOut a = int_array(count);
+        if (count) std::memcpy(a.data(), src, sizeof(int32_t) * count);
+        return a;
+    };
+    const size_t n = (size_t)(p.n > 0 ? p.n : 0), m = (size_t)(p.m > 0 ? p.m : 0);
+    const size_t pnz = p.P.p ? (size_t)p.P.p[n] : 0, anz = p.A.p ? (size_t)p.A.p[n] : 0;
+    nb::dict d;
+    d["name"] = std::string(p.name);
+    d["n"] = p.n;
+    d["m"] = p.m;
+    d["P_indptr"] = p.P.p ? i32(p.P.p, n + 1) : int_array(n + 1);
+    d["P_indices"] = i32(p.P.i, pnz);
+    d["P_data"] = f64(p.P.x, pnz);
+    d["A_indptr"] = p.A.p ? i32(p.A.p, n + 1) : int_array(n + 1);
+    d["A_indices"] = i32(p.A.i, anz);
+    d["A_data"] = f64(p.A.x, anz);
+    d["q"] = f64(p.q, n);
+    d["l"] = f64(p.l, m);
+    d["u"] = f64(p.u, m);
+    d["c0"] = p.c0;
+    return d;
+}
+
+// gala_qp_read_qps_ex: (problem as problem_dict, what the reader found as a dict)
+std::tuple<nb::dict, nb::dict> read_qps(const std::string &path, unsigned flags)
+{
+    gala_qp_problem p;
+    gala_qps_info info;
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_qp_read_qps_ex(path.c_str(), flags, &p, &info);
+    }
+    check(st, nullptr);
+    nb::dict i;
+    i["rows"] = info.rows;
+    i["bound_rows"] = info.bound_rows;
+    i["objective_sense"] = info.objective_sense;
+    i["warnings"] = info.warnings;
+    i["warning_count"] = info.warning_count;
+    i["first_warning"] = std::string(info.first_warning);
+    i["first_warning_line"] = info.first_warning_line;
+    return {problem_dict(p), i};
+}
+
+// gala_qp_generate, as problem_dict
+nb::dict qp_generate(int family, int n, uint64_t seed)
+{
+    gala_qp_problem p;
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_qp_generate((gala_qp_family)family, n, seed, &p);
+    }
+    check(st, nullptr);
+    return problem_dict(p);
+}
+
 } // namespace
 
 NB_MODULE(_ext, m)
@@ -811,6 +887,23 @@ NB_MODULE(_ext, m)
         .value("DISABLED", GALA_QP_ADAPTIVE_RHO_DISABLED)
         .value("ITERATIONS", GALA_QP_ADAPTIVE_RHO_ITERATIONS)
         .value("TIME", GALA_QP_ADAPTIVE_RHO_TIME);
+
+    nb::enum_<gala_qp_family>(m, "QPFamily", nb::is_arithmetic())
+        .value("RANDOM", GALA_QP_GEN_RANDOM)
+        .value("EQUALITY", GALA_QP_GEN_EQUALITY)
+        .value("CONTROL", GALA_QP_GEN_CONTROL)
+        .value("PORTFOLIO", GALA_QP_GEN_PORTFOLIO)
+        .value("LASSO", GALA_QP_GEN_LASSO)
+        .value("HUBER", GALA_QP_GEN_HUBER)
+        .value("SVM", GALA_QP_GEN_SVM)
+        .value("DOUBLE_INTEGRATOR", GALA_QP_GEN_DOUBLE_INTEGRATOR);
+    m.def("qp_family_name", [](int f) { return std::string(gala_qp_family_name((gala_qp_family)f)); });
+    m.attr("QPS_ALL_BOUND_ROWS") = GALA_QPS_ALL_BOUND_ROWS;
+    m.attr("QPS_STRICT") = GALA_QPS_STRICT;
+    m.def("read_qps", &read_qps, "path"_a, "flags"_a = 0,
+          "gala_qp_read_qps_ex: (problem, info) as dicts (CSC arrays, NumPy copies)");
+    m.def("qp_generate", &qp_generate, "family"_a, "n"_a, "seed"_a,
+          "gala_qp_generate: the problem as a dict (CSC arrays, NumPy copies)");
 
     m.def("backend_available", [](const std::string &b) { return bool(gala_backend_available(backend_of(b))); });
     m.def("device_list", &device_list, "gala_device_list: every device of every backend in this build");

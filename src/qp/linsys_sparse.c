@@ -342,7 +342,7 @@ static gala_status sparse_iterate(gala_qp_solver *s, int iters, int check, int a
                              ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
-    if (check || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));
+    if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));
     return GALA_OK;
 }
 

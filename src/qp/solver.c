@@ -410,7 +410,7 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_bin *c, int iters, i
         GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ADMM_ARGS));
         gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     }
-    if (check || final_status) {
+    if (check || adapt || final_status) { /* an adaptive-ρ step needs the residuals too */
         GALA_TRY(GALA_LAUNCH(s->ctx, kc, &d, ADMM_ARGS));
         gala_qp_prof(s, GALA_QP_PHASE_CHECK);
     }
@@ -1147,6 +1147,31 @@ static gala_status read_hstat(gala_qp_solver *s)
     return st;
 }
 
+/* After setup or a refactorization (gala_qp_update_matrices): a QP whose K the device found
+ * not positive definite has NON_CVX in its state; put it into info, so that gala_qp_get_info
+ * reports it before any solve (as OSQP's setup and update fail there), and a QP that was
+ * NON_CVX and factors now is UNSOLVED again. */
+static gala_status read_factor_status(gala_qp_solver *s)
+{
+    if (!s->nvalid) return GALA_OK;
+    const size_t nv = (size_t)s->nvalid;
+    int *stt = gala_malloc(sizeof(int) * nv * QP_NSTATE);
+    if (!stt) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    gala_status st = gala_buffer_read(s->b_state, 0, nv * QP_NSTATE, stt);
+    for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl) {
+        const int k = s->qp_of[sl];
+        if (s->host_status[k]) continue;
+        if (stt[sl * QP_NSTATE + QP_S_STATUS] == GALA_QP_NON_CVX) {
+            s->info[k].status = GALA_QP_NON_CVX;
+            s->info[k].obj_val = NAN;
+        } else if (s->info[k].status == GALA_QP_NON_CVX) {
+            s->info[k].status = GALA_QP_UNSOLVED;
+        }
+    }
+    gala_free(stt);
+    return st;
+}
+
 gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, int count,
                           const gala_qp_settings *settings, gala_qp_solver **solver)
 {
@@ -1178,6 +1203,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     gala_status st = setup_impl(s, problems);
     if (st == GALA_OK) st = gala_finish(ctx);
     if (st == GALA_OK) st = read_hstat(s);
+    if (st == GALA_OK) st = read_factor_status(s);
     gala_qp_prof(s, GALA_QP_PHASE_SETUP_OTHER);
     if (st != GALA_OK) {
         gala_qp_destroy(s);
@@ -1372,6 +1398,41 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     if (st == GALA_OK) st = read_real(s, s->b_vm, QP_V_L * mt_, 2 * mt_, (double *)j.ls);
     if (st == GALA_OK) st = read_real(s, s->b_vm, QP_V_E * mt_, mt_, (double *)j.E);
     if (st == GALA_OK) gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
+    /* as OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so
+     * that the next solve starts from them (its solution is where a warm start resumes) */
+    int npol = 0;
+    for (int k = 0; k < s->count; ++k) npol += s->slot[k] >= 0 && s->info[k].status_polish == 1;
+    if (st == GALA_OK && npol) {
+        double *tx = buf, *ty = buf + nt; /* buf holds nt + mt_ doubles at least */
+        int *list = gala_malloc(sizeof(int) * (size_t)npol);
+        gala_buffer *lb = NULL;
+        gala_kernel *kw = NULL;
+        if (!list) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+        npol = 0;
+        for (int k = 0; st == GALA_OK && k < s->count; ++k) {
+            const int sl = s->slot[k];
+            if (sl < 0 || s->info[k].status_polish != 1) continue;
+            const int *mt = s->meta + (size_t)sl * QP_NMETA;
+            memcpy(tx + mt[QP_M_XO], s->x + s->hxo[k], sizeof(double) * (size_t)mt[QP_M_N]);
+            memcpy(ty + mt[QP_M_ZO], s->y + s->hzo[k], sizeof(double) * (size_t)mt[QP_M_M]);
+            list[npol++] = sl;
+        }
+        /* XT and YPREV are scratch between solves; qp_warm reads them for the listed slots */
+        if (st == GALA_OK) st = gala_qp_write_real(s, s->b_vn, QP_V_XT * nt, nt, tx);
+        if (st == GALA_OK && mt_) st = gala_qp_write_real(s, s->b_vm, QP_V_YPREV * mt_, mt_, ty);
+        if (st == GALA_OK) st = gala_buffer_create(s->ctx, GALA_INT, (size_t)npol, &lb);
+        if (st == GALA_OK) st = gala_buffer_write(lb, 0, (size_t)npol, list);
+        if (st == GALA_OK) st = gala_qp_kernel(s, "qp_warm", &kw);
+        gala_dims d = qp_dims(npol, QP_UTIL_WG);
+        if (st == GALA_OK)
+            st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(s->b_meta), ga_buf(lb), ga_int(npol),
+                             ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn),
+                             ga_long((long long)nt), ga_buf(s->b_vm), ga_long((long long)mt_),
+                             ga_buf(s->b_info), ga_int(3));
+        if (st == GALA_OK) st = gala_finish(s->ctx);
+        gala_buffer_free(lb);
+        gala_free(list);
+    }
     gala_free(buf);
     return st;
 }
@@ -1478,7 +1539,8 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
         if (next - it > per_launch) next = it + per_launch;
         int k = next - it;
         int check = ct > 0 && next % ct == 0;
-        int adapt = interval > 0 && next % interval == 0 && next < set->max_iter;
+        /* as OSQP: ρ adapts at the last iteration too (for the next solve) */
+        int adapt = interval > 0 && next % interval == 0;
         int fin = next == set->max_iter ? GALA_QP_MAX_ITER_REACHED : 0;
         GALA_TRY(s->ls->iterate(s, k, check, adapt, fin));
         it = next;
@@ -1869,6 +1931,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     if (st == GALA_OK) st = s->ls->refactor(s, 1);
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = read_hstat(s);
+    if (st == GALA_OK) st = read_factor_status(s);
     s->update_time = gala_now() - t0;
     return st;
 }

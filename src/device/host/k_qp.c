@@ -133,6 +133,20 @@ static HQP_INLINE REAL SUF(row_absmax)(int k0, int k1, const int *restrict idx,
     return mx;
 }
 
+/* the same over the entries of row j of the full symmetric P with idx[k] <= j only: column j
+ * of P's upper triangle (P is symmetric), which is what OSQP 1.x's scale_data measures */
+static HQP_INLINE REAL SUF(triu_col_absmax)(int k0, int k1, int j, const int *restrict idx,
+                                            const REAL *restrict val, const REAL *restrict vec,
+                                            REAL f, int *nan)
+{
+    REAL mx = 0;
+    int bad = 0;
+    for (int k = k0; k < k1; ++k)
+        if (idx[k] <= j) HQP_NANMAX(mx, bad, SUF(qabs)(f * val[k] * vec[idx[k]]));
+    *nan |= bad;
+    return mx;
+}
+
 /* Dt and Et of one QP: the limited norms first, then 1/√ in a loop of its own (vectorized) */
 HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
 {
@@ -143,7 +157,7 @@ HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
     for (int j = 0; j < n; ++j) {
         int nan = 0;
         const REAL dj = D[j];
-        REAL mx = SUF(row_absmax)(Pp[j], Pp[j + 1], Pc, Pv, D, c * dj, &nan);
+        REAL mx = SUF(triu_col_absmax)(Pp[j], Pp[j + 1], j, Pc, Pv, D, c * dj, &nan);
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) HQP_NANMAX(mx, nan, SUF(qabs)(E[Tc[k]] * Tv[k] * dj));
         Dt[j] = SUF(limit)(SUF(nanmax_end)(mx, nan));
     }
@@ -181,7 +195,7 @@ static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
         for (int j = 0; j < n; ++j) {
             int nan = 0;
             const REAL cd = c * D[j];
-            sum += SUF(nanmax_end)(SUF(row_absmax)(Pp[j], Pp[j + 1], Pc, Pv, D, cd, &nan), nan);
+            sum += SUF(nanmax_end)(SUF(triu_col_absmax)(Pp[j], Pp[j + 1], j, Pc, Pv, D, cd, &nan), nan);
             HQP_NANMAX(qn, qnan, SUF(qabs)(cd * q[j]));
         }
         REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(SUF(nanmax_end)(qn, qnan)));
@@ -1418,63 +1432,77 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     inf[QP_I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
     inf[QP_I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
     inf[QP_I_GAP] = cinv * (xpx + qx + sup);
-    int status = 0;
-    if (!(prim <= (REAL)QP_INFTY) || !(dual <= (REAL)QP_INFTY)) {
-        status = 9;
-    } else {
-        for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
-            const REAL f = pass ? (REAL)10 : (REAL)1;
-            const REAL ea = f * eps_abs, er = f * eps_rel, epi = f * eps_pinf, edi = f * eps_dinf;
-            int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
-            if (m > 0) {
-                prim_ok = prim < ea + er * ptol;
-                if (!prim_ok && ndy > (REAL)QP_DIVTOL && lhs < 0) pinf = atdyn < epi * ndy;
+    /* the status: at a termination check (check) and at the last iteration (final_status);
+     * `exact` is that of the exact tolerances, before the ×10 pass of the final check */
+    const int check = HINT(21);
+    int status = 0, exact = 0;
+    if (check || final_status) {
+        if (!(prim <= (REAL)QP_INFTY) || !(dual <= (REAL)QP_INFTY)) {
+            status = exact = 9;
+        } else {
+            for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
+                const REAL f = pass ? (REAL)10 : (REAL)1;
+                const REAL ea = f * eps_abs, er = f * eps_rel, epi = f * eps_pinf, edi = f * eps_dinf;
+                int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
+                if (m > 0) {
+                    prim_ok = prim < ea + er * ptol;
+                    if (!prim_ok && ndy > (REAL)QP_DIVTOL && lhs < 0) pinf = atdyn < epi * ndy;
+                }
+                const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * dtol;
+                if (!dual_ok && ndx > (REAL)QP_DIVTOL && qdx < 0 && pdxn < (U ? c : (REAL)1) * edi * ndx)
+                    dinf = viol[pass] == 0;
+                if (dualgap) {
+                    const REAL s = U ? cinv : (REAL)1;
+                    const REAL gtol = ea + er * s * SUF(qmax)(SUF(qabs)(xpx), SUF(qmax)(SUF(qabs)(qx), SUF(qabs)(sup)));
+                    gap_ok = SUF(qabs)(s * (xpx + qx + sup)) < gtol;
+                }
+                if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
+                else if (pinf) status = pass ? 4 : 3;
+                else if (dinf) status = pass ? 6 : 5;
+                if (!pass) exact = status;
             }
-            const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * dtol;
-            if (!dual_ok && ndx > (REAL)QP_DIVTOL && qdx < 0 && pdxn < (U ? c : (REAL)1) * edi * ndx)
-                dinf = viol[pass] == 0;
-            if (dualgap) {
-                const REAL s = U ? cinv : (REAL)1;
-                const REAL gtol = ea + er * s * SUF(qmax)(SUF(qabs)(xpx), SUF(qmax)(SUF(qabs)(qx), SUF(qabs)(sup)));
-                gap_ok = SUF(qabs)(s * (xpx + qx + sup)) < gtol;
-            }
-            if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
-            else if (pinf) status = pass ? 4 : 3;
-            else if (dinf) status = pass ? 6 : 5;
+            if (!status && final_status) status = final_status;
         }
-        if (!status && final_status) status = final_status;
+        st[QP_S_STATUS] = status;
     }
-    st[QP_S_STATUS] = status;
-    if (!status && adapt) {
-        const REAL pn = prims / (ptols + (REAL)QP_DIVTOL);
-        const REAL dn = duals / (dtols + (REAL)QP_DIVTOL);
-        REAL rn = rho * (REAL)sqrt((double)(pn / dn));
-        rn = rn < (REAL)QP_RHO_MIN ? (REAL)QP_RHO_MIN : (rn > (REAL)QP_RHO_MAX ? (REAL)QP_RHO_MAX : rn);
-        if (rn == rn) {
-            inf[QP_I_RHOEST] = rn;
-            if (rn > rho * rho_tol || rn < rho / rho_tol) {
-                if (nrungs > 0) {
-                    int best = st[QP_S_RUNG];
-                    REAL bd = (REAL)QP_INFTY;
-                    for (int k = 0; k < nrungs; ++k) {
-                        if (!rungok[k]) continue;
-                        const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
-                        const REAL dist = r1 > r2 ? r1 : r2;
-                        if (dist < bd) { bd = dist; best = k; }
-                    }
-                    if (best != st[QP_S_RUNG]) {
-                        st[QP_S_RUNG] = best;
-                        inf[QP_I_RHO] = lrho[best];
-                        st[QP_S_RHOUPD] += 1;
-                    }
-                } else {
-                    inf[QP_I_RHO] = rn;
-                    refac[b] = 1;
+    /* adaptive ρ, as OSQP: at every adaptive_rho_interval-th iteration whether or not it is a
+     * termination check, after the check and only if it did not stop the QP, the last
+     * iteration included (the new ρ then serves the next solve). OSQP's clamp: NaN gives
+     * OSQP_RHO_MIN. */
+    const REAL pn = prims / (ptols + (REAL)QP_DIVTOL);
+    const REAL dn = duals / (dtols + (REAL)QP_DIVTOL);
+    const REAL ratio = (REAL)sqrt((double)(pn / dn));
+    if (!exact && adapt) {
+        REAL rn = rho * ratio;
+        rn = rn > (REAL)QP_RHO_MIN ? rn : (REAL)QP_RHO_MIN;
+        rn = rn < (REAL)QP_RHO_MAX ? rn : (REAL)QP_RHO_MAX;
+        if (rn > rho * rho_tol || rn < rho / rho_tol) {
+            if (nrungs > 0) {
+                int best = st[QP_S_RUNG];
+                REAL bd = (REAL)QP_INFTY;
+                for (int k = 0; k < nrungs; ++k) {
+                    if (!rungok[k]) continue;
+                    const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
+                    const REAL dist = r1 > r2 ? r1 : r2;
+                    if (dist < bd) { bd = dist; best = k; }
+                }
+                if (best != st[QP_S_RUNG]) {
+                    st[QP_S_RUNG] = best;
+                    inf[QP_I_RHO] = lrho[best];
                     st[QP_S_RHOUPD] += 1;
                 }
+            } else {
+                inf[QP_I_RHO] = rn;
+                refac[b] = 1;
+                st[QP_S_RHOUPD] += 1;
             }
         }
     }
+    /* info.rho_estimate: OSQP's estimate at the end of a solve, from the last iterate and
+     * the ρ then in use; every check keeps it current */
+    REAL re = inf[QP_I_RHO] * ratio;
+    re = re > (REAL)QP_RHO_MIN ? re : (REAL)QP_RHO_MIN;
+    inf[QP_I_RHOEST] = re < (REAL)QP_RHO_MAX ? re : (REAL)QP_RHO_MAX;
 }
 
 /* Bytes of admm_one's scratch for a QP of n variables and m rows: ρ and ρ∘z − y per row,
