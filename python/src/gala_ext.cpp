@@ -175,6 +175,12 @@ struct Buffer {
         if (buf) gala_buffer_free(buf);
     }
     gala_context *ctx() const { return nb::cast<Context &>(context).ctx; }
+    // The live buffer, or ValueError naming it once free() was called.
+    gala_buffer *get(const std::string &name) const
+    {
+        if (!buf) throw nb::value_error((name + ": the buffer has been freed").c_str());
+        return buf;
+    }
 };
 
 // Elements of a contiguous array (C or Fortran order), or -1 when it is not contiguous.
@@ -197,9 +203,15 @@ long long contiguous_count(const AnyArray &a)
     return (c || f) ? (long long)n : -1;
 }
 
+Context &context_arg(nb::handle context)
+{
+    if (!nb::isinstance<Context>(context)) throw nb::type_error("context: expected a gala.Context");
+    return nb::cast<Context &>(context);
+}
+
 Buffer *buffer_create(nb::object context, const std::string &dtype, size_t count)
 {
-    Context &c = nb::cast<Context &>(context);
+    Context &c = context_arg(context);
     gala_dtype dt = dtype == "float32" ? GALA_FLOAT
                     : dtype == "float64" ? GALA_DOUBLE
                     : dtype == "int32" ? GALA_INT
@@ -212,15 +224,21 @@ Buffer *buffer_create(nb::object context, const std::string &dtype, size_t count
 }
 
 // Wrap an array's memory: host memory on the host backend, CUDA memory on the CUDA backend
-// (the device must be the context's). The array must be contiguous and writable unless
-// readonly is set.
-Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string &name)
+// (the device must be the context's). The array must be contiguous, and writable unless
+// readonly is set (then gala must only read the buffer: the caller's promise).
+Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string &name, bool readonly)
 {
-    Context &c = nb::cast<Context &>(context);
+    Context &c = context_arg(context);
     AnyArray a;
     if (!nb::try_cast(array_obj, a))
         value_error(name + ": not an array (NumPy, PyTorch, CuPy, JAX or another DLPack or "
                            "buffer-protocol array)");
+    if (!readonly) {
+        nb::ndarray<> w;
+        if (!nb::try_cast(array_obj, w))
+            value_error(name + ": the array is read-only (pass readonly=True for a buffer that "
+                               "gala only reads)");
+    }
     gala_device_info di;
     check(gala_context_info(c.ctx, &di), c.ctx);
     const int dev = a.device_type();
@@ -244,36 +262,58 @@ Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string 
     return b.release();
 }
 
-template <class T> void host_span_check(const Buffer &b, size_t offset, size_t count, const char *fn)
+void host_span_check(gala_buffer *buf, size_t offset, size_t count, const char *fn)
 {
-    if (offset > gala_buffer_count(b.buf) || count > gala_buffer_count(b.buf) - offset)
-        value_error(std::string(fn) + ": elements " + std::to_string(offset) + ".." +
-                    std::to_string(offset + count) + " outside the buffer of " +
-                    std::to_string(gala_buffer_count(b.buf)));
+    const size_t have = gala_buffer_count(buf);
+    if (offset > have || count > have - offset)
+        value_error(std::string(fn) + ": offset " + std::to_string(offset) + " + " +
+                    std::to_string(count) + " elements run past the buffer of " +
+                    std::to_string(have));
 }
 
+std::string dtype_str(const nb::dlpack::dtype &t)
+{
+    const char *k = t.code == (uint8_t)nb::dlpack::dtype_code::Float ? "float"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::Int ? "int"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::UInt ? "uint"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::Complex ? "complex"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::Bool ? "bool"
+                                                                       : "other";
+    return std::string(k) + std::to_string((int)t.bits);
+}
+
+void same_dtype(const nb::dlpack::dtype &t, gala_buffer *buf, const char *what)
+{
+    if (dtype_of(t) != gala_buffer_dtype(buf))
+        value_error(std::string(what) + ": dtype " + dtype_str(t) + " differs from the buffer's " +
+                    gala_dtype_name(gala_buffer_dtype(buf)));
+}
+
+// src is read through a contiguous copy where it is not contiguous (nanobind converts it);
+// dst must be the caller's own C-contiguous, writable array (noconvert: a converted copy
+// would take the data and be dropped).
 void buffer_write(Buffer &b, size_t offset, nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu> src)
 {
-    if (dtype_of(src.dtype()) != gala_buffer_dtype(b.buf))
-        value_error("Buffer.write: the array's dtype differs from the buffer's");
-    host_span_check<void>(b, offset, src.size(), "Buffer.write");
+    gala_buffer *buf = b.get("Buffer.write");
+    same_dtype(src.dtype(), buf, "src");
+    host_span_check(buf, offset, src.size(), "Buffer.write");
     gala_status st;
     {
         nb::gil_scoped_release nogil;
-        st = gala_buffer_write(b.buf, offset, src.size(), src.data());
+        st = gala_buffer_write(buf, offset, src.size(), src.data());
     }
     check(st, b.ctx());
 }
 
 void buffer_read(const Buffer &b, size_t offset, nb::ndarray<nb::c_contig, nb::device::cpu> dst)
 {
-    if (dtype_of(dst.dtype()) != gala_buffer_dtype(b.buf))
-        value_error("Buffer.read: the array's dtype differs from the buffer's");
-    host_span_check<void>(b, offset, dst.size(), "Buffer.read");
+    gala_buffer *buf = b.get("Buffer.read");
+    same_dtype(dst.dtype(), buf, "dst");
+    host_span_check(buf, offset, dst.size(), "Buffer.read");
     gala_status st;
     {
         nb::gil_scoped_release nogil;
-        st = gala_buffer_read(b.buf, offset, dst.size(), dst.data());
+        st = gala_buffer_read(buf, offset, dst.size(), dst.data());
     }
     check(st, b.ctx());
 }
@@ -289,9 +329,26 @@ IntOut int_array(size_t n)
     return IntOut(p, {n}, owner);
 }
 
+// A buffer argument of a dense routine: live, and of the context the call runs on (the C
+// library checks the latter too; here the message names the Python argument).
+gala_buffer *dense_buf(const Context &c, const Buffer &b, const char *name)
+{
+    gala_buffer *buf = b.get(name);
+    if (nb::cast<Context &>(b.context).ctx != c.ctx)
+        value_error(std::string(name) + ": a buffer of another context than the one given");
+    return buf;
+}
+
+void check_batch(int batch)
+{
+    if (batch < 0) value_error("batch = " + std::to_string(batch) + " < 0");
+}
+
 IntOut potrf_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda, size_t a_stride,
                      int batch)
 {
+    dense_buf(c, A, "A");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch);
     gala_status st;
     {
@@ -306,6 +363,8 @@ IntOut potrf_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int l
 void potrs_batched(Context &c, int uplo, int n, int nrhs, const Buffer &A, size_t a_off, int lda,
                    size_t a_stride, Buffer &B, size_t b_off, int ldb, size_t b_stride, int batch)
 {
+    dense_buf(c, A, "A");
+    dense_buf(c, B, "B");
     gala_status st;
     {
         nb::gil_scoped_release nogil;
@@ -319,6 +378,8 @@ void potrs_batched(Context &c, int uplo, int n, int nrhs, const Buffer &A, size_
 IntOut potri_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda, size_t a_stride,
                      int batch)
 {
+    dense_buf(c, A, "A");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch);
     gala_status st;
     {
@@ -333,6 +394,9 @@ IntOut potri_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int l
 IntOut trtri_batched(Context &c, int uplo, int diag, int n, const Buffer &A, size_t a_off, int lda,
                      size_t a_stride, Buffer &B, size_t b_off, int ldb, size_t b_stride, int batch)
 {
+    dense_buf(c, A, "A");
+    dense_buf(c, B, "B");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch);
     gala_status st;
     {
@@ -347,6 +411,8 @@ IntOut trtri_batched(Context &c, int uplo, int diag, int n, const Buffer &A, siz
 std::tuple<IntOut, IntOut> ldlt_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda,
                                         size_t a_stride, int batch)
 {
+    dense_buf(c, A, "A");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch), inertia = int_array(2 * (size_t)batch);
     gala_status st;
     {
@@ -486,8 +552,8 @@ struct QPSolver {
     }
     void setup(nb::object context_, std::vector<gala_qp_problem> &pb, const gala_qp_settings &set)
     {
+        gala_context *c = context_arg(context_).ctx;
         context = context_;
-        gala_context *c = ctx();
         gala_qp_settings s2 = set;
         s2.progress = check_signals;
         s2.progress_user = &interrupted;
@@ -797,11 +863,11 @@ NB_MODULE(_ext, m)
         .def_static("create", &buffer_create, "context"_a, "dtype"_a, "count"_a,
                     nb::rv_policy::take_ownership)
         .def_static("wrap", &buffer_wrap, "context"_a, "array"_a, "name"_a = "array",
-                    nb::rv_policy::take_ownership)
+                    "readonly"_a = false, nb::rv_policy::take_ownership)
         .def("write", &buffer_write, "offset"_a, "src"_a)
-        .def("read", &buffer_read, "offset"_a, "dst"_a)
-        .def_prop_ro("count", [](const Buffer &b) { return gala_buffer_count(b.buf); })
-        .def_prop_ro("dtype", [](const Buffer &b) { return std::string(gala_dtype_name(gala_buffer_dtype(b.buf))); })
+        .def("read", &buffer_read, "offset"_a, "dst"_a.noconvert())
+        .def_prop_ro("count", [](const Buffer &b) { return gala_buffer_count(b.get("Buffer.count")); })
+        .def_prop_ro("dtype", [](const Buffer &b) { return std::string(gala_dtype_name(gala_buffer_dtype(b.get("Buffer.dtype")))); })
         .def("free", [](Buffer &b) {
             if (b.buf) gala_buffer_free(b.buf);
             b.buf = nullptr;
@@ -836,8 +902,9 @@ NB_MODULE(_ext, m)
         .def_prop_ro("n", [](const QPSolver &s) { return s.n; })
         .def_prop_ro("m", [](const QPSolver &s) { return s.m; })
         .def("infos", &qp_infos, "every QP's gala_qp_info, as a dict of arrays")
-        .def("solutions", &qp_solutions, "x"_a.none(), "y"_a.none())
-        .def("certificates", &qp_certificates, "k"_a, "prim_inf_cert"_a, "dual_inf_cert"_a)
+        .def("solutions", &qp_solutions, "x"_a.none().noconvert(), "y"_a.none().noconvert())
+        .def("certificates", &qp_certificates, "k"_a, "prim_inf_cert"_a.noconvert(),
+             "dual_inf_cert"_a.noconvert())
         .def("update_vectors", &qp_update_vectors, "k"_a, "q"_a.none(), "l"_a.none(), "u"_a.none())
         .def("update_matrices", &qp_update_matrices, "k"_a, "Px"_a.none(), "Ax"_a.none())
         .def("update_rho", [](QPSolver &s, int k, double rho) { check(gala_qp_update_rho(s.s, k, rho), s.ctx()); })
