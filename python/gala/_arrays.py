@@ -159,13 +159,16 @@ def symmetrize(a: Any, lower: bool) -> None:
 
 
 def diagonal_copy(a: Any) -> Any:
-    """The diagonals of a (…×n×n) as a new (…×n) array of the same kind."""
+    """The diagonals of a (…×n×n) as a new (…×n) array of the same kind (a copy always:
+    ascontiguousarray would return the diagonal view itself where it is contiguous, n = 1,
+    and the caller then overwrites the diagonal)."""
     if framework(a) == "torch":
-        return a.diagonal(dim1=-2, dim2=-1).clone()
+        import torch
+        return a.diagonal(dim1=-2, dim2=-1).clone(memory_format=torch.contiguous_format)
     if framework(a) == "cupy":
         import cupy
-        return cupy.ascontiguousarray(cupy.diagonal(a, axis1=-2, axis2=-1))
-    return np.ascontiguousarray(np.diagonal(a, axis1=-2, axis2=-1))
+        return cupy.array(cupy.diagonal(a, axis1=-2, axis2=-1), order="C", copy=True)
+    return np.array(np.diagonal(a, axis1=-2, axis2=-1), order="C", copy=True)
 
 
 def context_for(arrays: list, context: Optional[_ext.Context], names: list) -> Tuple[_ext.Context, bool]:
