@@ -103,6 +103,13 @@ def contiguous_copy(a: Any, dtype: str) -> Any:
     return np.array(a, dtype=dtype, order="C", copy=True)
 
 
+def has_dtype(a: Any, dtype: str) -> bool:
+    """Whether a's elements are exactly ``dtype`` ('float32', ...), in native byte order."""
+    if framework(a) == "numpy":
+        return np.dtype(a.dtype) == np.dtype(dtype)
+    return dtype_name(a) == dtype
+
+
 def is_c_contiguous(a: Any) -> bool:
     fw = framework(a)
     if fw == "torch":
@@ -112,8 +119,13 @@ def is_c_contiguous(a: Any) -> bool:
 
 
 def writable(a: Any) -> bool:
-    if framework(a) == "jax":
+    """Whether gala may write into a's memory: not JAX (immutable), not a read-only NumPy
+    array, not a PyTorch tensor that requires grad (autograd would not see the write)."""
+    fw = framework(a)
+    if fw == "jax":
         return False
+    if fw == "torch":
+        return not a.requires_grad
     flags = getattr(a, "flags", None)
     return flags is None or bool(flags.writeable if hasattr(flags, "writeable") else True)
 
