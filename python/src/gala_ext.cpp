@@ -218,7 +218,14 @@ Buffer *buffer_create(nb::object context, const std::string &dtype, size_t count
                                        : (gala_dtype)0;
     if (!dt) value_error("dtype: '" + dtype + "' is not one of float32, float64, int32");
     auto b = std::make_unique<Buffer>();
-    check(gala_buffer_create(c.ctx, dt, count, &b->buf), c.ctx);
+    const gala_status st = gala_buffer_create(c.ctx, dt, count, &b->buf);
+    if (st != GALA_OK) {
+        // gala's message with the argument named: "count = N (dtype): <message>"
+        nb::object exc = nb::module_::import_("gala._errors").attr("error_for")(
+            int(st), "count = " + std::to_string(count) + " (" + dtype + "): " + gala_last_error(c.ctx));
+        PyErr_SetObject((PyObject *)Py_TYPE(exc.ptr()), exc.ptr());
+        throw nb::python_error();
+    }
     b->context = context;
     return b.release();
 }
@@ -255,6 +262,8 @@ Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string 
     long long n = contiguous_count(a);
     if (n < 0) value_error(name + ": the array must be contiguous");
     if (n == 0) value_error(name + ": the array is empty");
+    if ((uintptr_t)a.data() % (a.dtype().bits / 8) != 0)
+        value_error(name + ": the array's memory is not aligned to its element size");
     auto b = std::make_unique<Buffer>();
     check(gala_buffer_wrap(c.ctx, dt, (size_t)n, const_cast<void *>(a.data()), &b->buf), c.ctx);
     b->context = context;
@@ -442,6 +451,37 @@ enum {
     QS_COUNT
 };
 
+// A setting's value from Python: an int, float, bool or NumPy scalar (not a string, None or
+// a sequence), as the double gala_qp_settings_set checks against the table (range, and
+// integral for int, bool and enum rows).
+double setting_value(nb::handle v, const char *name)
+{
+    PyObject *o = v.ptr();
+    bool number = PyLong_Check(o) || PyFloat_Check(o);
+    if (!number && o != Py_None && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+        !PyByteArray_Check(o) && !PyList_Check(o) && !PyTuple_Check(o) && !PyDict_Check(o) &&
+        (PyObject_HasAttrString(o, "__float__") || PyIndex_Check(o))) {
+        number = true; // NumPy scalars and 0-D arrays; not arrays of one or more dimensions
+        if (PyObject_HasAttrString(o, "ndim")) {
+            nb::object nd = v.attr("ndim");
+            number = PyLong_Check(nd.ptr()) && PyLong_AsLong(nd.ptr()) == 0;
+        }
+    }
+    if (!number)
+        throw nb::type_error((std::string(name) + ": expected a number, got " +
+                              nb::cast<std::string>(nb::str(nb::handle((PyObject *)Py_TYPE(o)).attr("__name__"))))
+                                 .c_str());
+    const double d = PyFloat_Check(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            value_error(std::string(name) + ": " + nb::cast<std::string>(nb::repr(v)) + " is out of range");
+        }
+        throw nb::python_error();
+    }
+    return d;
+}
+
 void bind_settings(nb::module_ &m)
 {
     auto cls = nb::class_<gala_qp_settings>(m, "QPSettings",
@@ -455,13 +495,35 @@ void bind_settings(nb::module_ &m)
     cls.def_prop_rw(                                                                               \
         #name,                                                                                     \
         [](const gala_qp_settings &s) { return (py_type<GALA_QP_SETTING_##kind>::type)s.name; },   \
-        [](gala_qp_settings &s, py_type<GALA_QP_SETTING_##kind>::type v) {                         \
-            check(gala_qp_settings_set(&s, QS_##name, (double)v), nullptr);                        \
+        [](gala_qp_settings &s, nb::handle v) {                                                    \
+            check(gala_qp_settings_set(&s, QS_##name, setting_value(v, #name)), nullptr);          \
         },                                                                                         \
         help);
     GALA_QP_SETTINGS(QS_BIND_)
 #undef QS_BIND_
     cls.def("__copy__", [](const gala_qp_settings &s) { return s; });
+    // Assigning a name that is not a setting raises gala._errors.UnknownSettingError (a
+    // ValueError and an AttributeError) instead of a bare AttributeError.
+    cls.def(
+        "__setattr__",
+        [](nb::handle self, nb::handle name, nb::handle value) {
+            if (!PyUnicode_Check(name.ptr())) throw nb::type_error("attribute name must be a string");
+            const std::string n = nb::cast<std::string>(name);
+            if (n.rfind("__", 0) != 0) {
+                int idx = -1;
+                const gala_qp_setting_desc *d = nullptr;
+                if (gala_qp_settings_find(n.c_str(), &idx) != GALA_OK ||
+                    gala_qp_settings_field(idx, &d) != GALA_OK || n != d->name) {
+                    nb::object exc = nb::module_::import_("gala._errors").attr("UnknownSettingError")(
+                        "'" + n + "' is not a setting (gala.qp_settings_table() lists them)");
+                    PyErr_SetObject((PyObject *)Py_TYPE(exc.ptr()), exc.ptr());
+                    throw nb::python_error();
+                }
+                if (value.is_none()) throw nb::type_error((n + ": expected a number, got None").c_str());
+            }
+            if (PyObject_GenericSetAttr(self.ptr(), name.ptr(), value.ptr()) != 0) throw nb::python_error();
+        },
+        "name"_a, "value"_a.none());
 }
 
 std::vector<nb::dict> settings_table()
@@ -862,7 +924,7 @@ NB_MODULE(_ext, m)
     nb::class_<Buffer>(m, "Buffer", "gala_buffer: typed device memory of a context")
         .def_static("create", &buffer_create, "context"_a, "dtype"_a, "count"_a,
                     nb::rv_policy::take_ownership)
-        .def_static("wrap", &buffer_wrap, "context"_a, "array"_a, "name"_a = "array",
+        .def_static("wrap", &buffer_wrap, "context"_a, "array"_a.none(), "name"_a = "array",
                     "readonly"_a = false, nb::rv_policy::take_ownership)
         .def("write", &buffer_write, "offset"_a, "src"_a)
         .def("read", &buffer_read, "offset"_a, "dst"_a.noconvert())
