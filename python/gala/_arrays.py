@@ -42,15 +42,28 @@ def is_device(a: Any) -> bool:
 
 
 def to_host(a: Any, name: str, dtype=None) -> np.ndarray:
-    """A NumPy array of a host input (lists, NumPy, CPU tensors), refusing device arrays."""
+    """A NumPy array of a host input (lists, NumPy, CPU tensors), refusing device arrays.
+    With ``dtype`` (a real type): converted to it, refusing complex numbers, strings, dates
+    and other non-real data (NumPy would drop an imaginary part or parse strings)."""
+    if a is None:
+        raise TypeError(f"{name}: expected an array, got None")
     if is_device(a):
         raise ValueError(f"{name}: a CUDA array where a host array is needed")
     if framework(a) == "torch":
-        a = a.detach().numpy()
+        a = a.detach().resolve_conj().resolve_neg().numpy()
     try:
-        return np.asarray(a, dtype=dtype)
+        arr = np.asarray(a)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{name}: cannot be read as an array of numbers ({e})") from None
+    if dtype is None:
+        return arr
+    if arr.dtype.kind not in "biufO":
+        raise TypeError(f"{name}: dtype {arr.dtype} cannot be read as {np.dtype(dtype).name}")
+    try:
+        out = arr.astype(dtype, copy=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{name}: cannot be read as an array of numbers ({e})") from None
+    return out
 
 
 def dtype_name(a: Any) -> str:
