@@ -169,6 +169,9 @@ def cho_solve(c_and_lower: Tuple[Array, bool], b: Array, *, overwrite_b: bool = 
     except (TypeError, ValueError):
         raise TypeError("c_and_lower: expected a pair (c, lower), as scipy.linalg.cho_solve "
                         "takes") from None
+    if isinstance(c_and_lower, np.ndarray) or np.ndim(lower) != 0:
+        raise TypeError("c_and_lower: expected a pair (c, lower) with lower a bool, as "
+                        "scipy.linalg.cho_solve takes")
     lower = bool(lower)
     c = _operand(c, "c")
     b = _operand(b, "b")
