@@ -327,7 +327,7 @@ class OSQP:
         items = [(n, m, *_csc.arrays(Pc, "P"), qv, *_csc.arrays(Ac, "A"), lv, uv, 0.0)]
         self._solver = _ext.QPSolver.setup(ctx, items, self.settings)
         self.settings = self._solver.get_settings()
-        self._P, self._A = Pc, Ac
+        self._P, self._A = Pc.copy(), Ac.copy()  # update() writes their values: not the caller's
         self._q, self._l, self._u = qv, lv, uv
         info = self._solver.infos()
         if int(info["status_val"][0]) == int(_ext.QPStatus.INVALID_DATA):
