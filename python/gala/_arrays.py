@@ -42,15 +42,28 @@ def is_device(a: Any) -> bool:
 
 
 def to_host(a: Any, name: str, dtype=None) -> np.ndarray:
-    """A NumPy array of a host input (lists, NumPy, CPU tensors), refusing device arrays."""
+    """A NumPy array of a host input (lists, NumPy, CPU tensors), refusing device arrays.
+    With ``dtype`` (a real type): converted to it, refusing complex numbers, strings, dates
+    and other non-real data (NumPy would drop an imaginary part or parse strings)."""
+    if a is None:
+        raise TypeError(f"{name}: expected an array, got None")
     if is_device(a):
         raise ValueError(f"{name}: a CUDA array where a host array is needed")
     if framework(a) == "torch":
-        a = a.detach().numpy()
+        a = a.detach().resolve_conj().resolve_neg().numpy()
     try:
-        return np.asarray(a, dtype=dtype)
+        arr = np.asarray(a)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{name}: cannot be read as an array of numbers ({e})") from None
+    if dtype is None:
+        return arr
+    if arr.dtype.kind not in "biufO":
+        raise TypeError(f"{name}: dtype {arr.dtype} cannot be read as {np.dtype(dtype).name}")
+    try:
+        out = arr.astype(dtype, copy=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{name}: cannot be read as an array of numbers ({e})") from None
+    return out
 
 
 def to_numpy(a: Any, name: str, dtype=None) -> np.ndarray:
@@ -115,6 +128,13 @@ def contiguous_copy(a: Any, dtype: str) -> Any:
     return np.array(a, dtype=dtype, order="C", copy=True)
 
 
+def has_dtype(a: Any, dtype: str) -> bool:
+    """Whether a's elements are exactly ``dtype`` ('float32', ...), in native byte order."""
+    if framework(a) == "numpy":
+        return np.dtype(a.dtype) == np.dtype(dtype)
+    return dtype_name(a) == dtype
+
+
 def is_c_contiguous(a: Any) -> bool:
     fw = framework(a)
     if fw == "torch":
@@ -124,8 +144,13 @@ def is_c_contiguous(a: Any) -> bool:
 
 
 def writable(a: Any) -> bool:
-    if framework(a) == "jax":
+    """Whether gala may write into a's memory: not JAX (immutable), not a read-only NumPy
+    array, not a PyTorch tensor that requires grad (autograd would not see the write)."""
+    fw = framework(a)
+    if fw == "jax":
         return False
+    if fw == "torch":
+        return not a.requires_grad
     flags = getattr(a, "flags", None)
     return flags is None or bool(flags.writeable if hasattr(flags, "writeable") else True)
 
@@ -171,13 +196,16 @@ def symmetrize(a: Any, lower: bool) -> None:
 
 
 def diagonal_copy(a: Any) -> Any:
-    """The diagonals of a (…×n×n) as a new (…×n) array of the same kind."""
+    """The diagonals of a (…×n×n) as a new (…×n) array of the same kind (a copy always:
+    ascontiguousarray would return the diagonal view itself where it is contiguous, n = 1,
+    and the caller then overwrites the diagonal)."""
     if framework(a) == "torch":
-        return a.diagonal(dim1=-2, dim2=-1).clone()
+        import torch
+        return a.diagonal(dim1=-2, dim2=-1).clone(memory_format=torch.contiguous_format)
     if framework(a) == "cupy":
         import cupy
-        return cupy.ascontiguousarray(cupy.diagonal(a, axis1=-2, axis2=-1))
-    return np.ascontiguousarray(np.diagonal(a, axis1=-2, axis2=-1))
+        return cupy.array(cupy.diagonal(a, axis1=-2, axis2=-1), order="C", copy=True)
+    return np.array(np.diagonal(a, axis1=-2, axis2=-1), order="C", copy=True)
 
 
 def context_for(arrays: list, context: Optional[_ext.Context], names: list) -> Tuple[_ext.Context, bool]:

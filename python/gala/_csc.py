@@ -9,23 +9,56 @@ import scipy.sparse as spa
 Csc = Tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
+def _check_sparse(M: Any, name: str) -> None:
+    """Refuse a malformed SciPy sparse matrix (indices out of range, pointers not
+    increasing, arrays of the wrong lengths: SciPy's own conversions would read or write
+    past its arrays) and non-real values, naming ``name``."""
+    if np.dtype(M.dtype).kind not in "biuf":
+        raise TypeError(f"{name}: dtype {M.dtype} is not supported (real values)")
+    try:
+        if M.format in ("csr", "csc", "bsr"):
+            M.check_format(full_check=True)
+        elif M.format == "coo":
+            coords = tuple(getattr(M, "coords", (M.row, M.col)))
+            if len(coords) != 2 or any(len(c) != len(M.data) for c in coords):
+                raise ValueError("row, col and data differ in length")
+            for c, dim, what in zip(coords, M.shape, ("row", "column")):
+                if len(c) and (int(c.min()) < 0 or int(c.max()) >= dim):
+                    raise ValueError(f"a {what} index outside 0..{dim - 1}")
+    except ValueError as e:
+        raise ValueError(f"{name}: malformed sparse matrix ({e})") from None
+
+
+def rows(M: Any, name: str) -> int:
+    """The number of rows of a matrix argument (0 for None), refusing what is not 2-D."""
+    if M is None:
+        return 0
+    if not spa.issparse(M) and not (hasattr(M, "shape") and hasattr(M, "dtype")):
+        from . import _arrays
+        M = _arrays.to_host(M, name)
+    shape = tuple(M.shape)
+    if len(shape) != 2:
+        raise ValueError(f"{name}: expected a 2-D matrix, got shape {shape}")
+    return int(shape[0])
+
+
 def to_csc(M: Any, shape: Tuple[int, int], name: str, *, upper: bool = False,
            dense_ok: bool = True) -> spa.csc_matrix:
     """A SciPy CSC matrix of ``shape`` from M (SciPy sparse, dense array-like, or None for an
     empty one); ``upper``: its upper triangle (entries below the diagonal dropped, as OSQP
     does for P). Indices sorted, duplicates summed; explicit zeros kept (they hold a place
-    in the pattern that updates of the values refer to)."""
+    in the pattern that updates of the values refer to). Malformed sparse matrices, complex
+    values and arrays that are not 2-D are refused, naming ``name``."""
     if M is None:
         return spa.csc_matrix(shape, dtype=np.float64)
     if spa.issparse(M):
+        _check_sparse(M, name)
         C = M.tocsc() if M.format != "csc" else M
     else:
         if not dense_ok:
             raise TypeError(f"{name} is required to be a sparse matrix")
-        if hasattr(M, "__dlpack_device__") and type(M).__module__.split(".")[0] != "numpy":
-            from . import _arrays
-            M = _arrays.to_host(M, name)
-        D = np.asarray(M, dtype=np.float64)
+        from . import _arrays
+        D = _arrays.to_host(M, name, np.float64)
         if D.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D matrix, got shape {D.shape}")
         C = spa.csc_matrix(D)
@@ -62,14 +95,15 @@ def arrays(C: spa.csc_matrix, name: str) -> Csc:
     return p, i, x
 
 
-def vector(v: Any, size: int, name: str, fill: Optional[float] = None) -> np.ndarray:
-    """A float64 vector of ``size`` entries (None: ``fill``, or an error without one)."""
+def vector(v: Any, size: Optional[int], name: str, fill: Optional[float] = None) -> np.ndarray:
+    """A float64 vector of ``size`` entries (any number for size None); v None: ``fill``,
+    or an error without one."""
     if v is None:
-        if fill is None:
+        if fill is None or size is None:
             raise ValueError(f"{name} is required")
         return np.full(size, fill)
     from . import _arrays
     a = _arrays.to_host(v, name, np.float64).reshape(-1)
-    if a.shape[0] != size:
+    if size is not None and a.shape[0] != size:
         raise ValueError(f"Incorrect dimension of {name}: {a.shape[0]} entries, expected {size}")
     return np.ascontiguousarray(a)

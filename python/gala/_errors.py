@@ -12,7 +12,7 @@ __all__ = [
     "GalaError", "InvalidArgumentError", "InvalidMatrixError", "NotFiniteError",
     "OutOfMemoryError", "DeviceError", "DeviceMemoryError", "KernelBuildError",
     "NoDeviceError", "NotSupportedError", "LinAlgError", "GalaIOError", "ParseError",
-    "InternalError", "error_for",
+    "InternalError", "UnknownSettingError", "error_for",
 ]
 
 
@@ -30,6 +30,11 @@ class GalaError(Exception):
 class InvalidArgumentError(GalaError, ValueError):
     """An argument is wrong (GALA_ERR_INVALID_ARG): shape, size, setting, range."""
     status = -1
+
+
+class UnknownSettingError(InvalidArgumentError, AttributeError):
+    """A name that is not one of gala's settings was assigned on a QPSettings (an
+    AttributeError too, as Python raises for unknown attributes)."""
 
 
 class OutOfMemoryError(GalaError, MemoryError):

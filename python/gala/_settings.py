@@ -17,12 +17,15 @@ def dtype_code(value: Any) -> int:
     """gala_dtype of a dtype-like value (np.float32, "float64", torch.float32, ...)."""
     if isinstance(value, str) and value in _DTYPES:
         return _DTYPES[value]
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and \
+            int(value) in (1, 2):
+        return int(value)  # gala_dtype's own codes, as the settings table and QPSettings have them
     name = str(value).replace("torch.", "")
     if name in _DTYPES:
         return _DTYPES[name]
     try:
         dt = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError):
         dt = None
     if dt == np.float32:
         return 1

@@ -39,6 +39,7 @@ What differs, and how (docs/python.md has the list):
 """
 from __future__ import annotations
 
+import operator
 import time
 import warnings
 from enum import IntEnum
@@ -135,9 +136,10 @@ def default_algebra() -> str:
     return "builtin"
 
 
-class OSQPException(Exception):
+class OSQPException(ValueError):
     """Raised where OSQP raises it, with OSQP's error code as ``args[0]`` (a
-    :class:`SolverError`) and gala's message after it."""
+    :class:`SolverError`) and gala's message after it. Unlike OSQP's (an Exception), it is
+    also a ValueError: most codes are bad data or settings."""
 
     def __init__(self, error_code: Optional[int] = None, message: str = ""):
         if error_code is not None:
@@ -154,6 +156,28 @@ class OSQPException(Exception):
             return ""
         name = SolverError(self.args[0]).name if self.args[0] in SolverError._value2member_map_ else self.args[0]
         return f"{name}: {self.message}" if self.message else str(name)
+
+
+def _int_arg(v: Any, name: str) -> int:
+    """An integer-valued argument (int, bool, NumPy integer, integral float), named when not."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        pass
+    f = _float_arg(v, name)
+    if not f.is_integer():
+        raise TypeError(f"{name}: expected an integer, got {v!r}")
+    return int(f)
+
+
+def _float_arg(v: Any, name: str) -> float:
+    """A real scalar argument, named when it is not one."""
+    if isinstance(v, (str, bytes, complex)) or v is None or np.iscomplexobj(v) or np.ndim(v) != 0:
+        raise TypeError(f"{name}: expected a real number, got {v!r}")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a real number, got {v!r}") from None
 
 
 def _context_from(kwargs: dict, algebra: Optional[str]) -> Optional[Context]:
@@ -271,16 +295,16 @@ class OSQP:
             v = kwargs.pop("linsys_solver")
             if isinstance(v, str):
                 out["linsys_solver"] = v  # gala's strategy names
-            elif int(v) == 1:
+            elif _int_arg(v, "linsys_solver") == 1:
                 out["linsys_solver"] = int(_ext.QPLinsys.AUTO)
-            elif int(v) == 2:
+            elif _int_arg(v, "linsys_solver") == 2:
                 out["linsys_solver"] = int(_ext.QPLinsys.PCG)
             else:
                 raise ValueError(f"linsys_solver: {v} is not OSQP_DIRECT_SOLVER (1) or "
                                  "OSQP_INDIRECT_SOLVER (2)")
         for name in list(kwargs):
             if name in _OSQP_ONLY:
-                v = int(kwargs.pop(name))
+                v = _int_arg(kwargs.pop(name), name)
                 if name == "cg_precond" and v != 1:
                     raise ValueError("cg_precond: gala's PCG always uses the diagonal (Jacobi) "
                                      "preconditioner (OSQP_DIAGONAL_PRECONDITIONER)")
@@ -288,7 +312,7 @@ class OSQP:
                     raise ValueError("allocate_solution = 0 is not supported: gala always "
                                      "returns the solution")
                 self._extra[name] = v
-        if "dtype" in kwargs:
+        if "dtype" in kwargs and at_setup:  # after setup: a setting fixed at setup, checked as such
             self._dtype = kwargs.pop("dtype")
         unknown = [k for k in kwargs if k not in _settings.TABLE]
         if unknown:
@@ -301,11 +325,12 @@ class OSQP:
         1e6]). A setting fixed at setup (scaling, sigma, the adaptive-ρ fields, the linear
         system, gala's dtype, ...) raises OSQPException(OSQP_SETTINGS_VALIDATION_ERROR) where
         OSQP ignores it; so does a value out of range, as in OSQP."""
-        assert self._settings is not None
+        if self._settings is None:
+            raise OSQPException(SolverError.OSQP_WORKSPACE_NOT_INIT_ERROR, "call setup first")
         rho = kwargs.pop("rho", None)
         values = self._translate(kwargs, at_setup=False)
         if self._solver is not None and rho is not None:
-            self._solver.update_rho(-1, float(rho))
+            self._solver.update_rho(-1, _float_arg(rho, "rho"))
             self._settings = self._solver.get_settings()
         if not values:
             return
@@ -328,23 +353,23 @@ class OSQP:
         kw = dict(settings)
         if any(k in kw for k in _DEVICE_KW):
             self._ctx = _context_from(kw, None)
+        for name, M in (("P", P), ("A", A)):
+            if M is not None and not spa.issparse(M):
+                raise TypeError(f"{name} is required to be a sparse matrix")
         if P is None:
             if q is not None:
-                n = len(q)
+                n = int(_csc.vector(q, None, "q").shape[0])
             elif A is not None:
-                n = A.shape[1]
+                n = int(A.shape[1])
             else:
                 raise ValueError("The problem does not have any variables")
         else:
-            n = P.shape[0]
-        m = 0 if A is None else A.shape[0]
-        if A is None:
-            assert (l is None) and (u is None), "If A is unspecified, leave l/u unspecified too."
-        else:
-            assert (l is not None) or (u is not None), "If A is specified, specify at least one of l/u."
-        for name, M in (("P", P), ("A", A)):
-            if M is not None and not spa.issparse(M) and isinstance(M, np.ndarray) and M.ndim == 2:
-                raise TypeError(f"{name} is required to be a sparse matrix")
+            n = int(P.shape[0])
+        m = 0 if A is None else int(A.shape[0])
+        if A is None and (l is not None or u is not None):
+            raise ValueError("l, u: if A is unspecified, leave l/u unspecified too")
+        if A is not None and l is None and u is None:
+            raise ValueError("l, u: if A is specified, specify at least one of l/u")
         # copies: update() changes their values, never the caller's matrices
         Pc = _csc.to_csc(P, (n, n), "P", upper=True, dense_ok=False).copy()
         Ac = _csc.to_csc(A, (m, n), "A", dense_ok=False).copy()
@@ -359,12 +384,13 @@ class OSQP:
         values.setdefault("dtype", self._dtype)
         try:
             _settings.apply(wanted, values)
+            if rho is not None:  # OSQP clamps ρ to [1e-6, 1e6] (osqp_update_rho)
+                r = _float_arg(rho, "rho")
+                wanted.rho = r if np.isnan(r) else min(max(r, 1e-6), 1e6)
         except ValueError as e:
             if str(e).startswith("Unrecognized"):
                 raise
             raise OSQPException(SolverError.OSQP_SETTINGS_VALIDATION_ERROR, str(e)) from None
-        if rho is not None:  # OSQP clamps ρ to [1e-6, 1e6] (osqp_update_rho)
-            wanted.rho = min(max(float(rho), 1e-6), 1e6)
         self._check_data(qv, lv, uv, Pc, Ac)
         ctx = self._ctx = self.context  # pinned: the solver lives there
         items = [(n, m, *_csc.arrays(Pc, "P"), qv, *_csc.arrays(Ac, "A"), lv, uv, 0.0)]
@@ -406,7 +432,8 @@ class OSQP:
         wrong = np.flatnonzero(l > u)
         if wrong.size:
             i = int(wrong[0])
-            bad(f"Lower bound at index {i} is greater than upper bound: {l[i]:.4e} > {u[i]:.4e}")
+            bad(f"Lower bound at index {i} is greater than upper bound: {l[i]:.4e} > {u[i]:.4e} "
+                f"(l[{i}] > u[{i}])")
         for name, M in (("P", P), ("A", A)):
             if M is not None and M.nnz and not np.all(np.isfinite(M.data)):
                 bad(f"{name} holds NaN or Inf")
@@ -458,13 +485,16 @@ class OSQP:
             if idx is not None:
                 raise ValueError(f"{name}_idx given without {name}")
             return None
-        xv = np.asarray(x, dtype=np.float64).reshape(-1)
+        from . import _arrays
+        xv = _arrays.to_host(x, name, np.float64).reshape(-1)
         vals = np.array(M.data, dtype=np.float64)
         if idx is None:
             if xv.shape[0] != vals.shape[0]:
                 raise ValueError(f"{name}: {xv.shape[0]} values, expected {vals.shape[0]}")
             return np.ascontiguousarray(xv)
-        iv = np.asarray(idx).reshape(-1)
+        iv = _arrays.to_host(idx, f"{name}_idx").reshape(-1)
+        if iv.size and iv.dtype.kind not in "iu":
+            raise TypeError(f"{name}_idx: expected integer indices, got dtype {iv.dtype}")
         if iv.shape[0] != xv.shape[0]:
             raise ValueError(f"{name}_idx has {iv.shape[0]} entries, {name} {xv.shape[0]}")
         if iv.size and (iv.min() < 0 or iv.max() >= vals.shape[0]):
@@ -474,11 +504,15 @@ class OSQP:
 
     def warm_start(self, x: Any = None, y: Any = None) -> None:
         """Start the next solve from x and/or y (OSQP's warm start: z = A x)."""
+        if self._solver is None:
+            raise OSQPException(SolverError.OSQP_WORKSPACE_NOT_INIT_ERROR, "call setup first")
         self._solver.warm_start(-1, None if x is None else _csc.vector(x, self.n, "x"),
                                 None if y is None else _csc.vector(y, self.m, "y"))
 
     def cold_start(self) -> None:
         """Set x, z, y to zero."""
+        if self._solver is None:
+            raise OSQPException(SolverError.OSQP_WORKSPACE_NOT_INIT_ERROR, "call setup first")
         self._solver.cold_start()
 
     # ------------------------------------------------------------------ solve

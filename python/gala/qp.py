@@ -8,6 +8,7 @@ product per iteration for a tile of QPs — or from a list of QPs of any sizes a
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Iterable, List, Optional, Sequence, Union
 
@@ -54,6 +55,17 @@ class QPBatchResult:
         return self.status == int(QPStatus.SOLVED)
 
 
+def _real(v: Any, name: str) -> float:
+    """A real scalar argument as a float, refusing strings, None, sequences and complex."""
+    if isinstance(v, (str, bytes)) or v is None or isinstance(v, complex) or \
+            np.iscomplexobj(v) or np.ndim(v) != 0:
+        raise TypeError(f"{name}: expected a real number, got {type(v).__name__}")
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a real number, got {type(v).__name__}") from None
+
+
 class QPBatch:
     """A batch of QPs set up on one device, solved together.
 
@@ -84,7 +96,8 @@ class QPBatch:
         k, n = q_h.shape
         if k < 1 or n < 1:
             raise ValueError(f"q: expected shape (k, n) with k, n >= 1, got {q_h.shape}")
-        m = 0 if A is None else int(A.shape[0])
+        m = _csc.rows(A, "A")
+        c0 = _real(c0, "c0")
         Pc = _csc.to_csc(P, (n, n), "P", upper=True)
         Ac = _csc.to_csc(A, (m, n), "A")
         l_h = self._bounds(l, k, m, "l", -np.inf)
@@ -93,7 +106,7 @@ class QPBatch:
         Pp, Pi, Px = _csc.arrays(Pc, "P")
         Ap, Ai, Ax = _csc.arrays(Ac, "A")
         self._solver = _ext.QPSolver.setup_shared(self.context, n, m, Pp, Pi, Px, Ap, Ai, Ax,
-                                                  np.ascontiguousarray(q_h), l_h, u_h, float(c0),
+                                                  np.ascontiguousarray(q_h), l_h, u_h, c0,
                                                   self._cset)
         self._uniform = (n, m)
         self._mats = [(Pc, Ac)]
@@ -108,26 +121,40 @@ class QPBatch:
         self = cls.__new__(cls)
         self._init(context, settings)
         items, mats = [], []
+        try:
+            problems = iter(problems)
+        except TypeError:
+            raise TypeError(f"problems: expected an iterable of QPs, got {type(problems).__name__}") from None
         for k, pb in enumerate(problems):
             if isinstance(pb, QPProblem):
                 P, q, A, l, u, c0 = pb.P, pb.q, pb.A, pb.l, pb.u, pb.c0
             elif isinstance(pb, dict):
+                extra = sorted(set(map(str, pb)) - {"P", "q", "A", "l", "u", "c0"})
+                if extra:
+                    raise ValueError(f"problems[{k}]: unknown keys {extra} (P, q, A, l, u, c0)")
                 P, q, A, l, u, c0 = (pb.get(key) for key in ("P", "q", "A", "l", "u", "c0"))
             else:
-                pb = tuple(pb)
+                try:
+                    pb = tuple(pb)
+                except TypeError:
+                    raise TypeError(f"problems[{k}]: expected (P, q, A, l, u[, c0]) or a dict, "
+                                    f"got {type(pb).__name__}") from None
                 if len(pb) not in (5, 6):
                     raise ValueError(f"problems[{k}]: expected (P, q, A, l, u[, c0])")
                 P, q, A, l, u = pb[:5]
                 c0 = pb[5] if len(pb) == 6 else 0.0
-            q_h = _arrays.to_host(q, f"problems[{k}].q", np.float64).reshape(-1)
+            q_h = _arrays.to_host(q, f"problems[{k}].q", np.float64)
+            if q_h.ndim != 1 or q_h.shape[0] < 1:
+                raise ValueError(f"problems[{k}].q: expected shape (n,) with n >= 1, got {q_h.shape}")
             n = q_h.shape[0]
-            m = 0 if A is None else int(A.shape[0])
+            m = _csc.rows(A, f"problems[{k}].A")
             Pc = _csc.to_csc(P, (n, n), f"problems[{k}].P", upper=True)
             Ac = _csc.to_csc(A, (m, n), f"problems[{k}].A")
             lv = _csc.vector(l, m, f"problems[{k}].l", -np.inf)
             uv = _csc.vector(u, m, f"problems[{k}].u", np.inf)
             items.append((n, m, *_csc.arrays(Pc, "P"), np.ascontiguousarray(q_h),
-                          *_csc.arrays(Ac, "A"), lv, uv, float(c0 or 0.0)))
+                          *_csc.arrays(Ac, "A"), lv, uv, _real(0.0 if c0 is None else c0,
+                                                               f"problems[{k}].c0")))
             mats.append((Pc, Ac))
         if not items:
             raise ValueError("problems: the batch is empty")
@@ -159,25 +186,41 @@ class QPBatch:
 
     def _stacked(self, v: Array, name: str, per_qp: Sequence[int], k: Optional[int]) -> np.ndarray:
         """A host vector argument in the C layout: every QP's entries one after another
-        (k=None), or QP k's."""
-        total = int(sum(per_qp)) if k is None else int(per_qp[k])
+        (k=None), or QP k's. Accepted shapes: QP k's (per,); for all QPs the flat (total,),
+        (count, per) when every QP has ``per`` entries, or a list of each QP's vectors."""
+        count = len(per_qp)
+        if k is not None:
+            a = _arrays.to_host(v, name, np.float64)
+            if a.shape != (int(per_qp[k]),):
+                raise ValueError(f"{name}: shape {a.shape}, expected ({int(per_qp[k])},) for QP {k}")
+            return np.ascontiguousarray(a)
+        total = int(sum(per_qp))
+        if isinstance(v, (list, tuple)) and len(set(per_qp)) > 1 and \
+                any(np.ndim(w) > 0 for w in v):
+            if len(v) != count:
+                raise ValueError(f"{name}: {len(v)} vectors, expected one per QP ({count})")
+            parts = [_arrays.to_host(w, f"{name}[{j}]", np.float64) for j, w in enumerate(v)]
+            for j, (w, p) in enumerate(zip(parts, per_qp)):
+                if w.shape != (int(p),):
+                    raise ValueError(f"{name}[{j}]: shape {w.shape}, expected ({int(p)},)")
+            return np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
         a = _arrays.to_host(v, name, np.float64)
-        if k is None and self._uniform is not None and a.ndim == 2:
-            a = a.reshape(-1)
-        elif k is None and self._uniform is None and isinstance(v, (list, tuple)):
-            a = np.concatenate([_arrays.to_host(w, name, np.float64).reshape(-1) for w in v]) \
-                if len(v) else np.zeros(0)
-        a = np.ascontiguousarray(a.reshape(-1))
-        if a.shape[0] != total:
-            raise ValueError(f"{name}: {a.shape[0]} entries, expected {total}")
-        return a
+        uniform = len(set(per_qp)) == 1
+        if a.shape == (total,) or (uniform and a.shape == (count, int(per_qp[0]))):
+            return np.ascontiguousarray(a.reshape(-1))
+        want = f"({count}, {int(per_qp[0])}) or ({total},)" if uniform else f"({total},)"
+        raise ValueError(f"{name}: shape {a.shape}, expected {want}")
 
     def _check_k(self, k: Optional[int]) -> int:
         if k is None:
             return -1
-        if not 0 <= int(k) < self.count:
-            raise IndexError(f"k = {k} outside the batch of {self.count}")
-        return int(k)
+        try:
+            kk = operator.index(k)
+        except TypeError:
+            raise TypeError(f"k: expected an integer or None, got {type(k).__name__}") from None
+        if not 0 <= kk < self.count:
+            raise IndexError(f"k = {kk} outside the batch of {self.count}")
+        return kk
 
     # ------------------------------------------------------------------ properties
     @property
@@ -336,7 +379,7 @@ class QPBatch:
 
     def update_rho(self, rho: float, *, k: Optional[int] = None) -> None:
         """Set ρ of every QP (or QP k), as osqp_update_rho."""
-        self._solver.update_rho(self._check_k(k), float(rho))
+        self._solver.update_rho(self._check_k(k), _real(rho, "rho"))
 
     def warm_start(self, x: Array = None, y: Array = None, *, k: Optional[int] = None) -> None:
         """Start the next solve from x and/or y (stacked, or QP k's; CUDA arrays for every

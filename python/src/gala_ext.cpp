@@ -177,6 +177,12 @@ struct Buffer {
         if (buf) gala_buffer_free(buf);
     }
     gala_context *ctx() const { return nb::cast<Context &>(context).ctx; }
+    // The live buffer, or ValueError naming it once free() was called.
+    gala_buffer *get(const std::string &name) const
+    {
+        if (!buf) throw nb::value_error((name + ": the buffer has been freed").c_str());
+        return buf;
+    }
 };
 
 // Elements of a contiguous array (C or Fortran order), or -1 when it is not contiguous.
@@ -199,30 +205,49 @@ long long contiguous_count(const AnyArray &a)
     return (c || f) ? (long long)n : -1;
 }
 
+Context &context_arg(nb::handle context)
+{
+    if (!nb::isinstance<Context>(context)) throw nb::type_error("context: expected a gala.Context");
+    return nb::cast<Context &>(context);
+}
+
 Buffer *buffer_create(nb::object context, const std::string &dtype, size_t count)
 {
-    Context &c = nb::cast<Context &>(context);
+    Context &c = context_arg(context);
     gala_dtype dt = dtype == "float32" ? GALA_FLOAT
                     : dtype == "float64" ? GALA_DOUBLE
                     : dtype == "int32" ? GALA_INT
                                        : (gala_dtype)0;
     if (!dt) value_error("dtype: '" + dtype + "' is not one of float32, float64, int32");
     auto b = std::make_unique<Buffer>();
-    check(gala_buffer_create(c.ctx, dt, count, &b->buf), c.ctx);
+    const gala_status st = gala_buffer_create(c.ctx, dt, count, &b->buf);
+    if (st != GALA_OK) {
+        // gala's message with the argument named: "count = N (dtype): <message>"
+        nb::object exc = nb::module_::import_("gala._errors").attr("error_for")(
+            int(st), "count = " + std::to_string(count) + " (" + dtype + "): " + gala_last_error(c.ctx));
+        PyErr_SetObject((PyObject *)Py_TYPE(exc.ptr()), exc.ptr());
+        throw nb::python_error();
+    }
     b->context = context;
     return b.release();
 }
 
 // Wrap an array's memory: host memory on the host backend, CUDA memory on the CUDA backend
-// (the device must be the context's). The array must be contiguous and writable unless
-// readonly is set.
-Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string &name)
+// (the device must be the context's). The array must be contiguous, and writable unless
+// readonly is set (then gala must only read the buffer: the caller's promise).
+Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string &name, bool readonly)
 {
-    Context &c = nb::cast<Context &>(context);
+    Context &c = context_arg(context);
     AnyArray a;
     if (!nb::try_cast(array_obj, a))
         value_error(name + ": not an array (NumPy, PyTorch, CuPy, JAX or another DLPack or "
                            "buffer-protocol array)");
+    if (!readonly) {
+        nb::ndarray<> w;
+        if (!nb::try_cast(array_obj, w))
+            value_error(name + ": the array is read-only (pass readonly=True for a buffer that "
+                               "gala only reads)");
+    }
     gala_device_info di;
     check(gala_context_info(c.ctx, &di), c.ctx);
     const int dev = a.device_type();
@@ -239,6 +264,8 @@ Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string 
     long long n = contiguous_count(a);
     if (n < 0) value_error(name + ": the array must be contiguous");
     if (n == 0) value_error(name + ": the array is empty");
+    if ((uintptr_t)a.data() % (a.dtype().bits / 8) != 0)
+        value_error(name + ": the array's memory is not aligned to its element size");
     auto b = std::make_unique<Buffer>();
     check(gala_buffer_wrap(c.ctx, dt, (size_t)n, const_cast<void *>(a.data()), &b->buf), c.ctx);
     b->context = context;
@@ -246,36 +273,58 @@ Buffer *buffer_wrap(nb::object context, nb::handle array_obj, const std::string 
     return b.release();
 }
 
-template <class T> void host_span_check(const Buffer &b, size_t offset, size_t count, const char *fn)
+void host_span_check(gala_buffer *buf, size_t offset, size_t count, const char *fn)
 {
-    if (offset > gala_buffer_count(b.buf) || count > gala_buffer_count(b.buf) - offset)
-        value_error(std::string(fn) + ": elements " + std::to_string(offset) + ".." +
-                    std::to_string(offset + count) + " outside the buffer of " +
-                    std::to_string(gala_buffer_count(b.buf)));
+    const size_t have = gala_buffer_count(buf);
+    if (offset > have || count > have - offset)
+        value_error(std::string(fn) + ": offset " + std::to_string(offset) + " + " +
+                    std::to_string(count) + " elements run past the buffer of " +
+                    std::to_string(have));
 }
 
+std::string dtype_str(const nb::dlpack::dtype &t)
+{
+    const char *k = t.code == (uint8_t)nb::dlpack::dtype_code::Float ? "float"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::Int ? "int"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::UInt ? "uint"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::Complex ? "complex"
+                    : t.code == (uint8_t)nb::dlpack::dtype_code::Bool ? "bool"
+                                                                       : "other";
+    return std::string(k) + std::to_string((int)t.bits);
+}
+
+void same_dtype(const nb::dlpack::dtype &t, gala_buffer *buf, const char *what)
+{
+    if (dtype_of(t) != gala_buffer_dtype(buf))
+        value_error(std::string(what) + ": dtype " + dtype_str(t) + " differs from the buffer's " +
+                    gala_dtype_name(gala_buffer_dtype(buf)));
+}
+
+// src is read through a contiguous copy where it is not contiguous (nanobind converts it);
+// dst must be the caller's own C-contiguous, writable array (noconvert: a converted copy
+// would take the data and be dropped).
 void buffer_write(Buffer &b, size_t offset, nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu> src)
 {
-    if (dtype_of(src.dtype()) != gala_buffer_dtype(b.buf))
-        value_error("Buffer.write: the array's dtype differs from the buffer's");
-    host_span_check<void>(b, offset, src.size(), "Buffer.write");
+    gala_buffer *buf = b.get("Buffer.write");
+    same_dtype(src.dtype(), buf, "src");
+    host_span_check(buf, offset, src.size(), "Buffer.write");
     gala_status st;
     {
         nb::gil_scoped_release nogil;
-        st = gala_buffer_write(b.buf, offset, src.size(), src.data());
+        st = gala_buffer_write(buf, offset, src.size(), src.data());
     }
     check(st, b.ctx());
 }
 
 void buffer_read(const Buffer &b, size_t offset, nb::ndarray<nb::c_contig, nb::device::cpu> dst)
 {
-    if (dtype_of(dst.dtype()) != gala_buffer_dtype(b.buf))
-        value_error("Buffer.read: the array's dtype differs from the buffer's");
-    host_span_check<void>(b, offset, dst.size(), "Buffer.read");
+    gala_buffer *buf = b.get("Buffer.read");
+    same_dtype(dst.dtype(), buf, "dst");
+    host_span_check(buf, offset, dst.size(), "Buffer.read");
     gala_status st;
     {
         nb::gil_scoped_release nogil;
-        st = gala_buffer_read(b.buf, offset, dst.size(), dst.data());
+        st = gala_buffer_read(buf, offset, dst.size(), dst.data());
     }
     check(st, b.ctx());
 }
@@ -291,9 +340,26 @@ IntOut int_array(size_t n)
     return IntOut(p, {n}, owner);
 }
 
+// A buffer argument of a dense routine: live, and of the context the call runs on (the C
+// library checks the latter too; here the message names the Python argument).
+gala_buffer *dense_buf(const Context &c, const Buffer &b, const char *name)
+{
+    gala_buffer *buf = b.get(name);
+    if (nb::cast<Context &>(b.context).ctx != c.ctx)
+        value_error(std::string(name) + ": a buffer of another context than the one given");
+    return buf;
+}
+
+void check_batch(int batch)
+{
+    if (batch < 0) value_error("batch = " + std::to_string(batch) + " < 0");
+}
+
 IntOut potrf_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda, size_t a_stride,
                      int batch)
 {
+    dense_buf(c, A, "A");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch);
     gala_status st;
     {
@@ -308,6 +374,8 @@ IntOut potrf_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int l
 void potrs_batched(Context &c, int uplo, int n, int nrhs, const Buffer &A, size_t a_off, int lda,
                    size_t a_stride, Buffer &B, size_t b_off, int ldb, size_t b_stride, int batch)
 {
+    dense_buf(c, A, "A");
+    dense_buf(c, B, "B");
     gala_status st;
     {
         nb::gil_scoped_release nogil;
@@ -321,6 +389,8 @@ void potrs_batched(Context &c, int uplo, int n, int nrhs, const Buffer &A, size_
 IntOut potri_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda, size_t a_stride,
                      int batch)
 {
+    dense_buf(c, A, "A");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch);
     gala_status st;
     {
@@ -335,6 +405,9 @@ IntOut potri_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int l
 IntOut trtri_batched(Context &c, int uplo, int diag, int n, const Buffer &A, size_t a_off, int lda,
                      size_t a_stride, Buffer &B, size_t b_off, int ldb, size_t b_stride, int batch)
 {
+    dense_buf(c, A, "A");
+    dense_buf(c, B, "B");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch);
     gala_status st;
     {
@@ -349,6 +422,8 @@ IntOut trtri_batched(Context &c, int uplo, int diag, int n, const Buffer &A, siz
 std::tuple<IntOut, IntOut> ldlt_batched(Context &c, int uplo, int n, Buffer &A, size_t a_off, int lda,
                                         size_t a_stride, int batch)
 {
+    dense_buf(c, A, "A");
+    check_batch(batch);
     IntOut info = int_array((size_t)batch), inertia = int_array(2 * (size_t)batch);
     gala_status st;
     {
@@ -378,6 +453,37 @@ enum {
     QS_COUNT
 };
 
+// A setting's value from Python: an int, float, bool or NumPy scalar (not a string, None or
+// a sequence), as the double gala_qp_settings_set checks against the table (range, and
+// integral for int, bool and enum rows).
+double setting_value(nb::handle v, const char *name)
+{
+    PyObject *o = v.ptr();
+    bool number = PyLong_Check(o) || PyFloat_Check(o);
+    if (!number && o != Py_None && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+        !PyByteArray_Check(o) && !PyList_Check(o) && !PyTuple_Check(o) && !PyDict_Check(o) &&
+        (PyObject_HasAttrString(o, "__float__") || PyIndex_Check(o))) {
+        number = true; // NumPy scalars and 0-D arrays; not arrays of one or more dimensions
+        if (PyObject_HasAttrString(o, "ndim")) {
+            nb::object nd = v.attr("ndim");
+            number = PyLong_Check(nd.ptr()) && PyLong_AsLong(nd.ptr()) == 0;
+        }
+    }
+    if (!number)
+        throw nb::type_error((std::string(name) + ": expected a number, got " +
+                              nb::cast<std::string>(nb::str(nb::handle((PyObject *)Py_TYPE(o)).attr("__name__"))))
+                                 .c_str());
+    const double d = PyFloat_Check(o) ? PyFloat_AS_DOUBLE(o) : PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            value_error(std::string(name) + ": " + nb::cast<std::string>(nb::repr(v)) + " is out of range");
+        }
+        throw nb::python_error();
+    }
+    return d;
+}
+
 void bind_settings(nb::module_ &m)
 {
     auto cls = nb::class_<gala_qp_settings>(m, "QPSettings",
@@ -391,13 +497,35 @@ void bind_settings(nb::module_ &m)
     cls.def_prop_rw(                                                                               \
         #name,                                                                                     \
         [](const gala_qp_settings &s) { return (py_type<GALA_QP_SETTING_##kind>::type)s.name; },   \
-        [](gala_qp_settings &s, py_type<GALA_QP_SETTING_##kind>::type v) {                         \
-            check(gala_qp_settings_set(&s, QS_##name, (double)v), nullptr);                        \
+        [](gala_qp_settings &s, nb::handle v) {                                                    \
+            check(gala_qp_settings_set(&s, QS_##name, setting_value(v, #name)), nullptr);          \
         },                                                                                         \
         help);
     GALA_QP_SETTINGS(QS_BIND_)
 #undef QS_BIND_
     cls.def("__copy__", [](const gala_qp_settings &s) { return s; });
+    // Assigning a name that is not a setting raises gala._errors.UnknownSettingError (a
+    // ValueError and an AttributeError) instead of a bare AttributeError.
+    cls.def(
+        "__setattr__",
+        [](nb::handle self, nb::handle name, nb::handle value) {
+            if (!PyUnicode_Check(name.ptr())) throw nb::type_error("attribute name must be a string");
+            const std::string n = nb::cast<std::string>(name);
+            if (n.rfind("__", 0) != 0) {
+                int idx = -1;
+                const gala_qp_setting_desc *d = nullptr;
+                if (gala_qp_settings_find(n.c_str(), &idx) != GALA_OK ||
+                    gala_qp_settings_field(idx, &d) != GALA_OK || n != d->name) {
+                    nb::object exc = nb::module_::import_("gala._errors").attr("UnknownSettingError")(
+                        "'" + n + "' is not a setting (gala.qp_settings_table() lists them)");
+                    PyErr_SetObject((PyObject *)Py_TYPE(exc.ptr()), exc.ptr());
+                    throw nb::python_error();
+                }
+                if (value.is_none()) throw nb::type_error((n + ": expected a number, got None").c_str());
+            }
+            if (PyObject_GenericSetAttr(self.ptr(), name.ptr(), value.ptr()) != 0) throw nb::python_error();
+        },
+        "name"_a, "value"_a.none());
 }
 
 std::vector<nb::dict> settings_table()
@@ -488,8 +616,8 @@ struct QPSolver {
     }
     void setup(nb::object context_, std::vector<gala_qp_problem> &pb, const gala_qp_settings &set)
     {
+        gala_context *c = context_arg(context_).ctx;
         context = context_;
-        gala_context *c = ctx();
         gala_qp_settings s2 = set;
         s2.progress = check_signals;
         s2.progress_user = &interrupted;
@@ -931,12 +1059,12 @@ NB_MODULE(_ext, m)
     nb::class_<Buffer>(m, "Buffer", "gala_buffer: typed device memory of a context")
         .def_static("create", &buffer_create, "context"_a, "dtype"_a, "count"_a,
                     nb::rv_policy::take_ownership)
-        .def_static("wrap", &buffer_wrap, "context"_a, "array"_a, "name"_a = "array",
-                    nb::rv_policy::take_ownership)
+        .def_static("wrap", &buffer_wrap, "context"_a, "array"_a.none(), "name"_a = "array",
+                    "readonly"_a = false, nb::rv_policy::take_ownership)
         .def("write", &buffer_write, "offset"_a, "src"_a)
-        .def("read", &buffer_read, "offset"_a, "dst"_a)
-        .def_prop_ro("count", [](const Buffer &b) { return gala_buffer_count(b.buf); })
-        .def_prop_ro("dtype", [](const Buffer &b) { return std::string(gala_dtype_name(gala_buffer_dtype(b.buf))); })
+        .def("read", &buffer_read, "offset"_a, "dst"_a.noconvert())
+        .def_prop_ro("count", [](const Buffer &b) { return gala_buffer_count(b.get("Buffer.count")); })
+        .def_prop_ro("dtype", [](const Buffer &b) { return std::string(gala_dtype_name(gala_buffer_dtype(b.get("Buffer.dtype")))); })
         .def("free", [](Buffer &b) {
             if (b.buf) gala_buffer_free(b.buf);
             b.buf = nullptr;
@@ -971,10 +1099,10 @@ NB_MODULE(_ext, m)
         .def_prop_ro("n", [](const QPSolver &s) { return s.n; })
         .def_prop_ro("m", [](const QPSolver &s) { return s.m; })
         .def("infos", &qp_infos, "every QP's gala_qp_info, as a dict of arrays")
-        .def("solutions", &qp_solutions, "x"_a.none(), "y"_a.none())
+        .def("solutions", &qp_solutions, "x"_a.none().noconvert(), "y"_a.none().noconvert())
         .def("info", &qp_info, "k"_a, "QP k's gala_qp_info as a tuple in the struct's order")
-        .def("solution", &qp_solution, "k"_a, "x"_a.none(), "y"_a.none(), "prim_inf_cert"_a.none(),
-             "dual_inf_cert"_a.none())
+        .def("solution", &qp_solution, "k"_a, "x"_a.none().noconvert(), "y"_a.none().noconvert(),
+             "prim_inf_cert"_a.none().noconvert(), "dual_inf_cert"_a.none().noconvert())
         .def("update_vectors", &qp_update_vectors, "k"_a, "q"_a.none(), "l"_a.none(), "u"_a.none())
         .def("update_matrices", &qp_update_matrices, "k"_a, "Px"_a.none(), "Ax"_a.none())
         .def("update_rho", [](QPSolver &s, int k, double rho) { check(gala_qp_update_rho(s.s, k, rho), s.ctx()); })
