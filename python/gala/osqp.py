@@ -476,7 +476,7 @@ class OSQP:
         self._update_time += time.perf_counter() - t0
         if Px is not None or Ax is not None:
             if self._solver.info(0)[0] == int(_ext.QPStatus.NON_CVX):
-                raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "the updated problem seems to be non-convex")
+                raise OSQPException(SolverError.OSQP_NONCVX_ERROR, "Px, Ax: the updated problem seems to be non-convex")
 
     @staticmethod
     def _values(M: spa.csc_matrix, x: Any, idx: Any, name: str) -> Optional[np.ndarray]:
