@@ -16,7 +16,16 @@ def _check_sparse(M: Any, name: str) -> None:
     if np.dtype(M.dtype).kind not in "biuf":
         raise TypeError(f"{name}: dtype {M.dtype} is not supported (real values)")
     try:
-        if M.format in ("csr", "csc", "bsr"):
+        if M.format in ("csr", "csc"):  # SciPy's full check, in a few NumPy calls
+            major, minor = (M.shape[1], M.shape[0]) if M.format == "csc" else M.shape
+            p, i = M.indptr, M.indices
+            if p.ndim != 1 or i.ndim != 1 or M.data.ndim != 1 or len(p) != major + 1:
+                raise ValueError("indptr, indices or data has the wrong shape")
+            if p[0] != 0 or p[-1] > min(len(i), len(M.data)) or (major and np.diff(p).min() < 0):
+                raise ValueError("indptr does not run from 0 up to the number of entries")
+            if p[-1] and (i[:p[-1]].min() < 0 or i[:p[-1]].max() >= minor):
+                raise ValueError(f"an index outside 0..{minor - 1}")
+        elif M.format == "bsr":
             M.check_format(full_check=True)
         elif M.format == "coo":
             coords = tuple(getattr(M, "coords", (M.row, M.col)))

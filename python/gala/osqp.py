@@ -527,12 +527,9 @@ class OSQP:
             raise_error = False
         if self._clear_update_time:
             self._update_time = 0.0
-        self._solver.solve()
-        x, y = np.empty(self.n), np.empty(self.m)
-        pc, dc = np.empty(self.m), np.empty(self.n)
-        self._solver.solution(0, x, y, pc, dc)
-        (st, it, rho_updates, status_polish, obj_val, dual_obj_val, prim_res, dual_res, gap,
-         rho_estimate, _rho, _setup, solve_time, _update, polish_time, _msg) = self._solver.info(0)
+        x, y, pc, dc, (st, it, rho_updates, status_polish, obj_val, dual_obj_val, prim_res,
+                       dual_res, gap, rho_estimate, _rho, _setup, solve_time, _update,
+                       polish_time, _msg) = self._solver.solve_one(0)
         run_time = (self._setup_time if not self._solved_once else self._update_time) + \
             solve_time + polish_time
         self._solved_once = True

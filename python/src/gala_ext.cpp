@@ -752,8 +752,10 @@ nb::dict qp_infos(const QPSolver &s)
     d["solve_time"] = reals([](const gala_qp_info &i) { return i.solve_time; });
     d["update_time"] = reals([](const gala_qp_info &i) { return i.update_time; });
     d["polish_time"] = reals([](const gala_qp_info &i) { return i.polish_time; });
-    std::vector<std::string> msg((size_t)count);
-    for (int k = 0; k < count; ++k) msg[(size_t)k] = in[(size_t)k].message;
+    nb::list msg; /* mostly empty: one shared "" */
+    nb::str empty("");
+    for (int k = 0; k < count; ++k)
+        msg.append(in[(size_t)k].message[0] ? nb::str(in[(size_t)k].message) : empty);
     d["message"] = msg;
     return d;
 }
@@ -771,6 +773,34 @@ nb::tuple qp_info(const QPSolver &s, int k)
 }
 
 using F64Out = nb::ndarray<double, nb::c_contig, nb::device::cpu>;
+
+double *new_doubles(size_t n, nb::capsule &owner)
+{
+    double *p = new double[n ? n : 1];
+    owner = nb::capsule(p, [](void *q) noexcept { delete[] (double *)q; });
+    return p;
+}
+
+// The single-QP path of the OSQP interface in one crossing: gala_qp_solve, then QP k's
+// x, y, certificates (new NumPy arrays) and gala_qp_info (the tuple of qp_info).
+nb::tuple qp_solve_one(QPSolver &s, int k)
+{
+    qp_solve(s);
+    if (k < 0 || k >= gala_qp_count(s.s)) value_error("k = " + std::to_string(k) + " outside the batch");
+    const size_t n = (size_t)s.n[(size_t)k], m = (size_t)s.m[(size_t)k];
+    const double *px, *py, *pc, *dc;
+    check(gala_qp_get_solution(s.s, k, &px, &py, &pc, &dc), s.ctx());
+    nb::capsule ox, oy, opc, odc;
+    double *x = new_doubles(n, ox), *y = new_doubles(m, oy), *c1 = new_doubles(m, opc),
+           *c2 = new_doubles(n, odc);
+    std::memcpy(x, px, sizeof(double) * n);
+    std::memcpy(y, py, sizeof(double) * m);
+    std::memcpy(c1, pc, sizeof(double) * m);
+    std::memcpy(c2, dc, sizeof(double) * n);
+    using Vec = nb::ndarray<nb::numpy, double, nb::ndim<1>>;
+    return nb::make_tuple(Vec(x, {n}, ox), Vec(y, {m}, oy), Vec(c1, {m}, opc), Vec(c2, {n}, odc),
+                          qp_info(s, k));
+}
 
 void qp_solutions(const QPSolver &s, std::optional<F64Out> x, std::optional<F64Out> y)
 {
@@ -1101,6 +1131,8 @@ NB_MODULE(_ext, m)
         .def("infos", &qp_infos, "every QP's gala_qp_info, as a dict of arrays")
         .def("solutions", &qp_solutions, "x"_a.none().noconvert(), "y"_a.none().noconvert())
         .def("info", &qp_info, "k"_a, "QP k's gala_qp_info as a tuple in the struct's order")
+        .def("solve_one", &qp_solve_one, "k"_a = 0,
+             "gala_qp_solve, then QP k's (x, y, prim_inf_cert, dual_inf_cert, info tuple)")
         .def("solution", &qp_solution, "k"_a, "x"_a.none().noconvert(), "y"_a.none().noconvert(),
              "prim_inf_cert"_a.none().noconvert(), "dual_inf_cert"_a.none().noconvert())
         .def("update_vectors", &qp_update_vectors, "k"_a, "q"_a.none(), "l"_a.none(), "u"_a.none())

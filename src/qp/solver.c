@@ -1665,20 +1665,37 @@ gala_status gala_qp_get_infos(const gala_qp_solver *s, int k0, int count, gala_q
     return GALA_OK;
 }
 
+/* gala_qp_get_solutions over a range of QPs: copies, or NaN for QPs without a solution. */
+typedef struct {
+    const gala_qp_solver *s;
+    double *x, *y;
+} sol_job;
+
+static void sol_range(void *arg, long b, long e, int tid)
+{
+    (void)tid;
+    const sol_job *j = arg;
+    const gala_qp_solver *s = j->s;
+    for (long k = b; k < e; ++k) {
+        const int sol = s->slot[k] >= 0 && !s->host_status[k] && has_solution(s->info[k].status);
+        const size_t n = (size_t)s->qn[k], m = (size_t)s->qm[k];
+        if (j->x && sol) memcpy(j->x + s->hxo[k], s->x + s->hxo[k], sizeof(double) * n);
+        if (j->y && sol) memcpy(j->y + s->hzo[k], s->y + s->hzo[k], sizeof(double) * m);
+        for (size_t i = 0; j->x && !sol && i < n; ++i) j->x[s->hxo[k] + i] = NAN;
+        for (size_t i = 0; j->y && !sol && i < m; ++i) j->y[s->hzo[k] + i] = NAN;
+    }
+}
+
 gala_status gala_qp_get_solutions(const gala_qp_solver *s, double *x, double *y)
 {
     static const char fn[] = "gala_qp_get_solutions";
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
     if (!s->solved) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
     GALA_TRY(gala_qp_dio_host((gala_qp_solver *)s, QP_DIO_VERDICTS)); /* host_status */
-    for (int k = 0; k < s->count; ++k) {
-        const int sol = s->slot[k] >= 0 && !s->host_status[k] && has_solution(s->info[k].status);
-        const size_t n = (size_t)s->qn[k], m = (size_t)s->qm[k];
-        if (x && sol) memcpy(x + s->hxo[k], s->x + s->hxo[k], sizeof(double) * n);
-        if (y && sol) memcpy(y + s->hzo[k], s->y + s->hzo[k], sizeof(double) * m);
-        for (size_t i = 0; x && !sol && i < n; ++i) x[s->hxo[k] + i] = NAN;
-        for (size_t i = 0; y && !sol && i < m; ++i) y[s->hzo[k] + i] = NAN;
-    }
+    /* on the solver's host threads: a batch's results are tens of MB, and the caller's
+     * arrays are often fresh (their pages are first touched here) */
+    sol_job j = {s, x, y};
+    gala_par(s->ctx, s->count > 256 ? s->nthreads : 1, s->count, 64, sol_range, &j);
     return GALA_OK;
 }
 
