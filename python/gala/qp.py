@@ -85,9 +85,10 @@ class QPBatch:
 
     def __init__(self, P: Any, q: Array, A: Any = None, l: Array = None, u: Array = None, *,
                  c0: float = 0.0, context: Optional[_ext.Context] = None, **settings: Any):
-        dev = [v for v in (q, l, u) if _arrays.is_device(v)]
-        if dev and context is None:
-            context, _ = _arrays.context_for(dev, None, ["q, l, u"] * len(dev))
+        named = [(v, name) for v, name in ((q, "q"), (l, "l"), (u, "u")) if _arrays.is_device(v)]
+        dev = [v for v, _ in named]
+        if dev:  # their device's CUDA context, or a given one that is on it (checked by name)
+            context, _ = _arrays.context_for(dev, context, [name for _, name in named])
         q_h = _arrays.to_numpy(q, "q", np.float64)
         if q_h.ndim == 1:
             q_h = q_h[None, :]
