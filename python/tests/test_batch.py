@@ -1,0 +1,199 @@
+"""gala.QPBatch against one-at-a-time solves (gala.osqp on the same target, and osqp itself),
+its updates, warm starts and settings, on every target (host and OpenCL, float and double)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import gala
+import gala.osqp as gosqp
+
+osqp = pytest.importorskip("osqp")
+
+TIGHT = dict(eps_abs=1e-7, eps_rel=1e-7, max_iter=20000)
+
+
+def eps(target) -> dict:
+    """Tolerances a target's precision can reach."""
+    return TIGHT if target.dtype == np.float64 else dict(eps_abs=1e-4, eps_rel=1e-4, max_iter=20000)
+
+
+def tol(target) -> float:
+    return 1e-5 if target.dtype == np.float64 else 2e-2
+
+
+def random_qp(rng, n, m, density=0.4):
+    """A convex QP with equalities, one-sided and free rows (and a bounded feasible set)."""
+    M = sp.random(n, n, density=density, random_state=int(rng.integers(1 << 30)))
+    P = (M @ M.T + sp.eye(n)).tocsc()
+    A = sp.vstack([sp.random(m, n, density=density, random_state=int(rng.integers(1 << 30))),
+                   sp.eye(n)]).tocsc()
+    x0 = rng.uniform(-1, 1, n)
+    Ax = A @ x0
+    l = Ax - rng.uniform(0.1, 1, A.shape[0])
+    u = Ax + rng.uniform(0.1, 1, A.shape[0])
+    kinds = rng.integers(0, 4, A.shape[0] - n)
+    l[:m][kinds == 0] = u[:m][kinds == 0] = Ax[:m][kinds == 0]  # equalities, met by x0
+    l[:m][kinds == 1] = -np.inf                    # one-sided
+    u[:m][kinds == 2] = np.inf
+    return P, rng.standard_normal(n), A, l, u
+
+
+def osqp_solution(P, q, A, l, u):
+    """The reference: osqp at tight tolerances, polished."""
+    o = osqp.OSQP()
+    o.setup(P, q, A, l, u, verbose=False, eps_abs=1e-8, eps_rel=1e-8, max_iter=200000,
+            polishing=True)
+    r = o.solve(raise_error=False)
+    assert r.info.status == "solved"
+    return r
+
+
+def test_shared_batch_equals_one_at_a_time(target, rng):
+    n, m, k = 9, 7, 37
+    P, _, A, _, _ = random_qp(rng, n, m)
+    Q = rng.standard_normal((k, n))
+    x0 = rng.uniform(-1, 1, (k, n))
+    Ax = np.array([A @ x for x in x0])                      # each QP feasible at its x0
+    L = Ax - rng.uniform(0.1, 1, (k, A.shape[0]))
+    U = Ax + rng.uniform(0.1, 1, (k, A.shape[0]))
+    batch = gala.QPBatch(P, Q, A, L, U, context=target.context, dtype=target.dtype, **eps(target))
+    assert batch.count == k and batch.n == n and batch.m == A.shape[0]
+    assert batch.linsys == "dense-shared"
+    res = batch.solve()
+    assert res.x.shape == (k, n) and res.y.shape == (k, A.shape[0])
+    assert res.solved.all(), res.status_string
+    for i in range(k):
+        r = osqp_solution(P, Q[i], A, L[i], U[i])
+        assert abs(res.obj_val[i] - r.info.obj_val) <= tol(target) * max(1, abs(r.info.obj_val))
+        np.testing.assert_allclose(res.x[i], r.x, atol=tol(target) * 10)
+    # per-QP strategy: each QP of the batch does exactly what it does alone (the shared one
+    # scales every QP with the first QP's D, E, c and rounds rho to its ladder: docs/qp.md,
+    # "Differences from OSQP", so only its solutions are compared above)
+    dense = gala.QPBatch(P, Q, A, L, U, context=target.context, dtype=target.dtype,
+                         linsys_solver="dense", **eps(target)).solve()
+    for i in (0, 3, k - 1):
+        s = gosqp.OSQP(context=target.context, dtype=target.dtype)
+        s.setup(P, Q[i], A, L[i], U[i], verbose=False, linsys_solver="dense", **eps(target))
+        r = s.solve(raise_error=False)
+        assert r.info.iter == dense.iter[i]
+        np.testing.assert_array_equal(r.x, dense.x[i])
+
+
+def test_heterogeneous_batch(target, rng):
+    qps = [random_qp(rng, int(rng.integers(1, 14)), int(rng.integers(0, 9))) for _ in range(23)]
+    batch = gala.QPBatch.from_problems(qps, context=target.context, dtype=target.dtype, **eps(target))
+    assert batch.n == [qp[0].shape[0] for qp in qps]
+    res = batch.solve()
+    assert isinstance(res.x, list) and len(res.x) == 23
+    for i, qp in enumerate(qps):
+        r = osqp_solution(*qp)
+        assert res.status[i] == gala.QPStatus.SOLVED
+        assert res.x[i].shape == r.x.shape and res.y[i].shape == r.y.shape
+        np.testing.assert_allclose(res.x[i], r.x, atol=tol(target) * 10)
+    # dicts and gala's own problems are taken too
+    more = gala.QPBatch.from_problems([dict(P=qps[0][0], q=qps[0][1], A=qps[0][2], l=qps[0][3], u=qps[0][4]),
+                                       gala.generate("portfolio", 1, 3)], context=target.context,
+                                      dtype=target.dtype, **eps(target))
+    r = more.solve()
+    assert r.status[0] == gala.QPStatus.SOLVED and r.status[1] in (1, 2)
+    np.testing.assert_allclose(r.x[0], res.x[0], atol=tol(target) * 10)
+
+
+def test_invalid_qp_in_a_batch_and_recovery(target, rng):
+    n, m, k = 6, 4, 12
+    P, _, A, _, _ = random_qp(rng, n, m)
+    Q = rng.standard_normal((k, n))
+    L, U = -np.ones((k, A.shape[0])), np.ones((k, A.shape[0]))
+    batch = gala.QPBatch(P, Q, A, L, U, context=target.context, dtype=target.dtype)
+    U2 = U.copy()
+    U2[5, 2] = -3.0                                          # l > u in QP 5
+    batch.update(u=U2)
+    res = batch.solve()
+    assert res.status[5] == gala.QPStatus.INVALID_DATA and "row 2" in res.info["message"][5]
+    assert np.isnan(res.x[5]).all() and np.delete(res.status, 5).tolist() == [1] * (k - 1)
+    batch.update(u=U)                                        # valid again
+    res = batch.solve()
+    assert res.solved.all()
+    # one QP's vectors alone (k=)
+    q7 = rng.standard_normal(n)
+    batch.update(q=q7, k=7)
+    res2 = batch.solve()
+    r = osqp_solution(P, q7, A, L[7], U[7])
+    np.testing.assert_allclose(res2.x[7], r.x, atol=tol(target) * 1e3)
+    np.testing.assert_allclose(res2.x[6], res.x[6], atol=tol(target) * 1e3)
+
+
+def test_warm_start_update_rho_settings(target, rng):
+    n, m, k = 8, 5, 20
+    P, _, A, _, _ = random_qp(rng, n, m)
+    Q = rng.standard_normal((k, n))
+    L, U = -np.ones((k, A.shape[0])), np.ones((k, A.shape[0]))
+    batch = gala.QPBatch(P, Q, A, L, U, context=target.context, dtype=target.dtype,
+                         check_termination=1)
+    first = batch.solve()
+    batch.cold_start()
+    again = batch.solve()
+    # a cold start solves again from zero (with the rho the first solve adapted to, as OSQP)
+    assert again.solved.all() and again.iter.mean() > 0.5 * first.iter.mean()
+    np.testing.assert_allclose(again.obj_val, first.obj_val, rtol=1e-2, atol=1e-2)
+    batch.warm_start(x=first.x, y=first.y)
+    warm = batch.solve()
+    assert warm.solved.all() and 3 * warm.iter.mean() < first.iter.mean()
+    batch.update_settings(max_iter=3, warm_starting=False, eps_abs=1e-12, eps_rel=1e-12)
+    capped = batch.solve()
+    assert (capped.iter == 3).all()
+    assert batch.settings["max_iter"] == 3
+    with pytest.raises(ValueError, match="fixed at setup"):
+        batch.update_settings(scaling=3)
+    with pytest.raises(ValueError, match="alpha"):
+        batch.update_settings(alpha=2.5)
+    batch.update_settings(max_iter=4000, warm_starting=True, eps_abs=1e-3, eps_rel=1e-3)
+    batch.update_rho(1.0)
+    assert batch.solve().solved.all()
+
+
+def test_matrices_update_and_certificates(host, rng):
+    n, m = 5, 3
+    P, q, A, l, u = random_qp(rng, n, m)
+    batch = gala.QPBatch(P, q, A, l, u, context=host, **TIGHT)
+    batch.update(Px=2 * sp.triu(P).tocsc().data)
+    r = batch.solve()
+    want = osqp_solution(2 * P, q, A, l, u)
+    np.testing.assert_allclose(r.x[0], want.x, atol=1e-5)
+    # a primal infeasible QP: certificate, NaN solution
+    Ai = sp.csc_matrix(np.array([[1.0, 1.0], [1.0, 1.0]]))
+    bad = gala.QPBatch.from_problems([(sp.eye(2), np.ones(2), Ai, np.array([1.0, -np.inf]),
+                                       np.array([np.inf, -1.0]))], context=host)
+    res = bad.solve()
+    assert res.status[0] == gala.QPStatus.PRIMAL_INFEASIBLE and np.isnan(res.x[0]).all()
+    pc, dc = bad.certificates(0)
+    assert np.abs(Ai.T @ pc).max() < 1e-3 and np.isnan(dc).all()
+
+
+def test_batch_of_thousands(host, rng):
+    """2000 double integrators from random initial states, on the host backend: every QP
+    solved, and a few checked against osqp."""
+    k, T = 2000, 8
+    n = 3 * T
+    Ad, Bd = np.array([[1.0, 0.1], [0.0, 1.0]]), np.array([[0.005], [0.1]])
+    A = np.zeros((3 * T, n))
+    for t in range(T):
+        A[2 * t:2 * t + 2, 2 * t:2 * t + 2] = np.eye(2)
+        if t:
+            A[2 * t:2 * t + 2, 2 * t - 2:2 * t] = -Ad
+        A[2 * t:2 * t + 2, 2 * T + t:2 * T + t + 1] = -Bd
+        A[2 * T + t, 2 * T + t] = 1.0
+    x0 = rng.uniform(-1, 1, (k, 2))
+    L = np.zeros((k, 3 * T))
+    L[:, :2] = x0 @ Ad.T
+    U = L.copy()
+    L[:, 2 * T:], U[:, 2 * T:] = -1.0, 1.0
+    P, A = sp.eye(n, format="csc"), sp.csc_matrix(A)
+    batch = gala.QPBatch(P, np.zeros((k, n)), A, L, U, context=host, eps_abs=1e-6, eps_rel=1e-6)
+    res = batch.solve()
+    assert res.solved.all()
+    for i in rng.choice(k, 5, replace=False):
+        r = osqp_solution(P, np.zeros(n), A, L[i], U[i])
+        np.testing.assert_allclose(res.x[i], r.x, atol=1e-4)
