@@ -51,7 +51,10 @@ START_TEST(defaults_and_descriptions)
             const char *w = gala_qp_setting_choice(i, (int)d->lo + c);
             ck_assert_msg(w && w[0], "%s: no word for %d", d->name, (int)d->lo + c);
         }
-        ck_assert_ptr_null(gala_qp_setting_choice(i, (int)d->hi + 1));
+        if (d->kind == GALA_QP_SETTING_ENUM) /* one past the last word has none */
+            ck_assert_ptr_null(gala_qp_setting_choice(i, (int)d->hi + 1));
+        else /* a number's row has no words at all */
+            ck_assert_ptr_null(gala_qp_setting_choice(i, (int)d->lo));
         /* the offset the table reports is the field's */
         if (d->kind == GALA_QP_SETTING_REAL)
             ck_assert_msg(*(const double *)((const char *)&s + d->offset) == v, "%s: offset", d->name);
