@@ -55,6 +55,9 @@ python_env() {
 demo_qp() {
     local qp=./build/tools/gala-qp rc=0
     echo
+    # which device the demo runs on: a GPU, else the host backend on every core (gala-info's
+    # line, written by the demo step before; GALA_BACKEND etc. override the choice)
+    grep '^default device' build/gala-info.txt 2>/dev/null || true
     echo "== gala-qp: 500 MPC QPs (OSQP's control benchmark, nx = 10: 160 variables, 270 constraints)"
     "$qp" solve --generate mpc:10x500 --precision auto --summary
     echo
@@ -77,7 +80,7 @@ setup) setup ;;
 demo)
     setup
     build build
-    ./build/tools/gala-info
+    ./build/tools/gala-info | tee build/gala-info.txt
     ./build/tests/readme_example
     demo_qp
     echo
