@@ -25,9 +25,9 @@ extern "C" {
 typedef struct gala_context gala_context;
 typedef struct gala_buffer gala_buffer;
 
-/** Backends. AUTO picks a GPU (an OpenCL GPU, then a CUDA GPU), else HOST (plain C). An
- *  OpenCL CPU device (PoCL, Rusticl's llvmpipe) is used only when asked for: backend
- *  OPENCL, or a platform or device selection. */
+/** Backends. AUTO picks a GPU (an OpenCL GPU, then a CUDA GPU), else HOST (plain C on every
+ *  core, options.host_threads). An OpenCL CPU device (PoCL, Rusticl's llvmpipe) is used
+ *  only when asked for: backend OPENCL, or a platform or device selection. */
 typedef enum gala_backend {
     GALA_BACKEND_AUTO = 0,
     GALA_BACKEND_OPENCL = 1,
