@@ -273,7 +273,8 @@ static void usage(FILE *f)
                "  gala-qp solve --generate mpc:10x1000 --summary\n"
                "  gala-qp solve HS21.QPS --json --solution-dir sol/\n"
                "  gala-qp generate portfolio --size 5 --count 10 --seed 7 --out qps/\n"
-               "Manual: docs/gala-qp.md. Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE.\n");
+               "Manual: docs/gala-qp.md. Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE,\n"
+               "GALA_HOST_THREADS (the host backend's threads).\n");
 }
 
 /* ================================================================== parsing */
