@@ -7,7 +7,8 @@
 # Builds gala (Release, tests off) in $GALA_CPU_BUILD (default /tmp/gala-cpu-build, outside
 # the repository) with -j$(nproc), then runs with --quick, one step after another:
 #   bench_ceiling, bench_trtri, bench_potrf, bench_ldlt (sparse + --dense), bench_qp
-#     on the host backend (gala's C reference, one thread) and on OpenCL through PoCL;
+#     on the host backend (gala's C reference, every core: GALA_HOST_THREADS caps it) and
+#     on OpenCL through PoCL;
 #   ref_lapack (LAPACKE / OpenBLAS, OPENBLAS_NUM_THREADS=1) on the same cases, and its CPU
 #     ceilings (memcpy bandwidth, one-thread GEMM);
 #   QDLDL on the sparse LDLᵀ cases when its public source is in $QDLDL_SRC (default .qdldl/;

@@ -222,6 +222,46 @@ START_TEST(opencl_selection)
 }
 END_TEST
 
+/* AUTO takes a GPU if there is one (an OpenCL GPU first), else the host backend: never an
+ * OpenCL CPU device such as PoCL, which is used only when asked for (issue 37). */
+START_TEST(auto_prefers_gpu_then_host)
+{
+    int n = 0;
+    TU_OK(NULL, gala_device_list(NULL, 0, &n));
+    gala_device_desc *d = calloc((size_t)n, sizeof *d);
+    TU_OK(NULL, gala_device_list(d, n, &n));
+    int ocl_gpu = 0, cuda_gpu = 0;
+    for (int i = 0; i < n; ++i) {
+        ocl_gpu += d[i].backend == GALA_BACKEND_OPENCL && d[i].is_gpu;
+        cuda_gpu += d[i].backend == GALA_BACKEND_CUDA && d[i].is_gpu;
+    }
+    free(d);
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.use_environment = 0; /* the run's GALA_BACKEND / GALA_PLATFORM must not decide */
+    gala_context *ctx;
+    TU_OK(NULL, gala_context_create(&o, &ctx));
+    gala_device_info info;
+    TU_OK(ctx, gala_context_info(ctx, &info));
+    const gala_backend want = ocl_gpu ? GALA_BACKEND_OPENCL
+                              : cuda_gpu ? GALA_BACKEND_CUDA
+                                         : GALA_BACKEND_HOST;
+    ck_assert_msg(info.backend == want, "AUTO chose %s (%s), expected %s", info.backend_name,
+                  info.device_name, gala_backend_name(want));
+    ck_assert_int_eq(info.is_gpu, want != GALA_BACKEND_HOST);
+    gala_context_destroy(ctx);
+    /* asking for OpenCL still reaches a CPU device where that is all there is */
+    if (!ocl_gpu && gala_backend_available(GALA_BACKEND_OPENCL)) {
+        o.backend = GALA_BACKEND_OPENCL;
+        if (gala_context_create(&o, &ctx) == GALA_OK) {
+            TU_OK(ctx, gala_context_info(ctx, &info));
+            ck_assert_int_eq(info.backend, GALA_BACKEND_OPENCL);
+            gala_context_destroy(ctx);
+        }
+    }
+}
+END_TEST
+
 START_TEST(buffers_roundtrip_with_offsets)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -390,6 +430,7 @@ int main(void)
     tcase_add_test(tc, tuning_device_alternatives);
     tcase_add_test(tc, environment_selects_backend);
     tcase_add_test(tc, opencl_selection);
+    tcase_add_test(tc, auto_prefers_gpu_then_host);
     tcase_add_loop_test(tc, buffers_roundtrip_with_offsets, 0, nt);
     tcase_add_loop_test(tc, large_transfers_roundtrip, 0, nt);
     tcase_add_loop_test(tc, buffer_errors, 0, nt);

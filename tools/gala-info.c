@@ -73,6 +73,7 @@ int main(int argc, char **argv)
         printf("usage: gala-info\n"
                "Lists the backends and devices gala can use and self-tests each one.\n"
                "Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE choose the default device;\n"
+               "GALA_HOST_THREADS caps the host backend's threads (its CUs column);\n"
                "GALA_CACHE_DIR / GALA_CACHE=0 control the kernel cache.\n");
         return 0;
     }

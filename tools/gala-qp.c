@@ -68,7 +68,8 @@ static const optdef tool_opts[] = {
     /* ---- device ---- */
     {"device", NULL, K_HEAD, 0, NULL, 0},
     {"backend", "NAME", K_TOOL, T_BACKEND,
-     "auto, opencl, cuda or host (default auto: GPU, else OpenCL CPU, else host; GALA_BACKEND)", 1},
+     "auto, opencl, cuda or host (default auto: a GPU, else the host backend; an OpenCL CPU "
+     "device such as PoCL only with opencl; GALA_BACKEND)", 1},
     {"platform", "P", K_TOOL, T_PLATFORM, "OpenCL platform: index or part of its name", 1},
     {"device", "D", K_TOOL, T_DEVICE, "device: index or part of its name", 1},
     /* ---- settings ---- */
@@ -272,7 +273,8 @@ static void usage(FILE *f)
                "  gala-qp solve --generate mpc:10x1000 --summary\n"
                "  gala-qp solve HS21.QPS --json --solution-dir sol/\n"
                "  gala-qp generate portfolio --size 5 --count 10 --seed 7 --out qps/\n"
-               "Manual: docs/gala-qp.md. Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE.\n");
+               "Manual: docs/gala-qp.md. Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE,\n"
+               "GALA_HOST_THREADS (the host backend's threads).\n");
 }
 
 /* ================================================================== parsing */

@@ -55,6 +55,9 @@ python_env() {
 demo_qp() {
     local qp=./build/tools/gala-qp rc=0
     echo
+    # which device the demo runs on: a GPU, else the host backend on every core (gala-info's
+    # line, written by the demo step before; GALA_BACKEND etc. override the choice)
+    grep '^default device' build/gala-info.txt 2>/dev/null || true
     echo "== gala-qp: 500 MPC QPs (OSQP's control benchmark, nx = 10: 160 variables, 270 constraints)"
     "$qp" solve --generate mpc:10x500 --precision auto --summary
     echo
@@ -77,7 +80,7 @@ setup) setup ;;
 demo)
     setup
     build build
-    ./build/tools/gala-info
+    ./build/tools/gala-info | tee build/gala-info.txt
     ./build/tests/readme_example
     demo_qp
     echo
@@ -106,12 +109,15 @@ sanitize)
 tsan)
     setup
     # the concurrency tests only: threads (every routine, own and shared contexts), kcache
-    # (threads and processes filling one cache folder) and qp_setup (the QP solver's host
-    # loops on the context's worker threads), host and OpenCL
+    # (threads and processes filling one cache folder), qp_setup (the QP solver's host
+    # loops on the context's worker threads) and host_threads (every host kernel that runs
+    # its items on the worker threads), host and OpenCL
     cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DGALA_WERROR=ON -DGALA_SANITIZE=thread \
         -DGALA_BUILD_BENCH=OFF -DGALA_BUILD_TOOLS=OFF
-    cmake --build build-tsan -j"$(jobs)" --target test_threads test_kcache test_qp_setup
-    TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure -R "^test_(threads|kcache|qp_setup)$"
+    cmake --build build-tsan -j"$(jobs)" --target test_threads test_kcache test_qp_setup \
+        test_host_threads
+    TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure \
+        -R "^test_(threads|kcache|qp_setup|host_threads)$"
     ;;
 coverage)
     PKGS+=(gcovr)

@@ -4,8 +4,9 @@
  *
  * A ::gala_context binds gala to one device through one backend: OpenCL (any vendor,
  * kernels compiled at run time), CUDA (NVIDIA, a build variant) or HOST (plain C on the
- * calling thread; the reference implementation). All work submitted to a context runs in
- * submission order on one queue (OpenCL command queue, CUDA stream).
+ * calling thread and the context's worker threads; the reference implementation). All work
+ * submitted to a context runs in submission order on one queue (OpenCL command queue, CUDA
+ * stream; on HOST each call returns when its work is done).
  *
  * Threads: a context and its buffers must not be used by two threads at the same time.
  * Different contexts are fully independent and may be used concurrently from different
@@ -24,7 +25,9 @@ extern "C" {
 typedef struct gala_context gala_context;
 typedef struct gala_buffer gala_buffer;
 
-/** Backends. AUTO picks a GPU (OpenCL or CUDA), then an OpenCL CPU device, then HOST. */
+/** Backends. AUTO picks a GPU (an OpenCL GPU, then a CUDA GPU), else HOST (plain C on every
+ *  core, options.host_threads). An OpenCL CPU device (PoCL, Rusticl's llvmpipe) is used
+ *  only when asked for: backend OPENCL, or a platform or device selection. */
 typedef enum gala_backend {
     GALA_BACKEND_AUTO = 0,
     GALA_BACKEND_OPENCL = 1,
@@ -53,6 +56,13 @@ typedef struct gala_context_options {
      *  match it); with backend AUTO it selects CUDA, with OPENCL or HOST it is
      *  GALA_ERR_INVALID_ARG. The stream must outlive the gala context (see docs/cuda.md). */
     void *native_stream;
+    /** HOST backend: the most threads one call uses (the calling thread and the context's
+     *  workers, started at the first call that wants them): batched launches run their
+     *  independent matrices or QPs on them, with results bitwise equal to one thread's.
+     *  0 (the default): one per core the process may run on (at most 64); 1: the calling
+     *  thread only. The environment variable GALA_HOST_THREADS caps it further, whatever
+     *  use_environment says (an invalid value is GALA_ERR_INVALID_ARG). */
+    int host_threads;
 } gala_context_options;
 
 /** What gala_context_info() reports about a context's device. */
@@ -65,7 +75,8 @@ typedef struct gala_device_info {
     char driver_version[64];   /**< driver version string */
     char device_version[64];   /**< e.g. "OpenCL 3.0 CUDA", "sm_90" */
     int is_gpu;                /**< 1 for a GPU */
-    int compute_units;         /**< compute units / multiprocessors / host threads used */
+    int compute_units;         /**< compute units / multiprocessors / host threads used
+                                    (HOST: the most threads a call uses, options.host_threads) */
     size_t global_mem_bytes;   /**< device memory size */
     size_t max_alloc_bytes;    /**< largest single allocation */
     size_t local_mem_bytes;    /**< local (shared) memory per work-group */

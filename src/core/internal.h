@@ -211,6 +211,9 @@ typedef void (*gala_par_fn)(void *arg, long begin, long end, int tid);
  *  (none could be started, ctx NULL, nthreads <= 1) the caller runs all of it. */
 GALA_INTERNAL void gala_par(struct gala_context *ctx, int nthreads, long count, long chunk,
                             gala_par_fn fn, void *arg);
+/** Cores this process may run on (its CPU affinity, else the online CPUs), 1 to 64: the
+ *  most threads gala_par can use. */
+GALA_INTERNAL int gala_cpu_count(void);
 /** Stop and join a context's workers (gala_context_destroy). */
 GALA_INTERNAL void gala_pool_free(struct gala_pool *p);
 

@@ -79,6 +79,16 @@
 {"qp.sparse_n", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 1024},
 {"qp.factor", 0, NULL, NULL, 0, 1},
 {"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 2},
+/* host.par_work: the host backend runs a batched launch on n threads when its estimated work
+ * (multiply-adds or element touches, src/device/host/host_kernels.h) is at least n times
+ * this (at most the context's threads). 2-core development machine, 2026-11-28, medians of
+ * 15-41 calls, 2 threads, with the pool's spinning workers (src/core/pool.c): control QPs,
+ * batch 2 / 4 / 8 / 16: 1.0 / 3.1 / 7.0 / 14.8 ms serial against 0.6-0.8 / 1.8-2.6 / 4.2-6.0 /
+ * 7.3-9.7 ms for any value from 1 to 262144; potrf n = 8, batch 16 / 64 / 2000: 10.7 / 19.5 /
+ * 573 us serial, 5.2-6.1 / 12.7-34 / 412-553 us with 1-65536; n = 32 batch 4: 18.2 us
+ * serial, 28.1 with 1, 19.7 with 16384. The runs are noisy (shared cores); 16384 keeps
+ * launches of a few microseconds on the calling thread. */
+{"host.par_work", GALA_BACKEND_HOST, NULL, NULL, 0, 16384},
 
 /* Dense factorizations (src/la: potrf, potrs, potri; cl/potrf.cl, potrs.cl, potri.cl,
  * lagemm.cl). la.unroll: unroll the register loops (GPUs); CPU OpenCL compiles the rolled

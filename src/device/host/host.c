@@ -1,9 +1,13 @@
 /*
  * The host backend: buffers are host memory, "kernels" are C functions (host_kernels.h),
- * everything runs synchronously on the calling thread. It is the reference every other
- * backend is tested against, and the fallback when no OpenCL or CUDA device exists.
+ * everything runs synchronously: on the calling thread, and the independent items of a large
+ * batched launch (QPs, matrices, tasks) also on the context's worker threads (gala_host_par).
+ * It is the reference every other backend is tested against, and the default device where
+ * there is no GPU.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +28,32 @@ static const gala_host_family families[] = {
     {"gemm_tc", gala_host_gemm_tc},
 };
 
+/* GALA_HOST_THREADS: 0 unset, -1 invalid, else the cap */
+static long env_cap(void)
+{
+    const char *e = getenv("GALA_HOST_THREADS");
+    if (!e || !*e) return 0;
+    char *end;
+    errno = 0;
+    const long v = strtol(e, &end, 10);
+    return errno || *end || v < 1 ? -1 : v;
+}
+
+/* The threads a context uses: options.host_threads (0: every core the process may run on),
+ * capped by GALA_HOST_THREADS and by the worker pool's 64 (src/core/pool.c). */
+static int host_threads(int option)
+{
+    long t = option > 0 ? option : gala_cpu_count();
+    const long cap = env_cap();
+    if (cap > 0 && cap < t) t = cap;
+    return t > 64 ? 64 : (int)t;
+}
+
+static void host_name(char *buf, size_t cap, int threads)
+{
+    snprintf(buf, cap, "host CPU (C, %d thread%s)", threads, threads == 1 ? "" : "s");
+}
+
 static gala_status h_list(gala_device_desc *d, int cap, int *count)
 {
     *count = 1;
@@ -31,7 +61,7 @@ static gala_status h_list(gala_device_desc *d, int cap, int *count)
         memset(d, 0, sizeof *d);
         d->backend = GALA_BACKEND_HOST;
         gala_strlcpy(d->platform_name, "host", sizeof d->platform_name);
-        gala_strlcpy(d->device_name, "host CPU (C reference, 1 thread)", sizeof d->device_name);
+        host_name(d->device_name, sizeof d->device_name, host_threads(0));
     }
     return GALA_OK;
 }
@@ -39,18 +69,26 @@ static gala_status h_list(gala_device_desc *d, int cap, int *count)
 static gala_status h_open(gala_context *ctx, const gala_context_options *o, const char *plat,
                           const char *dev, int prefer_gpu)
 {
-    (void)o;
     (void)plat;
     (void)dev;
     if (prefer_gpu > 0) return gala_error(ctx, GALA_ERR_NO_DEVICE, "the host is not a GPU");
+    if (o->host_threads < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "gala_context_create: options.host_threads = %d is negative",
+                          o->host_threads);
+    if (env_cap() < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "GALA_HOST_THREADS='%s' is not a positive number of threads",
+                          getenv("GALA_HOST_THREADS"));
+    const int threads = host_threads(o->host_threads);
     gala_device_info *in = &ctx->info;
     gala_strlcpy(in->platform_name, "host", sizeof in->platform_name);
-    gala_strlcpy(in->device_name, "host CPU (C reference, 1 thread)", sizeof in->device_name);
+    host_name(in->device_name, sizeof in->device_name, threads);
     gala_strlcpy(in->vendor_name, "gala", sizeof in->vendor_name);
     gala_strlcpy(in->driver_version, gala_version(), sizeof in->driver_version);
     gala_strlcpy(in->device_version, "C11", sizeof in->device_version);
     in->is_gpu = 0;
-    in->compute_units = 1;
+    in->compute_units = threads;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     in->global_mem_bytes = (pages > 0 && psz > 0) ? (size_t)pages * (size_t)psz : 0;
     in->max_alloc_bytes = 0; /* no limit beyond malloc */
@@ -163,6 +201,65 @@ static gala_status h_launch(gala_context *ctx, void *kernel, const gala_program_
     gala_host_launch L = {ctx, key, dims, nargs, args};
     gala_host_fn f = key->dtype == GALA_DOUBLE ? hk->f64 : hk->f32;
     return f(&L);
+}
+
+int gala_host_threads(const gala_host_launch *L, long items, double work)
+{
+    const int t = L->ctx->info.compute_units;
+    if (t <= 1 || items < 2) return 1;
+    /* host.par_work (tuning_table.h): the work that pays for each thread */
+    const double min = (double)gala_tune(L->ctx, "host.par_work", L->key->dtype, 16384);
+    if (!(work >= 2 * min)) return 1;
+    const double want = min > 0 ? work / min : (double)t;
+    long n = want < (double)t ? (long)want : t;
+    if (n > items) n = items;
+    return n < 1 ? 1 : (int)n;
+}
+
+void gala_host_par(const gala_host_launch *L, int nthreads, long items, gala_par_fn fn, void *arg)
+{
+    /* about eight chunks per thread, handed out in order as threads come free: items of
+     * unequal cost (QPs that finished, larger QPs first) balance out */
+    long chunk = nthreads > 1 ? items / (8L * nthreads) : items;
+    gala_par(L->ctx, nthreads, items, chunk < 1 ? 1 : chunk, fn, arg);
+}
+
+typedef struct {
+    const gala_host_launch *L;
+    gala_host_item item;
+    const void *arg;
+    char *wk;      /* per-thread scratch, wstride bytes apart, or NULL */
+    size_t wstride;
+    int *hit;      /* per thread, 16 ints apart (a cache line each) */
+} host_items_job;
+
+static void host_items_range(void *a, long b, long e, int tid)
+{
+    const host_items_job *j = a;
+    void *wk = j->wk ? j->wk + (size_t)tid * j->wstride : NULL;
+    int *hit = j->hit + 16 * tid;
+    for (long i = b; i < e; ++i) j->item(j->L, j->arg, i, wk, hit);
+}
+
+gala_status gala_host_items(const gala_host_launch *L, const char *name, long count, double work,
+                            gala_host_item item, const void *arg, size_t wbytes, int *any_hit)
+{
+    if (any_hit) *any_hit = 0;
+    if (count <= 0) return GALA_OK;
+    const int nt = gala_host_threads(L, count, work);
+    host_items_job j = {L, item, arg, NULL, (wbytes + 63) / 64 * 64, NULL};
+    /* one block: the hit words, then each thread's scratch on its own cache lines */
+    const size_t hbytes = sizeof(int) * 16 * (size_t)nt;
+    char *blk = gala_malloc(hbytes + j.wstride * (size_t)nt + 64);
+    if (!blk) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", name);
+    memset(blk, 0, hbytes);
+    j.hit = (int *)(void *)blk;
+    if (wbytes) j.wk = blk + (hbytes + 63) / 64 * 64;
+    gala_host_par(L, nt, count, host_items_range, &j);
+    if (any_hit)
+        for (int t = 0; t < nt; ++t) *any_hit |= j.hit[16 * t];
+    gala_free(blk);
+    return GALA_OK;
 }
 
 static gala_status h_timer(gala_context *ctx, void **t)

@@ -42,6 +42,34 @@ typedef struct gala_host_family {
 #define HREAL(k_) ((REAL)L->args[k_].v.r)
 #define HDEF(name, fallback) gala_key_value(L->key, name, fallback)
 
+/* Threads for a launch (host.c). A kernel whose items (QPs, matrices, tasks: what a device
+ * runs as independent work-groups) write disjoint memory runs them with
+ *
+ *     const int nt = gala_host_threads(L, items, work);
+ *     gala_host_par(L, nt, items, body, &job);      (body(job, begin, end, tid))
+ *
+ * gala_host_threads is work / host.par_work (a tuning key), at most the context's threads
+ * (options.host_threads, GALA_HOST_THREADS) and the items, and 1 below two: `work` is the
+ * launch's estimated multiply-adds (or element touches), and a launch of a few microseconds
+ * gains nothing from a second thread. Each item is computed by the same code as on one thread, so the results are
+ * bitwise those of one thread; writes that several items make alike (a "some matrix
+ * failed" flag) and allocations are done by the caller, before or after the loop, never in
+ * the body. tid (0 .. nt - 1) indexes per-thread scratch allocated before the loop. */
+int gala_host_threads(const gala_host_launch *L, long items, double work);
+void gala_host_par(const gala_host_launch *L, int nthreads, long items, gala_par_fn fn, void *arg);
+
+/* The common form: item(L, arg, i, wk, hit) for i in [0, count) on gala_host_threads(L,
+ * count, work) threads (arg: the caller's, e.g. the launch's arguments unpacked once), wk
+ * pointing to wbytes of scratch of the thread's own (NULL when wbytes is
+ * 0), hit to a word of the thread's own, zeroed first, where an item records what every
+ * item that has it would write alike (a launch's "some matrix failed" flag): *any_hit
+ * (may be NULL) receives the OR of them, for the caller to write once. GALA_OK, or
+ * GALA_ERR_OUT_OF_MEMORY when the scratch cannot be had (nothing ran). */
+typedef void (*gala_host_item)(const gala_host_launch *L, const void *arg, long i, void *wk,
+                               int *hit);
+gala_status gala_host_items(const gala_host_launch *L, const char *name, long count, double work,
+                            gala_host_item item, const void *arg, size_t wbytes, int *any_hit);
+
 /* The family tables (one per k_<family>.c). */
 extern const gala_host_kernel gala_host_vec[];
 extern const gala_host_kernel gala_host_gemv[];

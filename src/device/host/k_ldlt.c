@@ -72,134 +72,166 @@ static int SUF(hl_factor_block)(REAL *a, int m, int ld, int k0, int *np, int *nn
     return 0;
 }
 
-static gala_status SUF(ldlt_fused)(const gala_host_launch *L)
+static void SUF(ldlt_fused_one)(const gala_host_launch *L, const void *arg, long b_, void *wk,
+                                int *hit)
 {
-    const int var = HINT(0), upper = HINT(1), nmat = HINT(2), n = HINT(4), lda = HINT(5),
-              kt = HINT(6);
+    (void)arg;
+    (void)hit;
+    const ptrdiff_t b = b_;
+    const int var = HINT(0), upper = HINT(1), n = HINT(4), lda = HINT(5), kt = HINT(6);
     REAL *A = HBUF(REAL, 7);
     const ptrdiff_t a_off = HLONG(8), a_stride = HLONG(9);
     const int *desc = HBUF(int, 10) + HLONG(11);
     int *st = HBUF(int, 12);
     const int NBv = (int)HDEF("NB", 64);
-    REAL *a = malloc((size_t)NBv * (size_t)NBv * sizeof *a);
-    if (!a) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "ldlt_fused: no host memory");
-    for (ptrdiff_t b = 0; b < nmat; ++b) {
-        const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
-        const int m = d.n - d.kt;
-        if (m <= 0 || st[3 * d.idx] != 0) continue;
-        const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
-        REAL *base = A + d.off + (ptrdiff_t)d.kt * (rs + cs);
+    REAL *a = wk;
+    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    const int m = d.n - d.kt;
+    if (m <= 0 || st[3 * d.idx] != 0) return;
+    const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
+    REAL *base = A + d.off + (ptrdiff_t)d.kt * (rs + cs);
+    for (int j = 0; j < m; ++j)
+        for (int i = j; i < m; ++i) a[j * NBv + i] = base[i * rs + j * cs];
+    int np = 0, nn = 0;
+    const int info = SUF(hl_factor_block)(a, m, NBv, d.kt, &np, &nn);
+    if (info == 0)
         for (int j = 0; j < m; ++j)
-            for (int i = j; i < m; ++i) a[j * NBv + i] = base[i * rs + j * cs];
-        int np = 0, nn = 0;
-        const int info = SUF(hl_factor_block)(a, m, NBv, d.kt, &np, &nn);
-        if (info == 0)
-            for (int j = 0; j < m; ++j)
-                for (int i = j; i < m; ++i)
-                    base[i * rs + j * cs] = i == j ? a[j * NBv + j] : a[j * NBv + i] / a[j * NBv + j];
-        if (info) st[3 * d.idx] = info;
-        st[3 * d.idx + 1] += np;
-        st[3 * d.idx + 2] += nn;
-    }
-    free(a);
-    return GALA_OK;
+            for (int i = j; i < m; ++i)
+                base[i * rs + j * cs] = i == j ? a[j * NBv + j] : a[j * NBv + i] / a[j * NBv + j];
+    if (info) st[3 * d.idx] = info;
+    st[3 * d.idx + 1] += np;
+    st[3 * d.idx + 2] += nn;
 }
 
-static gala_status SUF(ldlt_panel)(const gala_host_launch *L)
+/* one matrix per item, each thread with its NB × NB block */
+static gala_status SUF(ldlt_fused)(const gala_host_launch *L)
 {
-    const int var = HINT(0), upper = HINT(1), nmat = HINT(2), n = HINT(3), lda = HINT(4),
-              kt = HINT(5);
+    const int count = HINT(2), n = HINT(4), NBv = (int)HDEF("NB", 64);
+    return gala_host_items(L, "ldlt_fused", count, (double)count * n * n * n / 6,
+                           SUF(ldlt_fused_one), NULL, (size_t)NBv * (size_t)NBv * sizeof(REAL),
+                           NULL);
+}
+
+static void SUF(ldlt_panel_one)(const gala_host_launch *L, const void *arg, long b_, void *wk,
+                                int *hit)
+{
+    (void)arg;
+    (void)hit;
+    const ptrdiff_t b = b_;
+    const int var = HINT(0), upper = HINT(1), n = HINT(3), lda = HINT(4), kt = HINT(5);
     REAL *A = HBUF(REAL, 6);
     const ptrdiff_t a_off = HLONG(7), a_stride = HLONG(8);
     const int *desc = HBUF(int, 9) + HLONG(10);
     int *st = HBUF(int, 11);
     const int k0 = HINT(12);
     const int nb = (int)HDEF("NBP", 32);
-    REAL *a = malloc((size_t)nb * (size_t)nb * sizeof *a);
-    if (!a) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "ldlt_panel: no host memory");
-    for (ptrdiff_t b = 0; b < nmat; ++b) {
-        const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
-        if (k0 >= d.kt || st[3 * d.idx] != 0) continue;
-        const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
-        REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
-        for (int j = 0; j < nb; ++j)
-            for (int i = j; i < nb; ++i) a[j * nb + i] = base[i * rs + j * cs];
-        int np = 0, nn = 0;
-        const int info = SUF(hl_factor_block)(a, nb, nb, k0, &np, &nn);
-        if (info) st[3 * d.idx] = info;
-        st[3 * d.idx + 1] += np;
-        st[3 * d.idx + 2] += nn;
-        if (info) continue;
-        for (int j = 0; j < nb; ++j)
-            for (int i = j; i < nb; ++i)
-                base[i * rs + j * cs] = i == j ? a[j * nb + j] : a[j * nb + i] / a[j * nb + j];
-    }
-    free(a);
-    return GALA_OK;
+    REAL *a = wk;
+    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    if (k0 >= d.kt || st[3 * d.idx] != 0) return;
+    const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
+    REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
+    for (int j = 0; j < nb; ++j)
+        for (int i = j; i < nb; ++i) a[j * nb + i] = base[i * rs + j * cs];
+    int np = 0, nn = 0;
+    const int info = SUF(hl_factor_block)(a, nb, nb, k0, &np, &nn);
+    if (info) st[3 * d.idx] = info;
+    st[3 * d.idx + 1] += np;
+    st[3 * d.idx + 2] += nn;
+    if (info) return;
+    for (int j = 0; j < nb; ++j)
+        for (int i = j; i < nb; ++i)
+            base[i * rs + j * cs] = i == j ? a[j * nb + j] : a[j * nb + i] / a[j * nb + j];
 }
 
+/* one matrix per item, each thread with its NBP × NBP block */
+static gala_status SUF(ldlt_panel)(const gala_host_launch *L)
+{
+    const int count = HINT(2), nb = (int)HDEF("NBP", 32);
+    return gala_host_items(L, "ldlt_panel", count, (double)count * nb * nb * nb / 6,
+                           SUF(ldlt_panel_one), NULL, (size_t)nb * (size_t)nb * sizeof(REAL), NULL);
+}
+
+static void SUF(ldlt_trsm_one)(const gala_host_launch *L, const void *arg, long b_, void *wk,
+                               int *hit)
+{
+    (void)arg;
+    (void)hit;
+    const ptrdiff_t b = b_;
+    const int var = HINT(0), upper = HINT(1), n = HINT(3), lda = HINT(4), kt = HINT(5);
+    REAL *A = HBUF(REAL, 6);
+    const ptrdiff_t a_off = HLONG(7), a_stride = HLONG(8);
+    const int *desc = HBUF(int, 9) + HLONG(10);
+    const int *st = HBUF(int, 11);
+    const int k0 = HINT(12);
+    const int nb = (int)HDEF("NBP", 32);
+    REAL *w = wk;
+    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    if (k0 >= d.kt || st[3 * d.idx] != 0) return;
+    const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
+    REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
+    for (int r = nb; k0 + r < d.n; ++r) {
+        for (int j = 0; j < nb; ++j) {
+            REAL s = base[r * rs + j * cs];
+            for (int p = 0; p < j; ++p) s -= base[j * rs + p * cs] * w[p];
+            w[j] = s;
+        }
+        for (int j = 0; j < nb; ++j) base[r * rs + j * cs] = w[j] / base[j * (rs + cs)];
+    }
+}
+
+/* one matrix per item */
 static gala_status SUF(ldlt_trsm)(const gala_host_launch *L)
 {
-    const int var = HINT(0), upper = HINT(1), nmat = HINT(2), n = HINT(3), lda = HINT(4),
-              kt = HINT(5);
+    const int count = HINT(2), n = HINT(3), nb = (int)HDEF("NBP", 32);
+    return gala_host_items(L, "ldlt_trsm", count, (double)count * n * nb * nb / 2,
+                           SUF(ldlt_trsm_one), NULL, (size_t)nb * sizeof(REAL), NULL);
+}
+
+static void SUF(ldlt_update_one)(const gala_host_launch *L, const void *arg, long b_, void *wk,
+                                 int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const ptrdiff_t b = b_;
+    const int var = HINT(0), upper = HINT(1), n = HINT(3), lda = HINT(4), kt = HINT(5);
     REAL *A = HBUF(REAL, 6);
     const ptrdiff_t a_off = HLONG(7), a_stride = HLONG(8);
     const int *desc = HBUF(int, 9) + HLONG(10);
     const int *st = HBUF(int, 11);
     const int k0 = HINT(12);
     const int nb = (int)HDEF("NBP", 32);
-    REAL *w = malloc((size_t)nb * sizeof *w);
-    if (!w) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "ldlt_trsm: no host memory");
-    for (ptrdiff_t b = 0; b < nmat; ++b) {
-        const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
-        if (k0 >= d.kt || st[3 * d.idx] != 0) continue;
-        const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
-        REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
-        for (int r = nb; k0 + r < d.n; ++r) {
-            for (int j = 0; j < nb; ++j) {
-                REAL s = base[r * rs + j * cs];
-                for (int p = 0; p < j; ++p) s -= base[j * rs + p * cs] * w[p];
-                w[j] = s;
-            }
-            for (int j = 0; j < nb; ++j) base[r * rs + j * cs] = w[j] / base[j * (rs + cs)];
+    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    if (k0 >= d.kt || st[3 * d.idx] != 0) return;
+    const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
+    REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
+    const int m = d.n - k0 - nb;
+    for (int gj = 0; gj < m; ++gj)
+        for (int gi = gj; gi < m; ++gi) {
+            REAL acc = 0;
+            for (int p = 0; p < nb; ++p)
+                acc += base[(nb + gi) * rs + p * cs] * base[p * (rs + cs)] *
+                       base[(nb + gj) * rs + p * cs];
+            base[(nb + gi) * rs + (nb + gj) * cs] -= acc;
         }
-    }
-    free(w);
-    return GALA_OK;
 }
 
+/* one matrix per item */
 static gala_status SUF(ldlt_update)(const gala_host_launch *L)
 {
-    const int var = HINT(0), upper = HINT(1), nmat = HINT(2), n = HINT(3), lda = HINT(4),
-              kt = HINT(5);
-    REAL *A = HBUF(REAL, 6);
-    const ptrdiff_t a_off = HLONG(7), a_stride = HLONG(8);
-    const int *desc = HBUF(int, 9) + HLONG(10);
-    const int *st = HBUF(int, 11);
-    const int k0 = HINT(12);
-    const int nb = (int)HDEF("NBP", 32);
-    for (ptrdiff_t b = 0; b < nmat; ++b) {
-        const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
-        if (k0 >= d.kt || st[3 * d.idx] != 0) continue;
-        const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
-        REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
-        const int m = d.n - k0 - nb;
-        for (int gj = 0; gj < m; ++gj)
-            for (int gi = gj; gi < m; ++gi) {
-                REAL acc = 0;
-                for (int p = 0; p < nb; ++p)
-                    acc += base[(nb + gi) * rs + p * cs] * base[p * (rs + cs)] *
-                           base[(nb + gj) * rs + p * cs];
-                base[(nb + gi) * rs + (nb + gj) * cs] -= acc;
-            }
-    }
-    return GALA_OK;
+    const int count = HINT(2), n = HINT(3), nb = (int)HDEF("NBP", 32);
+    return gala_host_items(L, "ldlt_update", count, (double)count * n * n * nb,
+                           SUF(ldlt_update_one), NULL, 0, NULL);
 }
 
-static gala_status SUF(ldlt_solve)(const gala_host_launch *L)
+static void SUF(ldlt_solve_one)(const gala_host_launch *L, const void *arg, long p_, void *wk,
+                                int *hit)
 {
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const ptrdiff_t p = p_;
     const int var = HINT(0), upper = HINT(1), n = HINT(4), nrhs = HINT(5);
-    const ptrdiff_t npairs = HLONG(2);
     const REAL *A = HBUF(REAL, 7);
     const ptrdiff_t a_off = HLONG(8);
     const int lda = HINT(9);
@@ -209,35 +241,41 @@ static gala_status SUF(ldlt_solve)(const gala_host_launch *L)
     const int ldb = HINT(13);
     const ptrdiff_t b_stride = HLONG(14);
     const int *desc = HBUF(int, 15) + HLONG(16);
-    for (ptrdiff_t p = 0; p < npairs; ++p) {
-        const ptrdiff_t bb = p / nrhs;
-        const int r = (int)(p - bb * nrhs);
-        int nn;
-        ptrdiff_t rs, cs;
-        const REAL *Lm;
-        REAL *x;
-        if (var) {
-            const int *dd = desc + 8 * bb;
-            if (r >= dd[7]) continue;
-            nn = dd[4];
-            rs = upper ? dd[5] : 1;
-            cs = upper ? 1 : dd[5];
-            Lm = A + hl_off(dd);
-            x = B + hl_off(dd + 2) + (ptrdiff_t)r * dd[6];
-        } else {
-            nn = n;
-            rs = upper ? lda : 1;
-            cs = upper ? 1 : lda;
-            Lm = A + a_off + bb * a_stride;
-            x = B + b_off + bb * b_stride + (ptrdiff_t)r * ldb;
-        }
-        for (int j = 0; j < nn; ++j)
-            for (int i = j + 1; i < nn; ++i) x[i] -= Lm[i * rs + j * cs] * x[j];
-        for (int i = 0; i < nn; ++i) x[i] /= Lm[i * (rs + cs)];
-        for (int j = nn - 1; j >= 0; --j)
-            for (int i = 0; i < j; ++i) x[i] -= Lm[j * rs + i * cs] * x[j];
+    const ptrdiff_t bb = p / nrhs;
+    const int r = (int)(p - bb * nrhs);
+    int nn;
+    ptrdiff_t rs, cs;
+    const REAL *Lm;
+    REAL *x;
+    if (var) {
+        const int *dd = desc + 8 * bb;
+        if (r >= dd[7]) return;
+        nn = dd[4];
+        rs = upper ? dd[5] : 1;
+        cs = upper ? 1 : dd[5];
+        Lm = A + hl_off(dd);
+        x = B + hl_off(dd + 2) + (ptrdiff_t)r * dd[6];
+    } else {
+        nn = n;
+        rs = upper ? lda : 1;
+        cs = upper ? 1 : lda;
+        Lm = A + a_off + bb * a_stride;
+        x = B + b_off + bb * b_stride + (ptrdiff_t)r * ldb;
     }
-    return GALA_OK;
+    for (int j = 0; j < nn; ++j)
+        for (int i = j + 1; i < nn; ++i) x[i] -= Lm[i * rs + j * cs] * x[j];
+    for (int i = 0; i < nn; ++i) x[i] /= Lm[i * (rs + cs)];
+    for (int j = nn - 1; j >= 0; --j)
+        for (int i = 0; i < j; ++i) x[i] -= Lm[j * rs + i * cs] * x[j];
+}
+
+/* one (matrix, right-hand side) pair per item */
+static gala_status SUF(ldlt_solve)(const gala_host_launch *L)
+{
+    const long count = HLONG(2);
+    const int n = HINT(4) > HINT(6) ? HINT(4) : HINT(6); /* a variable batch's largest */
+    return gala_host_items(L, "ldlt_solve", count, (double)count * n * n * 2,
+                           SUF(ldlt_solve_one), NULL, 0, NULL);
 }
 
 #endif

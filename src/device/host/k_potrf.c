@@ -115,36 +115,30 @@ const gala_host_kernel gala_host_potri[] = {
 
 static int SUF(finite)(REAL x) { return fabs((double)x) < (double)INFINITY; }
 
-static gala_status SUF(potrf_panel)(const gala_host_launch *L)
+/* Matrix s of a potrf_panel launch (arg: its pf_args), W: the thread's mrows × ncols
+ * scratch; *hit set when the matrix raises the launch's flag (written once by the caller) */
+static void SUF(panel_one)(const gala_host_launch *L, const void *arg, long si, void *wk,
+                           int *hit)
 {
-    const pf_args a = pf_unpack(L);
-    const int j0 = a.j0, up = a.up, mode = a.mode;
+    const pf_args *ap = arg;
+    const int s = (int)si;
+    const int j0 = ap->j0, up = ap->up, mode = ap->mode;
     const int N = (int)HDEF("N", 32);
-    /* one matrix at a time here: SPLIT (8) writes every row at once like mode 0, and its
-     * COPY (16) has nothing left to do; W (arguments 19, 20) only takes DIAG's (32) stop */
-    if (mode & 16) return GALA_OK;
-    REAL *A = a.A, *Wd = a.W;
-    REAL *W = NULL, colj[64];
-    size_t cap = 0;
-    for (int s = 0; s < a.count; ++s) {
-        const hmat mm = pf_mat(&a, s);
+    REAL *A = ap->A, *Wd = ap->W;
+    REAL *W = wk, colj[64];
+    {
+        const hmat mm = pf_mat(ap, s);
         const int nb = mm.n, ld = mm.ld, idx = mm.idx;
         const ptrdiff_t base = mm.base;
         const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
-        const int ncols = imin(N, imin(a.wlim, nb) - j0);
+        const int ncols = imin(N, imin(ap->wlim, nb) - j0);
         const int mrows = head ? imin(N, nb - j0) : nb - j0; /* HEAD: rows < N only */
-        if (ncols <= 0) continue;
+        if (ncols <= 0) return;
         int lim = BIGCOL;
         if ((mode & 1) == 0) {
-            const int inf0 = a.info[a.io + idx];
-            if (inf0 > 0 && inf0 <= j0) continue;
+            const int inf0 = ap->info[ap->io + idx];
+            if (inf0 > 0 && inf0 <= j0) return;
             if (inf0 < 0) lim = -inf0 - 1;
-        }
-        if ((size_t)mrows * (size_t)ncols > cap) {
-            free(W);
-            cap = (size_t)mrows * (size_t)ncols;
-            W = malloc(cap * sizeof *W);
-            if (!W) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "potrf_panel: no memory");
         }
         REAL *P = A + base + lidx(j0, j0, ld, up);
         for (int k = 0; k < ncols; ++k)
@@ -172,40 +166,66 @@ static gala_status SUF(potrf_panel)(const gala_host_launch *L)
             }
         }
         const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : ncols;
-        if (mode & 32) Wd[a.wo + s] = (REAL)stop;
+        if (mode & 32) Wd[ap->wo + s] = (REAL)stop;
         /* TAIL writes rows >= N only, HEAD rows < N only */
         const int i_lo = tail ? N : 0;
         for (int k = 0; k < imin(ncols, stop); ++k)
             for (int i = k > i_lo ? k : i_lo; i < mrows; ++i)
                 P[lidx(i, k, ld, up)] = W[i + (size_t)k * mrows];
-        if (tail) continue;
-        if ((mode & 1) || ev != 0) a.info[a.io + idx] = ev;
-        if (ev != 0) a.flag[a.fo] = a.epoch;
+        if (tail) return;
+        if ((mode & 1) || ev != 0) ap->info[ap->io + idx] = ev;
+        if (ev != 0) *hit = 1;
     }
-    free(W);
+}
+
+/* One matrix per item (a device's work-group, or groups, per matrix): the largest panel
+ * (rows × columns) sizes each thread's scratch, and the launch's flag is written once
+ * after the loop when some matrix failed. */
+static gala_status SUF(potrf_panel)(const gala_host_launch *L)
+{
+    const pf_args a = pf_unpack(L);
+    const int N = (int)HDEF("N", 32);
+    /* one matrix at a time here: SPLIT (8) writes every row at once like mode 0, and its
+     * COPY (16) has nothing left to do; W (arguments 19, 20) only takes DIAG's (32) stop */
+    if (a.mode & 16) return GALA_OK;
+    size_t cap = 0;
+    double work = 0;
+    for (int s = 0; s < a.count; ++s) {
+        const hmat mm = pf_mat(&a, s);
+        const int ncols = imin(N, imin(a.wlim, mm.n) - a.j0);
+        const int mrows = (a.mode & 4) ? imin(N, mm.n - a.j0) : mm.n - a.j0;
+        if (ncols <= 0 || mrows <= 0) continue;
+        cap = (size_t)mrows * (size_t)ncols > cap ? (size_t)mrows * (size_t)ncols : cap;
+        work += (double)mrows * ncols * (ncols / 2.0 + 2);
+    }
+    int hit = 0;
+    GALA_TRY(gala_host_items(L, "potrf_panel", a.count, work, SUF(panel_one), &a,
+                             cap * sizeof(REAL), &hit));
+    if (hit) a.flag[a.fo] = a.epoch;
     return GALA_OK;
 }
 
-/* potrf_trsm: rows N .. of the panel at j0 solved against its factored diagonal block,
- * columns before W[wo + s] (the DIAG launch's first unwritten column) written; the first
- * non-finite input column of its rows folded into nfm[nfo + s]. */
-static gala_status SUF(potrf_trsm)(const gala_host_launch *L)
+static void SUF(trsm_one)(const gala_host_launch *L, const void *arg, long si, void *wk,
+                          int *hit)
 {
-    const pf_args a = pf_unpack(L);
-    const int j0 = a.j0, up = a.up;
-    REAL *A = a.A;
-    const REAL *W = a.W;
+    (void)wk;
+    (void)hit;
+    const pf_args *ap = arg;
+    const int s = (int)si;
+    const int j0 = ap->j0, up = ap->up;
+    REAL *A = ap->A;
+    const REAL *W = ap->W;
     int *nfm = HBUF(int, 21);
     const ptrdiff_t nfo = HLONG(22);
     const int N = (int)HDEF("N", 32);
     REAL x[64], dinv[64];
-    for (int s = 0; s < a.count; ++s) {
-        const hmat mm = pf_mat(&a, s);
-        const int ncols = imin(N, imin(a.wlim, mm.n) - j0), mrows = mm.n - j0;
-        if (ncols <= 0 || mrows <= N) continue;
-        const int inf0 = a.info[a.io + mm.idx];
-        if (inf0 > 0 && inf0 <= j0) continue;
-        const int stop = imin(ncols, (int)W[a.wo + s]);
+    {
+        const hmat mm = pf_mat(ap, s);
+        const int ncols = imin(N, imin(ap->wlim, mm.n) - j0), mrows = mm.n - j0;
+        if (ncols <= 0 || mrows <= N) return;
+        const int inf0 = ap->info[ap->io + mm.idx];
+        if (inf0 > 0 && inf0 <= j0) return;
+        const int stop = imin(ncols, (int)W[ap->wo + s]);
         REAL *P = A + mm.base + lidx(j0, j0, mm.ld, up);
         for (int j = 0; j < ncols; ++j) dinv[j] = (REAL)1 / P[lidx(j, j, mm.ld, up)];
         for (int i = N; i < mrows; ++i) {
@@ -222,12 +242,32 @@ static gala_status SUF(potrf_trsm)(const gala_host_launch *L)
             for (int k = 0; k < stop; ++k) P[lidx(i, k, mm.ld, up)] = x[k];
         }
     }
-    return GALA_OK;
 }
 
-static gala_status SUF(potrf_scan)(const gala_host_launch *L)
+/* potrf_trsm: rows N .. of the panel at j0 solved against its factored diagonal block,
+ * columns before W[wo + s] (the DIAG launch's first unwritten column) written; the first
+ * non-finite input column of its rows folded into nfm[nfo + s]. One matrix per item. */
+static gala_status SUF(potrf_trsm)(const gala_host_launch *L)
 {
-    const int n = HINT(0), count = HINT(1);
+    const pf_args a = pf_unpack(L);
+    const int N = (int)HDEF("N", 32);
+    double work = 0;
+    for (int s = 0; s < a.count; ++s) {
+        const hmat mm = pf_mat(&a, s);
+        const int ncols = imin(N, imin(a.wlim, mm.n) - a.j0), mrows = mm.n - a.j0;
+        if (ncols > 0 && mrows > N) work += (double)(mrows - N) * ncols * (ncols / 2.0 + 2);
+    }
+    return gala_host_items(L, "potrf_trsm", a.count, work, SUF(trsm_one), &a, 0, NULL);
+}
+
+static void SUF(scan_one)(const gala_host_launch *L, const void *arg, long si, void *wk,
+                          int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int s = (int)si;
+    const int n = HINT(0);
     const REAL *A = HBUF(REAL, 4);
     const ptrdiff_t ao = HLONG(5), as = HLONG(7);
     const int lda = HINT(6), up = HINT(8);
@@ -236,23 +276,29 @@ static gala_status SUF(potrf_scan)(const gala_host_launch *L)
     const int vb = HINT(11);
     int *tmp = HBUF(int, 12);
     const ptrdiff_t to = HLONG(13);
-    /* the blocks (nblk, scb) only split the work on devices; one pass per matrix here */
-    for (int s = 0; s < count; ++s) {
-        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
-        const int nb = mm.n, ld = mm.ld;
-        const ptrdiff_t base = mm.base;
-        int best = BIGCOL;
-        for (int c = 0; c < nb; ++c) {
-            const REAL *col = A + base + (ptrdiff_t)c * ld;
-            const int lo = up ? 0 : c, hi = up ? c + 1 : nb;
-            for (int i = lo; i < hi; ++i) {
-                const int cand = up ? i : c;
-                if (cand < best && !SUF(finite)(col[i])) best = cand;
-            }
+    const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+    const int nb = mm.n, ld = mm.ld;
+    const ptrdiff_t base = mm.base;
+    int best = BIGCOL;
+    for (int c = 0; c < nb; ++c) {
+        const REAL *col = A + base + (ptrdiff_t)c * ld;
+        const int lo = up ? 0 : c, hi = up ? c + 1 : nb;
+        for (int i = lo; i < hi; ++i) {
+            const int cand = up ? i : c;
+            if (cand < best && !SUF(finite)(col[i])) best = cand;
         }
-        tmp[to + s] = imin(tmp[to + s], best);
     }
-    return GALA_OK;
+    tmp[to + s] = imin(tmp[to + s], best);
+}
+
+/* the blocks (nblk, scb) only split the work on devices; one pass per matrix here, one
+ * matrix per item */
+static gala_status SUF(potrf_scan)(const gala_host_launch *L)
+{
+    const int n = HINT(0), count = HINT(1);
+    /* a variable batch's orders are at most n (its largest) */
+    return gala_host_items(L, "potrf_scan", count, (double)count * n * n / 2, SUF(scan_one),
+                           NULL, 0, NULL);
 }
 
 /* potrf_scan_finish (merge = 0) and potrf_merge (1), as pf_fold in cl/potrf.cl */
@@ -300,9 +346,14 @@ static void SUF(op_strides)(int src, int tr, int up, ptrdiff_t l0, ptrdiff_t l1,
     *sp = tr ? sr : sc;
 }
 
-static gala_status SUF(gemm_upd)(const gala_host_launch *L)
+static void SUF(gemm_upd_one)(const gala_host_launch *L, const void *arg, long si, void *wk,
+                              int *hit)
 {
-    const int count = HINT(0), mx = HINT(3), mcap = HINT(4), nx = HINT(5), ncap = HINT(6);
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int s = (int)si;
+    const int mx = HINT(3), mcap = HINT(4), nx = HINT(5), ncap = HINT(6);
     const int nsrc = HINT(7), kx = HINT(8), kcap = HINT(9);
     const REAL alpha = HREAL(10);
     const int mask = HINT(11);
@@ -321,47 +372,57 @@ static gala_status SUF(gemm_upd)(const gala_host_launch *L)
     const int *info = HBUF(int, 37);
     const ptrdiff_t io = HLONG(38);
     const int skipdead = HINT(39);
-    for (int s = 0; s < count; ++s) {
-        int nb = n, nr = nrhs, l0 = ld0, l1 = ld1, idx = s;
-        ptrdiff_t b0 = m0o + (ptrdiff_t)s * m0s, b1 = m1o + (ptrdiff_t)s * m1s;
-        if (vb) {
-            const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            l0 = d[1];
-            b0 = desc_off(d, 2);
-            idx = d[4];
-            nr = d[5];
-            l1 = d[6];
-            b1 = desc_off(d, 7);
-        }
-        const int M = imin(mcap, nb - mx), NN = imin(ncap, (nsrc ? nr : nb) - nx);
-        const int K = imin(kcap, nb - kx);
-        if (M <= 0 || NN <= 0 || K <= 0) continue;
-        if (skipdead && info[io + idx] > 0) continue;
-        ptrdiff_t ai, ap, bj, bp, ci, cj;
-        SUF(op_strides)(asrc, atr, up, l0, l1, &ai, &ap);
-        SUF(op_strides)(bsrc, btr, up, l0, l1, &bj, &bp);
-        SUF(op_strides)(csrc, 0, up, l0, l1, &ci, &cj);
-        const REAL *Ab = (asrc ? M1 + b1 : M0 + b0) + ar0 * (atr ? ap : ai) + ac0 * (atr ? ai : ap);
-        const REAL *Bb = (bsrc ? M1 + b1 : M0 + b0) + br0 * (btr ? bp : bj) + bc0 * (btr ? bj : bp);
-        REAL *Cb = (csrc ? M1 + b1 : M0 + b0) + cr0 * ci + cc0 * cj;
-        for (int j = 0; j < NN; ++j) {
-            int i0 = mask ? cc0 + j - cr0 : 0; /* mask: logical row >= logical column */
-            if (i0 < 0) i0 = 0;
-            for (int p = 0; p < K; ++p) {
-                const REAL b = alpha * Bb[j * bj + p * bp];
-                const REAL *a = Ab + p * ap;
-                REAL *c = Cb + j * cj;
-                for (int i = i0; i < M; ++i) c[i * ci] += a[i * ai] * b;
-            }
+    int nb = n, nr = nrhs, l0 = ld0, l1 = ld1, idx = s;
+    ptrdiff_t b0 = m0o + (ptrdiff_t)s * m0s, b1 = m1o + (ptrdiff_t)s * m1s;
+    if (vb) {
+        const int *d = desc + (dofs + s) * DSZ;
+        nb = d[0];
+        l0 = d[1];
+        b0 = desc_off(d, 2);
+        idx = d[4];
+        nr = d[5];
+        l1 = d[6];
+        b1 = desc_off(d, 7);
+    }
+    const int M = imin(mcap, nb - mx), NN = imin(ncap, (nsrc ? nr : nb) - nx);
+    const int K = imin(kcap, nb - kx);
+    if (M <= 0 || NN <= 0 || K <= 0) return;
+    if (skipdead && info[io + idx] > 0) return;
+    ptrdiff_t ai, ap, bj, bp, ci, cj;
+    SUF(op_strides)(asrc, atr, up, l0, l1, &ai, &ap);
+    SUF(op_strides)(bsrc, btr, up, l0, l1, &bj, &bp);
+    SUF(op_strides)(csrc, 0, up, l0, l1, &ci, &cj);
+    const REAL *Ab = (asrc ? M1 + b1 : M0 + b0) + ar0 * (atr ? ap : ai) + ac0 * (atr ? ai : ap);
+    const REAL *Bb = (bsrc ? M1 + b1 : M0 + b0) + br0 * (btr ? bp : bj) + bc0 * (btr ? bj : bp);
+    REAL *Cb = (csrc ? M1 + b1 : M0 + b0) + cr0 * ci + cc0 * cj;
+    for (int j = 0; j < NN; ++j) {
+        int i0 = mask ? cc0 + j - cr0 : 0; /* mask: logical row >= logical column */
+        if (i0 < 0) i0 = 0;
+        for (int p = 0; p < K; ++p) {
+            const REAL b = alpha * Bb[j * bj + p * bp];
+            const REAL *a = Ab + p * ap;
+            REAL *c = Cb + j * cj;
+            for (int i = i0; i < M; ++i) c[i * ci] += a[i * ai] * b;
         }
     }
-    return GALA_OK;
 }
 
-static gala_status SUF(potrs_fused)(const gala_host_launch *L)
+/* one matrix per item: its M × N × K product (the caps bound every matrix's) */
+static gala_status SUF(gemm_upd)(const gala_host_launch *L)
 {
-    const int n = HINT(0), nrhs = HINT(1), j0 = HINT(2), count = HINT(3), mode = HINT(6);
+    const int count = HINT(0);
+    return gala_host_items(L, "gemm_upd", count, (double)count * HINT(4) * HINT(6) * HINT(9),
+                           SUF(gemm_upd_one), NULL, 0, NULL);
+}
+
+static void SUF(potrs_fused_one)(const gala_host_launch *L, const void *arg, long si, void *wk,
+                                 int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int s = (int)si;
+    const int n = HINT(0), nrhs = HINT(1), j0 = HINT(2), mode = HINT(6);
     const REAL *A = HBUF(REAL, 7);
     const ptrdiff_t ao = HLONG(8), as = HLONG(10);
     const int lda = HINT(9), up = HINT(11);
@@ -372,36 +433,42 @@ static gala_status SUF(potrs_fused)(const gala_host_launch *L)
     const ptrdiff_t dofs = HLONG(17);
     const int vb = HINT(18);
     const int N = (int)HDEF("N", 32);
-    for (int s = 0; s < count; ++s) {
-        int nb = n, nr = nrhs, la = lda, lb = ldb;
-        ptrdiff_t abase = ao + (ptrdiff_t)s * as, bbase = bo + (ptrdiff_t)s * bs;
-        if (vb) {
-            const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            la = d[1];
-            abase = desc_off(d, 2);
-            nr = d[5];
-            lb = d[6];
-            bbase = desc_off(d, 7);
-        }
-        const int nbk = imin(N, nb - j0);
-        if (nbk <= 0) continue;
-        const REAL *D = A + abase + lidx(j0, j0, la, up);
-        for (int c = 0; c < nr; ++c) {
-            REAL *x = B + bbase + j0 + (ptrdiff_t)c * lb;
-            if (mode & 1)
-                for (int j = 0; j < nbk; ++j) {
-                    x[j] /= D[lidx(j, j, la, up)];
-                    for (int i = j + 1; i < nbk; ++i) x[i] -= D[lidx(i, j, la, up)] * x[j];
-                }
-            if (mode & 2)
-                for (int j = nbk - 1; j >= 0; --j) {
-                    x[j] /= D[lidx(j, j, la, up)];
-                    for (int i = 0; i < j; ++i) x[i] -= D[lidx(j, i, la, up)] * x[j];
-                }
-        }
+    int nb = n, nr = nrhs, la = lda, lb = ldb;
+    ptrdiff_t abase = ao + (ptrdiff_t)s * as, bbase = bo + (ptrdiff_t)s * bs;
+    if (vb) {
+        const int *d = desc + (dofs + s) * DSZ;
+        nb = d[0];
+        la = d[1];
+        abase = desc_off(d, 2);
+        nr = d[5];
+        lb = d[6];
+        bbase = desc_off(d, 7);
     }
-    return GALA_OK;
+    const int nbk = imin(N, nb - j0);
+    if (nbk <= 0) return;
+    const REAL *D = A + abase + lidx(j0, j0, la, up);
+    for (int c = 0; c < nr; ++c) {
+        REAL *x = B + bbase + j0 + (ptrdiff_t)c * lb;
+        if (mode & 1)
+            for (int j = 0; j < nbk; ++j) {
+                x[j] /= D[lidx(j, j, la, up)];
+                for (int i = j + 1; i < nbk; ++i) x[i] -= D[lidx(i, j, la, up)] * x[j];
+            }
+        if (mode & 2)
+            for (int j = nbk - 1; j >= 0; --j) {
+                x[j] /= D[lidx(j, j, la, up)];
+                for (int i = 0; i < j; ++i) x[i] -= D[lidx(j, i, la, up)] * x[j];
+            }
+    }
+}
+
+/* one matrix per item: its right-hand sides against the block of order N at j0 */
+static gala_status SUF(potrs_fused)(const gala_host_launch *L)
+{
+    const int count = HINT(3);
+    const double N = (double)HDEF("N", 32);
+    return gala_host_items(L, "potrs_fused", count, count * HINT(1) * N * N,
+                           SUF(potrs_fused_one), NULL, 0, NULL);
 }
 
 /* potrs_sweep's contract (cl/potrs.cl) for every right-hand side: the groups of the
@@ -467,9 +534,14 @@ static gala_status SUF(potrs_sweep)(const gala_host_launch *L)
     return GALA_OK;
 }
 
-static gala_status SUF(lauum_fused)(const gala_host_launch *L)
+static void SUF(lauum_fused_one)(const gala_host_launch *L, const void *arg, long si, void *wk,
+                                 int *hit)
 {
-    const int n = HINT(0), j0 = HINT(1), count = HINT(2);
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int s = (int)si;
+    const int n = HINT(0), j0 = HINT(1);
     REAL *A = HBUF(REAL, 3);
     const ptrdiff_t ao = HLONG(4), as = HLONG(6);
     const int lda = HINT(5), up = HINT(7);
@@ -477,22 +549,28 @@ static gala_status SUF(lauum_fused)(const gala_host_launch *L)
     const ptrdiff_t dofs = HLONG(9);
     const int vb = HINT(10);
     const int N = (int)HDEF("N", 32);
-    for (int s = 0; s < count; ++s) {
-        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
-        const int nb = mm.n, ld = mm.ld;
-        const ptrdiff_t base = mm.base;
-        const int nbk = imin(N, nb - j0);
-        if (nbk <= 0) continue;
-        REAL *T = A + base + lidx(j0, j0, ld, up);
-        /* out(i, j) for i >= j uses rows >= i only: go row by row, top down */
-        for (int i = 0; i < nbk; ++i)
-            for (int j = 0; j <= i; ++j) {
-                REAL acc = 0;
-                for (int k = i; k < nbk; ++k) acc += T[lidx(k, i, ld, up)] * T[lidx(k, j, ld, up)];
-                T[lidx(i, j, ld, up)] = acc;
-            }
-    }
-    return GALA_OK;
+    const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+    const int nb = mm.n, ld = mm.ld;
+    const ptrdiff_t base = mm.base;
+    const int nbk = imin(N, nb - j0);
+    if (nbk <= 0) return;
+    REAL *T = A + base + lidx(j0, j0, ld, up);
+    /* out(i, j) for i >= j uses rows >= i only: go row by row, top down */
+    for (int i = 0; i < nbk; ++i)
+        for (int j = 0; j <= i; ++j) {
+            REAL acc = 0;
+            for (int k = i; k < nbk; ++k) acc += T[lidx(k, i, ld, up)] * T[lidx(k, j, ld, up)];
+            T[lidx(i, j, ld, up)] = acc;
+        }
+}
+
+/* one matrix per item */
+static gala_status SUF(lauum_fused)(const gala_host_launch *L)
+{
+    const int count = HINT(2);
+    const double N = (double)HDEF("N", 32);
+    return gala_host_items(L, "lauum_fused", count, count * N * N * N / 6,
+                           SUF(lauum_fused_one), NULL, 0, NULL);
 }
 
 static gala_status SUF(copy_mask)(const gala_host_launch *L)
@@ -509,9 +587,14 @@ static gala_status SUF(copy_mask)(const gala_host_launch *L)
     return GALA_OK;
 }
 
-static gala_status SUF(trmm_lt)(const gala_host_launch *L)
+static void SUF(trmm_lt_one)(const gala_host_launch *L, const void *arg, long si, void *wk,
+                             int *hit)
 {
-    const int n = HINT(0), I = HINT(1), count = HINT(2);
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int s = (int)si;
+    const int n = HINT(0), I = HINT(1);
     REAL *A = HBUF(REAL, 4);
     const ptrdiff_t ao = HLONG(5), as = HLONG(7);
     const int lda = HINT(6), up = HINT(8);
@@ -519,22 +602,28 @@ static gala_status SUF(trmm_lt)(const gala_host_launch *L)
     const ptrdiff_t dofs = HLONG(10);
     const int vb = HINT(11);
     const int N = (int)HDEF("N", 32);
-    for (int s = 0; s < count; ++s) {
-        const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
-        const int nb = mm.n, ld = mm.ld;
-        const ptrdiff_t base = mm.base;
-        const int nbk = imin(N, nb - I);
-        if (nbk <= 0) continue;
-        REAL *W = A + base;
-        for (int c = 0; c < I; ++c)
-            for (int r = 0; r < nbk; ++r) {
-                REAL acc = 0;
-                for (int k = r; k < nbk; ++k)
-                    acc += W[lidx(I + k, I + r, ld, up)] * W[lidx(I + k, c, ld, up)];
-                W[lidx(I + r, c, ld, up)] = acc;
-            }
-    }
-    return GALA_OK;
+    const hmat mm = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+    const int nb = mm.n, ld = mm.ld;
+    const ptrdiff_t base = mm.base;
+    const int nbk = imin(N, nb - I);
+    if (nbk <= 0) return;
+    REAL *W = A + base;
+    for (int c = 0; c < I; ++c)
+        for (int r = 0; r < nbk; ++r) {
+            REAL acc = 0;
+            for (int k = r; k < nbk; ++k)
+                acc += W[lidx(I + k, I + r, ld, up)] * W[lidx(I + k, c, ld, up)];
+            W[lidx(I + r, c, ld, up)] = acc;
+        }
+}
+
+/* one matrix per item: I columns of the block row times its N × N triangle */
+static gala_status SUF(trmm_lt)(const gala_host_launch *L)
+{
+    const int count = HINT(2);
+    const double N = (double)HDEF("N", 32);
+    return gala_host_items(L, "trmm_lt", count, count * HINT(1) * N * N / 2, SUF(trmm_lt_one),
+                           NULL, 0, NULL);
 }
 
 #endif

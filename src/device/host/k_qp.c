@@ -19,6 +19,46 @@
 #define QP_DEADZONE_f 1e-10
 #define QP_DEADZONE_d 1e-15
 #define QP_DEADZONE_R SUF(QP_DEADZONE)
+/* Threads (host_kernels.h). A QP kernel's items are the QPs of its list (or the jobs of a
+ * factorization launch): each touches its own QP's vectors, matrices, K and state only,
+ * as the work-groups of cl/qp.cl do, so they run on the context's threads when the launch
+ * is large enough, each through the same code as on one thread. hqp_job carries the
+ * launch, the item's function and per-thread scratch. */
+/* item(L, g, wk, hit) for g in [0, count) (gala_host_items; QP items write nothing alike) */
+static gala_status hqp_run(const gala_host_launch *L, const char *name, int count, double work,
+                           gala_host_item item, size_t wbytes)
+{
+    return gala_host_items(L, name, count, work, item, NULL, wbytes, NULL);
+}
+
+/* A launch's work for gala_host_threads: over the QPs list[0 .. nlist) (entries < 0
+ * skipped; list NULL: QPs 0 .. nlist - 1), Σ fe·(n + m + nnz(P) + 2·nnz(A)) + fs·n². */
+static double hqp_work(const int *meta, const int *list, int nlist, double fe, double fs)
+{
+    double w = 0;
+    for (int g = 0; g < nlist; ++g) {
+        const int b = list ? list[g] : g;
+        if (b < 0) continue;
+        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+        const double n = mt[QP_M_N], m = mt[QP_M_M];
+        w += fe * (n + m + mt[QP_M_PNZ] + 2.0 * mt[QP_M_ANZ]) + fs * n * n;
+    }
+    return w;
+}
+
+/* The work of the QPs of the list that run: per iteration the solves with K's factor (or
+ * the product with K⁻¹), about n² multiply-adds, and the sparse products (fe per entry) */
+static double hqp_running_work(const gala_host_launch *L, double fe, double fs)
+{
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1), *state = HBUF(int, 3);
+    double w = 0;
+    for (int g = 0; g < HINT(2); ++g) {
+        const int b = list[g];
+        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) w += hqp_work(meta, list + g, 1, fe, fs);
+    }
+    return w;
+}
+
 #define HOST_TEMPLATE "k_qp.c"
 #include "host_template.h"
 
@@ -148,8 +188,13 @@ static HQP_INLINE REAL SUF(triu_col_absmax)(int k0, int k1, int j, const int *re
 }
 
 /* Dt and Et of one QP: the limited norms first, then 1/√ in a loop of its own (vectorized) */
-HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
+HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L,
+                                           const void *arg, long gi, void *wk, int *hit)
 {
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
     HSCALE_PRO;
     HSCALE_QP;
     (void)nlist;
@@ -170,17 +215,27 @@ HQP_CLONES static void SUF(scale_norms_qp)(const gala_host_launch *L, int g)
     for (int i = 0; i < m; ++i) Et[i] = (REAL)1 / (REAL)sqrt((double)Et[i]);
 }
 
-static gala_status SUF(qp_scale_norms)(const gala_host_launch *L)
+/* the scaling kernels' work: a few passes over each QP's entries */
+static double SUF(scale_work)(const gala_host_launch *L)
 {
-    const int nlist = HINT(2);
-    for (int g = 0; g < nlist; ++g) SUF(scale_norms_qp)(L, g);
-    return GALA_OK;
+    return hqp_work(HBUF(int, 0), HBUF(int, 1), HINT(2), 2, 0);
 }
 
-static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
+static gala_status SUF(qp_scale_norms)(const gala_host_launch *L)
 {
+    return hqp_run(L, "qp_scale_norms", HINT(2), SUF(scale_work)(L), SUF(scale_norms_qp), 0);
+}
+
+static void SUF(scale_update_qp)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                 int *hit)
+{
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
     HSCALE_PRO;
-    for (int g = 0; g < nlist; ++g) {
+    (void)nlist;
+    {
         HSCALE_QP;
         (void)Ap;
         (void)Ac;
@@ -201,16 +256,26 @@ static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
         REAL ct = SUF(qmax)(sum / (REAL)(n > 0 ? n : 1), SUF(limit)(SUF(nanmax_end)(qn, qnan)));
         info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c / SUF(limit)(ct);
     }
-    return GALA_OK;
 }
 #undef HQP_NANMAX
 
-static gala_status SUF(qp_scale_apply)(const gala_host_launch *L)
+static gala_status SUF(qp_scale_update)(const gala_host_launch *L)
 {
+    return hqp_run(L, "qp_scale_update", HINT(2), SUF(scale_work)(L), SUF(scale_update_qp), 0);
+}
+
+static void SUF(scale_apply_qp)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                int *hit)
+{
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
     HSCALE_PRO;
+    (void)nlist;
     int *ctype = HBUF(int, 11);
     const int rho_is_vec = HINT(12);
-    for (int g = 0; g < nlist; ++g) {
+    {
         HSCALE_QP;
         (void)Dt;
         (void)Et;
@@ -233,26 +298,47 @@ static gala_status SUF(qp_scale_apply)(const gala_host_launch *L)
             ctype[mt[QP_M_CO] + i] = rho_is_vec ? t : 1;
         }
     }
-    return GALA_OK;
+}
+
+static gala_status SUF(qp_scale_apply)(const gala_host_launch *L)
+{
+    return hqp_run(L, "qp_scale_apply", HINT(2), SUF(scale_work)(L), SUF(scale_apply_qp), 0);
 }
 #undef HSCALE_PRO
 #undef HSCALE_QP
 
-static gala_status SUF(qp_form_k)(const gala_host_launch *L)
+/* The work of a factorization launch's flagged jobs (jqp: job → QP): Σ fe·entries + fs·n²
+ * + fc·n³ */
+static double SUF(jobs_work)(const int *meta, const int *jqp, const int *flag, int njobs,
+                             double fe, double fs, double fc)
 {
+    double w = 0;
+    for (int g = 0; g < njobs; ++g) {
+        if (!flag[g]) continue;
+        const double n = meta[(ptrdiff_t)jqp[g] * QP_NMETA + QP_M_N];
+        w += hqp_work(meta, jqp + g, 1, fe, fs) + fc * n * n * n;
+    }
+    return w;
+}
+
+static void SUF(form_k_job)(const gala_host_launch *L, const void *arg, long gi, void *wk, int *hit)
+{
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
     const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
     const REAL *jrho = HBUF(REAL, 3);
     const int jrs = HINT(4), jro = HINT(5);
     const int *flag = HBUF(int, 6);
-    const int njobs = HINT(7);
     const int *rp = HBUF(int, 8), *ci = HBUF(int, 9);
     const REAL *mv = HBUF(REAL, 10);
     const int *ctype = HBUF(int, 11);
     REAL *K = HBUF(REAL, 12);
     const REAL sigma = HREAL(13);
     const int lower = HINT(14);
-    for (int g = 0; g < njobs; ++g) {
-        if (!flag[g]) continue;
+    {
+        if (!flag[g]) return;
         const int *mt = meta + (ptrdiff_t)jqp[g] * QP_NMETA;
         const int n = mt[QP_M_N];
         const ptrdiff_t co = mt[QP_M_CO];
@@ -275,7 +361,15 @@ static gala_status SUF(qp_form_k)(const gala_host_launch *L)
             }
         }
     }
-    return GALA_OK;
+}
+
+/* one job per K (jko distinct per job: per QP, or per rung of the shared ladder) */
+static gala_status SUF(qp_form_k)(const gala_host_launch *L)
+{
+    const int njobs = HINT(7);
+    /* the zeroed n² block and A's products (the control QPs': about n² again) */
+    const double w = SUF(jobs_work)(HBUF(int, 0), HBUF(int, 1), HBUF(int, 6), njobs, 4, 2, 0);
+    return hqp_run(L, "qp_form_k", njobs, w, SUF(form_k_job), 0);
 }
 
 /* KFAC: the Cholesky factor L of the n×n matrix A (lower triangle given), right-looking in
@@ -321,39 +415,32 @@ HQP_CLONES static int SUF(chol_kfac)(REAL *A, ptrdiff_t n)
 }
 
 /* The sweep of cl/qp.cl on the lower triangle only (half the work), with the column k
- * gathered into a scratch vector so that the updates are plain axpys; mirrored at the end. */
-static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
+ * gathered into a scratch vector (wk: n REALs) so that the updates are plain axpys;
+ * mirrored at the end. Job g's failure goes to jinfo[g]; the QP's status is set by the
+ * caller, after the loop. */
+static void SUF(chol_inv_job)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                              int *hit)
 {
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
     const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
     int *flag = HBUF(int, 3);
-    const int njobs = HINT(4);
     REAL *K = HBUF(REAL, 5);
-    int *jinfo = HBUF(int, 6), *state = HBUF(int, 7);
-    const int set_status = HINT(8);
+    int *jinfo = HBUF(int, 6);
     const int kfac = (int)HDEF("KFAC", 0);
-    REAL *v = NULL;
-    ptrdiff_t vcap = 0;
-    for (int g = 0; g < njobs; ++g) {
-        if (!flag[g]) continue;
+    REAL *v = wk;
+    {
+        if (!flag[g]) return;
         const int b = jqp[g];
         const ptrdiff_t n = meta[(ptrdiff_t)b * QP_NMETA + QP_M_N];
         REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
-        if (n > vcap) {
-            REAL *nv = gala_realloc(v, sizeof(REAL) * (size_t)n);
-            if (!nv) {
-                gala_free(v);
-                return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "qp_chol_inv: no host memory");
-            }
-            v = nv;
-            vcap = n;
-        }
         int fail = 0;
         if (kfac) {
             fail = SUF(chol_kfac)(A, n);
             jinfo[g] = fail;
             flag[g] = 0;
-            if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
-            continue;
+            return;
         }
         for (ptrdiff_t k = 0; k < n; ++k) {
             const REAL d = A[k * n + k];
@@ -390,36 +477,72 @@ static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
                 }
         jinfo[g] = fail;
         flag[g] = 0;
-        if (fail && set_status) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
     }
-    gala_free(v);
-    return GALA_OK;
+}
+
+static gala_status SUF(qp_chol_inv)(const gala_host_launch *L)
+{
+    const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1);
+    const int *flag = HBUF(int, 3);
+    const int njobs = HINT(4);
+    const int *jinfo = HBUF(int, 6);
+    int *state = HBUF(int, 7);
+    const int set_status = HINT(8);
+    const int kfac = (int)HDEF("KFAC", 0);
+    if (njobs <= 0) return GALA_OK;
+    /* the jobs that run (their flags are cleared), for the statuses after the loop */
+    unsigned char *ran = set_status ? gala_malloc((size_t)njobs) : NULL;
+    if (set_status && !ran) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "qp_chol_inv: no host memory");
+    ptrdiff_t nmax = 0;
+    for (int g = 0; g < njobs; ++g) {
+        if (ran) ran[g] = flag[g] != 0;
+        const ptrdiff_t n = flag[g] ? meta[(ptrdiff_t)jqp[g] * QP_NMETA + QP_M_N] : 0;
+        nmax = n > nmax ? n : nmax;
+    }
+    /* n³/6 multiply-adds for the factor, n³ for the sweep */
+    const double w = SUF(jobs_work)(meta, jqp, flag, njobs, 0, 0, kfac ? 1.0 / 6 : 1);
+    gala_status st = hqp_run(L, "qp_chol_inv", njobs, w, SUF(chol_inv_job),
+                             kfac ? 0 : sizeof(REAL) * (size_t)(nmax > 0 ? nmax : 1));
+    for (int g = 0; st == GALA_OK && ran && g < njobs; ++g)
+        if (ran[g] && jinfo[g]) state[(ptrdiff_t)jqp[g] * QP_NSTATE + QP_S_STATUS] = 9;
+    gala_free(ran);
+    return st;
+}
+
+static void SUF(mirror_job)(const gala_host_launch *L, const void *arg, long gi, void *wk, int *hit)
+{
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
+    const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
+    const int *flag = HBUF(int, 3);
+    REAL *K = HBUF(REAL, 5);
+    if (!flag[g]) return;
+    const ptrdiff_t n = meta[(ptrdiff_t)jqp[g] * QP_NMETA + QP_M_N];
+    REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
+    for (ptrdiff_t j = 0; j < n; ++j)
+        for (ptrdiff_t i = 0; i < j; ++i) A[j * n + i] = A[i * n + j];
 }
 
 static gala_status SUF(qp_mirror)(const gala_host_launch *L)
 {
-    const int *meta = HBUF(int, 0), *jqp = HBUF(int, 1), *jko = HBUF(int, 2);
-    const int *flag = HBUF(int, 3);
     const int njobs = HINT(4);
-    REAL *K = HBUF(REAL, 5);
-    for (int g = 0; g < njobs; ++g) {
-        if (!flag[g]) continue;
-        const ptrdiff_t n = meta[(ptrdiff_t)jqp[g] * QP_NMETA + QP_M_N];
-        REAL *A = K + (ptrdiff_t)jko[g] * QP_KALIGN;
-        for (ptrdiff_t j = 0; j < n; ++j)
-            for (ptrdiff_t i = 0; i < j; ++i) A[j * n + i] = A[i * n + j];
-    }
-    return GALA_OK;
+    const double w = SUF(jobs_work)(HBUF(int, 0), HBUF(int, 1), HBUF(int, 3), njobs, 0, 1, 0);
+    return hqp_run(L, "qp_mirror", njobs, w, SUF(mirror_job), 0);
 }
 
-static gala_status SUF(qp_expand)(const gala_host_launch *L)
+static void SUF(expand_qp)(const gala_host_launch *L, const void *arg, long gi, void *wk, int *hit)
 {
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
-    const int nlist = HINT(2);
     const int *map = HBUF(int, 3);
     const REAL *raw = HBUF(REAL, 4);
     REAL *mv = HBUF(REAL, 5);
-    for (int g = 0; g < nlist; ++g) {
+    {
         const int *mt = meta + (ptrdiff_t)list[g] * QP_NMETA;
         const int pnz = mt[QP_M_PNZ], anz = mt[QP_M_ANZ];
         const REAL *r = raw + mt[QP_M_RO];
@@ -434,20 +557,29 @@ static gala_status SUF(qp_expand)(const gala_host_launch *L)
             Tv[e] = r[pnz + e];
         }
     }
-    return GALA_OK;
 }
 
-static gala_status SUF(qp_init)(const gala_host_launch *L)
+static gala_status SUF(qp_expand)(const gala_host_launch *L)
 {
-    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
+    const double w = hqp_work(HBUF(int, 0), HBUF(int, 1), nlist, 1, 0);
+    return hqp_run(L, "qp_expand", nlist, w, SUF(expand_qp), 0);
+}
+
+static void SUF(init_qp)(const gala_host_launch *L, const void *arg, long gi, void *wk, int *hit)
+{
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
+    const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     int *state = HBUF(int, 3);
     REAL *info = HBUF(REAL, 4), *vn = HBUF(REAL, 5), *vm = HBUF(REAL, 7);
     const ptrdiff_t ntot = HLONG(6), mtot = HLONG(8);
     const int *hstat = HBUF(int, 9);
     const REAL rho = HREAL(10);
     const int rung0 = HINT(11), keep_rho = HINT(12);
-    for (int g = 0; g < nlist; ++g) {
+    {
         const int b = list[g];
         const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
         REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
@@ -462,7 +594,13 @@ static gala_status SUF(qp_init)(const gala_host_launch *L)
         st[QP_S_RHOUPD] = 0;
         st[QP_S_RUNG] = rung0;
     }
-    return GALA_OK;
+}
+
+static gala_status SUF(qp_init)(const gala_host_launch *L)
+{
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_init", nlist, hqp_work(HBUF(int, 0), HBUF(int, 1), nlist, 0.5, 0),
+                   SUF(init_qp), 0);
 }
 
 static gala_status SUF(qp_reset)(const gala_host_launch *L)
@@ -504,8 +642,14 @@ static void SUF(kind_mark)(int *hstat, int *state, int b, int first)
     }
 }
 
-static gala_status SUF(qp_shared_apply)(const gala_host_launch *L)
+static void SUF(qp_shared_apply_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                      int *hit)
 {
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi + 1;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     REAL *vn = HBUF(REAL, 3), *vm = HBUF(REAL, 5), *info = HBUF(REAL, 7);
@@ -517,33 +661,45 @@ static gala_status SUF(qp_shared_apply)(const gala_host_launch *L)
     const int *mr = meta + (ptrdiff_t)r * QP_NMETA;
     const REAL *D0 = vn + QP_V_D * ntot + mr[QP_M_XO], *E0 = vm + QP_V_E * mtot + mr[QP_M_ZO];
     const REAL c = info[(ptrdiff_t)r * QP_NINFO + QP_I_C];
-    for (int g = 1; g < nlist; ++g) {
-        const int b = list[g];
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
-        REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
-        REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
-        REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
-        for (int j = 0; j < n; ++j) {
-            D[j] = D0[j];
-            q[j] *= c * D0[j];
-        }
-        int first = -1;
-        for (int i = 0; i < m; ++i) {
-            const REAL e = E0[i];
-            E[i] = e;
-            l[i] *= e;
-            u[i] *= e;
-            if (first < 0 && SUF(kind)(l[i], u[i], rho_is_vec) != ctype[mr[QP_M_CO] + i]) first = i;
-        }
-        info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c;
-        SUF(kind_mark)(hstat, state, b, first);
+    (void)nlist;
+    const int b = list[g];
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+    const int n = mt[QP_M_N], m = mt[QP_M_M];
+    REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
+    REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
+    REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
+    for (int j = 0; j < n; ++j) {
+        D[j] = D0[j];
+        q[j] *= c * D0[j];
     }
-    return GALA_OK;
+    int first = -1;
+    for (int i = 0; i < m; ++i) {
+        const REAL e = E0[i];
+        E[i] = e;
+        l[i] *= e;
+        u[i] *= e;
+        if (first < 0 && SUF(kind)(l[i], u[i], rho_is_vec) != ctype[mr[QP_M_CO] + i]) first = i;
+    }
+    info[(ptrdiff_t)b * QP_NINFO + QP_I_C] = c;
+    SUF(kind_mark)(hstat, state, b, first);
 }
 
-static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
+/* QPs 1 .. of the list take the first one's scaling */
+static gala_status SUF(qp_shared_apply)(const gala_host_launch *L)
 {
+    const int nlist = HINT(2);
+    const double w = hqp_work(HBUF(int, 0), HBUF(int, 1) + 1, nlist - 1, 1, 0);
+    return hqp_run(L, "qp_shared_apply", nlist - 1, w, SUF(qp_shared_apply_item), 0);
+}
+
+static void SUF(qp_vec_update_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                    int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     REAL *vn = HBUF(REAL, 3), *vm = HBUF(REAL, 5);
@@ -552,51 +708,63 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
     int *ctype = HBUF(int, 8), *refac = HBUF(int, 9), *state = HBUF(int, 10);
     int *hstat = HBUF(int, 11);
     const int which = HINT(12), shared = HINT(13), rho_is_vec = HINT(14);
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
-        const REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
-        REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
-        REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
-        int *ct = ctype + mt[QP_M_CO];
-        const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
-        if (which & 1)
-            for (int j = 0; j < n; ++j) q[j] *= c * D[j];
-        int first = -1;
-        for (int i = 0; i < m; ++i) {
-            if (which & 2) l[i] *= E[i];
-            if (which & 4) u[i] *= E[i];
-            const int t = SUF(kind)(l[i], u[i], rho_is_vec);
-            if (t != ct[i]) {
-                if (first < 0) first = i;
-                if (!shared) ct[i] = t;
-            }
-        }
-        if (!shared) {
-            if (first >= 0) refac[b] = 1;
-        } else {
-            SUF(kind_mark)(hstat, state, b, first);
+    (void)nlist;
+    const int b = list[g];
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+    const int n = mt[QP_M_N], m = mt[QP_M_M];
+    const REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
+    REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
+    REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
+    int *ct = ctype + mt[QP_M_CO];
+    const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
+    if (which & 1)
+        for (int j = 0; j < n; ++j) q[j] *= c * D[j];
+    int first = -1;
+    for (int i = 0; i < m; ++i) {
+        if (which & 2) l[i] *= E[i];
+        if (which & 4) u[i] *= E[i];
+        const int t = SUF(kind)(l[i], u[i], rho_is_vec);
+        if (t != ct[i]) {
+            if (first < 0) first = i;
+            if (!shared) ct[i] = t;
         }
     }
-    return GALA_OK;
+    if (!shared) {
+        if (first >= 0) refac[b] = 1;
+    } else {
+        SUF(kind_mark)(hstat, state, b, first);
+    }
+}
+
+static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
+{
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_vec_update", nlist, hqp_work(HBUF(int, 0), HBUF(int, 1), nlist, 1, 0),
+                   SUF(qp_vec_update_item), 0);
 }
 
 /* The sparse strategy's kernels (cl/qp.cl: qp_kkt_values, qp_kkt_rhs, qp_kkt_update). */
 #ifndef HQP_NKQ
 #define HQP_NKQ 3 /* kq per slot: matrix index, value-map offset, KKT entries */
-/* qp_kkt_rhs / _update / _resid: listed QP g, skipped unless it runs; its KKT column q0 */
+/* qp_kkt_rhs / _update / _resid: listed QP g (an item: returns unless it runs); its KKT
+ * column q0 */
 #define HQP_KKT_QP                                                                          \
     const int b = list[g];                                                                  \
-    if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) continue;                       \
+    if (state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] != 0) return;                         \
     const int *mt = meta + (ptrdiff_t)b * QP_NMETA;                                         \
     const int n = mt[QP_M_N], m = mt[QP_M_M];                                               \
     const int *ct = ctype + mt[QP_M_CO];                                                    \
     const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];                              \
     const ptrdiff_t q0 = (ptrdiff_t)kq[(ptrdiff_t)b * HQP_NKQ] * kbm
 #endif
-static gala_status SUF(qp_kkt_values)(const gala_host_launch *L)
+static void SUF(qp_kkt_values_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                    int *hit)
 {
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     const int *kq = HBUF(int, 3), *kmap = HBUF(int, 4);
@@ -606,24 +774,35 @@ static gala_status SUF(qp_kkt_values)(const gala_host_launch *L)
     REAL *kv = HBUF(REAL, 8);
     const ptrdiff_t kstride = HLONG(9);
     const REAL sigma = HREAL(10);
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA, *k3 = kq + (ptrdiff_t)b * HQP_NKQ;
-        const REAL *Pv = mv + mt[QP_M_PV], *Av = mv + mt[QP_M_AV];
-        const int *map = kmap + k3[1], *ct = ctype + mt[QP_M_CO];
-        REAL *v = kv + (ptrdiff_t)k3[0] * kstride;
-        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
-        for (int e = 0; e < k3[2]; ++e) {
-            const int c = map[e], k = c >> 3, t = c & 7;
-            v[e] = t == 0 ? Pv[k] : t == 1 ? Pv[k] + sigma : t == 2 ? sigma : t == 3 ? Av[k]
-                 : -(REAL)1 / SUF(rho_row)(ct[k], rho);
-        }
+    (void)nlist;
+    const int b = list[g];
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA, *k3 = kq + (ptrdiff_t)b * HQP_NKQ;
+    const REAL *Pv = mv + mt[QP_M_PV], *Av = mv + mt[QP_M_AV];
+    const int *map = kmap + k3[1], *ct = ctype + mt[QP_M_CO];
+    REAL *v = kv + (ptrdiff_t)k3[0] * kstride;
+    const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+    for (int e = 0; e < k3[2]; ++e) {
+        const int c = map[e], k = c >> 3, t = c & 7;
+        v[e] = t == 0 ? Pv[k] : t == 1 ? Pv[k] + sigma : t == 2 ? sigma : t == 3 ? Av[k]
+             : -(REAL)1 / SUF(rho_row)(ct[k], rho);
     }
-    return GALA_OK;
 }
 
-static gala_status SUF(qp_kkt_rhs)(const gala_host_launch *L)
+static gala_status SUF(qp_kkt_values)(const gala_host_launch *L)
 {
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_kkt_values", nlist, hqp_work(HBUF(int, 0), HBUF(int, 1), nlist, 2, 0),
+                   SUF(qp_kkt_values_item), 0);
+}
+
+static void SUF(qp_kkt_rhs_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                 int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     const int *state = HBUF(int, 3), *kq = HBUF(int, 4);
@@ -635,26 +814,36 @@ static gala_status SUF(qp_kkt_rhs)(const gala_host_launch *L)
     const ptrdiff_t kbm = HLONG(12), kbe = HLONG(13);
     const REAL sigma = HREAL(14);
     const int last = HINT(15);
-    for (int g = 0; g < nlist; ++g) {
-        HQP_KKT_QP;
-        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
-        REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
-        const REAL *q = vn + QP_V_Q * ntot + xo;
-        REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
-        REAL *yp = vm + QP_V_YPREV * mtot + zo;
-        REAL *r = kb + q0;
-        for (int j = 0; j < n; ++j) r[j * kbe] = sigma * x[j] - q[j];
-        for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - y[i] / SUF(rho_row)(ct[i], rho);
-        if (last) {
-            memcpy(xp, x, sizeof(REAL) * (size_t)n);
-            memcpy(yp, y, sizeof(REAL) * (size_t)m);
-        }
+    (void)nlist;
+    HQP_KKT_QP;
+    const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    const REAL *q = vn + QP_V_Q * ntot + xo;
+    REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+    REAL *yp = vm + QP_V_YPREV * mtot + zo;
+    REAL *r = kb + q0;
+    for (int j = 0; j < n; ++j) r[j * kbe] = sigma * x[j] - q[j];
+    for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - y[i] / SUF(rho_row)(ct[i], rho);
+    if (last) {
+        memcpy(xp, x, sizeof(REAL) * (size_t)n);
+        memcpy(yp, y, sizeof(REAL) * (size_t)m);
     }
-    return GALA_OK;
 }
 
-static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
+static gala_status SUF(qp_kkt_rhs)(const gala_host_launch *L)
 {
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_kkt_rhs", nlist, hqp_running_work(L, 1, 0), SUF(qp_kkt_rhs_item), 0);
+}
+
+static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                    int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     int *state = HBUF(int, 3);
@@ -668,36 +857,47 @@ static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
     const ptrdiff_t kbm = HLONG(17), kbe = HLONG(18);
     const REAL alpha = HREAL(19);
     const int iters = HINT(20);
-    for (int g = 0; g < nlist; ++g) {
-        HQP_KKT_QP;
-        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
-        const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
-        const REAL *Av = mv + mt[QP_M_AV];
-        REAL *x = vn + QP_V_X * ntot + xo;
-        REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
-        const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
-        const REAL *xt = kx + q0, *xc = kc + q0;
+    (void)nlist;
+    HQP_KKT_QP;
+    const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
+    const REAL *Av = mv + mt[QP_M_AV];
+    REAL *x = vn + QP_V_X * ntot + xo;
+    REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+    const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
+    const REAL *xt = kx + q0, *xc = kc + q0;
 #define HQP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
-        for (int j = 0; j < n; ++j) x[j] = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
-        for (int i = 0; i < m; ++i) {
-            REAL zt = 0;
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
+    for (int j = 0; j < n; ++j) x[j] = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
+    for (int i = 0; i < m; ++i) {
+        REAL zt = 0;
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
 #undef HQP_XT
-            const REAL ri = SUF(rho_row)(ct[i], rho);
-            const REAL zh = alpha * zt + ((REAL)1 - alpha) * z[i];
-            REAL zn = zh + y[i] / ri;
-            zn = zn < l[i] ? l[i] : zn;
-            zn = zn > u[i] ? u[i] : zn;
-            y[i] += ri * (zh - zn);
-            z[i] = zn;
-        }
-        state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
+        const REAL ri = SUF(rho_row)(ct[i], rho);
+        const REAL zh = alpha * zt + ((REAL)1 - alpha) * z[i];
+        REAL zn = zh + y[i] / ri;
+        zn = zn < l[i] ? l[i] : zn;
+        zn = zn > u[i] ? u[i] : zn;
+        y[i] += ri * (zh - zn);
+        z[i] = zn;
     }
-    return GALA_OK;
+    state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
 }
 
-static gala_status SUF(qp_kkt_resid)(const gala_host_launch *L)
+static gala_status SUF(qp_kkt_update)(const gala_host_launch *L)
 {
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_kkt_update", nlist, hqp_running_work(L, 2, 0),
+                   SUF(qp_kkt_update_item), 0);
+}
+
+static void SUF(qp_kkt_resid_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                   int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     const int *state = HBUF(int, 3), *kq = HBUF(int, 4), *rp = HBUF(int, 5), *ci = HBUF(int, 6);
@@ -708,31 +908,41 @@ static gala_status SUF(qp_kkt_resid)(const gala_host_launch *L)
     const REAL *kx = HBUF(REAL, 11);
     const ptrdiff_t kbm = HLONG(12), kbe = HLONG(13);
     const REAL sigma = HREAL(14);
-    for (int g = 0; g < nlist; ++g) {
-        HQP_KKT_QP;
-        HQP_MATS(mt);
-        HQP_VALS(mt, const);
-        REAL *r = kb + q0;
-        const REAL *v = kx + q0;
-        for (int j = 0; j < n; ++j) {
-            REAL a = sigma * v[j * kbe];
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k) a += Pv[k] * v[Pc[k] * kbe];
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * v[(n + Tc[k]) * kbe];
-            r[j * kbe] -= a;
-        }
-        for (int i = 0; i < m; ++i) {
-            REAL a = -v[(n + i) * kbe] / SUF(rho_row)(ct[i], rho);
-            for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * v[Ac[k] * kbe];
-            r[(n + i) * kbe] -= a;
-        }
+    (void)nlist;
+    HQP_KKT_QP;
+    HQP_MATS(mt);
+    HQP_VALS(mt, const);
+    REAL *r = kb + q0;
+    const REAL *v = kx + q0;
+    for (int j = 0; j < n; ++j) {
+        REAL a = sigma * v[j * kbe];
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k) a += Pv[k] * v[Pc[k] * kbe];
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * v[(n + Tc[k]) * kbe];
+        r[j * kbe] -= a;
     }
-    return GALA_OK;
+    for (int i = 0; i < m; ++i) {
+        REAL a = -v[(n + i) * kbe] / SUF(rho_row)(ct[i], rho);
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) a += Av[k] * v[Ac[k] * kbe];
+        r[(n + i) * kbe] -= a;
+    }
+}
+
+static gala_status SUF(qp_kkt_resid)(const gala_host_launch *L)
+{
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_kkt_resid", nlist, hqp_running_work(L, 2, 0), SUF(qp_kkt_resid_item), 0);
 }
 
 /* The PCG strategy's kernels (cl/qp.cl: qp_pcg_precond, qp_pcg; the same algorithm, each
  * QP solved in turn). */
-static gala_status SUF(qp_pcg_precond)(const gala_host_launch *L)
+static void SUF(qp_pcg_precond_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                     int *hit)
 {
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     int *state = HBUF(int, 3);
@@ -745,36 +955,47 @@ static gala_status SUF(qp_pcg_precond)(const gala_host_launch *L)
     REAL *pw = HBUF(REAL, 11);
     const ptrdiff_t ntot = HLONG(12);
     const REAL sigma = HREAL(13);
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        if (!all && !refac[b]) continue;
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N];
-        HQP_MATS(mt);
-        HQP_VALS(mt, const);
-        (void)Ap;
-        (void)Ac;
-        (void)Av;
-        const int *ct = ctype + mt[QP_M_CO];
-        const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
-        REAL *mi = pw + QP_PW_MI * ntot + mt[QP_M_XO];
-        int fail = 0;
-        for (int j = 0; j < n; ++j) {
-            REAL pd = 0;
-            for (int k = Pp[j]; k < Pp[j + 1]; ++k)
-                if (Pc[k] == j) pd += Pv[k];
-            REAL d = pd + sigma;
-            if (!(d > 0) || !(d < (REAL)QP_INFTY)) fail = 1;
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) d += SUF(rho_row)(ct[Tc[k]], rho) * Tv[k] * Tv[k];
-            mi[j] = d > 0 ? (REAL)1 / d : (REAL)1;
-        }
-        if (fail) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
+    (void)nlist;
+    const int b = list[g];
+    if (!all && !refac[b]) return;
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+    const int n = mt[QP_M_N];
+    HQP_MATS(mt);
+    HQP_VALS(mt, const);
+    (void)Ap;
+    (void)Ac;
+    (void)Av;
+    const int *ct = ctype + mt[QP_M_CO];
+    const REAL rho = info[(ptrdiff_t)b * QP_NINFO + QP_I_RHO];
+    REAL *mi = pw + QP_PW_MI * ntot + mt[QP_M_XO];
+    int fail = 0;
+    for (int j = 0; j < n; ++j) {
+        REAL pd = 0;
+        for (int k = Pp[j]; k < Pp[j + 1]; ++k)
+            if (Pc[k] == j) pd += Pv[k];
+        REAL d = pd + sigma;
+        if (!(d > 0) || !(d < (REAL)QP_INFTY)) fail = 1;
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) d += SUF(rho_row)(ct[Tc[k]], rho) * Tv[k] * Tv[k];
+        mi[j] = d > 0 ? (REAL)1 / d : (REAL)1;
     }
-    return GALA_OK;
+    if (fail) state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 9;
 }
 
-static gala_status SUF(qp_pcg)(const gala_host_launch *L)
+static gala_status SUF(qp_pcg_precond)(const gala_host_launch *L)
 {
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_pcg_precond", nlist, hqp_work(HBUF(int, 0), HBUF(int, 1), nlist, 2, 0),
+                   SUF(qp_pcg_precond_item), 0);
+}
+
+static void SUF(qp_pcg_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                             int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     int *state = HBUF(int, 3);
@@ -789,116 +1010,128 @@ static gala_status SUF(qp_pcg)(const gala_host_launch *L)
     const int maxit = HINT(15), tolred = HINT(16);
     const REAL tolfrac = HREAL(17);
     const int it0 = HINT(18), chk = HINT(19);
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        int *st = state + (ptrdiff_t)b * QP_NSTATE;
-        if (st[QP_S_STATUS] != 0) continue;
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
-        HQP_MATS(mt);
-        HQP_VALS(mt, const);
-        const int *ct = ctype + mt[QP_M_CO];
-        const REAL *inf = info + (ptrdiff_t)b * QP_NINFO;
-        const REAL rho = inf[QP_I_RHO];
-        const ptrdiff_t xo = mt[QP_M_XO];
-        REAL *B = pw + QP_PW_B * ntot + xo, *R = pw + QP_PW_R * ntot + xo;
-        REAL *Pd = pw + QP_PW_P * ntot + xo, *KP = pw + QP_PW_KP * ntot + xo;
-        const REAL *MI = pw + QP_PW_MI * ntot + xo;
-        REAL *tm = pw + QP_PW_NV * ntot + mt[QP_M_ZO];
-        REAL *X = kb + xo + mt[QP_M_ZO]; /* [b₁; b₂]; the CG iterate takes b₁'s place */
-        const REAL *x0 = vn + QP_V_X * ntot + xo;
-        REAL *ps = pst + (ptrdiff_t)b * QP_NPST;
-        REAL rn = 0, bn = 0, rty = 0;
-        for (int j = 0; j < n; ++j) {
-            REAL a = X[j];
-            for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * SUF(rho_row)(ct[Tc[k]], rho) * X[n + Tc[k]];
-            B[j] = a;
-            X[j] = x0[j];
-        }
-        /* K·v: tm = ρ∘(A·v), then σv + P·v + Aᵀtm */
+    (void)nlist;
+    const int b = list[g];
+    int *st = state + (ptrdiff_t)b * QP_NSTATE;
+    if (st[QP_S_STATUS] != 0) return;
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+    const int n = mt[QP_M_N], m = mt[QP_M_M];
+    HQP_MATS(mt);
+    HQP_VALS(mt, const);
+    const int *ct = ctype + mt[QP_M_CO];
+    const REAL *inf = info + (ptrdiff_t)b * QP_NINFO;
+    const REAL rho = inf[QP_I_RHO];
+    const ptrdiff_t xo = mt[QP_M_XO];
+    REAL *B = pw + QP_PW_B * ntot + xo, *R = pw + QP_PW_R * ntot + xo;
+    REAL *Pd = pw + QP_PW_P * ntot + xo, *KP = pw + QP_PW_KP * ntot + xo;
+    const REAL *MI = pw + QP_PW_MI * ntot + xo;
+    REAL *tm = pw + QP_PW_NV * ntot + mt[QP_M_ZO];
+    REAL *X = kb + xo + mt[QP_M_ZO]; /* [b₁; b₂]; the CG iterate takes b₁'s place */
+    const REAL *x0 = vn + QP_V_X * ntot + xo;
+    REAL *ps = pst + (ptrdiff_t)b * QP_NPST;
+    REAL rn = 0, bn = 0, rty = 0;
+    for (int j = 0; j < n; ++j) {
+        REAL a = X[j];
+        for (int k = Tp[j]; k < Tp[j + 1]; ++k) a += Tv[k] * SUF(rho_row)(ct[Tc[k]], rho) * X[n + Tc[k]];
+        B[j] = a;
+        X[j] = x0[j];
+    }
+    /* K·v: tm = ρ∘(A·v), then σv + P·v + Aᵀtm */
 #define HQP_KV_T(v)                                                                         \
-    for (int i = 0; i < m; ++i) {                                                           \
-        REAL a_ = 0;                                                                        \
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) a_ += Av[k] * (v)[Ac[k]];                   \
-        tm[i] = SUF(rho_row)(ct[i], rho) * a_;                                              \
-    }
+for (int i = 0; i < m; ++i) {                                                           \
+    REAL a_ = 0;                                                                        \
+    for (int k = Ap[i]; k < Ap[i + 1]; ++k) a_ += Av[k] * (v)[Ac[k]];                   \
+    tm[i] = SUF(rho_row)(ct[i], rho) * a_;                                              \
+}
 #define HQP_KV_J(j, v, out)                                                                 \
-    {                                                                                       \
-        REAL a_ = sigma * (v)[j];                                                           \
-        for (int k = Pp[j]; k < Pp[j + 1]; ++k) a_ += Pv[k] * (v)[Pc[k]];                   \
-        for (int k = Tp[j]; k < Tp[j + 1]; ++k) a_ += Tv[k] * tm[Tc[k]];                    \
-        out = a_;                                                                           \
+{                                                                                       \
+    REAL a_ = sigma * (v)[j];                                                           \
+    for (int k = Pp[j]; k < Pp[j + 1]; ++k) a_ += Pv[k] * (v)[Pc[k]];                   \
+    for (int k = Tp[j]; k < Tp[j + 1]; ++k) a_ += Tv[k] * tm[Tc[k]];                    \
+    out = a_;                                                                           \
+}
+    HQP_KV_T(X);
+    for (int j = 0; j < n; ++j) {
+        REAL kx;
+        HQP_KV_J(j, X, kx);
+        const REAL r = B[j] - kx, y = MI[j] * r;
+        R[j] = r;
+        Pd[j] = y;
+        rn = SUF(qmax)(rn, SUF(qabs)(r));
+        bn = SUF(qmax)(bn, SUF(qabs)(B[j]));
+        rty += r * y;
     }
-        HQP_KV_T(X);
-        for (int j = 0; j < n; ++j) {
-            REAL kx;
-            HQP_KV_J(j, X, kx);
-            const REAL r = B[j] - kx, y = MI[j] * r;
-            R[j] = r;
-            Pd[j] = y;
-            rn = SUF(qmax)(rn, SUF(qabs)(r));
-            bn = SUF(qmax)(bn, SUF(qabs)(B[j]));
-            rty += r * y;
-        }
-        const int admm = st[QP_S_ITER] + it0 + 1;
-        REAL red = ps[QP_PS_RED], eps;
-        int zero = (int)ps[QP_PS_ZERO];
-        if (admm == 1) {
-            red = tolfrac;
+    const int admm = st[QP_S_ITER] + it0 + 1;
+    REAL red = ps[QP_PS_RED], eps;
+    int zero = (int)ps[QP_PS_ZERO];
+    if (admm == 1) {
+        red = tolfrac;
+        zero = 0;
+        eps = bn < (REAL)QP_CG_TOL_MIN ? (REAL)1 : bn * red;
+    } else {
+        if (zero >= tolred) {
+            red *= (REAL)0.5;
             zero = 0;
-            eps = bn < (REAL)QP_CG_TOL_MIN ? (REAL)1 : bn * red;
-        } else {
-            if (zero >= tolred) {
-                red *= (REAL)0.5;
-                zero = 0;
-            }
-            const REAL pd = inf[QP_I_SPRIM] * inf[QP_I_SDUAL], prev = ps[QP_PS_EPS];
-            eps = (chk == 0 || admm > chk) && pd >= 0 && pd < (REAL)QP_INFTY
-                      ? red * (REAL)sqrt((double)pd) : prev;
-            eps = eps < prev ? eps : prev;
-            eps = eps > (REAL)QP_CG_TOL_MIN ? eps : (REAL)QP_CG_TOL_MIN;
         }
-        int iters = 0, ncvx = 0;
-        for (int it = 0; it < maxit && rn > eps; ++it) {
-            HQP_KV_T(Pd);
-            REAL pkp = 0;
-            for (int j = 0; j < n; ++j) {
-                REAL kp;
-                HQP_KV_J(j, Pd, kp);
-                KP[j] = kp;
-                pkp += Pd[j] * kp;
-            }
-            if (!(pkp > 0)) {
-                ncvx = 1;
-                break;
-            }
-            const REAL al = rty / pkp;
-            REAL rtn = 0;
-            rn = 0;
-            for (int j = 0; j < n; ++j) {
-                X[j] += al * Pd[j];
-                const REAL r = R[j] - al * KP[j], y = MI[j] * r;
-                R[j] = r;
-                rn = SUF(qmax)(rn, SUF(qabs)(r));
-                rtn += r * y;
-            }
-            ++iters;
-            const REAL be = rtn / rty;
-            rty = rtn;
-            for (int j = 0; j < n; ++j) Pd[j] = MI[j] * R[j] + be * Pd[j]; /* Y + βp */
+        const REAL pd = inf[QP_I_SPRIM] * inf[QP_I_SDUAL], prev = ps[QP_PS_EPS];
+        eps = (chk == 0 || admm > chk) && pd >= 0 && pd < (REAL)QP_INFTY
+                  ? red * (REAL)sqrt((double)pd) : prev;
+        eps = eps < prev ? eps : prev;
+        eps = eps > (REAL)QP_CG_TOL_MIN ? eps : (REAL)QP_CG_TOL_MIN;
+    }
+    int iters = 0, ncvx = 0;
+    for (int it = 0; it < maxit && rn > eps; ++it) {
+        HQP_KV_T(Pd);
+        REAL pkp = 0;
+        for (int j = 0; j < n; ++j) {
+            REAL kp;
+            HQP_KV_J(j, Pd, kp);
+            KP[j] = kp;
+            pkp += Pd[j] * kp;
         }
+        if (!(pkp > 0)) {
+            ncvx = 1;
+            break;
+        }
+        const REAL al = rty / pkp;
+        REAL rtn = 0;
+        rn = 0;
+        for (int j = 0; j < n; ++j) {
+            X[j] += al * Pd[j];
+            const REAL r = R[j] - al * KP[j], y = MI[j] * r;
+            R[j] = r;
+            rn = SUF(qmax)(rn, SUF(qabs)(r));
+            rtn += r * y;
+        }
+        ++iters;
+        const REAL be = rtn / rty;
+        rty = rtn;
+        for (int j = 0; j < n; ++j) Pd[j] = MI[j] * R[j] + be * Pd[j]; /* Y + βp */
+    }
 #undef HQP_KV_T
 #undef HQP_KV_J
-        ps[QP_PS_EPS] = eps;
-        ps[QP_PS_RED] = red;
-        ps[QP_PS_ZERO] = (REAL)(iters == 0 ? zero + 1 : 0);
-        if (ncvx) st[QP_S_STATUS] = 9;
-    }
-    return GALA_OK;
+    ps[QP_PS_EPS] = eps;
+    ps[QP_PS_RED] = red;
+    ps[QP_PS_ZERO] = (REAL)(iters == 0 ? zero + 1 : 0);
+    if (ncvx) st[QP_S_STATUS] = 9;
 }
 
-static gala_status SUF(qp_warm)(const gala_host_launch *L)
+/* one QP per item: its CG iterations (cg_max_iter products with K at most) */
+static gala_status SUF(qp_pcg)(const gala_host_launch *L)
 {
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_pcg", nlist, hqp_running_work(L, 4.0 * (HINT(15) + 2), 0),
+                   SUF(qp_pcg_item), 0);
+}
+
+static void SUF(qp_warm_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                              int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     const int *rp = HBUF(int, 3), *ci = HBUF(int, 4);
@@ -907,29 +1140,34 @@ static gala_status SUF(qp_warm)(const gala_host_launch *L)
     const ptrdiff_t ntot = HLONG(7), mtot = HLONG(9);
     const REAL *info = HBUF(REAL, 10);
     const int which = HINT(11);
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
-        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
-        const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
-        const REAL *Av = mv + mt[QP_M_AV];
-        REAL *x = vn + QP_V_X * ntot + xo, *y = vm + QP_V_Y * mtot + zo, *z = vm + QP_V_Z * mtot + zo;
-        const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_YPREV * mtot + zo;
-        const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
-        const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
-        if (which & 1)
-            for (int j = 0; j < n; ++j) x[j] = xr[j] / D[j];
-        if (which & 2)
-            for (int i = 0; i < m; ++i) y[i] = c * yr[i] / E[i];
-        if (which & 1)
-            for (int i = 0; i < m; ++i) {
-                REAL sum = 0;
-                for (int k = Ap[i]; k < Ap[i + 1]; ++k) sum += Av[k] * x[Ac[k]];
-                z[i] = sum;
-            }
-    }
-    return GALA_OK;
+    (void)nlist;
+    const int b = list[g];
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+    const int n = mt[QP_M_N], m = mt[QP_M_M];
+    const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
+    const REAL *Av = mv + mt[QP_M_AV];
+    REAL *x = vn + QP_V_X * ntot + xo, *y = vm + QP_V_Y * mtot + zo, *z = vm + QP_V_Z * mtot + zo;
+    const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_YPREV * mtot + zo;
+    const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
+    const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
+    if (which & 1)
+        for (int j = 0; j < n; ++j) x[j] = xr[j] / D[j];
+    if (which & 2)
+        for (int i = 0; i < m; ++i) y[i] = c * yr[i] / E[i];
+    if (which & 1)
+        for (int i = 0; i < m; ++i) {
+            REAL sum = 0;
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) sum += Av[k] * x[Ac[k]];
+            z[i] = sum;
+        }
+}
+
+static gala_status SUF(qp_warm)(const gala_host_launch *L)
+{
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_warm", nlist, hqp_work(HBUF(int, 0), HBUF(int, 1), nlist, 1, 0),
+                   SUF(qp_warm_item), 0);
 }
 
 /* Vectors in the caller's device memory (cl/qp.cl: qp_vec_in, qp_sol_out, qp_warm_in):
@@ -1072,43 +1310,54 @@ static gala_status SUF(qp_warm_in)(const gala_host_launch *L)
     return GALA_OK;
 }
 
-static gala_status SUF(qp_unscale)(const gala_host_launch *L)
+static void SUF(qp_unscale_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
+                                 int *hit)
 {
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int g = (int)gi;
+
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
     REAL *vn = HBUF(REAL, 3), *vm = HBUF(REAL, 5);
     const ptrdiff_t ntot = HLONG(4), mtot = HLONG(6);
     const REAL *info = HBUF(REAL, 7);
     const int *state = HBUF(int, 8);
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
-        const int st = state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS];
-        const int sol = st == 1 || st == 2 || st == 7 || st == 8 || st == 10;
-        const int pinf = st == 3 || st == 4, dinf = st == 5 || st == 6;
-        const int n = mt[QP_M_N], m = mt[QP_M_M];
-        const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
-        const REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
-        const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
-        const REAL *y = vm + QP_V_Y * mtot + zo, *yp = vm + QP_V_YPREV * mtot + zo;
-        const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
-        REAL *ox = vn + QP_V_W2 * ntot + xo, *oy = vm + QP_V_W * mtot + zo;
-        const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
-        REAL sx = 0, sy = 0;
-        for (int j = 0; j < n; ++j) {
-            ox[j] = sol ? D[j] * x[j] : (dinf ? D[j] * (x[j] - xp[j]) : (REAL)0);
-            sx = SUF(qmax)(sx, SUF(qabs)(ox[j]));
-        }
-        for (int i = 0; i < m; ++i) {
-            oy[i] = sol ? E[i] * y[i] / c : (pinf ? E[i] * SUF(polar)(y[i] - yp[i], l[i], u[i]) : (REAL)0);
-            sy = SUF(qmax)(sy, SUF(qabs)(oy[i]));
-        }
-        if (dinf && sx > 0)
-            for (int j = 0; j < n; ++j) ox[j] /= sx;
-        if (pinf && sy > 0)
-            for (int i = 0; i < m; ++i) oy[i] /= sy;
+    (void)nlist;
+    const int b = list[g];
+    const int *mt = meta + (ptrdiff_t)b * QP_NMETA;
+    const int st = state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS];
+    const int sol = st == 1 || st == 2 || st == 7 || st == 8 || st == 10;
+    const int pinf = st == 3 || st == 4, dinf = st == 5 || st == 6;
+    const int n = mt[QP_M_N], m = mt[QP_M_M];
+    const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    const REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
+    const REAL *y = vm + QP_V_Y * mtot + zo, *yp = vm + QP_V_YPREV * mtot + zo;
+    const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
+    REAL *ox = vn + QP_V_W2 * ntot + xo, *oy = vm + QP_V_W * mtot + zo;
+    const REAL c = info[(ptrdiff_t)b * QP_NINFO + QP_I_C];
+    REAL sx = 0, sy = 0;
+    for (int j = 0; j < n; ++j) {
+        ox[j] = sol ? D[j] * x[j] : (dinf ? D[j] * (x[j] - xp[j]) : (REAL)0);
+        sx = SUF(qmax)(sx, SUF(qabs)(ox[j]));
     }
-    return GALA_OK;
+    for (int i = 0; i < m; ++i) {
+        oy[i] = sol ? E[i] * y[i] / c : (pinf ? E[i] * SUF(polar)(y[i] - yp[i], l[i], u[i]) : (REAL)0);
+        sy = SUF(qmax)(sy, SUF(qabs)(oy[i]));
+    }
+    if (dinf && sx > 0)
+        for (int j = 0; j < n; ++j) ox[j] /= sx;
+    if (pinf && sy > 0)
+        for (int i = 0; i < m; ++i) oy[i] /= sy;
+}
+
+static gala_status SUF(qp_unscale)(const gala_host_launch *L)
+{
+    const int nlist = HINT(2);
+    return hqp_run(L, "qp_unscale", nlist, hqp_work(HBUF(int, 0), HBUF(int, 1), nlist, 1, 0),
+                   SUF(qp_unscale_item), 0);
 }
 
 static gala_status SUF(qp_count)(const gala_host_launch *L)
@@ -1512,11 +1761,32 @@ static size_t SUF(admm_work)(int n, int m)
     return sizeof(REAL) * 2 * (size_t)m + sizeof(int) * ((size_t)n + (size_t)m);
 }
 
+/* listed QP g of qp_admm / qp_check, if it runs (list entries < 0 pad a shared tile) */
+static void SUF(admm_item)(const gala_host_launch *L, const void *arg, long gi, void *wk, int *hit)
+{
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    const int b = HBUF(int, 1)[g];
+    if (b >= 0 && HBUF(int, 3)[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0)
+        SUF(admm_one)(L, b, 1, 0, wk);
+}
+
+static void SUF(check_item)(const gala_host_launch *L, const void *arg, long gi, void *wk, int *hit)
+{
+    const int g = (int)gi;
+    (void)arg;
+    (void)hit;
+    (void)wk;
+    const int b = HBUF(int, 1)[g];
+    if (b >= 0 && HBUF(int, 3)[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0)
+        SUF(admm_one)(L, b, 0, 1, NULL);
+}
+
 static gala_status SUF(qp_admm)(const gala_host_launch *L)
 {
     const int *meta = HBUF(int, 0), *list = HBUF(int, 1);
     const int nlist = HINT(2);
-    const int *state = HBUF(int, 3);
     size_t need = 0;
     for (int g = 0; g < nlist; ++g) {
         const int b = list[g];
@@ -1526,26 +1796,14 @@ static gala_status SUF(qp_admm)(const gala_host_launch *L)
         need = w > need ? w : need;
     }
     if (need == 0) return GALA_OK; /* no QP in the list */
-    void *wk = gala_malloc(need);
-    if (!wk) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "qp_admm: no host memory");
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 1, 0, wk);
-    }
-    gala_free(wk);
-    return GALA_OK;
+    const int iters = HINT(20);
+    return hqp_run(L, "qp_admm", nlist, hqp_running_work(L, 2.0 * iters, 1.0 * iters),
+                   SUF(admm_item), need);
 }
 
 static gala_status SUF(qp_check)(const gala_host_launch *L)
 {
-    const int *list = HBUF(int, 1);
-    const int nlist = HINT(2);
-    const int *state = HBUF(int, 3);
-    for (int g = 0; g < nlist; ++g) {
-        const int b = list[g];
-        if (b >= 0 && state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] == 0) SUF(admm_one)(L, b, 0, 1, NULL);
-    }
-    return GALA_OK;
+    return hqp_run(L, "qp_check", HINT(2), hqp_running_work(L, 4, 0), SUF(check_item), 0);
 }
 
 #endif

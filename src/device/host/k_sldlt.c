@@ -19,6 +19,63 @@ static int hs_first(int a, int b)
     return abs(b) < abs(a) ? b : a;
 }
 
+/* Threads (host_kernels.h): the items of a launch are runs of matrices of one group (and
+ * one right-hand side, for the solve), walked as before with the matrices innermost; each
+ * matrix's arithmetic does not depend on the run it is in, so the runs are cut smaller
+ * when there are threads to feed (at most HS_CHUNK matrices, as on one thread). */
+#ifndef HS_CHUNK
+#define HS_CHUNK 256
+#endif
+typedef struct {
+    int g, r, b0, nb; /* group, right-hand side, first matrix and count of the run */
+} hs_item;
+
+/* The runs of every group's batch (× nrhs right-hand sides), about `per` matrices each (at
+ * most HS_CHUNK), in *items (allocated here; NULL when there are none or no memory: *count
+ * -1). *work: the launch's multiply-adds, roughly. */
+static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, int *count,
+                         double *work)
+{
+    const int ngroups = HINT(0);
+    const int *gd = HBUF(int, 1);
+    long total = 0;
+    double w = 0;
+    for (int g = 0; g < ngroups; ++g) {
+        const int *G = gd + g * SLDLT_GDESC;
+        total += G[G_BATCH];
+        w += per_entry * nrhs * (double)G[G_BATCH] * ((double)G[G_NNZL] + G[G_N]);
+    }
+    *work = w;
+    *count = 0;
+    if (total == 0) return NULL;
+    const int nt = gala_host_threads(L, total, w);
+    /* about four runs per thread over the launch */
+    long per = nt > 1 ? (total + 4L * nt - 1) / (4L * nt) : HS_CHUNK;
+    if (per > HS_CHUNK) per = HS_CHUNK;
+    if (per < 1) per = 1;
+    long n = 0;
+    for (int g = 0; g < ngroups; ++g) n += (gd[g * SLDLT_GDESC + G_BATCH] + per - 1) / per;
+    hs_item *it = gala_malloc(sizeof *it * (size_t)(n * nrhs));
+    if (!it) {
+        *count = -1;
+        return NULL;
+    }
+    long k = 0;
+    for (int g = 0; g < ngroups; ++g) {
+        const int batch = gd[g * SLDLT_GDESC + G_BATCH];
+        for (int r = 0; r < nrhs; ++r)
+            for (int b0 = 0; b0 < batch; b0 += (int)per) {
+                it[k].g = g;
+                it[k].r = r;
+                it[k].b0 = b0;
+                it[k].nb = batch - b0 < per ? batch - b0 : (int)per;
+                ++k;
+            }
+    }
+    *count = (int)k;
+    return it;
+}
+
 #define HOST_TEMPLATE "k_sldlt.c"
 #include "host_template.h"
 
@@ -35,15 +92,15 @@ const gala_host_kernel gala_host_sldlt[] = {
 
 static int SUF(hs_bad)(REAL d) { return !(d - d == (REAL)0); }
 
-/* The schedule is walked once per chunk of HS_CHUNK matrices, the matrices innermost: the
- * interleaved values of neighbouring matrices are adjacent, as for the lanes of a GPU
- * work-group (same arithmetic, per matrix, as the kernel). */
-#ifndef HS_CHUNK
-#define HS_CHUNK 256
-#endif
-static gala_status SUF(sldlt_factor)(const gala_host_launch *L)
+/* The schedule is walked once per run of at most HS_CHUNK matrices, the matrices
+ * innermost: the interleaved values of neighbouring matrices are adjacent, as for the lanes
+ * of a GPU work-group (same arithmetic, per matrix, as the kernel). */
+static void SUF(factor_run)(const gala_host_launch *L, const void *arg, long item, void *wk,
+                            int *hit)
 {
-    const int ngroups = HINT(0);
+    (void)wk;
+    (void)hit;
+    const hs_item *it = (const hs_item *)arg + item;
     const int *gd = HBUF(int, 1), *sc = HBUF(int, 2);
     const REAL *x = HBUF(REAL, 3);
     const ptrdiff_t x_off = HLONG(4), x_ms = HLONG(5), x_es = HLONG(6);
@@ -51,13 +108,13 @@ static gala_status SUF(sldlt_factor)(const gala_host_launch *L)
     int *st = HBUF(int, 8);
     REAL dj[HS_CHUNK], tk[HS_CHUNK];
     int info[HS_CHUNK], np[HS_CHUNK], nn[HS_CHUNK];
-    for (int g = 0; g < ngroups; ++g) {
-        const int *G = gd + g * SLDLT_GDESC;
-        const int n = G[G_N], nnzl = G[G_NNZL], batch = G[G_BATCH];
+    {
+        const int *G = gd + it->g * SLDLT_GDESC;
+        const int n = G[G_N], nnzl = G[G_NNZL];
         const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
         const int *task = sc + G[G_TASK], *ins = sc + G[G_INS], *amap = sc + G[G_AMAP];
-        for (int b0 = 0; b0 < batch; b0 += HS_CHUNK) {
-            const int nb = batch - b0 < HS_CHUNK ? batch - b0 : HS_CHUNK;
+        {
+            const int b0 = it->b0, nb = it->nb;
             REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
             const REAL *xa = x + x_off + (q0 + b0) * x_ms;
             for (int c = 0; c < nb; ++c) info[c] = np[c] = nn[c] = 0;
@@ -120,24 +177,39 @@ static gala_status SUF(sldlt_factor)(const gala_host_launch *L)
             }
         }
     }
-    return GALA_OK;
 }
 
-static gala_status SUF(sldlt_factor_cols)(const gala_host_launch *L)
+static gala_status SUF(sldlt_factor)(const gala_host_launch *L)
 {
-    const int ngroups = HINT(0);
+    int count;
+    double work;
+    hs_item *it = hs_items(L, 1, 4, &count, &work);
+    if (count < 0)
+        return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_factor: no host memory");
+    const gala_status s = gala_host_items(L, "sldlt_factor", count, work, SUF(factor_run), it,
+                                          0, NULL);
+    gala_free(it);
+    return s;
+}
+
+static void SUF(factor_cols_run)(const gala_host_launch *L, const void *arg, long item,
+                                 void *wk, int *hit)
+{
+    (void)wk;
+    (void)hit;
+    const hs_item *it = (const hs_item *)arg + item;
     const int *gd = HBUF(int, 1), *sc = HBUF(int, 2);
     const REAL *x = HBUF(REAL, 3);
     const ptrdiff_t x_off = HLONG(4), x_ms = HLONG(5), x_es = HLONG(6);
     REAL *V = HBUF(REAL, 7), *W = HBUF(REAL, 8);
     int *IW = HBUF(int, 9), *st = HBUF(int, 10);
-    for (int g = 0; g < ngroups; ++g) {
-        const int *G = gd + g * SLDLT_GDESC;
+    {
+        const int *G = gd + it->g * SLDLT_GDESC;
         const int n = G[G_N], nnzl = G[G_NNZL];
         const ptrdiff_t ldv = G[G_LDV], ldw = G[G_LDW];
         const int *lp = sc + G[G_LP], *li = sc + G[G_LI], *aptr = sc + G[G_APTR],
                   *amap = sc + G[G_AMAP];
-        for (ptrdiff_t b = 0; b < G[G_BATCH]; ++b) {
+        for (ptrdiff_t b = it->b0; b < it->b0 + it->nb; ++b) {
             const ptrdiff_t q = G[G_Q0] + b;
             REAL *v = V + hs_off(G + G_VBASE_LO) + b, *xw = W + hs_off(G + G_WBASE_LO) + b;
             int *head = IW + 3 * hs_off(G + G_WBASE_LO) + b, *link = head + n * ldw,
@@ -192,74 +264,99 @@ static gala_status SUF(sldlt_factor_cols)(const gala_host_launch *L)
             st[3 * q + 2] = nn;
         }
     }
-    return GALA_OK;
 }
 
-static gala_status SUF(sldlt_solve)(const gala_host_launch *L)
+/* one matrix at a time, each in its own columns of W and IW: runs of matrices per item */
+static gala_status SUF(sldlt_factor_cols)(const gala_host_launch *L)
 {
-    const int ngroups = HINT(0);
+    int count;
+    double work;
+    hs_item *it = hs_items(L, 1, 4, &count, &work);
+    if (count < 0)
+        return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_factor_cols: no host memory");
+    const gala_status s = gala_host_items(L, "sldlt_factor_cols", count, work,
+                                          SUF(factor_cols_run), it, 0, NULL);
+    gala_free(it);
+    return s;
+}
+
+/* run `item`: right-hand side r of matrices b0 .. b0 + nb − 1 of a group */
+static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item, void *wk,
+                           int *hit)
+{
+    (void)wk;
+    (void)hit;
+    const hs_item *it = (const hs_item *)arg + item;
     const int *gd = HBUF(int, 1), *sc = HBUF(int, 2);
     const REAL *V = HBUF(REAL, 3);
-    const int nrhs = HINT(4), copy = HINT(5);
+    const int copy = HINT(5);
     const REAL *B = HBUF(REAL, 6);
     const ptrdiff_t b_off = HLONG(7), b_ms = HLONG(8), b_rs = HLONG(9), b_es = HLONG(10);
     REAL *X = HBUF(REAL, 11);
     const ptrdiff_t x_off = HLONG(12), x_ms = HLONG(13), x_rs = HLONG(14), x_es = HLONG(15);
     REAL s[HS_CHUNK];
-    for (int g = 0; g < ngroups; ++g) {
-        const int *G = gd + g * SLDLT_GDESC;
-        const int n = G[G_N], nnzl = G[G_NNZL], batch = G[G_BATCH];
-        const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
-        const int *stask = sc + G[G_STASK], *frow = sc + G[G_FROW], *bidx = sc + G[G_BIDX];
-        for (int r = 0; r < nrhs; ++r)
-            for (int b0 = 0; b0 < batch; b0 += HS_CHUNK) {
-                const int nb = batch - b0 < HS_CHUNK ? batch - b0 : HS_CHUNK;
-                const REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
-                REAL *xv = X + x_off + (q0 + b0) * x_ms + r * x_rs;
-                const REAL *bv = B + b_off + (q0 + b0) * b_ms + r * b_rs;
-                if (copy)
-                    for (int e = 0; e < n; ++e)
-                        for (int c = 0; c < nb; ++c) xv[e * x_es + c * x_ms] = bv[e * b_es + c * b_ms];
-                if (nb == 1) { /* one matrix: plain loops */
-                    for (int t = 0; t < n; ++t) {
-                        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                        REAL a = xv[U[S_PI] * x_es];
-                        for (int f = U[S_R0]; f < U[S_R1]; ++f)
-                            a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
-                        xv[U[S_PI] * x_es] = a;
-                    }
-                    for (int t = n - 1; t >= 0; --t) {
-                        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                        REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv];
-                        for (int e = U[S_L0]; e < U[S_L1]; ++e) a -= v[e * ldv] * xv[bidx[e] * x_es];
-                        xv[U[S_PI] * x_es] = a;
-                    }
-                    continue;
-                }
-                for (int t = 0; t < n; ++t) {
-                    const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                    REAL *xi = xv + U[S_PI] * x_es;
-                    for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms];
-                    for (int f = U[S_R0]; f < U[S_R1]; ++f) {
-                        const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
-                        for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
-                    }
-                    for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
-                }
-                for (int t = n - 1; t >= 0; --t) {
-                    const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                    REAL *xi = xv + U[S_PI] * x_es;
-                    const REAL *dv = v + (nnzl + U[S_I]) * ldv;
-                    for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms] / dv[c];
-                    for (int e = U[S_L0]; e < U[S_L1]; ++e) {
-                        const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
-                        for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
-                    }
-                    for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
-                }
+    const int *G = gd + it->g * SLDLT_GDESC;
+    const int n = G[G_N], nnzl = G[G_NNZL];
+    const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
+    const int *stask = sc + G[G_STASK], *frow = sc + G[G_FROW], *bidx = sc + G[G_BIDX];
+    const int r = it->r, b0 = it->b0, nb = it->nb;
+    {
+        const REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
+        REAL *xv = X + x_off + (q0 + b0) * x_ms + r * x_rs;
+        const REAL *bv = B + b_off + (q0 + b0) * b_ms + r * b_rs;
+        if (copy)
+            for (int e = 0; e < n; ++e)
+                for (int c = 0; c < nb; ++c) xv[e * x_es + c * x_ms] = bv[e * b_es + c * b_ms];
+        if (nb == 1) { /* one matrix: plain loops */
+            for (int t = 0; t < n; ++t) {
+                const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                REAL a = xv[U[S_PI] * x_es];
+                for (int f = U[S_R0]; f < U[S_R1]; ++f)
+                    a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+                xv[U[S_PI] * x_es] = a;
             }
+            for (int t = n - 1; t >= 0; --t) {
+                const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+                REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv];
+                for (int e = U[S_L0]; e < U[S_L1]; ++e) a -= v[e * ldv] * xv[bidx[e] * x_es];
+                xv[U[S_PI] * x_es] = a;
+            }
+            return;
+        }
+        for (int t = 0; t < n; ++t) {
+            const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+            REAL *xi = xv + U[S_PI] * x_es;
+            for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms];
+            for (int f = U[S_R0]; f < U[S_R1]; ++f) {
+                const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
+                for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
+            }
+            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+        }
+        for (int t = n - 1; t >= 0; --t) {
+            const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+            REAL *xi = xv + U[S_PI] * x_es;
+            const REAL *dv = v + (nnzl + U[S_I]) * ldv;
+            for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms] / dv[c];
+            for (int e = U[S_L0]; e < U[S_L1]; ++e) {
+                const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
+                for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
+            }
+            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+        }
     }
-    return GALA_OK;
+}
+
+static gala_status SUF(sldlt_solve)(const gala_host_launch *L)
+{
+    int count;
+    double work;
+    hs_item *it = hs_items(L, HINT(4), 2, &count, &work);
+    if (count < 0) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_solve: no host memory");
+    const gala_status st = gala_host_items(L, "sldlt_solve", count, work, SUF(solve_run), it, 0,
+                                           NULL);
+    gala_free(it);
+    return st;
 }
 
 #endif

@@ -87,19 +87,22 @@ const gala_host_kernel gala_host_trtri[] = {
 
 static int SUF(tr_bad)(REAL v) { return !(v - v == (REAL)0); }
 
-static gala_status SUF(diag_inv)(const gala_host_launch *L)
+/* task t of diag_inv: its diagonal block inverted into B; with `fused` first its checks
+ * (info into ib[M.id], *hit when the launch's flag is due) */
+static void SUF(diag_inv_one)(const gala_host_launch *L, const void *arg, long t, void *wk,
+                              int *hit)
 {
+    (void)arg;
+    (void)wk;
     const int upper = HINT(0), unit = HINT(1), fused = HINT(2);
     int *ib = HBUF(int, 3);
-    const ptrdiff_t flag_idx = HLONG(4), meta_off = HLONG(5), task_off = HLONG(6);
-    const int m0 = HINT(7), per = HINT(8), step = HINT(9), ntask = HINT(10), n = HINT(11);
+    const ptrdiff_t meta_off = HLONG(5), task_off = HLONG(6);
+    const int m0 = HINT(7), per = HINT(8), step = HINT(9), n = HINT(11);
     const REAL *A = HBUF(REAL, 12);
     REAL *B = HBUF(REAL, 16);
     const int NBv = (int)HDEF("NB", 0);
-    if (NBv < 1 || NBv > 64)
-        return gala_error(L->ctx, GALA_ERR_INTERNAL, "diag_inv: NB = %d is not in [1, 64]", NBv);
     REAL X[64 * 64];
-    for (ptrdiff_t t = 0; t < ntask; ++t) {
+    {
         const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
         const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(13), HINT(14), HLONG(15),
                                     HLONG(17), HINT(18), HLONG(19));
@@ -119,13 +122,13 @@ static gala_status SUF(diag_inv)(const gala_host_launch *L)
                 }
             }
             const int info = nan_q != TR_BIG ? -(nan_q + 1) : zero_q != TR_BIG ? zero_q + 1 : 0;
-            ib[M.id] = info;
+            ib[M.id] = info; /* the fused path has one task per matrix */
             if (info != 0) {
-                ib[flag_idx] = 1;
-                continue;
+                *hit = 1;
+                return;
             }
         } else if (ib[M.id] != 0) {
-            continue;
+            return;
         }
         /* X = L⁻¹ column by column (right-looking forward substitution), X(i, j) at
          * X[j·nb + i], L(i, k) read through the logical mapping */
@@ -143,6 +146,21 @@ static gala_status SUF(diag_inv)(const gala_host_launch *L)
             for (int i = unit ? j + 1 : j; i < nb; ++i)
                 B[tr_at(bo, M.ldb, upper, i, j)] = X[(ptrdiff_t)j * nb + i];
     }
+}
+
+/* one task (diagonal block) per item; the flag written once after them */
+static gala_status SUF(diag_inv)(const gala_host_launch *L)
+{
+    int *ib = HBUF(int, 3);
+    const ptrdiff_t flag_idx = HLONG(4);
+    const int ntask = HINT(10);
+    const int NBv = (int)HDEF("NB", 0);
+    if (NBv < 1 || NBv > 64)
+        return gala_error(L->ctx, GALA_ERR_INTERNAL, "diag_inv: NB = %d is not in [1, 64]", NBv);
+    int hit = 0;
+    GALA_TRY(gala_host_items(L, "diag_inv", ntask, (double)ntask * NBv * NBv * NBv / 3,
+                             SUF(diag_inv_one), NULL, 0, &hit));
+    if (hit) ib[flag_idx] = 1;
     return GALA_OK;
 }
 
@@ -154,26 +172,27 @@ static REAL SUF(tr_tri)(const REAL *B, ptrdiff_t off, int ld, int upper, int uni
     return B[tr_at(off, ld, upper, i, k)];
 }
 
-static gala_status SUF(inv_lower_tri_multiply)(const gala_host_launch *L)
+/* task t: T's block of the task (its own) from C2 (copied into the thread's dense lower
+ * triangle wk, s × s, so that the inner loop runs down columns) and A3 */
+static void SUF(ilt_one)(const gala_host_launch *L, const void *arg, long t, void *wk, int *hit)
 {
+    (void)arg;
+    (void)hit;
     const int upper = HINT(0), unit = HINT(1);
     const int *ib = HBUF(int, 2);
     const ptrdiff_t meta_off = HLONG(3), task_off = HLONG(4);
-    const int m0 = HINT(5), per = HINT(6), step = HINT(7), ntask = HINT(8), s = HINT(9);
+    const int m0 = HINT(5), per = HINT(6), step = HINT(7), s = HINT(9);
     const int ldt = HINT(10), n = HINT(13);
     const REAL *A = HBUF(REAL, 14), *B = HBUF(REAL, 18);
     REAL *T = HBUF(REAL, 22);
-    /* C2 is copied into a dense lower triangle so that the inner loop runs down columns */
-    REAL *C = gala_malloc((size_t)s * (size_t)s * sizeof *C);
-    if (!C) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "inv_lower_tri_multiply: no "
-                              "memory for %d×%d elements", s, s);
-    for (ptrdiff_t t = 0; t < ntask; ++t) {
+    REAL *C = wk;
+    {
         const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
         const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(15), HINT(16), HLONG(17),
                                     HLONG(19), HINT(20), HLONG(21));
-        if (ib[M.id] != 0) continue;
+        if (ib[M.id] != 0) return;
         const int s2 = tr_min(s, M.n - tk.start - s);
-        if (s2 <= 0) continue;
+        if (s2 <= 0) return;
         const ptrdiff_t c2 = tr_at(M.bo, M.ldb, upper, tk.start + s, tk.start + s);
         const ptrdiff_t a3 = tr_at(M.ao, M.lda, upper, tk.start + s, tk.start);
         REAL *Tt = T + t * (ptrdiff_t)ldt * s;
@@ -200,29 +219,35 @@ static gala_status SUF(inv_lower_tri_multiply)(const gala_host_launch *L)
             }
         }
     }
-    gala_free(C);
-    return GALA_OK;
 }
 
-static gala_status SUF(neg_rect_lower_tri_multiply)(const gala_host_launch *L)
+static gala_status SUF(inv_lower_tri_multiply)(const gala_host_launch *L)
 {
+    const int ntask = HINT(8), s = HINT(9);
+    return gala_host_items(L, "inv_lower_tri_multiply", ntask, (double)ntask * s * s * s / 2,
+                           SUF(ilt_one), NULL, (size_t)s * (size_t)s * sizeof(REAL), NULL);
+}
+
+/* task t: its block B3 = −T·C1, four columns at a time through the thread's 4·s scratch */
+static void SUF(nrlt_one)(const gala_host_launch *L, const void *arg, long t, void *wk, int *hit)
+{
+    (void)arg;
+    (void)hit;
     const int upper = HINT(0), unit = HINT(1);
     const int *ib = HBUF(int, 2);
     const ptrdiff_t meta_off = HLONG(3), task_off = HLONG(4);
-    const int m0 = HINT(5), per = HINT(6), step = HINT(7), ntask = HINT(8), s = HINT(9);
+    const int m0 = HINT(5), per = HINT(6), step = HINT(7), s = HINT(9);
     const int ldt = HINT(10), n = HINT(13);
     REAL *B = HBUF(REAL, 14);
     const REAL *T = HBUF(REAL, 18);
-    REAL *acc = gala_malloc(4 * (size_t)s * sizeof *acc);
-    if (!acc) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "neg_rect_lower_tri_multiply: "
-                                "no memory for %d elements", s);
-    for (ptrdiff_t t = 0; t < ntask; ++t) {
+    REAL *acc = wk;
+    {
         const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
         const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, 0, 1, 0, HLONG(15), HINT(16),
                                     HLONG(17));
-        if (ib[M.id] != 0) continue;
+        if (ib[M.id] != 0) return;
         const int s2 = tr_min(s, M.n - tk.start - s);
-        if (s2 <= 0) continue;
+        if (s2 <= 0) return;
         const ptrdiff_t c1 = tr_at(M.bo, M.ldb, upper, tk.start, tk.start);
         const ptrdiff_t b3 = tr_at(M.bo, M.ldb, upper, tk.start + s, tk.start);
         const REAL *Tt = T + t * (ptrdiff_t)ldt * s;
@@ -248,35 +273,48 @@ static gala_status SUF(neg_rect_lower_tri_multiply)(const gala_host_launch *L)
                 for (int i = 0; i < s2; ++i) B[tr_at(b3, M.ldb, upper, i, j + jj)] = -acc[jj * s + i];
         }
     }
-    gala_free(acc);
-    return GALA_OK;
+}
+
+static gala_status SUF(neg_rect_lower_tri_multiply)(const gala_host_launch *L)
+{
+    const int ntask = HINT(8), s = HINT(9);
+    return gala_host_items(L, "neg_rect_lower_tri_multiply", ntask,
+                           (double)ntask * s * s * s / 2, SUF(nrlt_one), NULL,
+                           4 * (size_t)s * sizeof(REAL), NULL);
+}
+
+/* task t: the first bad column of its columns into ib[part_off + t] */
+static void SUF(check_one)(const gala_host_launch *L, const void *arg, long t, void *wk, int *hit)
+{
+    (void)arg;
+    (void)wk;
+    (void)hit;
+    const int upper = HINT(0), unit = HINT(1);
+    int *ib = HBUF(int, 2);
+    const ptrdiff_t part_off = HLONG(3), meta_off = HLONG(4), task_off = HLONG(5);
+    const int m0 = HINT(6), per = HINT(7), step = HINT(8), n = HINT(10);
+    const REAL *A = HBUF(REAL, 11);
+    const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
+    const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(12), HINT(13), HLONG(14), 0, 1, 0);
+    const int qend = tr_min(tk.start + step, M.n);
+    int code = TR_BIG;
+    for (int q = tk.start; q < qend; ++q) {
+        const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : M.n;
+        const REAL *col = A + M.ao + (ptrdiff_t)q * M.lda;
+        for (int p = p0; p < p1; ++p) {
+            if (p == q && unit) continue;
+            if (SUF(tr_bad)(col[p])) code = tr_min(code, q + 1);
+            else if (p == q && col[p] == 0) code = tr_min(code, M.n + 1 + q);
+        }
+    }
+    ib[part_off + t] = code;
 }
 
 static gala_status SUF(trtri_check)(const gala_host_launch *L)
 {
-    const int upper = HINT(0), unit = HINT(1);
-    int *ib = HBUF(int, 2);
-    const ptrdiff_t part_off = HLONG(3), meta_off = HLONG(4), task_off = HLONG(5);
-    const int m0 = HINT(6), per = HINT(7), step = HINT(8), ntask = HINT(9), n = HINT(10);
-    const REAL *A = HBUF(REAL, 11);
-    for (ptrdiff_t t = 0; t < ntask; ++t) {
-        const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
-        const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(12), HINT(13), HLONG(14), 0,
-                                    1, 0);
-        const int qend = tr_min(tk.start + step, M.n);
-        int code = TR_BIG;
-        for (int q = tk.start; q < qend; ++q) {
-            const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : M.n;
-            const REAL *col = A + M.ao + (ptrdiff_t)q * M.lda;
-            for (int p = p0; p < p1; ++p) {
-                if (p == q && unit) continue;
-                if (SUF(tr_bad)(col[p])) code = tr_min(code, q + 1);
-                else if (p == q && col[p] == 0) code = tr_min(code, M.n + 1 + q);
-            }
-        }
-        ib[part_off + t] = code;
-    }
-    return GALA_OK;
+    const int step = HINT(8), ntask = HINT(9), n = HINT(10);
+    return gala_host_items(L, "trtri_check", ntask, (double)ntask * step * n / 2,
+                           SUF(check_one), NULL, 0, NULL);
 }
 
 static gala_status SUF(trtri_info)(const gala_host_launch *L)
