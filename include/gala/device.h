@@ -164,10 +164,25 @@ typedef struct gala_stats {
     long kernels_launched;     /**< kernel launches */
     long buffers_live;         /**< buffers currently allocated */
     size_t bytes_live;         /**< bytes held by those buffers */
+    long kernel_fallbacks;     /**< kernel programs the device failed to build, for which a
+                                    routine used another form (gala_context_fallbacks) */
 } gala_stats;
 
 /** @brief Read the counters of a context. @return GALA_OK; GALA_ERR_INVALID_ARG. */
 GALA_API gala_status gala_context_stats(const gala_context *ctx, gala_stats *stats);
+
+/**
+ * @brief The kernel fallbacks a context took: programs the device's compiler rejected (or
+ * crashed on), each with the form of the routine used instead, as lines
+ * "family|type|NAME=value|... -> kernel" separated by newlines (at most 8 kept). A failed
+ * build is remembered in the kernel cache, so later contexts on the same device and driver
+ * go to the fallback without building it again (docs/portability.md).
+ * @param text  receives the lines ("" when none), truncated to @p cap bytes.
+ * @param count receives the number of fallbacks (may be NULL).
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (ctx or text NULL, cap 0).
+ */
+GALA_API gala_status gala_context_fallbacks(const gala_context *ctx, char *text, size_t cap,
+                                            int *count);
 
 /* ------------------------------------------------------------------------------------ */
 /* Buffers                                                                               */

@@ -177,6 +177,20 @@ gala_status gala_context_stats(const gala_context *ctx, gala_stats *stats)
     return GALA_OK;
 }
 
+gala_status gala_context_fallbacks(const gala_context *ctx, char *text, size_t cap, int *count)
+{
+    GALA_TRY(gala_check_ctx(ctx, "gala_context_fallbacks"));
+    if (!text || cap == 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "gala_context_fallbacks: text is NULL or cap is 0");
+    size_t k = 0;
+    text[0] = '\0';
+    for (int i = 0; i < ctx->nfallbacks && k < cap; ++i)
+        k += (size_t)snprintf(text + k, cap - k, "%s%s", i ? "\n" : "", ctx->fallbacks[i]);
+    if (count) *count = (int)ctx->stats.kernel_fallbacks;
+    return GALA_OK;
+}
+
 gala_status gala_finish(gala_context *ctx)
 {
     GALA_TRY(gala_check_ctx(ctx, "gala_finish"));

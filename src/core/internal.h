@@ -59,6 +59,8 @@ typedef struct gala_tune_memo {
     } e[GALA_TUNE_MEMO];
 } gala_tune_memo;
 
+enum { GALA_MAX_FALLBACKS = 8 };
+
 struct gala_context {
     const gala_device_ops *ops;
     void *impl;
@@ -100,6 +102,12 @@ struct gala_context {
     int stg_lent;
 
     gala_stats stats;
+
+    /* program builds that failed (the key text of the last one), and the fallbacks the
+     * routines took instead (see gala_kernel_fallback): "failed program -> form used" */
+    char build_failed[512];
+    char fallbacks[GALA_MAX_FALLBACKS][640];
+    int nfallbacks;
 
     /* answers of gala_tune, found once per key (a call reads a dozen keys) */
     gala_tune_memo tune;
@@ -261,6 +269,11 @@ GALA_INTERNAL double gala_now(void);
  *  its answers until GALA_TUNE changes. */
 GALA_INTERNAL long gala_tune(const struct gala_context *ctx, const char *key, gala_dtype dtype,
                              long fallback);
+/** Row i of the tuning table (tuning_table.h), for tests that go through every row; returns 0
+ *  past the last one. NULL vendor / device and 0 backend / dtype mean "any". */
+GALA_INTERNAL int gala_tune_row(int i, const char **key, gala_backend *backend,
+                                const char **vendor, const char **device, gala_dtype *dtype,
+                                long *value);
 /** Forget the remembered answers (context destruction). */
 GALA_INTERNAL void gala_tune_memo_free(struct gala_context *ctx);
 

@@ -21,6 +21,13 @@ GALA_INTERNAL void gala_key_def(gala_program_key *key, const char *name, long lo
 GALA_INTERNAL gala_status gala_kernel_get(struct gala_context *ctx, const gala_program_key *key,
                                           const char *name, gala_kernel **kernel);
 
+/** After gala_kernel_get failed with GALA_ERR_KERNEL_BUILD, a routine that goes on with
+ *  another form of the same computation (a vendor compiler rejected or crashed on the
+ *  first; issue 39) says so: the failed program and `used` are kept in the context's list
+ *  that gala_context_fallbacks returns, and gala-info prints. The failure itself is already
+ *  remembered in the kernel cache, so later contexts on the device do not build it again. */
+GALA_INTERNAL void gala_kernel_fallback(struct gala_context *ctx, const char *used);
+
 /** Launch a kernel. Global sizes must be multiples of local sizes. */
 GALA_INTERNAL gala_status gala_kernel_launch(struct gala_context *ctx, gala_kernel *kernel,
                                              const gala_dims *dims, int nargs,
@@ -41,6 +48,13 @@ GALA_INTERNAL gala_status gala_kernel_source(const struct gala_context *ctx, con
 /** Names of the embedded kernel families (for tests and tools that compile them all). */
 GALA_INTERNAL int gala_kernel_family_count(void);
 GALA_INTERNAL const char *gala_kernel_family_name(int i);
+
+/** The programs this context has asked for, in no particular order: for i = 0, 1, ... the
+ *  i-th one's family and build options (as the OpenCL backend gets them: -DREAL=... and the
+ *  key's -D values sorted by name). Returns 0 past the last one. For the offline compile
+ *  test (tests/offline_programs.c), which collects every program gala can ask for. */
+GALA_INTERNAL int gala_program_nth(const struct gala_context *ctx, int i, char *family,
+                                   size_t family_cap, char *options, size_t options_cap);
 
 /* Argument constructors. */
 static inline gala_arg ga_buf(const struct gala_buffer *b) {

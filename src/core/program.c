@@ -183,6 +183,44 @@ static int key_same(const gala_program_key *a, const gala_program_key *b)
     return 1;
 }
 
+/* Identity of a build failure for the kernel cache: the device and driver, the options and
+ * the source (a new driver or a changed kernel is tried again). NULL without memory. */
+static char *failure_id(const gala_context *ctx, const char *opts, const char *src,
+                        size_t *len)
+{
+    const gala_device_info *in = &ctx->info;
+    const size_t n = strlen(in->platform_name) + strlen(in->device_name) +
+                     strlen(in->driver_version) + strlen(in->device_version) + strlen(opts) +
+                     (src ? strlen(src) : 0) + 16;
+    char *id = gala_malloc(n);
+    if (id)
+        *len = (size_t)snprintf(id, n, "%s|%s|%s|%s|%s|%s|%s", in->backend_name,
+                                in->platform_name, in->device_name, in->driver_version,
+                                in->device_version, opts, src ? src : "");
+    return id;
+}
+
+/* GALA_FAULT_BUILD_MATCH=text (tests): every build of a program whose key text contains
+ * `text` fails as a compiler's failure would (and is remembered in the kernel cache as
+ * one), e.g. "|PAIR=1" for potrf_pair. */
+static int build_fails_by_pattern(const char *id)
+{
+    const char *m = getenv("GALA_FAULT_BUILD_MATCH");
+    return m && *m && strstr(id, m) != NULL;
+}
+
+void gala_kernel_fallback(gala_context *ctx, const char *used)
+{
+    char line[640];
+    snprintf(line, sizeof line, "%.512s -> %.100s",
+             ctx->build_failed[0] ? ctx->build_failed : "?", used);
+    for (int i = 0; i < ctx->nfallbacks; ++i)
+        if (strcmp(ctx->fallbacks[i], line) == 0) return;
+    ctx->stats.kernel_fallbacks++;
+    if (ctx->nfallbacks < GALA_MAX_FALLBACKS)
+        gala_strlcpy(ctx->fallbacks[ctx->nfallbacks++], line, sizeof ctx->fallbacks[0]);
+}
+
 static gala_status program_get(gala_context *ctx, const gala_program_key *key,
                                struct gala_program_entry **out)
 {
@@ -201,8 +239,11 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
     if (key->dtype == GALA_DOUBLE && !ctx->info.fp64)
         return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "device '%s' has no double precision",
                           ctx->info.device_name);
-    if (gala_fault_hit(GALA_FAULT_BUILD))
+    if (gala_fault_hit(GALA_FAULT_BUILD)) {
+        /* as a compiler's failure, but not remembered in the kernel cache */
+        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
         return gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed (injected fault)", id);
+    }
 
     struct gala_program_entry *p = gala_calloc(1, sizeof *p);
     if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for a program");
@@ -214,9 +255,36 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
     char *src = NULL;
     gala_status s = GALA_OK;
     if (ctx->ops->backend != GALA_BACKEND_HOST) s = gala_kernel_source(ctx, key->family, &src);
+    /* a program that failed to build on this device before (its compiler rejected it or
+     * crashed: issue 39) is not tried again; the routine falls back to another form */
+    char *fid = NULL, fam[48];
+    size_t fid_len = 0;
+    snprintf(fam, sizeof fam, "failed-%s", key->family);
+    if (s == GALA_OK) fid = failure_id(ctx, opts, src, &fid_len);
+    void *known = NULL;
+    size_t known_len = 0;
+    if (fid && gala_kcache_load(fam, fid, fid_len, &known, &known_len) == 1) {
+        gala_free(known);
+        gala_free(fid);
+        gala_free(src);
+        gala_free(p);
+        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
+        return gala_error(ctx, GALA_ERR_KERNEL_BUILD,
+                          "kernel program %s failed to build on this device before (remembered "
+                          "in the kernel cache %s); not built again",
+                          id, gala_kcache_dir() ? gala_kcache_dir() : "");
+    }
     int from_cache = 0;
-    if (s == GALA_OK)
+    if (s == GALA_OK && build_fails_by_pattern(id))
+        s = gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed (GALA_FAULT_BUILD_MATCH)",
+                       id);
+    else if (s == GALA_OK)
         s = ctx->ops->program_build(ctx, &p->key, src, opts, &p->handle, &from_cache);
+    if (s == GALA_ERR_KERNEL_BUILD) {
+        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
+        if (fid) gala_kcache_store(fam, fid, fid_len, "failed", 6);
+    }
+    gala_free(fid);
     gala_free(src);
     if (s != GALA_OK) { gala_free(p); return s; }
     if (from_cache) ctx->stats.programs_from_cache++; else ctx->stats.programs_built++;
@@ -272,6 +340,18 @@ gala_status gala_kernel_launch(gala_context *ctx, gala_kernel *k, const gala_dim
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: launch failed (injected fault)", k->name);
     ctx->stats.kernels_launched++;
     return ctx->ops->launch(ctx, k->handle, &k->prog->key, d, nargs, args);
+}
+
+int gala_program_nth(const gala_context *ctx, int i, char *family, size_t family_cap,
+                     char *options, size_t options_cap)
+{
+    const struct gala_program_entry *p = ctx->programs;
+    for (; p && i > 0; --i) p = p->next;
+    if (!p || i < 0) return 0;
+    char id[512];
+    if (key_text(ctx, &p->key, id, sizeof id, options, options_cap) != GALA_OK) return 0;
+    gala_strlcpy(family, p->family, family_cap);
+    return 1;
 }
 
 void gala_programs_release(gala_context *ctx)

@@ -23,6 +23,7 @@
  * bucket), the others are sorted by n (largest first) and run the blocked steps together;
  * at step j only the prefix of matrices with n > j is launched.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/blas3.h"
@@ -298,30 +299,55 @@ static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const
 static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int N,
                             const pf_cfg *c, const la_info *li)
 {
-    gala_kernel *k;
-    size_t groups, wgs;
+    gala_kernel *k = NULL;
+    size_t groups = 0, wgs = 0;
     int tmpg = 1; /* potrf_tile's matrices per work-group */
+    /* The forms in order of preference; a form whose program the device fails to build
+     * (a vendor compiler's bug: clang-15 for gfx1100 crashes on potrf_pair in double, issue
+     * 39) hands the launch to the next one, down to potrf_panel, which every device builds. */
+    gala_status st = GALA_ERR_KERNEL_BUILD;
+    int failed = 0;
     const int lwg = N <= c->lane ? pf_lane_wg(ctx, dt, N, c->lane_wg) : 0;
     if (lwg > 0) {
         int ch = 1; /* reads in flight per work-item: a power of two dividing N·N */
         while (ch * 2 <= c->lane_ch && ch * 2 <= N * N) ch *= 2;
-        GALA_TRY(pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, "potrf_lane", &k));
+        st = pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, "potrf_lane", &k);
         wgs = (size_t)lwg;
         groups = ((size_t)s->count + wgs - 1) / wgs;
-    } else if (N >= c->tile_min && N <= c->tile &&
-               (wgs = pf_tile_wg(ctx, dt, N, c->tile_ts, c->tile_mpg, &tmpg)) > 0) {
-        GALA_TRY(pf_tile_kernel(ctx, dt, N, (int)wgs, c->tile_ts, tmpg, &k));
+        if (st == GALA_ERR_KERNEL_BUILD) failed = 1; else if (st != GALA_OK) return st;
+    }
+    if (st == GALA_ERR_KERNEL_BUILD && N >= c->tile_min && N <= c->tile &&
+        (wgs = pf_tile_wg(ctx, dt, N, c->tile_ts, c->tile_mpg, &tmpg)) > 0) {
+        st = pf_tile_kernel(ctx, dt, N, (int)wgs, c->tile_ts, tmpg, &k);
         groups = ((size_t)s->count + (size_t)tmpg - 1) / (size_t)tmpg;
-    } else if (pf_pair_on(c, N)) {
+        if (st == GALA_ERR_KERNEL_BUILD) failed = 1; else if (st != GALA_OK) return st;
+        else if (failed) gala_kernel_fallback(ctx, "potrf_tile");
+    }
+    if (st == GALA_ERR_KERNEL_BUILD && pf_pair_on(c, N)) {
         /* two rows per work-item: N/2 work-items per matrix */
-        GALA_TRY(pf_pair_kernel(ctx, dt, N, c, &k));
+        st = pf_pair_kernel(ctx, dt, N, c, &k);
         wgs = (size_t)c->wg_fused;
         const size_t mpg = (size_t)(c->wg_fused / (N / 2));
         groups = ((size_t)s->count + mpg - 1) / mpg;
-    } else {
-        const int wg = c->wg_fused > N ? c->wg_fused : N;
-        GALA_TRY(pf_kernel(ctx, dt, N, wg, 0, "potrf_panel", &k));
-        const int mpg = wg / N;
+        if (st == GALA_ERR_KERNEL_BUILD) failed = 1; else if (st != GALA_OK) return st;
+        else if (failed) gala_kernel_fallback(ctx, "potrf_pair");
+    }
+    int Np = N; /* potrf_panel's register rows: a longer row where N's fails to build */
+    while (st == GALA_ERR_KERNEL_BUILD) {
+        const int wg = c->wg_fused > Np ? c->wg_fused : Np;
+        st = pf_kernel(ctx, dt, Np, wg, 0, "potrf_panel", &k);
+        if (st == GALA_ERR_KERNEL_BUILD && Np < 64 && wg / (2 * Np) >= 1) {
+            failed = 1; /* clang-15 for gfx1100: potrf_panel N = 16 in double (issue 39) */
+            Np *= 2;
+            continue;
+        }
+        if (st != GALA_OK) return st;
+        if (failed) {
+            char used[48];
+            snprintf(used, sizeof used, "potrf_panel N=%d", Np);
+            gala_kernel_fallback(ctx, used);
+        }
+        const int mpg = wg / Np;
         wgs = (size_t)wg;
         groups = ((size_t)s->count + (size_t)mpg - 1) / (size_t)mpg;
     }
@@ -355,8 +381,20 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
                                                                  : c->psolve_wg;
     const int nchunks = below > 0 ? (below + wg - 1) / wg : 0;
     gala_kernel *kd, *kt = NULL;
-    if (pair) GALA_TRY(pf_pair_kernel(ctx, dt, N, c, &kd));
-    else GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
+    if (pair) {
+        /* a device that fails to build potrf_pair: the plain panel (pf_fused's fallback) */
+        const gala_status st = pf_pair_kernel(ctx, dt, N, c, &kd);
+        if (st == GALA_ERR_KERNEL_BUILD) {
+            pf_cfg plain = *c;
+            plain.pair_diag = 0;
+            GALA_TRY(pf_panel_solve(ctx, dt, up, s, count, &plain, j0, wlim, li));
+            gala_kernel_fallback(ctx, "potrf_panel");
+            return GALA_OK;
+        }
+        if (st != GALA_OK) return st;
+    } else {
+        GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
+    }
     if (nchunks > 0)
         GALA_TRY(pf_form_kernel(ctx, dt, N, wg, "TRSM", "VEC",
                                 gala_tune(ctx, "potrf.vec", dt, 1) != 0, "potrf_trsm", &kt));

@@ -15,6 +15,7 @@
  *      (pi_lauum_blas3).
  * Matrices that trtri reports (zero diagonal, NaN/Inf) are left as trtri left them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +87,22 @@ static gala_status pi_lauum(gala_context *ctx, gala_dtype dt, int up, const la_s
                             const pi_cfg *c)
 {
     const int nmax = la_nmax(s), N = c->nb;
-    if (nmax <= N) return pi_lauum_diag(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0);
+    const int Nd = nmax <= N ? la_pow2(nmax, c->min_bucket) : N;
+    /* a device that fails to build the program of blocks of Nd (clang-15 for gfx1100
+     * crashes on N = 64, issue 39): the blocked path with blocks of half that */
+    gala_kernel *probe;
+    const gala_status st = pi_kernel(ctx, dt, Nd, c->wg, "lauum_fused", &probe);
+    if (st == GALA_ERR_KERNEL_BUILD && Nd >= 16) {
+        pi_cfg half = *c;
+        half.nb = Nd / 2;
+        GALA_TRY(pi_lauum(ctx, dt, up, s, &half));
+        char used[48];
+        snprintf(used, sizeof used, "lauum in blocks of %d", half.nb);
+        gala_kernel_fallback(ctx, used);
+        return GALA_OK;
+    }
+    if (st != GALA_OK) return st;
+    if (nmax <= N) return pi_lauum_diag(ctx, dt, up, s, s->count, c, Nd, 0);
     for (int I = 0; I < nmax; I += N) {
         const int cnt = la_active(s, I);
         GALA_TRY(pi_trmm(ctx, dt, up, s, cnt, c, I));
