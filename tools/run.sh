@@ -19,7 +19,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PKGS=(cmake make gcc clang pkg-config ca-certificates
       ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
       libclblast-dev check libsubunit-dev libsuitesparse-dev
-      liblapacke-dev libopenblas-dev valgrind g++ python3-venv python3-dev)
+      liblapacke-dev libopenblas-dev valgrind g++ python3-venv python3-dev
+      clang-15 llvm-spirv-15)
 
 # The Python package's build and test dependencies (PyPI), installed into .venv.
 PY_PKGS=(nanobind scikit-build-core numpy scipy pytest osqp qpsolvers)

@@ -51,7 +51,7 @@ static void tc_config(gala_context *ctx, const char *pfx, gala_dtype dt, gala_tc
  * items. */
 static int tc_fits(const gala_context *ctx, gala_dtype dt, const gala_tc_tiles *c, int m, int n)
 {
-    if (ctx->ops->backend != GALA_BACKEND_HOST && (size_t)c->nth > ctx->info.max_work_group_size)
+    if (ctx->info.backend != GALA_BACKEND_HOST && (size_t)c->nth > ctx->info.max_work_group_size)
         return 0;
     if (2 * (size_t)c->kt * (size_t)(c->tm + 4 + c->tn + 4) * gala_dtype_size(dt) > 48 * 1024)
         return 0;
@@ -68,8 +68,8 @@ int gala_tc_mode(gala_context *ctx, const char *pfx, gala_dtype dt, int m, int n
     if (!tc_fits(ctx, dt, tiles, m, n)) return 0;
     /* the mma instruction exists on NVIDIA's devices only (sm_80 and later: the tuning rows
      * name them); elsewhere the same tiles with multiply-adds */
-    const int nv = ctx->ops->backend == GALA_BACKEND_CUDA ||
-                   (ctx->ops->backend == GALA_BACKEND_OPENCL &&
+    const int nv = ctx->info.backend == GALA_BACKEND_CUDA ||
+                   (ctx->info.backend == GALA_BACKEND_OPENCL &&
                     strstr(ctx->info.vendor_name, "NVIDIA") != NULL);
     return v >= 2 && dt == GALA_DOUBLE && nv ? 2 : 1;
 }

@@ -32,6 +32,20 @@ static const tune_row rows[] = {
 #include "tuning_table.h"
 };
 
+int gala_tune_row(int i, const char **key, gala_backend *backend, const char **vendor,
+                  const char **device, gala_dtype *dtype, long *value)
+{
+    if (i < 0 || (size_t)i >= sizeof rows / sizeof rows[0]) return 0;
+    const tune_row *r = &rows[i];
+    *key = r->key;
+    *backend = r->backend;
+    *vendor = r->vendor;
+    *device = r->device;
+    *dtype = r->dtype;
+    *value = r->value;
+    return 1;
+}
+
 static int env_value(const char *key, long *value)
 {
     const char *e = getenv("GALA_TUNE");
