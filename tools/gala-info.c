@@ -142,6 +142,11 @@ int main(int argc, char **argv)
                    info.local_mem_bytes / 1024, info.max_work_group_size);
         }
         if (s != GALA_OK) printf("    error: %s\n", detail);
+        char fb[4096];
+        int nfb = 0;
+        if (ctx && gala_context_fallbacks(ctx, fb, sizeof fb, &nfb) == GALA_OK && nfb > 0)
+            printf("    kernel fallbacks (the device failed to build these programs):\n    %s\n",
+                   fb);
         gala_context_destroy(ctx);
     }
     gala_context *def = NULL;
