@@ -102,5 +102,5 @@ grep -v '^OK ' "$work/results"
 [ -f "$work/skipped" ] && cat "$work/skipped"
 echo "offline compile (${targets[*]}): $((ok + known + fail)) builds of $(wc -l <"$list") programs:" \
      "$ok passed, $known known compiler crashes (covered by a fallback), $fail failed," \
-     "$skipped NVIDIA-only skipped; $(( $(date +%s) - start )) s with $jobs jobs"
+     "$skipped skipped (NVIDIA-only, or more local memory than the target has); $(( $(date +%s) - start )) s with $jobs jobs"
 [ "$fail" -eq 0 ]

@@ -256,7 +256,7 @@ int main(int argc, char **argv)
         const int cpu = vendor && strstr(vendor, "Portable");
         char name[96];
         snprintf(name, sizeof name, "row:%s/%s", vendor ? vendor : "*", dev);
-        add_persona(name, vendor ? vendor : "gala offline", dev, nv ? 49152 : cpu ? 4194304 : 65536,
+        add_persona(name, vendor ? vendor : "gala offline", dev, nv ? 49152 : cpu ? 524288 : 65536,
                     1024, !cpu);
     }
     int bad = 0;

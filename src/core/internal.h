@@ -106,6 +106,8 @@ struct gala_context {
     /* program builds that failed (the key text of the last one), and the fallbacks the
      * routines took instead (see gala_kernel_fallback): "failed program -> form used" */
     char build_failed[512];
+    int build_rejected; /* set by a backend when its compiler rejected the last build (a log,
+                           not a lack of memory or a lost device): only that is remembered */
     char fallbacks[GALA_MAX_FALLBACKS][640];
     int nfallbacks;
 

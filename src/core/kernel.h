@@ -28,6 +28,11 @@ GALA_INTERNAL gala_status gala_kernel_get(struct gala_context *ctx, const gala_p
  *  remembered in the kernel cache, so later contexts on the device do not build it again. */
 GALA_INTERNAL void gala_kernel_fallback(struct gala_context *ctx, const char *used);
 
+/** Whether status s of gala_kernel_get is the device's compiler rejecting the program (a
+ *  log, or remembered from before): the case a routine falls back for. Not an injected
+ *  fault, a lack of memory or a lost device: those are returned to the caller. */
+GALA_INTERNAL int gala_build_rejected(const struct gala_context *ctx, gala_status s);
+
 /** Launch a kernel. Global sizes must be multiples of local sizes. */
 GALA_INTERNAL gala_status gala_kernel_launch(struct gala_context *ctx, gala_kernel *kernel,
                                              const gala_dims *dims, int nargs,

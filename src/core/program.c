@@ -209,6 +209,11 @@ static int build_fails_by_pattern(const char *id)
     return m && *m && strstr(id, m) != NULL;
 }
 
+int gala_build_rejected(const gala_context *ctx, gala_status s)
+{
+    return s == GALA_ERR_KERNEL_BUILD && ctx->build_rejected;
+}
+
 void gala_kernel_fallback(gala_context *ctx, const char *used)
 {
     char line[640];
@@ -239,8 +244,9 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
     if (key->dtype == GALA_DOUBLE && !ctx->info.fp64)
         return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "device '%s' has no double precision",
                           ctx->info.device_name);
+    ctx->build_rejected = 0;
     if (gala_fault_hit(GALA_FAULT_BUILD)) {
-        /* as a compiler's failure, but not remembered in the kernel cache */
+        /* a failure to return, not a compiler's rejection to fall back from or remember */
         gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
         return gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed (injected fault)", id);
     }
@@ -269,20 +275,25 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
         gala_free(src);
         gala_free(p);
         gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
+        ctx->build_rejected = 1;
         return gala_error(ctx, GALA_ERR_KERNEL_BUILD,
                           "kernel program %s failed to build on this device before (remembered "
                           "in the kernel cache %s); not built again",
                           id, gala_kcache_dir() ? gala_kcache_dir() : "");
     }
     int from_cache = 0;
-    if (s == GALA_OK && build_fails_by_pattern(id))
+    ctx->build_rejected = 0;
+    if (s == GALA_OK && build_fails_by_pattern(id)) {
         s = gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed (GALA_FAULT_BUILD_MATCH)",
                        id);
-    else if (s == GALA_OK)
+        ctx->build_rejected = 1;
+    } else if (s == GALA_OK) {
         s = ctx->ops->program_build(ctx, &p->key, src, opts, &p->handle, &from_cache);
+    }
     if (s == GALA_ERR_KERNEL_BUILD) {
         gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
-        if (fid) gala_kcache_store(fam, fid, fid_len, "failed", 6);
+        /* remembered only when the compiler rejected it (not memory, not a lost device) */
+        if (fid && ctx->build_rejected) gala_kcache_store(fam, fid, fid_len, "failed", 6);
     }
     gala_free(fid);
     gala_free(src);

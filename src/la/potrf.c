@@ -305,52 +305,53 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
     /* The forms in order of preference; a form whose program the device fails to build
      * (a vendor compiler's bug: clang-15 for gfx1100 crashes on potrf_pair in double, issue
      * 39) hands the launch to the next one, down to potrf_panel, which every device builds. */
-    gala_status st = GALA_ERR_KERNEL_BUILD;
-    int failed = 0;
+    int chosen = 0, failed = 0;
+    gala_status st;
+#define PF_TRY(call, what)                                                                   \
+    do {                                                                                     \
+        st = (call);                                                                         \
+        if (st == GALA_OK) {                                                                 \
+            chosen = 1;                                                                      \
+            if (failed) gala_kernel_fallback(ctx, what);                                     \
+        } else if (gala_build_rejected(ctx, st)) {                                           \
+            failed = 1;                                                                      \
+        } else {                                                                             \
+            return st;                                                                       \
+        }                                                                                    \
+    } while (0)
     const int lwg = N <= c->lane ? pf_lane_wg(ctx, dt, N, c->lane_wg) : 0;
     if (lwg > 0) {
         int ch = 1; /* reads in flight per work-item: a power of two dividing N·N */
         while (ch * 2 <= c->lane_ch && ch * 2 <= N * N) ch *= 2;
-        st = pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, "potrf_lane", &k);
+        PF_TRY(pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, "potrf_lane", &k), "potrf_lane");
         wgs = (size_t)lwg;
         groups = ((size_t)s->count + wgs - 1) / wgs;
-        if (st == GALA_ERR_KERNEL_BUILD) failed = 1; else if (st != GALA_OK) return st;
     }
-    if (st == GALA_ERR_KERNEL_BUILD && N >= c->tile_min && N <= c->tile &&
+    if (!chosen && N >= c->tile_min && N <= c->tile &&
         (wgs = pf_tile_wg(ctx, dt, N, c->tile_ts, c->tile_mpg, &tmpg)) > 0) {
-        st = pf_tile_kernel(ctx, dt, N, (int)wgs, c->tile_ts, tmpg, &k);
+        PF_TRY(pf_tile_kernel(ctx, dt, N, (int)wgs, c->tile_ts, tmpg, &k), "potrf_tile");
         groups = ((size_t)s->count + (size_t)tmpg - 1) / (size_t)tmpg;
-        if (st == GALA_ERR_KERNEL_BUILD) failed = 1; else if (st != GALA_OK) return st;
-        else if (failed) gala_kernel_fallback(ctx, "potrf_tile");
     }
-    if (st == GALA_ERR_KERNEL_BUILD && pf_pair_on(c, N)) {
+    if (!chosen && pf_pair_on(c, N)) {
         /* two rows per work-item: N/2 work-items per matrix */
-        st = pf_pair_kernel(ctx, dt, N, c, &k);
+        PF_TRY(pf_pair_kernel(ctx, dt, N, c, &k), "potrf_pair");
         wgs = (size_t)c->wg_fused;
         const size_t mpg = (size_t)(c->wg_fused / (N / 2));
         groups = ((size_t)s->count + mpg - 1) / mpg;
-        if (st == GALA_ERR_KERNEL_BUILD) failed = 1; else if (st != GALA_OK) return st;
-        else if (failed) gala_kernel_fallback(ctx, "potrf_pair");
     }
-    int Np = N; /* potrf_panel's register rows: a longer row where N's fails to build */
-    while (st == GALA_ERR_KERNEL_BUILD) {
+    /* potrf_panel; where its register rows of N fail to build (clang-15 for gfx1100: N = 16
+     * in double), rows of 2N, which factor every n <= N as well */
+    for (int Np = N; !chosen; Np *= 2) {
         const int wg = c->wg_fused > Np ? c->wg_fused : Np;
-        st = pf_kernel(ctx, dt, Np, wg, 0, "potrf_panel", &k);
-        if (st == GALA_ERR_KERNEL_BUILD && Np < 64 && wg / (2 * Np) >= 1) {
-            failed = 1; /* clang-15 for gfx1100: potrf_panel N = 16 in double (issue 39) */
-            Np *= 2;
-            continue;
-        }
-        if (st != GALA_OK) return st;
-        if (failed) {
-            char used[48];
-            snprintf(used, sizeof used, "potrf_panel N=%d", Np);
-            gala_kernel_fallback(ctx, used);
-        }
+        char used[48];
+        snprintf(used, sizeof used, "potrf_panel N=%d", Np);
+        PF_TRY(pf_kernel(ctx, dt, Np, wg, 0, "potrf_panel", &k), used);
+        if (!chosen && (Np >= 64 || wg / (2 * Np) < 1)) return st;
         const int mpg = wg / Np;
         wgs = (size_t)wg;
         groups = ((size_t)s->count + (size_t)mpg - 1) / (size_t)mpg;
     }
+#undef PF_TRY
     gala_dims d = gala_dims_1d(groups * wgs, wgs);
     return GALA_LAUNCH(ctx, k, &d, PF_ARGS(*s, 0, LA_BIG, 0, 1, s->A, 0)); /* W: unused */
 }
@@ -384,7 +385,7 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
     if (pair) {
         /* a device that fails to build potrf_pair: the plain panel (pf_fused's fallback) */
         const gala_status st = pf_pair_kernel(ctx, dt, N, c, &kd);
-        if (st == GALA_ERR_KERNEL_BUILD) {
+        if (gala_build_rejected(ctx, st)) {
             pf_cfg plain = *c;
             plain.pair_diag = 0;
             GALA_TRY(pf_panel_solve(ctx, dt, up, s, count, &plain, j0, wlim, li));

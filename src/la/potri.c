@@ -92,7 +92,7 @@ static gala_status pi_lauum(gala_context *ctx, gala_dtype dt, int up, const la_s
      * crashes on N = 64, issue 39): the blocked path with blocks of half that */
     gala_kernel *probe;
     const gala_status st = pi_kernel(ctx, dt, Nd, c->wg, "lauum_fused", &probe);
-    if (st == GALA_ERR_KERNEL_BUILD && Nd >= 16) {
+    if (gala_build_rejected(ctx, st) && Nd >= 16) {
         pi_cfg half = *c;
         half.nb = Nd / 2;
         GALA_TRY(pi_lauum(ctx, dt, up, s, &half));

@@ -547,6 +547,7 @@ static gala_status ocl_build_with(gala_context *ctx, const gala_program_key *key
     if (e != CL_SUCCESS) {
         char what[1536];
         snprintf(what, sizeof what, "kernel family '%s' (%s)", key->family, options);
+        ctx->build_rejected = e == CL_BUILD_PROGRAM_FAILURE;
         gala_status s = e == CL_BUILD_PROGRAM_FAILURE ? build_log(ctx, p, what)
                         : e == CL_INVALID_BUILD_OPTIONS
                             ? gala_error(ctx, GALA_ERR_KERNEL_BUILD, "%s: the driver rejected "
