@@ -101,9 +101,11 @@ python)
     ;;
 sanitize)
     setup
-    # host backend only (no OpenCL runtime inside the sanitized process), leaks checked
+    # host backend only (no OpenCL runtime inside the sanitized process), leaks checked; no
+    # CUDA either: without a GPU its only test is test_nvrtc, NVRTC compiling every kernel
+    # (5-8 minutes on two cores), which the test command has already run
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DGALA_SANITIZE=address,undefined \
-        -DGALA_WITH_OPENCL=OFF -DGALA_BUILD_BENCH=OFF
+        -DGALA_WITH_OPENCL=OFF -DGALA_WITH_CUDA=OFF -DGALA_BUILD_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
     ;;
 tsan)
