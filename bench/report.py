@@ -1003,7 +1003,7 @@ def main():
 # `report.py --current docs/perf [--update docs/performance.md]`: the latest figure of every
 # case on every device measured, from the committed result folders. Two kinds of file are
 # read:
-#   - reports this script wrote (any .md under the folder whose first heading is "# GPU run"):
+#   - reports this script wrote (any .md under the folder with its "| what | device |" table):
 #     their "Targets" table (ratio to the reference, percent of the copy bandwidth) and their
 #     "Floors of the target cases" table (measured ms, floor ms, × floor);
 #   - summary.json files: figures that exist only in prose (a README, the text of
@@ -1071,7 +1071,8 @@ def report_rows(path, text, folder):
                 if meas in ("–", "") or "/" in t.get("backend", "/"):
                     continue
                 row = dict(family=fam, case=t["case"], dtype=t["dtype"], backend=t["backend"],
-                           device=dev, date=date, source=src)
+                           device=dev + " machine's CPU" if t["backend"].startswith("host")
+                           else dev, date=date, source=src)
                 mm = re.match(r"([\d .]+?) (ms|QPs/s)? ?vs ([\d .]+?) (ms|QPs/s): ([\d.]+)×", meas)
                 mc = re.match(r"([\d .]+) GB/s of ([\d .]+): ([\d.]+) %", meas)
                 if mm:
@@ -1170,7 +1171,7 @@ def current_rows(folder):
             elif f.endswith(".md"):
                 with open(p, errors="replace") as fh:
                     text = fh.read()
-                if re.search(r"^# GPU run", text, re.M):
+                if "| what | device | platform / routine |" in text:
                     rows += report_rows(p, text, folder)
             elif f.endswith(".txt"):
                 with open(p, errors="replace") as fh:
