@@ -1121,6 +1121,10 @@ def bench_text_rows(path, text, folder):
     cases = {(t["kind"], t["n"], t["batch"]) for t in TARGETS if "n" in t}
     cols, rows = None, []
     for line in text.splitlines():
+        if line.startswith("# device:"):  # one section per backend
+            dev = short_device(line)
+            backend = "CUDA" if line.startswith("# device: cuda") else "OpenCL (GPU)"
+            continue
         if line.startswith("kind "):
             cols = line.replace(" ms", "_ms").split()
             continue
