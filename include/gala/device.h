@@ -267,7 +267,7 @@ GALA_API gala_status gala_buffer_wrap(gala_context *ctx, gala_dtype dtype, size_
 /* Device timers (for benchmarks): elapsed device time between two points of the queue.  */
 /* ------------------------------------------------------------------------------------ */
 
-/** A device timer: gala_timer_create(), gala_timer_record(), gala_timer_elapsed(). */
+/** A point recorded in a context's queue: gala_timer_record(), gala_timer_elapsed_ms(), gala_timer_free(). */
 typedef struct gala_timer gala_timer;
 
 /**
