@@ -16,7 +16,8 @@
 
 #define NKQ 3 /* kq per slot: matrix index in the factor object, value-map offset, entries */
 
-struct qp_sparse {
+typedef struct {
+    qp_linsys base;
     int ngroups, total;
     gala_sparse_ldlt_symbolic **sym;
     int *gcount;  /* QPs per group */
@@ -27,12 +28,12 @@ struct qp_sparse {
     size_t kstride, bstride;
     gala_sparse_ldlt *F;
     gala_buffer *b_kq, *b_kmap, *b_kv, *b_kb, *b_kx;
-};
+} qp_sparse;
 
-static void sparse_release(gala_qp_solver *s)
+static void sparse_destroy(qp_linsys *ls)
 {
-    qp_sparse *p = s->sp;
-    if (!p) return;
+    qp_sparse *p = (qp_sparse *)ls;
+    gala_qp_linsys_release_base(ls);
     for (int g = 0; p->sym && g < p->ngroups; ++g) gala_sparse_ldlt_symbolic_destroy(p->sym[g]);
     gala_sparse_ldlt_destroy(p->F);
     gala_buffer_free(p->b_kq);
@@ -43,7 +44,6 @@ static void sparse_release(gala_qp_solver *s)
     void *ptrs[] = {p->sym, p->gcount, p->qslot, p->kq, p->info, p->flag}; /* inertia: in info */
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
     gala_free(p);
-    s->sp = NULL;
 }
 
 /* The KKT pattern of a group (upper CSC in kp, ki) and its value map (see cl/qp.cl,
@@ -101,13 +101,15 @@ static gala_status kkt_pattern(gala_qp_solver *s, const qp_pat *tp, const qp_pat
 
 typedef struct { int p, a, first, count, nnz, dim; } sp_group;
 
-static gala_status sparse_setup(gala_qp_solver *s)
+/* The object (*out; NULL when only_if_cheaper finds it dearer than the dense strategy). */
+static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys **out)
 {
     gala_context *ctx = s->ctx;
     const int nv = s->nvalid;
     qp_sparse *p = gala_calloc(1, sizeof *p);
     if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    s->sp = p;
+    p->base.ops = &gala_qp_linsys_sparse;
+    *out = &p->base;
     sp_group *grp = gala_malloc(sizeof *grp * (size_t)nv);
     int *gof = gala_malloc(sizeof(int) * (size_t)nv);
     p->kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
@@ -188,12 +190,11 @@ static gala_status sparse_setup(gala_qp_solver *s)
         first += (size_t)grp[g].count;
         moff += (size_t)grp[g].nnz;
     }
-    /* AUTO (solver.c chose this strategy because a QP reached qp.sparse_n variables): keep
-     * it only when a solve with the factors costs at most half of a product with the dense
-     * K⁻¹ (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of the
-     * benchmark families (dense rows of A) fill in and stay dense */
-    if (s->set.linsys_solver == GALA_QP_LINSYS_AUTO &&
-        (st == GALA_OK || st == GALA_ERR_NOT_SUPPORTED)) {
+    /* AUTO (linsys.c considers this strategy because a QP reached qp.sparse_n variables):
+     * keep it only when a solve with the factors costs at most half of a product with the
+     * dense K⁻¹ (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of
+     * the benchmark families (dense rows of A) fill in and stay dense */
+    if (only_if_cheaper && (st == GALA_OK || st == GALA_ERR_NOT_SUPPORTED)) {
         double sparse = 0, dense = 0;
         for (int g = 0; st == GALA_OK && g < ng; ++g) {
             gala_sparse_ldlt_stats t;
@@ -207,9 +208,9 @@ static gala_status sparse_setup(gala_qp_solver *s)
             gala_free(kmap);
             gala_free(grp);
             gala_free(gof);
-            sparse_release(s);
-            s->ls = &gala_qp_linsys_dense;
-            return s->ls->setup(s);
+            sparse_destroy(&p->base);
+            *out = NULL;
+            return GALA_OK;
         }
     }
     /* matrix order: group by group, slots in order within a group */
@@ -249,7 +250,7 @@ static gala_status sparse_setup(gala_qp_solver *s)
     p->refine = s->set.refine < 0 ? s->dt == GALA_FLOAT : s->set.refine;
     if (st == GALA_OK && p->refine)
         st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kx);
-    if (st == GALA_OK) st = gala_qp_check_class(s);
+    if (st == GALA_OK) st = gala_qp_check_class(s, &p->base);
     gala_free(kmap);
     gala_free(grp);
     gala_free(gof);
@@ -260,9 +261,18 @@ static gala_status sparse_setup(gala_qp_solver *s)
  * factorization (the first call allocates the factor object). A flagged QP whose KKT matrix
  * has not n positive pivots (P + σI not positive definite), or a zero or NaN pivot, is
  * non-convex, as in the dense strategy. */
-static gala_status sparse_refactor(gala_qp_solver *s, int all_flagged)
+static gala_status sparse_setup(gala_qp_solver *s, qp_linsys **out)
 {
-    qp_sparse *p = s->sp;
+    return sparse_make(s, 0, out);
+}
+
+gala_status gala_qp_sparse_setup_if_cheaper(gala_qp_solver *s, qp_linsys **out)
+{
+    return sparse_make(s, 1, out);
+}
+
+static gala_status sparse_refactor(qp_sparse *p, gala_qp_solver *s, int all_flagged)
+{
     const int nv = s->nvalid;
     gala_kernel *kv;
     GALA_TRY(gala_qp_kernel(s, "qp_kkt_values", &kv));
@@ -300,10 +310,21 @@ static gala_status sparse_refactor(gala_qp_solver *s, int all_flagged)
     return gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
 }
 
-static gala_status sparse_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+static gala_status sparse_update_rho(qp_linsys *ls, gala_qp_solver *s)
 {
-    qp_sparse *p = s->sp;
-    const qp_bin *c = &s->sbin;
+    return sparse_refactor((qp_sparse *)ls, s, 0);
+}
+
+static gala_status sparse_update_matrices(qp_linsys *ls, gala_qp_solver *s)
+{
+    return sparse_refactor((qp_sparse *)ls, s, 1);
+}
+
+static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int check,
+                                int adapt, int fin)
+{
+    qp_sparse *p = (qp_sparse *)ls;
+    const qp_bin *c = &ls->one;
     gala_buffer *list = c->compacted ? c->alist : c->list;
     const int nlist = c->acount;
     if (nlist <= 0) return GALA_OK;
@@ -342,11 +363,11 @@ static gala_status sparse_iterate(gala_qp_solver *s, int iters, int check, int a
                              ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
-    if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));
+    if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, ls, c, 0, check, adapt, fin));
     return GALA_OK;
 }
 
 const qp_linsys_ops gala_qp_linsys_sparse = {
-    "sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT, sparse_setup, sparse_refactor, sparse_iterate,
-    sparse_release,
+    "sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT, sparse_setup, sparse_solve, sparse_update_rho,
+    sparse_update_matrices, NULL, sparse_destroy,
 };

@@ -12,33 +12,40 @@
 #include "qp_layout.h"
 
 struct gala_qp_solver;
+typedef struct qp_linsys qp_linsys;
 
-/** A linear-system strategy: a table of functions (docs/qp.md). */
+/** A linear-system strategy: a table of functions over an object that owns the strategy's
+ *  state (docs/qp.md), as OSQP 1.x's linsys solver. The solver holds one such object; it
+ *  is made by gala_qp_linsys_make (linsys.c), where the AUTO choice lives. */
 typedef struct qp_linsys_ops {
     const char *name;
     int id; /* gala_qp_linsys */
-    /** Allocate K⁻¹ storage and the launch lists (meta is uploaded afterwards by the
-     *  caller, so the strategy may fill QP_M_KO). */
-    gala_status (*setup)(struct gala_qp_solver *s);
-    /** Refactor the QPs whose refactor flag is set (device array), after a ρ change or an
-     *  update. all_flagged: the caller knows every flag is set (no read-back needed). */
-    gala_status (*refactor)(struct gala_qp_solver *s, int all_flagged);
-    /** Launch `iters` ADMM iterations (and the check) for every running QP. */
-    gala_status (*iterate)(struct gala_qp_solver *s, int iters, int check, int adapt,
-                           int final_status);
-    /** Free what setup made beyond the solver's own buffers (NULL: nothing). */
-    void (*release)(struct gala_qp_solver *s);
+    /** Make the object: K (or K⁻¹, factors, preconditioner) storage, launch classes and
+     *  lists (meta is uploaded afterwards by the caller, so the strategy may fill QP_M_KO).
+     *  Nothing is factored yet (update_matrices does it). */
+    gala_status (*setup)(struct gala_qp_solver *s, qp_linsys **ls);
+    /** Launch `iters` ADMM iterations, each with its linear solve (fused into the ADMM
+     *  launches), and the check, for every running QP. */
+    gala_status (*solve)(qp_linsys *ls, struct gala_qp_solver *s, int iters, int check,
+                         int adapt, int final_status);
+    /** ρ changed for the QPs whose refactor flag (device array) is set (adaptive ρ,
+     *  gala_qp_update_rho, a row whose kind changed): factor them again; flags cleared. */
+    gala_status (*update_rho)(qp_linsys *ls, struct gala_qp_solver *s);
+    /** New scaled P and A on the device (setup, gala_qp_update_matrices): factor every QP
+     *  (every refactor flag is set); flags cleared. */
+    gala_status (*update_matrices)(qp_linsys *ls, struct gala_qp_solver *s);
+    /** The ρ a QP may take when gala_qp_update_rho asks for rho: *r and the ρ ladder's rung
+     *  *rung. NULL: any ρ (rung -1), the QP is flagged for update_rho. */
+    gala_status (*nearest_rho)(const qp_linsys *ls, struct gala_qp_solver *s, const char *fn,
+                               double rho, double *r, int *rung);
+    /** Free the object (NULL: nothing was made). */
+    void (*destroy)(qp_linsys *ls);
 } qp_linsys_ops;
 
 extern const qp_linsys_ops gala_qp_linsys_dense;
 extern const qp_linsys_ops gala_qp_linsys_shared;
 extern const qp_linsys_ops gala_qp_linsys_sparse;
 extern const qp_linsys_ops gala_qp_linsys_pcg;
-
-/** The sparse strategy's data (linsys_sparse.c). */
-typedef struct qp_sparse qp_sparse;
-/** The PCG strategy's data (linsys_pcg.c). */
-typedef struct qp_pcg qp_pcg;
 
 /** One launch class of the per-QP strategy: QPs whose vectors fit the same local sizes. */
 typedef struct qp_bin {
@@ -53,6 +60,42 @@ typedef struct qp_bin {
     int acount;         /* entries the launches use: of alist when compacted, else of list */
     int compacted;
 } qp_bin;
+
+/** What every strategy's object begins with: its launch classes, and the buffers the ADMM
+ *  and check kernels name (qp_admm, qp_check: K and the ρ ladder; one-element stand-ins
+ *  where the strategy has none, so that every launch names real buffers). */
+struct qp_linsys {
+    const qp_linsys_ops *ops;
+    qp_bin *classes;        /* its launch classes (the dense strategy's size classes, or one) */
+    int nclasses;
+    int own_lists;          /* 1: the classes' list buffers are the strategy's (else b_ident) */
+    qp_bin one;             /* the single class of the shared, sparse and PCG strategies */
+    gala_buffer *K;         /* K⁻¹ (or its factor) per QP or per rung; a stand-in otherwise */
+    gala_buffer *ladder_rho, *rung_ok; /* the ρ ladder (dense-shared), else stand-ins */
+    int nrungs;             /* rungs of the ladder (0: no ladder) */
+    int rung_stride;        /* KALIGN units between the rungs' K */
+    int rung0;              /* the rung of settings.rho (0 without a ladder) */
+};
+
+/** The strategy the settings ask for (linsys.c, the one place of the AUTO choice), before
+ *  the layout (the shared strategy stores the values once). same_data: every valid QP has
+ *  the reference's P, A and row kinds. DENSE_SHARED without it is an error. */
+GALA_INTERNAL gala_status gala_qp_linsys_choose(struct gala_qp_solver *s, int same_data,
+                                                const qp_linsys_ops **ops);
+/** Make the chosen strategy's object, after the uploads. AUTO's sparse LDLᵀ falls back here,
+ *  explicitly, to the dense strategy where its factors would cost more (or no AMD). */
+GALA_INTERNAL gala_status gala_qp_linsys_make(struct gala_qp_solver *s, const qp_linsys_ops *ops,
+                                              qp_linsys **ls);
+/** Free a strategy object and what every object has (lists, K, stand-ins). */
+GALA_INTERNAL void gala_qp_linsys_destroy(qp_linsys *ls);
+/** The common part of destroy (the classes' lists, K, the ladder buffers), for the
+ *  strategies' destroy functions; the object itself is not freed. */
+GALA_INTERNAL void gala_qp_linsys_release_base(qp_linsys *ls);
+/** AUTO's sparse candidate (linsys_sparse.c): the sparse strategy's object when a solve
+ *  with its factors costs at most half of a product with the dense K⁻¹, else *ls = NULL
+ *  (no AMD in this build, or dearer) and GALA_OK. */
+GALA_INTERNAL gala_status gala_qp_sparse_setup_if_cheaper(struct gala_qp_solver *s,
+                                                          qp_linsys **ls);
 
 /** A distinct sparsity pattern of P (upper CSC, n×n) or of A (CSC, m×n), kept once for all
  *  the QPs that have it. Host copy of the CSC pattern (for polishing and update checks),
@@ -83,7 +126,8 @@ struct gala_qp_solver {
     int *host_status;       /* per QP: INVALID_DATA (host decided) or 0 */
     int *qn, *qm;           /* per QP: n, m (0 for QPs rejected with invalid sizes) */
     double *c0;             /* per QP */
-    int shared;             /* 1: DENSE_SHARED */
+    int same_data;          /* 1: every QP has slot 0's P, A and row kinds, stored once
+                             * (the dense-shared strategy) */
     int kfac;               /* 1: b_K holds Cholesky factors, not inverses (qp.factor = 2) */
 
     /* patterns: per slot the P and A pattern ids; the distinct patterns */
@@ -101,24 +145,12 @@ struct gala_qp_solver {
     size_t ntot, mtot, nrp, nci, nmap, nnz, nraw, nct;
 
     /* device data */
-    gala_buffer *b_meta, *b_ident, *b_state, *b_info, *b_refac, *b_rp, *b_ci, *b_mv, *b_K;
-    gala_buffer *b_vn, *b_vm, *b_ctype, *b_lrho, *b_rungok, *b_cnt, *b_kofs, *b_jinfo;
-    gala_buffer *b_jqp, *b_rflag; /* ladder jobs */
+    gala_buffer *b_meta, *b_ident, *b_state, *b_info, *b_refac, *b_rp, *b_ci, *b_mv;
+    gala_buffer *b_vn, *b_vm, *b_ctype, *b_cnt;
     gala_buffer *b_map, *b_raw, *b_hstat, *b_one;
     gala_buffer *b_ccnt, *b_acnt; /* gala_qp_compact: per-chunk counts, per-class totals */
-    size_t ksize;           /* elements of b_K */
 
-    const qp_linsys_ops *ls;
-    qp_bin *bins;
-    int nbins;
-    /* ladder (shared mode) */
-    int nrungs, rung0;
-    double *lrho;
-    int *rungok;
-    int lad_ks;             /* KALIGN units between rungs */
-    qp_bin sbin;            /* the launch class of the shared, sparse and PCG strategies */
-    qp_sparse *sp;          /* sparse strategy: KKT factors */
-    qp_pcg *pcg;            /* PCG strategy: right-hand sides, CG workspace, tolerances */
+    qp_linsys *ls;          /* the linear-system strategy and its state */
 
     /* results on the host */
     size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */
@@ -168,17 +200,18 @@ GALA_INTERNAL gala_status gala_qp_kernel(struct gala_qp_solver *s, const char *n
                                          gala_kernel **k);
 /** qp_admm (iters > 0) and qp_check (check or final_status) over the running QPs of a
  *  launch class (its compacted list, or its whole list before the first compaction). */
-GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp_bin *c,
+GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp_linsys *ls,
+                                              const qp_bin *c,
                                               int iters, int check, int adapt,
                                               int final_status);
 /** One-element stand-ins for the ladder arrays (lrho, rungok) and K where the strategy has
  *  none, so that every launch names real buffers (linsys_dense.c). */
-GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s);
-/** The launch class of the strategies without K in local memory (sparse LDLᵀ, PCG): s->sbin
+GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s, qp_linsys *ls);
+/** The launch class of the strategies without K in local memory (sparse LDLᵀ, PCG): ls->one
  *  runs qp_check over every slot, one QP per work-group of QP_UTIL_WG work-items (the
  *  device's largest multiple of 32 below that), vectors in global memory; with the dummies
  *  above (linsys_dense.c). */
-GALA_INTERNAL gala_status gala_qp_check_class(struct gala_qp_solver *s);
+GALA_INTERNAL gala_status gala_qp_check_class(struct gala_qp_solver *s, qp_linsys *ls);
 /** Local memory of the larger of qp_admm and qp_check for a launch class. */
 GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
 /** Write reals given in double into a buffer of the solver's dtype (converted through a

@@ -382,8 +382,8 @@ static gala_dims qp_dims(long long groups, int wg)
     return gala_dims_1d((size_t)groups * (size_t)wg, (size_t)wg);
 }
 
-gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_bin *c, int iters, int check,
-                                int adapt, int final_status)
+gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_linsys *ls, const qp_bin *c,
+                                int iters, int check, int adapt, int final_status)
 {
     gala_buffer *list = c->compacted ? c->alist : c->list;
     const int nlist = c->acount;
@@ -397,11 +397,11 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_bin *c, int iters, i
     gala_dims d = qp_dims(((long long)nlist + c->tb - 1) / c->tb, c->wg);
 #define ADMM_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),                                 \
         ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refac),                                \
-        ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_K),                        \
+        ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(ls->K),                         \
         ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),                            \
-        ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(s->b_lrho),                       \
-        ga_buf(s->b_rungok), ga_int(s->shared ? s->nrungs : 0),                                   \
-        ga_int(0), ga_int(s->lad_ks), ga_int(iters), ga_int(check),                               \
+        ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(ls->ladder_rho),                  \
+        ga_buf(ls->rung_ok), ga_int(ls->nrungs),                                                  \
+        ga_int(0), ga_int(ls->rung_stride), ga_int(iters), ga_int(check),                         \
         ga_int(adapt), ga_int(final_status), ga_int(st->scaled_termination),                      \
         ga_int(s->dualgap), ga_real(st->sigma), ga_real(st->alpha),                               \
         ga_real(st->eps_abs), ga_real(st->eps_rel), ga_real(st->eps_prim_inf),                    \
@@ -446,7 +446,7 @@ static gala_status device_scale(gala_qp_solver *s, int keep_rho)
     gala_kernel *ke, *ki;
     GALA_TRY(gala_qp_kernel(s, "qp_expand", &ke));
     GALA_TRY(gala_qp_kernel(s, "qp_init", &ki));
-    const int nexp = s->shared ? 1 : s->nvalid; /* shared: the values are stored once */
+    const int nexp = s->same_data ? 1 : s->nvalid; /* the values are stored once */
     gala_dims de = qp_dims(nexp, QP_UTIL_WG), di = qp_dims(s->nvalid, QP_UTIL_WG);
     GALA_TRY(GALA_LAUNCH(s->ctx, ke, &de, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nexp),
                          ga_buf(s->b_map), ga_buf(s->b_raw), ga_buf(s->b_mv)));
@@ -454,9 +454,9 @@ static gala_status device_scale(gala_qp_solver *s, int keep_rho)
                          ga_int(s->nvalid), ga_buf(s->b_state), ga_buf(s->b_info),
                          ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
                          ga_long((long long)s->mtot), ga_buf(s->b_hstat), ga_real(s->set.rho),
-                         ga_int(s->rung0), ga_int(keep_rho && !s->shared)));
+                         ga_int(s->ls->rung0), ga_int(keep_rho && !s->same_data)));
     GALA_TRY(launch_scale(s, s->b_ident, nexp));
-    if (s->shared && s->nvalid > 1) {
+    if (s->same_data && s->nvalid > 1) {
         gala_kernel *ks;
         GALA_TRY(gala_qp_kernel(s, "qp_shared_apply", &ks));
         GALA_TRY(GALA_LAUNCH(s->ctx, ks, &di, ga_buf(s->b_meta), ga_buf(s->b_ident),
@@ -483,15 +483,11 @@ static gala_status count_running(gala_qp_solver *s, int out[2])
 
 /* ------------------------------------------------------------------ active lists */
 
-/* The launch classes of the strategy: the per-QP bins, or the shared strategy's one. */
+/* The launch classes of the strategy: the dense strategy's size classes, or the one. */
 static qp_bin *launch_classes(gala_qp_solver *s, int *n)
 {
-    if (s->bins) {
-        *n = s->nbins;
-        return s->bins;
-    }
-    *n = 1;
-    return &s->sbin;
+    *n = s->ls->nclasses;
+    return s->ls->classes;
 }
 
 /* After the strategy's setup: the buffers of the compacted lists. */
@@ -571,7 +567,7 @@ static gala_status reset_state(gala_qp_solver *s, int keep)
     GALA_TRY(gala_qp_kernel(s, "qp_reset", &k));
     gala_dims d = qp_dims(((long long)s->nvalid + QP_UTIL_WG - 1) / QP_UTIL_WG, QP_UTIL_WG);
     return GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_state), ga_buf(s->b_hstat), ga_int(s->nvalid),
-                       ga_int(keep), ga_int(s->rung0));
+                       ga_int(keep), ga_int(s->ls->rung0));
 }
 /* ------------------------------------------------------------------ layout */
 
@@ -715,7 +711,7 @@ static void copy_range(void *arg, long b, long e, int tid)
                 fu[i] = (float)u[i];
             }
         }
-        if (s->shared && sl > 0) continue; /* the values are stored once */
+        if (s->same_data && sl > 0) continue; /* the values are stored once */
         const int pnz = mt[QP_M_PNZ], anz = mt[QP_M_ANZ];
         const size_t ro = (size_t)mt[QP_M_RO];
         if (s->dt == GALA_FLOAT) {
@@ -866,30 +862,14 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
         return GALA_OK;
     }
 
-    /* ---- strategy */
-    int shared = 0;
-    if (s->set.linsys_solver == GALA_QP_LINSYS_AUTO ||
-        s->set.linsys_solver == GALA_QP_LINSYS_DENSE_SHARED) {
-        shared = s->nvalid > 1 && shared_ok;
-        if (s->set.linsys_solver == GALA_QP_LINSYS_DENSE_SHARED && !shared && s->nvalid > 1) {
-            gala_free(scan);
-            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: DENSE_SHARED needs the same P, A "
-                              "and row kinds (equality / inequality / free) in every QP", fn);
-        }
-        if (s->set.linsys_solver == GALA_QP_LINSYS_DENSE_SHARED) shared = 1;
+    /* ---- strategy (the shared one stores the values once: decided before the layout) */
+    const qp_linsys_ops *ops = NULL;
+    st = gala_qp_linsys_choose(s, shared_ok, &ops);
+    if (st != GALA_OK) {
+        gala_free(scan);
+        return st;
     }
-    s->shared = shared;
-    s->ls = shared ? &gala_qp_linsys_shared : &gala_qp_linsys_dense;
-    if (!shared && s->set.linsys_solver == GALA_QP_LINSYS_AUTO) {
-        /* AUTO without a shared batch: the sparse KKT factorization is considered once a QP
-         * reaches qp.sparse_n variables (its setup keeps it only where it is cheaper) */
-        int maxn = 0;
-        for (int k = 0; k < count; ++k)
-            if (s->slot[k] >= 0 && s->qn[k] > maxn) maxn = s->qn[k];
-        if (maxn >= (int)gala_tune(ctx, "qp.sparse_n", s->dt, 8192)) s->ls = &gala_qp_linsys_sparse;
-    }
-    if (s->set.linsys_solver == GALA_QP_LINSYS_SPARSE_LDLT) s->ls = &gala_qp_linsys_sparse;
-    if (s->set.linsys_solver == GALA_QP_LINSYS_PCG) s->ls = &gala_qp_linsys_pcg;
+    const int shared = s->same_data = ops == &gala_qp_linsys_shared;
 
     /* ---- patterns: the reference's, and one per distinct hash among the others; matches
      * by hash are confirmed on several threads (a collision gets a pattern of its own) */
@@ -1074,7 +1054,6 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     if (st == GALA_OK) st = mkbuf(s, dt, QP_MV * s->mtot, &s->b_vm);
     if (st == GALA_OK) st = mkbuf(s, GALA_INT, s->nct, &s->b_ctype);
     if (st == GALA_OK) st = mkbuf(s, GALA_INT, 2, &s->b_cnt);
-    if (st == GALA_OK) st = mkbuf(s, GALA_INT, (size_t)nv, &s->b_jinfo);
     if (st == GALA_OK) st = mkbuf(s, GALA_INT, 1, &s->b_one);
     if (st == GALA_OK) st = gala_buffer_write(s->b_rp, 0, nrp, ist);
     if (st == GALA_OK && nci) st = gala_buffer_write(s->b_ci, 0, nci, ist + nrp);
@@ -1105,7 +1084,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     }
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_hstat, 0, (size_t)nv, 0);
-    if (st == GALA_OK) st = s->ls->setup(s); /* K storage and offsets, ladder, launch lists */
+    if (st == GALA_OK) st = gala_qp_linsys_make(s, ops, &s->ls); /* K, ladder, launch lists */
     if (st == GALA_OK) st = active_setup(s);
     if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)nv * QP_NMETA, s->meta);
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
@@ -1114,7 +1093,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     if (st == GALA_OK) st = device_scale(s, 0);
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, (size_t)nv, 1);
-    if (st == GALA_OK) st = s->ls->refactor(s, 1);
+    if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
     return st;
 #undef NOMEM
 }
@@ -1138,7 +1117,7 @@ static void apply_hstat(gala_qp_solver *s, const int *hst)
 
 static gala_status read_hstat(gala_qp_solver *s)
 {
-    if (!s->shared || !s->nvalid) return GALA_OK;
+    if (!s->same_data || !s->nvalid) return GALA_OK;
     int *hst = gala_malloc(sizeof(int) * (size_t)s->nvalid);
     if (!hst) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     gala_status st = gala_buffer_read(s->b_hstat, 0, (size_t)s->nvalid, hst);
@@ -1219,24 +1198,18 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
 {
     if (!s) return GALA_OK;
     gala_qp_dio_release(s);
-    if (s->ls && s->ls->release) s->ls->release(s);
+    gala_qp_linsys_destroy(s->ls);
     gala_buffer *bufs[] = {s->b_meta, s->b_ident, s->b_state, s->b_info, s->b_refac, s->b_rp,
-                           s->b_ci, s->b_mv, s->b_K, s->b_vn, s->b_vm, s->b_ctype, s->b_lrho,
-                           s->b_rungok, s->b_cnt, s->b_kofs, s->b_jinfo, s->b_jqp, s->b_rflag,
-                           s->b_map, s->b_raw, s->b_hstat, s->b_one, s->b_ccnt, s->b_acnt,
-                           s->sbin.alist};
+                           s->b_ci, s->b_mv, s->b_vn, s->b_vm, s->b_ctype, s->b_cnt,
+                           s->b_map, s->b_raw, s->b_hstat, s->b_one, s->b_ccnt, s->b_acnt};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) gala_buffer_free(bufs[i]);
-    for (int b = 0; s->bins && b < s->nbins; ++b) {
-        gala_buffer_free(s->bins[b].list);
-        gala_buffer_free(s->bins[b].alist);
-    }
     /* what lives in the staging block goes back with it */
     const int in_stg = s->stg && s->dt == GALA_DOUBLE;
     if (in_stg && s->x == s->hq + s->ntot + 2 * s->mtot + 1) s->x = s->y = NULL;
     if (in_stg) s->hq = NULL;
     gala_staging_give(s->ctx, s->stg);
     void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qn, s->c0, s->ppat, s->pats,
-                    s->patmem, s->hq, s->hval, s->meta, s->bins, s->lrho, s->rungok, s->hxo,
+                    s->patmem, s->hq, s->hval, s->meta, s->hxo,
                     s->x, s->y, s->cert, s->cxo, s->nanv};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
     gala_free(s);
@@ -1244,7 +1217,10 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
 }
 
 int gala_qp_count(const gala_qp_solver *s) { return s ? s->count : 0; }
-int gala_qp_linsys_used(const gala_qp_solver *s) { return s ? (s->ls ? s->ls->id : GALA_QP_LINSYS_DENSE) : -1; }
+int gala_qp_linsys_used(const gala_qp_solver *s)
+{
+    return s ? (s->ls ? s->ls->ops->id : GALA_QP_LINSYS_DENSE) : -1;
+}
 
 /* ------------------------------------------------------------------ solve */
 
@@ -1460,7 +1436,7 @@ static gala_status collect(gala_qp_solver *s, const double *sync_t, const int *s
                              ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_state));
         if (st == GALA_OK) st = gala_buffer_read(s->b_state, 0, nv * QP_NSTATE, stt);
         if (st == GALA_OK) st = read_real(s, s->b_info, 0, nv * QP_NINFO, inf);
-        if (st == GALA_OK && s->shared) st = read_hstat(s);
+        if (st == GALA_OK && s->same_data) st = read_hstat(s);
         if (st == GALA_OK && !direct) {
             ox = gala_malloc(sizeof(double) * (s->ntot + s->mtot + 1));
             if (!ox) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no memory");
@@ -1513,7 +1489,7 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
     int cnt[2];
     GALA_TRY(count_running(s, cnt));
     if (cnt[1] > 0) { /* pending from updates */
-        GALA_TRY(s->ls->refactor(s, 0));
+        GALA_TRY(s->ls->ops->update_rho(s->ls, s));
         GALA_TRY(count_running(s, cnt));
     }
     int running = cnt[0];
@@ -1542,7 +1518,7 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
         /* as OSQP: ρ adapts at the last iteration too (for the next solve) */
         int adapt = interval > 0 && next % interval == 0;
         int fin = next == set->max_iter ? GALA_QP_MAX_ITER_REACHED : 0;
-        GALA_TRY(s->ls->iterate(s, k, check, adapt, fin));
+        GALA_TRY(s->ls->ops->solve(s->ls, s, k, check, adapt, fin));
         it = next;
         int synced = 0;
         if (check || fin || adapt || timed || set->progress ||
@@ -1554,7 +1530,8 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
                 (*sync_t)[*nsync] = gala_now() - t0;
                 (*sync_it)[(*nsync)++] = it;
             }
-            if (cnt[1] > 0 && running > 0 && it < set->max_iter) GALA_TRY(s->ls->refactor(s, 0));
+            if (cnt[1] > 0 && running > 0 && it < set->max_iter)
+                GALA_TRY(s->ls->ops->update_rho(s->ls, s));
             /* a quarter of the launched QPs finished: launch only the running ones */
             if (running > 0 && it < set->max_iter && 4 * (long long)running <= 3 * active_total(s))
                 GALA_TRY(active_compact(s));
@@ -1579,7 +1556,7 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
     }
     if (stop_status && running > 0) {
         /* a last check with the ×10 tolerances, then the stop status (OSQP's time limit) */
-        GALA_TRY(s->ls->iterate(s, 0, 1, 0, stop_status));
+        GALA_TRY(s->ls->ops->solve(s->ls, s, 0, 1, 0, stop_status));
         if (*nsync < cap) {
             (*sync_t)[*nsync] = gala_now() - t0;
             (*sync_it)[(*nsync)++] = it;
@@ -1850,7 +1827,7 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
                              ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
                              ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_ctype),
                              ga_buf(s->b_refac), ga_buf(s->b_state), ga_buf(s->b_hstat),
-                             ga_int(which), ga_int(s->shared), ga_int(s->set.rho_is_vec));
+                             ga_int(which), ga_int(s->same_data), ga_int(s->set.rho_is_vec));
     }
     s->update_time = gala_now() - t0;
     return st;
@@ -1860,7 +1837,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
 {
     static const char fn[] = "gala_qp_update_matrices";
     GALA_TRY(check_k(s, k, fn));
-    if (s->shared && k != -1)
+    if (s->same_data && k != -1)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: the shared strategy updates every QP "
                           "at once (k = -1)", fn);
     /* hq, hl, hu go up again below; apply_hstat reads the host statuses */
@@ -1885,7 +1862,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
             if (!isfinite(Ax[ao + (size_t)e]))
                 return gala_error(s->ctx, GALA_ERR_NOT_FINITE, "%s: QP %d: A value %d is %g", fn,
                                   kk, e, Ax[ao + (size_t)e]);
-        if (s->shared) {
+        if (s->same_data) {
             if (!P0) {
                 P0 = Px ? Px + po : NULL;
                 A0 = Ax ? Ax + ao : NULL;
@@ -1906,8 +1883,8 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
      * then A's; a NULL matrix keeps its values */
     gala_status st = GALA_OK;
     const size_t rsz = gala_dtype_size(s->dt);
-    const int nupd = s->shared ? 1 : (k < 0 ? s->nvalid : 1);
-    const int slot0 = s->shared || k < 0 ? 0 : s->slot[k];
+    const int nupd = s->same_data ? 1 : (k < 0 ? s->nvalid : 1);
+    const int slot0 = s->same_data || k < 0 ? 0 : s->slot[k];
     const int *m0 = s->meta + (size_t)slot0 * QP_NMETA;
     const size_t rlo = (size_t)m0[QP_M_RO];
     size_t rcount = 0;
@@ -1945,7 +1922,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     if (st == GALA_OK) st = device_scale(s, 1);
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, (size_t)s->nvalid, 1);
-    if (st == GALA_OK) st = s->ls->refactor(s, 1);
+    if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = read_hstat(s);
     if (st == GALA_OK) st = read_factor_status(s);
@@ -1966,13 +1943,15 @@ gala_status gala_qp_update_rho(gala_qp_solver *s, int k, double rho)
         if (k < 0) s->set.rho = rho;
         return GALA_OK;
     }
-    /* every slot's ρ (info) and, in the shared strategy, its ladder rung (state): read,
-     * changed for the QPs concerned, written back; the other strategies refactor the
-     * flagged QPs when the next solve starts, as after an update that changes a row kind */
+    /* every slot's ρ (info) and, with a ρ ladder, its rung (state): read, changed for the
+     * QPs concerned, written back; the other strategies refactor the flagged QPs when the
+     * next solve starts (update_rho), as after an update that changes a row kind */
+    const qp_linsys_ops *ops = s->ls->ops;
+    const int ladder = ops->nearest_rho != NULL;
     const size_t nv = (size_t)s->nvalid;
     double *inf = gala_malloc(sizeof(double) * nv * QP_NINFO);
-    int *stt = s->shared ? gala_malloc(sizeof(int) * nv * QP_NSTATE) : NULL;
-    if (!inf || (s->shared && !stt)) {
+    int *stt = ladder ? gala_malloc(sizeof(int) * nv * QP_NSTATE) : NULL;
+    if (!inf || (ladder && !stt)) {
         gala_free(inf);
         gala_free(stt);
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
@@ -1981,22 +1960,7 @@ gala_status gala_qp_update_rho(gala_qp_solver *s, int k, double rho)
     if (st == GALA_OK && stt) st = gala_buffer_read(s->b_state, 0, nv * QP_NSTATE, stt);
     int rung = -1;
     double r = rho;
-    if (s->shared) { /* the nearest rung whose K was factored */
-        double best = INFINITY;
-        for (int q = 0; q < s->nrungs; ++q) {
-            const double d = fmax(s->lrho[q] / rho, rho / s->lrho[q]);
-            if (s->rungok[q] && d < best) {
-                best = d;
-                rung = q;
-            }
-        }
-        if (rung < 0)
-            st = st == GALA_OK ? gala_error(ctx, GALA_ERR_NOT_POSITIVE_DEFINITE, "%s: no rung of "
-                                            "the rho ladder has a factorization", fn)
-                               : st;
-        else
-            r = s->lrho[rung];
-    }
+    if (st == GALA_OK && ladder) st = ops->nearest_rho(s->ls, s, fn, rho, &r, &rung);
     const size_t b0 = k < 0 ? 0 : (size_t)s->slot[k], b1 = k < 0 ? nv : b0 + 1;
     for (size_t b = b0; st == GALA_OK && b < b1; ++b) {
         inf[b * QP_NINFO + QP_I_RHO] = r;
@@ -2004,7 +1968,7 @@ gala_status gala_qp_update_rho(gala_qp_solver *s, int k, double rho)
     }
     if (st == GALA_OK) st = gala_qp_write_real(s, s->b_info, 0, nv * QP_NINFO, inf);
     if (st == GALA_OK && stt) st = gala_buffer_write(s->b_state, 0, nv * QP_NSTATE, stt);
-    if (st == GALA_OK && !s->shared) {
+    if (st == GALA_OK && !ladder) {
         const int one = 1;
         st = k < 0 ? gala_buffer_fill(s->b_refac, 0, nv, 1)
                    : gala_buffer_write(s->b_refac, b0, 1, &one);

@@ -340,7 +340,7 @@ gala_status gala_qp_update_vectors_device(gala_qp_solver *s, const gala_buffer *
                              ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
                              ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_ctype),
                              ga_buf(s->b_refac), ga_buf(s->b_state), ga_buf(s->b_hstat),
-                             ga_int(which), ga_int(s->shared), ga_int(s->set.rho_is_vec)));
+                             ga_int(which), ga_int(s->same_data), ga_int(s->set.rho_is_vec)));
     s->update_time = gala_now() - t0;
     return GALA_OK;
 }
