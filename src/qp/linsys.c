@@ -86,10 +86,15 @@ gala_status gala_qp_check_class(gala_qp_solver *s, qp_linsys *ls)
     const size_t wmax = s->ctx->info.max_work_group_size;
     if ((size_t)c.wg > wmax) c.wg = (int)wmax / 32 * 32;
     if (c.wg < 32) c.wg = 32;
-    c.list = s->b_ident; /* owned by the solver */
-    c.count = s->nvalid;
-    ls->one = c;
+    gala_qp_linsys_one_class(s, ls, &c);
+    return GALA_OK;
+}
+
+void gala_qp_linsys_one_class(gala_qp_solver *s, qp_linsys *ls, const qp_bin *c)
+{
+    ls->one = *c;
+    ls->one.list = s->b_ident; /* owned by the solver */
+    ls->one.count = s->nvalid;
     ls->classes = &ls->one;
     ls->nclasses = 1;
-    return GALA_OK;
 }

@@ -391,14 +391,6 @@ static gala_status dense_refactor(qp_dense *dn, gala_qp_solver *s, int all_flagg
     return st;
 }
 
-/* Launch classes run one after the other on one queue, and the last work-groups of a class
- * (its largest QPs) leave most of the device idle until they end. With qp.lanes (default
- * 1) and more than one class, the classes are spread over the backend's two lanes, each
- * class to the lane with less work so far (running QPs × their mean n², the K⁻¹ product's
- * reads), so that one class's tail overlaps the next class. The classes touch disjoint
- * QPs' state; lane 1 first waits for the work before it, and lane 0 then waits for lane 1,
- * so that what follows (counts, refactorization) sees every class done. Backends without
- * lanes (host) run the classes in order. */
 static gala_status dense_update_rho(qp_linsys *ls, gala_qp_solver *s)
 {
     return dense_refactor((qp_dense *)ls, s, 0);
@@ -409,6 +401,14 @@ static gala_status dense_update_matrices(qp_linsys *ls, gala_qp_solver *s)
     return dense_refactor((qp_dense *)ls, s, 1);
 }
 
+/* Launch classes run one after the other on one queue, and the last work-groups of a class
+ * (its largest QPs) leave most of the device idle until they end. With qp.lanes (default
+ * 1) and more than one class, the classes are spread over the backend's two lanes, each
+ * class to the lane with less work so far (running QPs × their mean n², the K⁻¹ product's
+ * reads), so that one class's tail overlaps the next class. The classes touch disjoint
+ * QPs' state; lane 1 first waits for the work before it, and lane 0 then waits for lane 1,
+ * so that what follows (counts, refactorization) sees every class done. Backends without
+ * lanes (host) run the classes in order. */
 static gala_status dense_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int check,
                                int adapt, int fin)
 {
@@ -550,11 +550,7 @@ static gala_status shared_setup(gala_qp_solver *s, qp_linsys **out)
     if (gala_qp_admm_local_bytes(s, &c) > tbudget) {
         c = class_for(s, n, m, budget, wgmax); /* one QP per work-group, maybe global vectors */
     }
-    c.list = s->b_ident; /* owned by the solver */
-    c.count = s->nvalid;
-    lb->one = c;
-    lb->classes = &lb->one;
-    lb->nclasses = 1;
+    gala_qp_linsys_one_class(s, lb, &c);
     return st;
 }
 

@@ -48,7 +48,7 @@ static void sparse_destroy(qp_linsys *ls)
 
 /* The KKT pattern of a group (upper CSC in kp, ki) and its value map (see cl/qp.cl,
  * qp_kkt_values), from P's upper CSC pattern tp and A's pattern ta. The device holds P as
- * its full symmetric CSR and A as CSR (solver.c, build_pattern): entry e of P's column j is
+ * its full symmetric CSR and A as CSR (layout.c, gala_qp_build_pattern): entry e of P's column j is
  * the value at position pos[2e] of its row; A's row i lists its entries by column. */
 static gala_status kkt_pattern(gala_qp_solver *s, const qp_pat *tp, const qp_pat *ta, int *kp,
                                int *ki, int *map)

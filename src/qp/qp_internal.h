@@ -1,12 +1,12 @@
 /* The batched QP solver's internals: the solver object, the linear-system strategy
- * interface, the launch helpers shared by solver.c and linsys_dense.c, and the host-thread
+ * interface, the phases of setup, the launch helpers shared by every file of src/qp, and the host-thread
  * helper (qp_par.c). */
 #ifndef GALA_QP_INTERNAL_H
 #define GALA_QP_INTERNAL_H
 
 #include <stdint.h>
 
-#include "../core/kernel.h"
+#include "core/kernel.h"
 #include "gala/ldlt.h"
 #include "gala/qp.h"
 #include "qp_layout.h"
@@ -177,7 +177,7 @@ struct gala_qp_solver {
     struct qp_dio *dio;
 };
 
-/** The device's CSR copy of pattern t (solver.c): P as its full symmetric matrix, with
+/** The device's CSR copy of pattern t (layout.c): P as its full symmetric matrix, with
  *  per upper CSC entry its position in its row and its mirror's (map, 2 per entry); A as
  *  CSR then Aᵀ as CSR, with per CSC entry its CSR position. Written at rp + t->rp, ci +
  *  t->ci, map + t->map; fill: max(rows, cols) ints of work space. */
@@ -192,7 +192,70 @@ GALA_INTERNAL gala_status gala_qp_settings_fixed_kept(const gala_context *ctx, c
                                                       const gala_qp_settings *was,
                                                       const gala_qp_settings *now);
 
-/* launch helpers (solver.c) */
+/* ---- the phases of setup (setup.c calls them in order) -------------------------------- */
+
+static inline double qp_clamp_inf(double v)
+{
+    return v > QP_INFTY ? QP_INFTY : (v < -QP_INFTY ? -QP_INFTY : v);
+}
+
+/** Per QP, what validation found (validate.c): invalid, and against the reference QP
+ *  (the first valid one): the same P / A patterns, the same values and row kinds (the
+ *  shared strategy), else the patterns' hashes. */
+typedef struct {
+    uint64_t ph, ah;           /* pattern hashes (when not the reference's pattern) */
+    unsigned char bad;         /* invalid data */
+    unsigned char same_pp;     /* P pattern = the reference's */
+    unsigned char same_ap;     /* A pattern = the reference's */
+    unsigned char same_vals;   /* P and A values and row kinds = the reference's */
+} qp_scan;
+
+/** The host arrays of the uploads of setup (layout.c), freed once they are up. */
+typedef struct {
+    size_t hcopy;  /* ints of the patterns' host copies */
+    int *ist;      /* the patterns' device structures: rows, columns, maps */
+    void *raw;     /* the raw CSC values, in the solver's dtype */
+    float *fst;    /* float: q, l, u in single precision */
+} qp_stage;
+
+/** The duality-gap test in force: check_dualgap, or -1 = on for double, off for float. */
+GALA_INTERNAL int gala_qp_dualgap_of(const gala_qp_settings *s);
+/** Validate every QP (several threads), compare it with the reference QP (*ref), and give
+ *  the valid ones their slots (s->slot, s->qp_of, s->nvalid); hn, hm: the QPs' total n and
+ *  m (the work that sets s->nthreads). *same_data: every valid QP has the reference's P, A
+ *  and row kinds. (validate.c) */
+GALA_INTERNAL gala_status gala_qp_validate(struct gala_qp_solver *s, const gala_qp_problem *pb,
+                                           size_t hn, size_t hm, qp_scan *scan, int *ref,
+                                           int *same_data);
+/** Two CSC matrices with the same pattern (validate.c). */
+GALA_INTERNAL int gala_qp_same_pattern(const gala_csc *a, const gala_csc *b);
+/** Per slot its P and A pattern (s->ppat, s->apat), the distinct patterns (s->pats): the
+ *  reference's, one per distinct hash among the others, matches by hash confirmed on
+ *  several threads (a collision gets a pattern of its own). (layout.c) */
+GALA_INTERNAL gala_status gala_qp_assign_patterns(struct gala_qp_solver *s,
+                                                  const gala_qp_problem *pb,
+                                                  const qp_scan *scan, int ref);
+/** The patterns' device offsets and the per-slot metadata (s->meta) and sizes. (layout.c) */
+GALA_INTERNAL gala_status gala_qp_layout(struct gala_qp_solver *s, const gala_qp_problem *pb,
+                                         int ref, qp_stage *sg);
+/** The host copies (hq, hl, hu, hval, the patterns) and the upload staging sg, on several
+ *  threads. (layout.c) */
+GALA_INTERNAL gala_status gala_qp_host_copies(struct gala_qp_solver *s,
+                                              const gala_qp_problem *pb, qp_stage *sg);
+GALA_INTERNAL void gala_qp_stage_free(struct gala_qp_solver *s, qp_stage *sg);
+/** Device-decided invalidity (shared data: a row kind differs after scaling) into info. */
+GALA_INTERNAL gala_status gala_qp_read_hstat(struct gala_qp_solver *s);
+/** After a factorization: NON_CVX from the device's state into info, and back. */
+GALA_INTERNAL gala_status gala_qp_read_factor_status(struct gala_qp_solver *s);
+/** The buffers of the compacted launch lists, after the strategy's setup (solve.c). */
+GALA_INTERNAL gala_status gala_qp_active_setup(struct gala_qp_solver *s);
+/** Download the statuses, solutions and certificates after a solve; polish (results.c). */
+GALA_INTERNAL gala_status gala_qp_collect(struct gala_qp_solver *s, const double *sync_t,
+                                          const int *sync_it, int nsync);
+/** Zero the profile's phases first..last (profile.c). */
+GALA_INTERNAL void gala_qp_prof_reset(struct gala_qp_solver *s, int first, int last);
+
+/* launch helpers (launch.c) */
 /** The ADMM program of a launch class (c = NULL: the utility kernels' program). */
 GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key,
                                const qp_bin *c);
@@ -205,13 +268,16 @@ GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp
                                               int iters, int check, int adapt,
                                               int final_status);
 /** One-element stand-ins for the ladder arrays (lrho, rungok) and K where the strategy has
- *  none, so that every launch names real buffers (linsys_dense.c). */
+ *  none, so that every launch names real buffers (linsys.c). */
 GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s, qp_linsys *ls);
 /** The launch class of the strategies without K in local memory (sparse LDLᵀ, PCG): ls->one
  *  runs qp_check over every slot, one QP per work-group of QP_UTIL_WG work-items (the
  *  device's largest multiple of 32 below that), vectors in global memory; with the dummies
- *  above (linsys_dense.c). */
+ *  above (linsys.c). */
 GALA_INTERNAL gala_status gala_qp_check_class(struct gala_qp_solver *s, qp_linsys *ls);
+/** The strategy's one launch class is c, over every slot (the list b_ident). */
+GALA_INTERNAL void gala_qp_linsys_one_class(struct gala_qp_solver *s, qp_linsys *ls,
+                                            const qp_bin *c);
 /** Local memory of the larger of qp_admm and qp_check for a launch class. */
 GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
 /** Write reals given in double into a buffer of the solver's dtype (converted through a
@@ -221,6 +287,14 @@ GALA_INTERNAL gala_status gala_qp_write_real(struct gala_qp_solver *s, gala_buff
 /** Read reals of a buffer of the solver's dtype into doubles (the reverse of the above). */
 GALA_INTERNAL gala_status gala_qp_read_real(struct gala_qp_solver *s, const gala_buffer *b,
                                             size_t off, size_t count, double *dst);
+/** A device buffer of count elements (at least one). */
+GALA_INTERNAL gala_status gala_qp_mkbuf(struct gala_qp_solver *s, gala_dtype dt, size_t count,
+                                        gala_buffer **b);
+/** Launch geometry: one work-group per QP (or tile, or job) along dimension 0. */
+GALA_INTERNAL gala_dims gala_qp_dims(long long groups, int wg);
+/** Expand, init, Ruiz-scale every QP from the raw values and q, l, u on the device (keep_rho:
+ *  each QP keeps its ρ, except with shared data); the shared data's scaling applied to all. */
+GALA_INTERNAL gala_status gala_qp_device_scale(struct gala_qp_solver *s, int keep_rho);
 /** Whether a status has a primal-dual solution (solved, inaccurate, max_iter, time limit,
  *  interrupted), for which gala_qp_get_solution gives x and y rather than NaN. */
 GALA_INTERNAL int gala_qp_has_solution(int status);
@@ -235,10 +309,10 @@ GALA_INTERNAL void gala_qp_prof(struct gala_qp_solver *s, int phase);
 
 /* After gala_qp_update_vectors_device the device is ahead of the host: per-QP verdicts
  * (host_status, info messages) and the host copies hq / hl / hu are brought back lazily,
- * where solver.c reads them. Every hook is a no-op until the solver's first device call. */
+ * where the solver reads them. Every hook is a no-op until the solver's first device call. */
 #define QP_DIO_VERDICTS 1 /* host_status and info[k].message as the last device update left them */
 #define QP_DIO_VECTORS 2  /* hq, hl, hu current, and no asynchronous upload reads them */
-/** Make the host side current (QP_DIO_* bits) before solver.c reads (or writes) it. */
+/** Make the host side current (QP_DIO_* bits) before the solver reads (or writes) it. */
 GALA_INTERNAL gala_status gala_qp_dio_host(struct gala_qp_solver *s, int what);
 /** The host copies hq / hl / hu were changed on the host (gala_qp_update_vectors): the
  *  device's kept copy is refreshed from them at the next device update. */

@@ -5,7 +5,7 @@
  * so the values never pass through the host.
  *
  * What the host keeps about the vectors is brought up to date lazily (gala_qp_dio_host,
- * called where solver.c reads it):
+ * called where the solver (setup.c, results.c, update.c) reads it):
  *   - the per-QP verdicts of a device update (host_status, info[k].message): qp_vec_check
  *     writes a code and the first bad entry per slot; they are read back and folded in
  *     when the host next reads the statuses (a solve's collect, get_info, a host update);
@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/internal.h"
+#include "core/internal.h"
 #include "qp_internal.h"
 
 typedef struct qp_dio {
