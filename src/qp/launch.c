@@ -47,8 +47,8 @@ gala_status gala_qp_read_real(gala_qp_solver *s, const gala_buffer *b, size_t of
 {
     if (!count) return GALA_OK;
     if (s->dt == GALA_DOUBLE) return gala_buffer_read(b, off, count, dst);
-    const int staged = s->rtmp && count <= s->rtmp_n;
-    float *tmp = staged ? s->rtmp : gala_malloc(count * sizeof(float));
+    const int staged = s->read_stage && count <= s->read_stage_n;
+    float *tmp = staged ? s->read_stage : gala_malloc(count * sizeof(float));
     if (!tmp) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     gala_status st = gala_buffer_read(b, off, count, tmp);
     conv_job j = {(const double *)(const void *)tmp, dst, 0};
@@ -76,7 +76,7 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c
     if (c && c->qb > 0) gala_key_def(key, "QB", c->qb);
     if (c && c->minb > 0) gala_key_def(key, "MINB", c->minb);
     if (c && c->tb > 1 && c->tl) gala_key_def(key, "TL", 1);
-    if (s->kfac) gala_key_def(key, "KFAC", 1); /* host kernels only (cl/qp.cl refuses it) */
+    if (s->k_factored) gala_key_def(key, "KFAC", 1); /* host kernels only (cl/qp.cl refuses it) */
 }
 
 gala_status gala_qp_kernel(gala_qp_solver *s, const char *name, gala_kernel **k)
@@ -130,9 +130,9 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_linsys *ls, const qp
     const gala_qp_settings *st = &s->set;
     gala_dims d = gala_qp_dims(((long long)nlist + c->tb - 1) / c->tb, c->wg);
 #define ADMM_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),                                 \
-        ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refac),                                \
-        ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(ls->K),                         \
-        ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),                            \
+        ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refactor),                                \
+        ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(ls->K),                         \
+        ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),                            \
         ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(ls->ladder_rho),                  \
         ga_buf(ls->rung_ok), ga_int(ls->nrungs),                                                  \
         ga_int(0), ga_int(ls->rung_stride), ga_int(iters), ga_int(check),                         \
@@ -161,8 +161,8 @@ static gala_status launch_scale(gala_qp_solver *s, gala_buffer *list, int nlist)
     GALA_TRY(gala_qp_kernel(s, "qp_scale_update", &ku));
     GALA_TRY(gala_qp_kernel(s, "qp_scale_apply", &ka));
     gala_dims d = gala_qp_dims(nlist, QP_UTIL_WG);
-#define SCALE_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist), ga_buf(s->b_rp), ga_buf(s->b_ci), \
-        ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),           \
+#define SCALE_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist), ga_buf(s->b_rowptr), ga_buf(s->b_colidx), \
+        ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),           \
         ga_long((long long)s->mtot), ga_buf(s->b_info)
     for (int it = 0; it < s->set.scaling; ++it) {
         GALA_TRY(GALA_LAUNCH(s->ctx, kn, &d, SCALE_ARGS));
@@ -182,21 +182,21 @@ gala_status gala_qp_device_scale(gala_qp_solver *s, int keep_rho)
     GALA_TRY(gala_qp_kernel(s, "qp_init", &ki));
     const int nexp = s->same_data ? 1 : s->nvalid; /* the values are stored once */
     gala_dims de = gala_qp_dims(nexp, QP_UTIL_WG), di = gala_qp_dims(s->nvalid, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, ke, &de, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nexp),
-                         ga_buf(s->b_map), ga_buf(s->b_raw), ga_buf(s->b_mv)));
-    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &di, ga_buf(s->b_meta), ga_buf(s->b_ident),
+    GALA_TRY(GALA_LAUNCH(s->ctx, ke, &de, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nexp),
+                         ga_buf(s->b_map), ga_buf(s->b_raw), ga_buf(s->b_vals)));
+    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &di, ga_buf(s->b_meta), ga_buf(s->b_slots),
                          ga_int(s->nvalid), ga_buf(s->b_state), ga_buf(s->b_info),
-                         ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
-                         ga_long((long long)s->mtot), ga_buf(s->b_hstat), ga_real(s->set.rho),
+                         ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
+                         ga_long((long long)s->mtot), ga_buf(s->b_host_status), ga_real(s->set.rho),
                          ga_int(s->ls->rung0), ga_int(keep_rho && !s->same_data)));
-    GALA_TRY(launch_scale(s, s->b_ident, nexp));
+    GALA_TRY(launch_scale(s, s->b_slots, nexp));
     if (s->same_data && s->nvalid > 1) {
         gala_kernel *ks;
         GALA_TRY(gala_qp_kernel(s, "qp_shared_apply", &ks));
-        GALA_TRY(GALA_LAUNCH(s->ctx, ks, &di, ga_buf(s->b_meta), ga_buf(s->b_ident),
-                             ga_int(s->nvalid), ga_buf(s->b_vn), ga_long((long long)s->ntot),
-                             ga_buf(s->b_vm), ga_long((long long)s->mtot), ga_buf(s->b_info),
-                             ga_buf(s->b_ctype), ga_buf(s->b_state), ga_buf(s->b_hstat),
+        GALA_TRY(GALA_LAUNCH(s->ctx, ks, &di, ga_buf(s->b_meta), ga_buf(s->b_slots),
+                             ga_int(s->nvalid), ga_buf(s->b_nvec), ga_long((long long)s->ntot),
+                             ga_buf(s->b_mvec), ga_long((long long)s->mtot), ga_buf(s->b_info),
+                             ga_buf(s->b_ctype), ga_buf(s->b_state), ga_buf(s->b_host_status),
                              ga_int(s->set.rho_is_vec)));
     }
     return GALA_OK;

@@ -106,7 +106,7 @@ static void confirm_range(void *arg, long b, long e, int tid)
     const gala_qp_solver *s = j->s;
     for (long sl = b; sl < e; ++sl) {
         const int k = s->qp_of[sl];
-        const qp_pat *tp = &s->pats[s->ppat[sl]], *ta = &s->pats[s->apat[sl]];
+        const qp_pat *tp = &s->patterns[s->p_pattern[sl]], *ta = &s->patterns[s->a_pattern[sl]];
         if (tp->rep != k && !j->scan[k].same_pp)
             j->bad[sl] = (unsigned char)!gala_qp_same_pattern(&j->pb[k].P, &j->pb[tp->rep].P);
         if (ta->rep != k && !j->scan[k].same_ap)
@@ -134,7 +134,7 @@ static void copy_range(void *arg, long b, long e, int tid)
         const gala_qp_problem *p = &j->pb[k];
         const int *mt = s->meta + (size_t)sl * QP_NMETA;
         const size_t xo = (size_t)mt[QP_M_XO], zo = (size_t)mt[QP_M_ZO];
-        double *q = s->hq + xo, *l = s->hl + zo, *u = s->hu + zo;
+        double *q = s->host.q + xo, *l = s->host.l + zo, *u = s->host.u + zo;
         memcpy(q, p->q, sizeof(double) * (size_t)p->n);
         for (int i = 0; i < p->m; ++i) {
             l[i] = qp_clamp_inf(p->l[i]);
@@ -160,8 +160,8 @@ static void copy_range(void *arg, long b, long e, int tid)
             if (pnz) memcpy(rv, p->P.x, sizeof(double) * (size_t)pnz);
             if (anz) memcpy(rv + pnz, p->A.x, sizeof(double) * (size_t)anz);
         }
-        if (s->hval && (void *)s->hval != j->raw) {
-            double *h = s->hval + ro;
+        if (s->host.vals && (void *)s->host.vals != j->raw) {
+            double *h = s->host.vals + ro;
             if (pnz) memcpy(h, p->P.x, sizeof(double) * (size_t)pnz);
             if (anz) memcpy(h + pnz, p->A.x, sizeof(double) * (size_t)anz);
         }
@@ -179,7 +179,7 @@ static int pat_find(gala_qp_solver *s, pat_table *tab, int is_a, uint64_t h)
 {
     size_t i = (size_t)(h ^ (uint64_t)is_a) & (tab->cap - 1);
     for (; tab->slot[i]; i = (i + 1) & (tab->cap - 1)) {
-        const qp_pat *t = &s->pats[tab->slot[i] - 1];
+        const qp_pat *t = &s->patterns[tab->slot[i] - 1];
         if (t->hash == h && t->is_a == is_a) return tab->slot[i] - 1;
     }
     return -1;
@@ -187,7 +187,7 @@ static int pat_find(gala_qp_solver *s, pat_table *tab, int is_a, uint64_t h)
 
 static void pat_insert(gala_qp_solver *s, pat_table *tab, int id)
 {
-    const qp_pat *t = &s->pats[id];
+    const qp_pat *t = &s->patterns[id];
     size_t i = (size_t)(t->hash ^ (uint64_t)t->is_a) & (tab->cap - 1);
     while (tab->slot[i]) i = (i + 1) & (tab->cap - 1);
     tab->slot[i] = id + 1;
@@ -195,7 +195,7 @@ static void pat_insert(gala_qp_solver *s, pat_table *tab, int id)
 
 static int pat_new(gala_qp_solver *s, const gala_qp_problem *pb, int k, int is_a, uint64_t h)
 {
-    qp_pat *t = &s->pats[s->npats];
+    qp_pat *t = &s->patterns[s->npatterns];
     const gala_csc *M = is_a ? &pb[k].A : &pb[k].P;
     memset(t, 0, sizeof *t);
     t->is_a = is_a;
@@ -204,32 +204,32 @@ static int pat_new(gala_qp_solver *s, const gala_qp_problem *pb, int k, int is_a
     t->nnz = M->p[M->n];
     t->rep = k;
     t->hash = h;
-    return s->npats++;
+    return s->npatterns++;
 }
 
 gala_status gala_qp_assign_patterns(gala_qp_solver *s, const gala_qp_problem *pb,
                                     const qp_scan *scan, int r)
 {
     const int nv = s->nvalid, shared = s->same_data;
-    s->ppat = gala_malloc(sizeof(int) * 2 * (size_t)nv);
-    s->pats = gala_calloc(2 * (size_t)nv + 2, sizeof *s->pats);
+    s->p_pattern = gala_malloc(sizeof(int) * 2 * (size_t)nv);
+    s->patterns = gala_calloc(2 * (size_t)nv + 2, sizeof *s->patterns);
     s->meta = gala_calloc((size_t)nv * QP_NMETA, sizeof(int));
     pat_table tab = {NULL, 16};
     while (tab.cap < 4 * (size_t)nv + 16) tab.cap *= 2;
     tab.slot = gala_calloc(tab.cap, sizeof(int));
     unsigned char *bad = gala_calloc(2 * (size_t)nv, 1);
-    if (!s->ppat || !s->pats || !s->meta || !tab.slot || !bad) {
+    if (!s->p_pattern || !s->patterns || !s->meta || !tab.slot || !bad) {
         gala_free(tab.slot);
         gala_free(bad);
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
-    s->apat = s->ppat + nv;
+    s->a_pattern = s->p_pattern + nv;
     const int rp_id = pat_new(s, pb, r, 0, 0), ra_id = pat_new(s, pb, r, 1, 0);
     int hashed = 0;
     for (int sl = 0; sl < nv; ++sl) {
         const int k = s->qp_of[sl];
         for (int is_a = 0; is_a < 2; ++is_a) {
-            int *id = is_a ? &s->apat[sl] : &s->ppat[sl];
+            int *id = is_a ? &s->a_pattern[sl] : &s->p_pattern[sl];
             const int same = is_a ? scan[k].same_ap : scan[k].same_pp;
             if (shared || same) {
                 *id = is_a ? ra_id : rp_id;
@@ -250,8 +250,8 @@ gala_status gala_qp_assign_patterns(gala_qp_solver *s, const gala_qp_problem *pb
         confirm_job cj = {s, pb, scan, bad};
         gala_par(s->ctx, s->nthreads, nv, 64, confirm_range, &cj);
         for (int sl = 0; sl < nv; ++sl) {
-            if (bad[sl]) s->ppat[sl] = pat_new(s, pb, s->qp_of[sl], 0, 0);
-            if (bad[nv + sl]) s->apat[sl] = pat_new(s, pb, s->qp_of[sl], 1, 0);
+            if (bad[sl]) s->p_pattern[sl] = pat_new(s, pb, s->qp_of[sl], 0, 0);
+            if (bad[nv + sl]) s->a_pattern[sl] = pat_new(s, pb, s->qp_of[sl], 1, 0);
         }
     }
     gala_free(bad);
@@ -262,8 +262,8 @@ gala_status gala_qp_assign_patterns(gala_qp_solver *s, const gala_qp_problem *pb
 static void pattern_offsets(gala_qp_solver *s, qp_stage *sg)
 {
     size_t nrp = 0, nci = 0, nmap = 0, hcopy = 0;
-    for (int t = 0; t < s->npats; ++t) {
-        qp_pat *pt = &s->pats[t];
+    for (int t = 0; t < s->npatterns; ++t) {
+        qp_pat *pt = &s->patterns[t];
         pt->rp = nrp;
         pt->ci = nci;
         pt->map = nmap;
@@ -278,9 +278,9 @@ static void pattern_offsets(gala_qp_solver *s, qp_stage *sg)
         }
         hcopy += (size_t)pt->cols + 1 + (size_t)pt->nnz;
     }
-    s->nrp = nrp;
-    s->nci = nci;
-    s->nmap = nmap;
+    s->n_rowptr = nrp;
+    s->n_colidx = nci;
+    s->n_map = nmap;
     sg->hcopy = hcopy;
 }
 
@@ -291,7 +291,7 @@ gala_status gala_qp_layout(gala_qp_solver *s, const gala_qp_problem *pb, int r, 
     size_t vo = 0, ro = 0;
     for (int sl = 0; sl < nv; ++sl) {
         const gala_qp_problem *p = &pb[s->qp_of[sl]];
-        const qp_pat *tp = &s->pats[s->ppat[sl]], *ta = &s->pats[s->apat[sl]];
+        const qp_pat *tp = &s->patterns[s->p_pattern[sl]], *ta = &s->patterns[s->a_pattern[sl]];
         int *mt = s->meta + (size_t)sl * QP_NMETA;
         const int pnz = tp->nnz, anz = ta->nnz;
         mt[QP_M_N] = p->n;
@@ -323,13 +323,13 @@ gala_status gala_qp_layout(gala_qp_solver *s, const gala_qp_problem *pb, int r, 
         s->ntot += (size_t)p->n;
         s->mtot += (size_t)p->m;
         if (s->ntot > 0x7fffffffu || s->mtot > 0x7fffffffu || vo > 0x7fffffffu ||
-            s->nci > 0x7fffffffu || s->nrp > 0x7fffffffu || s->nmap > 0x7fffffffu)
+            s->n_colidx > 0x7fffffffu || s->n_rowptr > 0x7fffffffu || s->n_map > 0x7fffffffu)
             return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the batch has more "
                               "than 2^31 vector or matrix entries");
     }
-    s->nnz = vo;
-    s->nraw = ro;
-    s->nct = shared ? (size_t)pb[r].m : s->mtot;
+    s->n_vals = vo;
+    s->n_raw = ro;
+    s->n_ctype = shared ? (size_t)pb[r].m : s->mtot;
     return GALA_OK;
 }
 
@@ -337,50 +337,50 @@ gala_status gala_qp_host_copies(gala_qp_solver *s, const gala_qp_problem *pb, qp
 {
     gala_context *ctx = s->ctx;
     const int nv = s->nvalid, count = s->count;
-    const size_t nrp = s->nrp, nci = s->nci, nmap = s->nmap, ro = s->nraw;
+    const size_t nrp = s->n_rowptr, nci = s->n_colidx, nmap = s->n_map, ro = s->n_raw;
     const int flt = s->dt == GALA_FLOAT;
     const size_t rsz = flt ? sizeof(float) : sizeof(double);
-    s->patmem = gala_malloc(sizeof(int) * (sg->hcopy ? sg->hcopy : 1));
+    s->pattern_mem = gala_malloc(sizeof(int) * (sg->hcopy ? sg->hcopy : 1));
     sg->ist = gala_malloc(sizeof(int) * (nrp + nci + nmap + 1));
     /* what crosses the bus in bulk (q, l, u up; x, y down) lives in the context's
      * page-locked block when it can have it (several times the pageable rate) */
     const size_t nqlu = s->ntot + 2 * s->mtot + 1, nxy = s->ntot + s->mtot;
     const int direct = nv == count; /* results read straight into x, y (collect) */
-    s->stg = gala_staging_take(ctx, flt ? sizeof(float) * (nqlu + nxy)
+    s->staging = gala_staging_take(ctx, flt ? sizeof(float) * (nqlu + nxy)
                                         : sizeof(double) * (nqlu + (direct ? nxy : 0)));
-    s->hq = !flt && s->stg ? (double *)s->stg : gala_malloc(sizeof(double) * nqlu);
-    if (!flt && s->stg && direct) {
-        gala_free(s->x);
-        gala_free(s->y);
-        s->x = s->hq + nqlu;
-        s->y = s->x + s->ntot;
+    s->host.q = !flt && s->staging ? (double *)s->staging : gala_malloc(sizeof(double) * nqlu);
+    if (!flt && s->staging && direct) {
+        gala_free(s->res.x);
+        gala_free(s->res.y);
+        s->res.x = s->host.q + nqlu;
+        s->res.y = s->res.x + s->ntot;
     }
-    if (s->set.polishing) s->hval = gala_malloc(sizeof(double) * (ro ? ro : 1));
-    sg->raw = !flt && s->hval ? (void *)s->hval : gala_malloc(rsz * (ro ? ro : 1));
-    if (flt && s->stg) {
-        sg->fst = (float *)s->stg;
-        s->rtmp = sg->fst + nqlu;
-        s->rtmp_n = nxy;
+    if (s->set.polishing) s->host.vals = gala_malloc(sizeof(double) * (ro ? ro : 1));
+    sg->raw = !flt && s->host.vals ? (void *)s->host.vals : gala_malloc(rsz * (ro ? ro : 1));
+    if (flt && s->staging) {
+        sg->fst = (float *)s->staging;
+        s->read_stage = sg->fst + nqlu;
+        s->read_stage_n = nxy;
     } else if (flt) {
         sg->fst = gala_malloc(sizeof(float) * nqlu);
     }
-    if (!s->patmem || !sg->ist || !s->hq || !sg->raw || (flt && !sg->fst) ||
-        (s->set.polishing && !s->hval))
+    if (!s->pattern_mem || !sg->ist || !s->host.q || !sg->raw || (flt && !sg->fst) ||
+        (s->set.polishing && !s->host.vals))
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    s->hl = s->hq + s->ntot;
-    s->hu = s->hl + s->mtot;
+    s->host.l = s->host.q + s->ntot;
+    s->host.u = s->host.l + s->mtot;
     size_t hc = 0;
-    for (int t = 0; t < s->npats; ++t) {
-        s->pats[t].p = s->patmem + hc;
-        s->pats[t].i = s->patmem + hc + s->pats[t].cols + 1;
-        hc += (size_t)s->pats[t].cols + 1 + (size_t)s->pats[t].nnz;
+    for (int t = 0; t < s->npatterns; ++t) {
+        s->patterns[t].p = s->pattern_mem + hc;
+        s->patterns[t].i = s->pattern_mem + hc + s->patterns[t].cols + 1;
+        hc += (size_t)s->patterns[t].cols + 1 + (size_t)s->patterns[t].nnz;
     }
     int *ist = sg->ist;
-    pat_job pj = {s->pats, pb, ist, ist + nrp, ist + nrp + nci};
+    pat_job pj = {s->patterns, pb, ist, ist + nrp, ist + nrp + nci};
     memset(ist, 0, sizeof(int) * (nrp + nci + nmap)); /* the gaps of the upper bounds */
-    gala_par(s->ctx, s->npats > 1 ? s->nthreads : 1, s->npats, 8, pat_range, &pj);
-    for (int t = 0; t < s->npats; ++t)
-        if (s->pats[t].full < 0)
+    gala_par(s->ctx, s->npatterns > 1 ? s->nthreads : 1, s->npatterns, 8, pat_range, &pj);
+    for (int t = 0; t < s->npatterns; ++t)
+        if (s->patterns[t].full < 0)
             return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     float *fst = sg->fst;
     copy_job cj = {s, pb, fst, fst ? fst + s->ntot : NULL, fst ? fst + s->ntot + s->mtot : NULL,
@@ -391,9 +391,9 @@ gala_status gala_qp_host_copies(gala_qp_solver *s, const gala_qp_problem *pb, qp
 
 void gala_qp_stage_free(gala_qp_solver *s, qp_stage *sg)
 {
-    if (sg->raw != (void *)s->hval) gala_free(sg->raw);
+    if (sg->raw != (void *)s->host.vals) gala_free(sg->raw);
     gala_free(sg->ist);
-    if (!s->stg) gala_free(sg->fst);
+    if (!s->staging) gala_free(sg->fst);
     sg->raw = NULL;
     sg->ist = NULL;
     sg->fst = NULL;

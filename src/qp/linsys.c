@@ -31,7 +31,7 @@ gala_status gala_qp_linsys_choose(gala_qp_solver *s, int same_data, const qp_lin
     }
     int maxn = 0;
     for (int k = 0; k < s->count; ++k)
-        if (s->slot[k] >= 0 && s->qn[k] > maxn) maxn = s->qn[k];
+        if (s->slot[k] >= 0 && s->qp_n[k] > maxn) maxn = s->qp_n[k];
     *ops = maxn >= (int)gala_tune(s->ctx, "qp.sparse_n", s->dt, 8192) ? &gala_qp_linsys_sparse
                                                                      : &gala_qp_linsys_dense;
     return GALA_OK;
@@ -93,7 +93,7 @@ gala_status gala_qp_check_class(gala_qp_solver *s, qp_linsys *ls)
 void gala_qp_linsys_one_class(gala_qp_solver *s, qp_linsys *ls, const qp_bin *c)
 {
     ls->one = *c;
-    ls->one.list = s->b_ident; /* owned by the solver */
+    ls->one.list = s->b_slots; /* owned by the solver */
     ls->one.count = s->nvalid;
     ls->classes = &ls->one;
     ls->nclasses = 1;

@@ -271,7 +271,7 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *K, gala_buffe
     /* the sweep works on the full matrix */
     GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
                          ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
-                         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
                          ga_buf(K), ga_real(s->set.sigma), ga_int(0)));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     GALA_TRY(GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
@@ -318,8 +318,8 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
     if (st == GALA_OK && cnt)
         st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
-                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rp),
-                         ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype), ga_buf(K),
+                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rowptr),
+                         ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype), ga_buf(K),
                          ga_real(s->set.sigma), ga_int(1));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     if (st == GALA_OK && cnt) {
@@ -369,8 +369,8 @@ static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor
 static gala_status dense_refactor(qp_dense *dn, gala_qp_solver *s, int all_flagged)
 {
     if (!use_la(s))
-        return form_and_invert(s, dn->base.K, s->b_ident, dn->kofs, s->b_info, QP_NINFO,
-                               QP_I_RHO, s->b_refac, s->nvalid, dn->jinfo, 1);
+        return form_and_invert(s, dn->base.K, s->b_slots, dn->kofs, s->b_info, QP_NINFO,
+                               QP_I_RHO, s->b_refactor, s->nvalid, dn->jinfo, 1);
     int nv = s->nvalid;
     int *ident = gala_malloc(sizeof(int) * (size_t)nv * 3);
     if (!ident) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
@@ -379,8 +379,8 @@ static gala_status dense_refactor(qp_dense *dn, gala_qp_solver *s, int all_flagg
         ident[i] = i;
         kofs[i] = s->meta[(size_t)i * QP_NMETA + QP_M_KO];
     }
-    gala_status st = la_invert(s, dn->base.K, s->b_ident, dn->kofs, s->b_info, QP_NINFO,
-                               QP_I_RHO, s->b_refac, nv, ident, kofs, fail, all_flagged);
+    gala_status st = la_invert(s, dn->base.K, s->b_slots, dn->kofs, s->b_info, QP_NINFO,
+                               QP_I_RHO, s->b_refactor, nv, ident, kofs, fail, all_flagged);
     /* K not positive definite: that QP is non-convex (as qp_chol_inv with set_status) */
     for (int i = 0; st == GALA_OK && i < nv; ++i)
         if (fail[i]) {
@@ -576,7 +576,7 @@ static gala_status shared_refactor(qp_linsys *ls, gala_qp_solver *s)
     }
     for (int k = 0; k < nr; ++k) ld->ok[k] = info[k] == 0;
     GALA_TRY(gala_buffer_write(ls->rung_ok, 0, (size_t)nr, ld->ok));
-    GALA_TRY(gala_buffer_fill(s->b_refac, 0, (size_t)s->nvalid, 0));
+    GALA_TRY(gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 0));
     if (!ld->ok[ls->rung0]) {
         /* K with the initial ρ is not positive definite: every QP is non-convex */
         size_t ns = (size_t)s->nvalid * QP_NSTATE;

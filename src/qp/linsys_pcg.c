@@ -79,13 +79,13 @@ static gala_status pcg_refactor(qp_pcg *p, gala_qp_solver *s, int all_flagged)
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_pcg_precond", &k));
     gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nv),
-                         ga_buf(s->b_state), ga_buf(s->b_refac), ga_int(all_flagged),
-                         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nv),
+                         ga_buf(s->b_state), ga_buf(s->b_refactor), ga_int(all_flagged),
+                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
                          ga_buf(s->b_info), ga_buf(p->b_pw), ga_long((long long)s->ntot),
                          ga_real(s->set.sigma)));
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
-    return gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
+    return gala_buffer_fill(s->b_refactor, 0, (size_t)nv, 0);
 }
 
 static gala_status pcg_update_rho(qp_linsys *ls, gala_qp_solver *s)
@@ -116,22 +116,22 @@ static gala_status pcg_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int ch
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
         GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(1),
                              ga_real(t->sigma), ga_int(last)));
         GALA_TRY(GALA_LAUNCH(s->ctx, kp, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(s->b_rp), ga_buf(s->b_ci),
-                             ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
+                             ga_buf(s->b_state), ga_buf(s->b_rowptr), ga_buf(s->b_colidx),
+                             ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
                              ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
                              ga_buf(p->b_pw), ga_buf(p->b_pst),
                              ga_real(t->sigma), ga_int(t->cg_max_iter),
                              ga_int(t->cg_tol_reduction), ga_real(t->cg_tol_fraction),
                              ga_int(it), ga_int(t->check_termination)));
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
-                             ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
+                             ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(p->b_kb), ga_int(0),
                              ga_long(1), ga_long(1), ga_real(t->alpha),
                              ga_int(last ? iters : 0)));

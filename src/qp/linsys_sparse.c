@@ -128,11 +128,11 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
     int ng = 0;
     size_t kmapn = 0;
     for (int sl = 0; sl < nv; ++sl) {
-        const int pp = s->ppat[sl], pa = s->apat[sl];
+        const int pp = s->p_pattern[sl], pa = s->a_pattern[sl];
         int g = 0;
         for (g = 0; g < ng && !(grp[g].p == pp && grp[g].a == pa); ++g) {}
         if (g == ng) {
-            const qp_pat *tp = &s->pats[pp], *ta = &s->pats[pa];
+            const qp_pat *tp = &s->patterns[pp], *ta = &s->patterns[pa];
             /* value-map entries are 8·position + kind in an int */
             if ((size_t)tp->nnz >= (1u << 27) || (size_t)ta->nnz >= (1u << 28) ||
                 (size_t)ta->rows >= (1u << 28) || (size_t)tp->cols + (size_t)ta->rows +
@@ -167,7 +167,7 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
     /* per group: KKT pattern, value map, symbolic analysis (n positive pivots expected) */
     size_t moff = 0, first = 0;
     for (int g = 0; st == GALA_OK && g < ng; ++g) {
-        const qp_pat *tp = &s->pats[grp[g].p], *ta = &s->pats[grp[g].a];
+        const qp_pat *tp = &s->patterns[grp[g].p], *ta = &s->patterns[grp[g].a];
         const int dim = grp[g].dim;
         int *kp = gala_malloc(sizeof(int) * ((size_t)dim + 1 + (size_t)grp[g].nnz));
         if (!kp) {
@@ -199,7 +199,7 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
         for (int g = 0; st == GALA_OK && g < ng; ++g) {
             gala_sparse_ldlt_stats t;
             gala_sparse_ldlt_symbolic_stats(p->sym[g], &t);
-            const double n = s->pats[grp[g].p].cols;
+            const double n = s->patterns[grp[g].p].cols;
             sparse += grp[g].count * (4.0 * (double)t.nnz_l + 2.0 * t.n);
             dense += grp[g].count * n * n;
         }
@@ -277,8 +277,8 @@ static gala_status sparse_refactor(qp_sparse *p, gala_qp_solver *s, int all_flag
     gala_kernel *kv;
     GALA_TRY(gala_qp_kernel(s, "qp_kkt_values", &kv));
     gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nv),
-                         ga_buf(p->b_kq), ga_buf(p->b_kmap), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+    GALA_TRY(GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nv),
+                         ga_buf(p->b_kq), ga_buf(p->b_kmap), ga_buf(s->b_vals), ga_buf(s->b_ctype),
                          ga_buf(s->b_info), ga_buf(p->b_kv), ga_long((long long)p->kstride),
                          ga_real(s->set.sigma)));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
@@ -298,7 +298,7 @@ static gala_status sparse_refactor(qp_sparse *p, gala_qp_solver *s, int all_flag
     if (all_flagged)
         for (int i = 0; i < nv; ++i) p->flag[i] = 1;
     else
-        GALA_TRY(gala_buffer_read(s->b_refac, 0, (size_t)nv, p->flag));
+        GALA_TRY(gala_buffer_read(s->b_refactor, 0, (size_t)nv, p->flag));
     for (int q = 0; q < nv; ++q) {
         const int sl = p->qslot[q];
         const int n = s->meta[(size_t)sl * QP_NMETA + QP_M_N];
@@ -307,7 +307,7 @@ static gala_status sparse_refactor(qp_sparse *p, gala_qp_solver *s, int all_flag
             GALA_TRY(gala_buffer_write(s->b_state, (size_t)sl * QP_NSTATE + QP_S_STATUS, 1, &v));
         }
     }
-    return gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
+    return gala_buffer_fill(s->b_refactor, 0, (size_t)nv, 0);
 }
 
 static gala_status sparse_update_rho(qp_linsys *ls, gala_qp_solver *s)
@@ -341,23 +341,23 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
         GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1),
                              ga_long((long long)tot), ga_real(s->set.sigma), ga_int(last)));
         GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, kx, 0, 1, 0, tot));
         if (p->refine) {
             GALA_TRY(GALA_LAUNCH(s->ctx, ke, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
-                                 ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
+                                 ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
                                  ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(kx), ga_long(1),
                                  ga_long((long long)tot), ga_real(s->set.sigma)));
             GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, p->b_kb, 0, 1, 0, tot));
         }
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
-                             ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
+                             ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(p->refine),
                              ga_long(1), ga_long((long long)tot), ga_real(s->set.alpha),
                              ga_int(last ? iters : 0)));

@@ -14,9 +14,9 @@ void gala_qp_prof(gala_qp_solver *s, int phase)
         phase = GALA_QP_PHASE_REFACTOR;
     (void)gala_finish(s->ctx); /* a device error shows in the next operation's status */
     double t = gala_now();
-    s->prof.seconds[phase] += t - s->prof_t;
+    s->prof.seconds[phase] += t - s->prof_mark;
     s->prof.calls[phase]++;
-    s->prof_t = t;
+    s->prof_mark = t;
 }
 
 void gala_qp_prof_reset(gala_qp_solver *s, int first, int last)

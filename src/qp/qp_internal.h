@@ -68,7 +68,7 @@ struct qp_linsys {
     const qp_linsys_ops *ops;
     qp_bin *classes;        /* its launch classes (the dense strategy's size classes, or one) */
     int nclasses;
-    int own_lists;          /* 1: the classes' list buffers are the strategy's (else b_ident) */
+    int own_lists;          /* 1: the classes' list buffers are the strategy's (else b_slots) */
     qp_bin one;             /* the single class of the shared, sparse and PCG strategies */
     gala_buffer *K;         /* K⁻¹ (or its factor) per QP or per rung; a stand-in otherwise */
     gala_buffer *ladder_rho, *rung_ok; /* the ρ ladder (dense-shared), else stand-ins */
@@ -111,65 +111,88 @@ typedef struct qp_pat {
                            map: 2 per entry for P, 1 for A) */
 } qp_pat;
 
+/** The solver. "QP k" counts the caller's QPs (count of them, batch order); a "slot" is a QP
+ *  on the device (nvalid of them; invalid QPs have none). Filled by the phases of setup in
+ *  this order: settings (setup.c), per QP (setup.c, validate.c), patterns and layout
+ *  (layout.c), device buffers (setup.c), the strategy (linsys*.c). */
 struct gala_qp_solver {
     gala_context *ctx;
     gala_qp_settings set;
     gala_dtype dt;
-    int dualgap;
+    int dualgap;            /* the duality-gap test in force (gala_qp_dualgap_of) */
     int refine;             /* REFINE of the ADMM program */
+    int k_factored;         /* 1: K holds Cholesky factors, not inverses (qp.factor = 2) */
     int nthreads;           /* host threads for per-QP host work */
+
+    /* the QPs and their slots */
     int count;              /* QPs of the batch */
-    int nvalid;             /* QPs on the device ("slots") */
+    int nvalid;             /* QPs on the device (slots) */
     int *slot;              /* per QP: slot or -1 */
     int *qp_of;             /* per slot: QP index */
     gala_qp_info *info;     /* per QP */
     int *host_status;       /* per QP: INVALID_DATA (host decided) or 0 */
-    int *qn, *qm;           /* per QP: n, m (0 for QPs rejected with invalid sizes) */
+    int *qp_n, *qp_m;       /* per QP: n, m (0 for QPs rejected with invalid sizes) */
     double *c0;             /* per QP */
     int same_data;          /* 1: every QP has slot 0's P, A and row kinds, stored once
                              * (the dense-shared strategy) */
-    int kfac;               /* 1: b_K holds Cholesky factors, not inverses (qp.factor = 2) */
 
-    /* patterns: per slot the P and A pattern ids; the distinct patterns */
-    int *ppat, *apat;
-    qp_pat *pats;
-    int npats;
+    /* sparsity patterns (layout.c): per slot the P and A pattern ids; the distinct ones */
+    int *p_pattern, *a_pattern;
+    qp_pat *patterns;
+    int npatterns;
+    int *pattern_mem;       /* the patterns' host copies (qp_pat.p, .i point into it) */
 
-    /* host copies (slot order, unscaled, bounds clamped to ±1e30): needed by partial
-     * updates and polishing. hval: raw CSC values [P.x | A.x] per slot (polishing only) */
-    double *hq, *hl, *hu, *hval; /* hval at each slot's QP_M_RO, like the device's raw */
-    int *patmem;            /* the patterns' host copies */
+    /* host copies (slot order, unscaled, bounds clamped to ±1e30), needed by partial updates
+     * and polishing; vals: the raw CSC values [P.x | A.x] at each slot's QP_M_RO, like the
+     * device's raw (polishing only) */
+    struct {
+        double *q, *l, *u, *vals;
+    } host;
 
-    /* per slot host metadata and layout */
+    /* the device layout (layout.c): per slot metadata, and the sizes of the device arrays */
     int *meta;              /* nvalid·QP_NMETA */
-    size_t ntot, mtot, nrp, nci, nmap, nnz, nraw, nct;
+    size_t ntot, mtot;      /* Σ n and Σ m over the slots: one section of b_nvec / b_mvec */
+    size_t n_rowptr, n_colidx, n_map; /* the patterns' CSR rows, columns and value maps */
+    size_t n_vals, n_raw, n_ctype;    /* expanded values, raw CSC values, row kinds */
 
     /* device data */
-    gala_buffer *b_meta, *b_ident, *b_state, *b_info, *b_refac, *b_rp, *b_ci, *b_mv;
-    gala_buffer *b_vn, *b_vm, *b_ctype, *b_cnt;
-    gala_buffer *b_map, *b_raw, *b_hstat, *b_one;
-    gala_buffer *b_ccnt, *b_acnt; /* gala_qp_compact: per-chunk counts, per-class totals */
+    gala_buffer *b_meta;    /* per slot: QP_NMETA ints */
+    gala_buffer *b_slots;   /* 0 .. nvalid-1: the list of every slot */
+    gala_buffer *b_one_slot; /* a list of one slot (updates of one QP) */
+    gala_buffer *b_state, *b_info; /* per slot: QP_NSTATE ints, QP_NINFO reals */
+    gala_buffer *b_refactor;  /* per slot: its K must be factored again */
+    gala_buffer *b_host_status; /* per slot: QP_H_* (the host's verdict, shared kinds) */
+    gala_buffer *b_rowptr, *b_colidx, *b_map; /* the patterns (n_rowptr, n_colidx, n_map) */
+    gala_buffer *b_raw, *b_vals; /* raw CSC values; expanded, scaled values (PV, AV, TV) */
+    gala_buffer *b_nvec, *b_mvec; /* the n-vectors (QP_NV sections of ntot: x, q, D, ...)
+                                   * and the m-vectors (QP_MV sections of mtot: z, y, l, ...) */
+    gala_buffer *b_ctype;   /* row kinds (n_ctype) */
+    gala_buffer *b_counts;  /* qp_count: running QPs, QPs waiting for a refactorization */
+    gala_buffer *b_chunk_counts, *b_class_counts; /* gala_qp_compact: per chunk, per class */
 
     qp_linsys *ls;          /* the linear-system strategy and its state */
 
-    /* results on the host */
-    size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */
-    double *x, *y;          /* per QP: solution, or NaN */
+    /* results on the host (results.c) */
+    struct {
+        size_t *x_offset, *y_offset; /* per QP: where its x (n) and y (m) start in x, y */
+        double *x, *y;      /* per QP: solution, or NaN */
+        double *cert;       /* certificates of the infeasible QPs of the last solve */
+        size_t *cert_offset; /* per QP: offset of its certificate in cert, or SIZE_MAX */
+        double *nan_vec;    /* max(n, m) NaN: the certificate of every other QP */
+    } res;
     /* the context's page-locked staging block while this solver holds it (NULL: none):
-     * double: hq / hl / hu, then x / y when every QP is on the device; float: the upload's
-     * single-precision q / l / u, then rtmp, where read_real converts results */
-    void *stg;
-    float *rtmp;
-    size_t rtmp_n;
-    double *cert;           /* certificates of the infeasible QPs of the last solve */
-    size_t *cxo;            /* per QP: offset of its certificate in cert, or SIZE_MAX */
-    double *nanv;           /* max(n, m) NaN: the certificate of every other QP */
+     * double: host.q / l / u, then res.x / y when every QP is on the device; float: the
+     * upload's single-precision q / l / u, then read_stage, where gala_qp_read_real
+     * converts results */
+    void *staging;
+    float *read_stage;
+    size_t read_stage_n;
     int solved;
     double setup_time, update_time;
 
     /* profile (settings.profile): phase times, the clock at the end of the last phase */
     gala_qp_profile prof;
-    double prof_t;
+    double prof_mark;
     int in_solve;           /* 1 while gala_qp_solve runs: factorizations count as REFACTOR */
 
     /* vectors in the caller's device memory (vectors_device.c): made at the first such
@@ -229,7 +252,7 @@ GALA_INTERNAL gala_status gala_qp_validate(struct gala_qp_solver *s, const gala_
                                            int *same_data);
 /** Two CSC matrices with the same pattern (validate.c). */
 GALA_INTERNAL int gala_qp_same_pattern(const gala_csc *a, const gala_csc *b);
-/** Per slot its P and A pattern (s->ppat, s->apat), the distinct patterns (s->pats): the
+/** Per slot its P and A pattern (s->p_pattern, s->a_pattern), the distinct patterns (s->patterns): the
  *  reference's, one per distinct hash among the others, matches by hash confirmed on
  *  several threads (a collision gets a pattern of its own). (layout.c) */
 GALA_INTERNAL gala_status gala_qp_assign_patterns(struct gala_qp_solver *s,
@@ -238,7 +261,7 @@ GALA_INTERNAL gala_status gala_qp_assign_patterns(struct gala_qp_solver *s,
 /** The patterns' device offsets and the per-slot metadata (s->meta) and sizes. (layout.c) */
 GALA_INTERNAL gala_status gala_qp_layout(struct gala_qp_solver *s, const gala_qp_problem *pb,
                                          int ref, qp_stage *sg);
-/** The host copies (hq, hl, hu, hval, the patterns) and the upload staging sg, on several
+/** The host copies (host.q, l, u, hval, the patterns) and the upload staging sg, on several
  *  threads. (layout.c) */
 GALA_INTERNAL gala_status gala_qp_host_copies(struct gala_qp_solver *s,
                                               const gala_qp_problem *pb, qp_stage *sg);
@@ -275,7 +298,7 @@ GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s, qp_li
  *  device's largest multiple of 32 below that), vectors in global memory; with the dummies
  *  above (linsys.c). */
 GALA_INTERNAL gala_status gala_qp_check_class(struct gala_qp_solver *s, qp_linsys *ls);
-/** The strategy's one launch class is c, over every slot (the list b_ident). */
+/** The strategy's one launch class is c, over every slot (the list b_slots). */
 GALA_INTERNAL void gala_qp_linsys_one_class(struct gala_qp_solver *s, qp_linsys *ls,
                                             const qp_bin *c);
 /** Local memory of the larger of qp_admm and qp_check for a launch class. */
@@ -308,13 +331,13 @@ GALA_INTERNAL void gala_qp_prof(struct gala_qp_solver *s, int phase);
 /* ---- vectors in device memory (vectors_device.c) ------------------------------------- */
 
 /* After gala_qp_update_vectors_device the device is ahead of the host: per-QP verdicts
- * (host_status, info messages) and the host copies hq / hl / hu are brought back lazily,
+ * (host_status, info messages) and the host copies host.q / l / u are brought back lazily,
  * where the solver reads them. Every hook is a no-op until the solver's first device call. */
 #define QP_DIO_VERDICTS 1 /* host_status and info[k].message as the last device update left them */
-#define QP_DIO_VECTORS 2  /* hq, hl, hu current, and no asynchronous upload reads them */
+#define QP_DIO_VECTORS 2  /* host.q, l, u current, and no asynchronous upload reads them */
 /** Make the host side current (QP_DIO_* bits) before the solver reads (or writes) it. */
 GALA_INTERNAL gala_status gala_qp_dio_host(struct gala_qp_solver *s, int what);
-/** The host copies hq / hl / hu were changed on the host (gala_qp_update_vectors): the
+/** The host copies host.q / l / u were changed on the host (gala_qp_update_vectors): the
  *  device's kept copy is refreshed from them at the next device update. */
 GALA_INTERNAL void gala_qp_dio_host_changed(struct gala_qp_solver *s);
 /** A solve ended (results collected): the device outputs take its statuses and polishing. */

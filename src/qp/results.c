@@ -41,7 +41,7 @@ static int dual_inf(int st) { return st == GALA_QP_DUAL_INFEASIBLE || st == GALA
 
 /* Results per QP on several threads: info from the device's state and info, the unscaled
  * solution (or certificate) from the device's output vectors, in slot layout (ox, oy; NULL
- * when they were read straight into s->x, s->y). */
+ * when they were read straight into s->res.x, s->res.y). */
 typedef struct {
     gala_qp_solver *s;
     const int *stt;
@@ -92,19 +92,19 @@ static void collect_range(void *arg, long b, long e, int tid)
                 in->solve_time = j->sync_t[q];
                 break;
             }
-        const double *ox = j->ox ? j->ox + mt[QP_M_XO] : s->x + s->hxo[k];
-        const double *oy = j->oy ? j->oy + mt[QP_M_ZO] : s->y + s->hzo[k];
+        const double *ox = j->ox ? j->ox + mt[QP_M_XO] : s->res.x + s->res.x_offset[k];
+        const double *oy = j->oy ? j->oy + mt[QP_M_ZO] : s->res.y + s->res.y_offset[k];
         const int stv = in->status;
         if (has_solution(stv)) {
             if (j->ox) {
-                memcpy(s->x + s->hxo[k], ox, sizeof(double) * (size_t)n);
-                memcpy(s->y + s->hzo[k], oy, sizeof(double) * (size_t)m);
+                memcpy(s->res.x + s->res.x_offset[k], ox, sizeof(double) * (size_t)n);
+                memcpy(s->res.y + s->res.y_offset[k], oy, sizeof(double) * (size_t)m);
             }
         } else if (primal_inf(stv)) {
-            memcpy(s->cert + s->cxo[k], oy, sizeof(double) * (size_t)m);
+            memcpy(s->res.cert + s->res.cert_offset[k], oy, sizeof(double) * (size_t)m);
             in->obj_val = QP_INFTY;
         } else if (dual_inf(stv)) {
-            memcpy(s->cert + s->cxo[k], ox, sizeof(double) * (size_t)n);
+            memcpy(s->res.cert + s->res.cert_offset[k], ox, sizeof(double) * (size_t)n);
             in->obj_val = -QP_INFTY;
         } else if (stv == GALA_QP_NON_CVX) {
             in->obj_val = NAN;
@@ -131,16 +131,16 @@ static void polish_range(void *arg, long b, long e, int tid)
         const int *mt = s->meta + (size_t)sl * QP_NMETA;
         const int n = mt[QP_M_N], m = mt[QP_M_M];
         const size_t xo = (size_t)mt[QP_M_XO], zo = (size_t)mt[QP_M_ZO], ro = (size_t)mt[QP_M_RO];
-        const qp_pat *tp = &s->pats[s->ppat[sl]], *ta = &s->pats[s->apat[sl]];
+        const qp_pat *tp = &s->patterns[s->p_pattern[sl]], *ta = &s->patterns[s->a_pattern[sl]];
         gala_qp_problem v; /* a view of the QP's host copies */
         memset(&v, 0, sizeof v);
         v.n = n;
         v.m = m;
-        v.P = (gala_csc){n, n, tp->p, tp->i, s->hval + ro};
-        v.A = (gala_csc){m, n, ta->p, ta->i, s->hval + ro + (size_t)tp->nnz};
-        v.q = s->hq + xo;
-        v.l = s->hl + zo;
-        v.u = s->hu + zo;
+        v.P = (gala_csc){n, n, tp->p, tp->i, s->host.vals + ro};
+        v.A = (gala_csc){m, n, ta->p, ta->i, s->host.vals + ro + (size_t)tp->nnz};
+        v.q = s->host.q + xo;
+        v.l = s->host.l + zo;
+        v.u = s->host.u + zo;
         v.c0 = s->c0[k];
         double tp0 = gala_now(), obj, pr, du;
         double *px = gala_malloc(sizeof(double) * (size_t)(n + m + 1));
@@ -151,8 +151,8 @@ static void polish_range(void *arg, long b, long e, int tid)
                                           px, px + n, &obj, &pr, &du)
                      : -2;
         if (res == 1) {
-            memcpy(s->x + s->hxo[k], px, sizeof(double) * (size_t)n);
-            memcpy(s->y + s->hzo[k], px + n, sizeof(double) * (size_t)m);
+            memcpy(s->res.x + s->res.x_offset[k], px, sizeof(double) * (size_t)n);
+            memcpy(s->res.y + s->res.y_offset[k], px + n, sizeof(double) * (size_t)m);
             in->obj_val = obj;
             in->prim_res = pr;
             in->dual_res = du;
@@ -170,12 +170,12 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     if (!buf) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     polish_job j = {s, buf, buf + nt, buf + nt + mt_, buf + nt + 2 * mt_, buf + nt + 3 * mt_,
                     buf + nt + 4 * mt_, buf + 2 * nt + 4 * mt_, inf};
-    gala_status st = gala_qp_read_real(s, s->b_vn, QP_V_X * nt, nt, (double *)j.xs);
-    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_vn, QP_V_D * nt, nt, (double *)j.D);
-    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_vm, QP_V_Z * mt_, mt_, (double *)j.zs);
-    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_vm, QP_V_Y * mt_, mt_, (double *)j.ys);
-    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_vm, QP_V_L * mt_, 2 * mt_, (double *)j.ls);
-    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_vm, QP_V_E * mt_, mt_, (double *)j.E);
+    gala_status st = gala_qp_read_real(s, s->b_nvec, QP_V_X * nt, nt, (double *)j.xs);
+    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_nvec, QP_V_D * nt, nt, (double *)j.D);
+    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Z * mt_, mt_, (double *)j.zs);
+    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Y * mt_, mt_, (double *)j.ys);
+    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_L * mt_, 2 * mt_, (double *)j.ls);
+    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_E * mt_, mt_, (double *)j.E);
     if (st == GALA_OK) gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
     /* as OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so
      * that the next solve starts from them (its solution is where a warm start resumes) */
@@ -192,21 +192,21 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
             const int sl = s->slot[k];
             if (sl < 0 || s->info[k].status_polish != 1) continue;
             const int *mt = s->meta + (size_t)sl * QP_NMETA;
-            memcpy(tx + mt[QP_M_XO], s->x + s->hxo[k], sizeof(double) * (size_t)mt[QP_M_N]);
-            memcpy(ty + mt[QP_M_ZO], s->y + s->hzo[k], sizeof(double) * (size_t)mt[QP_M_M]);
+            memcpy(tx + mt[QP_M_XO], s->res.x + s->res.x_offset[k], sizeof(double) * (size_t)mt[QP_M_N]);
+            memcpy(ty + mt[QP_M_ZO], s->res.y + s->res.y_offset[k], sizeof(double) * (size_t)mt[QP_M_M]);
             list[npol++] = sl;
         }
         /* XT and YPREV are scratch between solves; qp_warm reads them for the listed slots */
-        if (st == GALA_OK) st = gala_qp_write_real(s, s->b_vn, QP_V_XT * nt, nt, tx);
-        if (st == GALA_OK && mt_) st = gala_qp_write_real(s, s->b_vm, QP_V_YPREV * mt_, mt_, ty);
+        if (st == GALA_OK) st = gala_qp_write_real(s, s->b_nvec, QP_V_XT * nt, nt, tx);
+        if (st == GALA_OK && mt_) st = gala_qp_write_real(s, s->b_mvec, QP_V_YPREV * mt_, mt_, ty);
         if (st == GALA_OK) st = gala_buffer_create(s->ctx, GALA_INT, (size_t)npol, &lb);
         if (st == GALA_OK) st = gala_buffer_write(lb, 0, (size_t)npol, list);
         if (st == GALA_OK) st = gala_qp_kernel(s, "qp_warm", &kw);
         gala_dims d = gala_qp_dims(npol, QP_UTIL_WG);
         if (st == GALA_OK)
             st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(s->b_meta), ga_buf(lb), ga_int(npol),
-                             ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn),
-                             ga_long((long long)nt), ga_buf(s->b_vm), ga_long((long long)mt_),
+                             ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec),
+                             ga_long((long long)nt), ga_buf(s->b_mvec), ga_long((long long)mt_),
                              ga_buf(s->b_info), ga_int(3));
         if (st == GALA_OK) st = gala_finish(s->ctx);
         gala_buffer_free(lb);
@@ -234,8 +234,8 @@ gala_status gala_qp_collect(gala_qp_solver *s, const double *sync_t, const int *
         st = gala_qp_kernel(s, "qp_unscale", &k);
         gala_dims d = gala_qp_dims(s->nvalid, QP_UTIL_WG);
         if (st == GALA_OK)
-            st = GALA_LAUNCH(ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(s->nvalid),
-                             ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
+            st = GALA_LAUNCH(ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(s->nvalid),
+                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
                              ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_state));
         if (st == GALA_OK) st = gala_buffer_read(s->b_state, 0, nv * QP_NSTATE, stt);
         if (st == GALA_OK) st = gala_qp_read_real(s, s->b_info, 0, nv * QP_NINFO, inf);
@@ -245,26 +245,26 @@ gala_status gala_qp_collect(gala_qp_solver *s, const double *sync_t, const int *
             if (!ox) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no memory");
             else oy = ox + s->ntot;
         }
-        if (st == GALA_OK) st = gala_qp_read_real(s, s->b_vn, QP_V_W2 * s->ntot, s->ntot, direct ? s->x : ox);
-        if (st == GALA_OK) st = gala_qp_read_real(s, s->b_vm, QP_V_W * s->mtot, s->mtot, direct ? s->y : oy);
+        if (st == GALA_OK) st = gala_qp_read_real(s, s->b_nvec, QP_V_W2 * s->ntot, s->ntot, direct ? s->res.x : ox);
+        if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_W * s->mtot, s->mtot, direct ? s->res.y : oy);
     }
     /* certificates of the infeasible QPs */
     size_t ncert = 0;
     for (int k = 0; st == GALA_OK && k < s->count; ++k) {
-        s->cxo[k] = SIZE_MAX;
+        s->res.cert_offset[k] = SIZE_MAX;
         const int sl = s->slot[k];
         if (sl < 0 || s->host_status[k]) continue;
         const int sv = stt[(size_t)sl * QP_NSTATE + QP_S_STATUS];
         if (primal_inf(sv) || dual_inf(sv)) {
-            s->cxo[k] = ncert;
-            ncert += primal_inf(sv) ? (size_t)s->qm[k] : (size_t)s->qn[k];
+            s->res.cert_offset[k] = ncert;
+            ncert += primal_inf(sv) ? (size_t)s->qp_m[k] : (size_t)s->qp_n[k];
         }
     }
-    gala_free(s->cert);
-    s->cert = NULL;
+    gala_free(s->res.cert);
+    s->res.cert = NULL;
     if (st == GALA_OK && ncert) {
-        s->cert = gala_malloc(sizeof(double) * ncert);
-        if (!s->cert) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no memory");
+        s->res.cert = gala_malloc(sizeof(double) * ncert);
+        if (!s->res.cert) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no memory");
     }
     if (st == GALA_OK) {
         collect_job j = {s, stt, inf, ox, oy, sync_t, sync_it, nsync};
@@ -308,11 +308,11 @@ gala_status gala_qp_get_solution(const gala_qp_solver *s, int k, const double **
     /* QPs without a solution or certificate point at a NaN vector */
     const int stv = s->info[k].status;
     const int sol = s->slot[k] >= 0 && !s->host_status[k] && has_solution(stv);
-    const int cert = s->cxo[k] != SIZE_MAX;
-    if (x) *x = sol ? s->x + s->hxo[k] : s->nanv;
-    if (y) *y = sol ? s->y + s->hzo[k] : s->nanv;
-    if (pcert) *pcert = cert && primal_inf(stv) ? s->cert + s->cxo[k] : s->nanv;
-    if (dcert) *dcert = cert && dual_inf(stv) ? s->cert + s->cxo[k] : s->nanv;
+    const int cert = s->res.cert_offset[k] != SIZE_MAX;
+    if (x) *x = sol ? s->res.x + s->res.x_offset[k] : s->res.nan_vec;
+    if (y) *y = sol ? s->res.y + s->res.y_offset[k] : s->res.nan_vec;
+    if (pcert) *pcert = cert && primal_inf(stv) ? s->res.cert + s->res.cert_offset[k] : s->res.nan_vec;
+    if (dcert) *dcert = cert && dual_inf(stv) ? s->res.cert + s->res.cert_offset[k] : s->res.nan_vec;
     return GALA_OK;
 }
 
@@ -345,11 +345,11 @@ static void sol_range(void *arg, long b, long e, int tid)
     const gala_qp_solver *s = j->s;
     for (long k = b; k < e; ++k) {
         const int sol = s->slot[k] >= 0 && !s->host_status[k] && has_solution(s->info[k].status);
-        const size_t n = (size_t)s->qn[k], m = (size_t)s->qm[k];
-        if (j->x && sol) memcpy(j->x + s->hxo[k], s->x + s->hxo[k], sizeof(double) * n);
-        if (j->y && sol) memcpy(j->y + s->hzo[k], s->y + s->hzo[k], sizeof(double) * m);
-        for (size_t i = 0; j->x && !sol && i < n; ++i) j->x[s->hxo[k] + i] = NAN;
-        for (size_t i = 0; j->y && !sol && i < m; ++i) j->y[s->hzo[k] + i] = NAN;
+        const size_t n = (size_t)s->qp_n[k], m = (size_t)s->qp_m[k];
+        if (j->x && sol) memcpy(j->x + s->res.x_offset[k], s->res.x + s->res.x_offset[k], sizeof(double) * n);
+        if (j->y && sol) memcpy(j->y + s->res.y_offset[k], s->res.y + s->res.y_offset[k], sizeof(double) * m);
+        for (size_t i = 0; j->x && !sol && i < n; ++i) j->x[s->res.x_offset[k] + i] = NAN;
+        for (size_t i = 0; j->y && !sol && i < m; ++i) j->y[s->res.y_offset[k] + i] = NAN;
     }
 }
 

@@ -29,37 +29,37 @@ static gala_status alloc_per_qp(gala_qp_solver *s, const gala_qp_problem *pb, si
     s->host_status = gala_calloc((size_t)count, sizeof(int));
     s->slot = gala_malloc(sizeof(int) * (size_t)count);
     s->qp_of = gala_malloc(sizeof(int) * (size_t)count);
-    s->qn = gala_malloc(sizeof(int) * 2 * (size_t)count);
+    s->qp_n = gala_malloc(sizeof(int) * 2 * (size_t)count);
     s->c0 = gala_malloc(sizeof(double) * (size_t)count);
-    s->hxo = gala_malloc(sizeof(size_t) * 2 * (size_t)count);
-    s->cxo = gala_malloc(sizeof(size_t) * (size_t)count);
-    if (!s->info || !s->host_status || !s->slot || !s->qp_of || !s->qn || !s->c0 || !s->hxo ||
-        !s->cxo)
+    s->res.x_offset = gala_malloc(sizeof(size_t) * 2 * (size_t)count);
+    s->res.cert_offset = gala_malloc(sizeof(size_t) * (size_t)count);
+    if (!s->info || !s->host_status || !s->slot || !s->qp_of || !s->qp_n || !s->c0 || !s->res.x_offset ||
+        !s->res.cert_offset)
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    s->qm = s->qn + count;
-    s->hzo = s->hxo + count;
+    s->qp_m = s->qp_n + count;
+    s->res.y_offset = s->res.x_offset + count;
     size_t hn = 0, hm = 0, big = 1;
     for (int k = 0; k < count; ++k) {
         const gala_qp_problem *p = &pb[k];
         s->info[k].status = GALA_QP_UNSOLVED;
         s->slot[k] = -1;
-        s->cxo[k] = SIZE_MAX;
-        s->qn[k] = p->n > 0 ? p->n : 0;
-        s->qm[k] = p->m > 0 ? p->m : 0;
+        s->res.cert_offset[k] = SIZE_MAX;
+        s->qp_n[k] = p->n > 0 ? p->n : 0;
+        s->qp_m[k] = p->m > 0 ? p->m : 0;
         s->c0[k] = p->c0;
-        s->hxo[k] = hn;
-        s->hzo[k] = hm;
-        hn += (size_t)s->qn[k];
-        hm += (size_t)s->qm[k];
-        if ((size_t)s->qn[k] > big) big = (size_t)s->qn[k];
-        if ((size_t)s->qm[k] > big) big = (size_t)s->qm[k];
+        s->res.x_offset[k] = hn;
+        s->res.y_offset[k] = hm;
+        hn += (size_t)s->qp_n[k];
+        hm += (size_t)s->qp_m[k];
+        if ((size_t)s->qp_n[k] > big) big = (size_t)s->qp_n[k];
+        if ((size_t)s->qp_m[k] > big) big = (size_t)s->qp_m[k];
     }
-    s->x = gala_malloc(sizeof(double) * (hn ? hn : 1));
-    s->y = gala_malloc(sizeof(double) * (hm ? hm : 1));
-    s->nanv = gala_malloc(sizeof(double) * big);
-    if (!s->x || !s->y || !s->nanv)
+    s->res.x = gala_malloc(sizeof(double) * (hn ? hn : 1));
+    s->res.y = gala_malloc(sizeof(double) * (hm ? hm : 1));
+    s->res.nan_vec = gala_malloc(sizeof(double) * big);
+    if (!s->res.x || !s->res.y || !s->res.nan_vec)
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    for (size_t i = 0; i < big; ++i) s->nanv[i] = NAN;
+    for (size_t i = 0; i < big; ++i) s->res.nan_vec[i] = NAN;
     *hn_out = hn;
     *hm_out = hm;
     return GALA_OK;
@@ -69,48 +69,48 @@ static gala_status alloc_per_qp(gala_qp_solver *s, const gala_qp_problem *pb, si
  * staging sg) and the slot list. */
 static gala_status upload(gala_qp_solver *s, const qp_stage *sg)
 {
-    const size_t nv = (size_t)s->nvalid, nrp = s->nrp, nci = s->nci, nmap = s->nmap;
+    const size_t nv = (size_t)s->nvalid, nrp = s->n_rowptr, nci = s->n_colidx, nmap = s->n_map;
     const gala_dtype dt = s->dt;
     const int flt = dt == GALA_FLOAT;
     GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv * QP_NMETA, &s->b_meta));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv, &s->b_ident));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv, &s->b_slots));
     GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv * QP_NSTATE, &s->b_state));
     GALA_TRY(gala_qp_mkbuf(s, dt, nv * QP_NINFO, &s->b_info));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv, &s->b_refac));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv, &s->b_hstat));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nrp, &s->b_rp));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nci, &s->b_ci));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv, &s->b_refactor));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nv, &s->b_host_status));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nrp, &s->b_rowptr));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nci, &s->b_colidx));
     GALA_TRY(gala_qp_mkbuf(s, GALA_INT, nmap, &s->b_map));
-    GALA_TRY(gala_qp_mkbuf(s, dt, s->nraw, &s->b_raw));
-    GALA_TRY(gala_qp_mkbuf(s, dt, s->nnz, &s->b_mv));
-    GALA_TRY(gala_qp_mkbuf(s, dt, QP_NV * s->ntot, &s->b_vn));
-    GALA_TRY(gala_qp_mkbuf(s, dt, QP_MV * s->mtot, &s->b_vm));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, s->nct, &s->b_ctype));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, 2, &s->b_cnt));
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, 1, &s->b_one));
-    GALA_TRY(gala_buffer_write(s->b_rp, 0, nrp, sg->ist));
-    if (nci) GALA_TRY(gala_buffer_write(s->b_ci, 0, nci, sg->ist + nrp));
+    GALA_TRY(gala_qp_mkbuf(s, dt, s->n_raw, &s->b_raw));
+    GALA_TRY(gala_qp_mkbuf(s, dt, s->n_vals, &s->b_vals));
+    GALA_TRY(gala_qp_mkbuf(s, dt, QP_NV * s->ntot, &s->b_nvec));
+    GALA_TRY(gala_qp_mkbuf(s, dt, QP_MV * s->mtot, &s->b_mvec));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, s->n_ctype, &s->b_ctype));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, 2, &s->b_counts));
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, 1, &s->b_one_slot));
+    GALA_TRY(gala_buffer_write(s->b_rowptr, 0, nrp, sg->ist));
+    if (nci) GALA_TRY(gala_buffer_write(s->b_colidx, 0, nci, sg->ist + nrp));
     if (nmap) GALA_TRY(gala_buffer_write(s->b_map, 0, nmap, sg->ist + nrp + nci));
-    if (s->nraw) GALA_TRY(gala_buffer_write(s->b_raw, 0, s->nraw, sg->raw));
+    if (s->n_raw) GALA_TRY(gala_buffer_write(s->b_raw, 0, s->n_raw, sg->raw));
     /* the iterates start at zero (x, x_prev; z, y, y_prev: adjacent sections); q, l, u are
      * written below, D and E by qp_init, the rest is scratch written before it is read */
-    GALA_TRY(gala_buffer_fill(s->b_vn, QP_V_X * s->ntot, 2 * s->ntot, 0));
-    if (s->mtot) GALA_TRY(gala_buffer_fill(s->b_vm, QP_V_Z * s->mtot, 3 * s->mtot, 0));
+    GALA_TRY(gala_buffer_fill(s->b_nvec, QP_V_X * s->ntot, 2 * s->ntot, 0));
+    if (s->mtot) GALA_TRY(gala_buffer_fill(s->b_mvec, QP_V_Z * s->mtot, 3 * s->mtot, 0));
     /* the unscaled q, l, u: scaled in place on the device */
     const float *fst = sg->fst;
-    const void *vq = flt ? (const void *)fst : (const void *)s->hq;
-    const void *vl = flt ? (const void *)(fst + s->ntot) : (const void *)s->hl;
-    const void *vu = flt ? (const void *)(fst + s->ntot + s->mtot) : (const void *)s->hu;
-    GALA_TRY(gala_buffer_write(s->b_vn, QP_V_Q * s->ntot, s->ntot, vq));
-    if (s->mtot) GALA_TRY(gala_buffer_write(s->b_vm, QP_V_L * s->mtot, s->mtot, vl));
-    if (s->mtot) GALA_TRY(gala_buffer_write(s->b_vm, QP_V_U * s->mtot, s->mtot, vu));
+    const void *vq = flt ? (const void *)fst : (const void *)s->host.q;
+    const void *vl = flt ? (const void *)(fst + s->ntot) : (const void *)s->host.l;
+    const void *vu = flt ? (const void *)(fst + s->ntot + s->mtot) : (const void *)s->host.u;
+    GALA_TRY(gala_buffer_write(s->b_nvec, QP_V_Q * s->ntot, s->ntot, vq));
+    if (s->mtot) GALA_TRY(gala_buffer_write(s->b_mvec, QP_V_L * s->mtot, s->mtot, vl));
+    if (s->mtot) GALA_TRY(gala_buffer_write(s->b_mvec, QP_V_U * s->mtot, s->mtot, vu));
     int *ident = gala_malloc(sizeof(int) * nv);
     if (!ident) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     for (size_t i = 0; i < nv; ++i) ident[i] = (int)i;
-    gala_status st = gala_buffer_write(s->b_ident, 0, nv, ident);
+    gala_status st = gala_buffer_write(s->b_slots, 0, nv, ident);
     gala_free(ident);
-    if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, nv, 0);
-    if (st == GALA_OK) st = gala_buffer_fill(s->b_hstat, 0, nv, 0);
+    if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, nv, 0);
+    if (st == GALA_OK) st = gala_buffer_fill(s->b_host_status, 0, nv, 0);
     return st;
 }
 
@@ -151,7 +151,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
     if (st == GALA_OK) st = gala_qp_device_scale(s, 0);
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
-    if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, (size_t)s->nvalid, 1);
+    if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
     if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
 done:
     gala_free(scan);
@@ -181,7 +181,7 @@ gala_status gala_qp_read_hstat(gala_qp_solver *s)
     if (!s->same_data || !s->nvalid) return GALA_OK;
     int *hst = gala_malloc(sizeof(int) * (size_t)s->nvalid);
     if (!hst) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
-    gala_status st = gala_buffer_read(s->b_hstat, 0, (size_t)s->nvalid, hst);
+    gala_status st = gala_buffer_read(s->b_host_status, 0, (size_t)s->nvalid, hst);
     if (st == GALA_OK) apply_hstat(s, hst);
     gala_free(hst);
     return st;
@@ -237,9 +237,9 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     /* Float refines every solve by default, with K as an explicit inverse or as a Cholesky
      * factor (qp.factor = 2): without the step the factor path stalled at max_iter on an
      * equality QP whose first row became an inequality (75 iterations with it). */
-    s->kfac = gala_tune(ctx, "qp.factor", s->dt, 1) == 2;
+    s->k_factored = gala_tune(ctx, "qp.factor", s->dt, 1) == 2;
     s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
-    s->prof_t = t0;
+    s->prof_mark = t0;
     gala_status st = setup_impl(s, problems);
     if (st == GALA_OK) st = gala_finish(ctx);
     if (st == GALA_OK) st = gala_qp_read_hstat(s);
@@ -260,18 +260,18 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
     if (!s) return GALA_OK;
     gala_qp_dio_release(s);
     gala_qp_linsys_destroy(s->ls);
-    gala_buffer *bufs[] = {s->b_meta, s->b_ident, s->b_state, s->b_info, s->b_refac, s->b_rp,
-                           s->b_ci, s->b_mv, s->b_vn, s->b_vm, s->b_ctype, s->b_cnt,
-                           s->b_map, s->b_raw, s->b_hstat, s->b_one, s->b_ccnt, s->b_acnt};
+    gala_buffer *bufs[] = {s->b_meta, s->b_slots, s->b_state, s->b_info, s->b_refactor, s->b_rowptr,
+                           s->b_colidx, s->b_vals, s->b_nvec, s->b_mvec, s->b_ctype, s->b_counts,
+                           s->b_map, s->b_raw, s->b_host_status, s->b_one_slot, s->b_chunk_counts, s->b_class_counts};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) gala_buffer_free(bufs[i]);
     /* what lives in the staging block goes back with it */
-    const int in_stg = s->stg && s->dt == GALA_DOUBLE;
-    if (in_stg && s->x == s->hq + s->ntot + 2 * s->mtot + 1) s->x = s->y = NULL;
-    if (in_stg) s->hq = NULL;
-    gala_staging_give(s->ctx, s->stg);
-    void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qn, s->c0, s->ppat, s->pats,
-                    s->patmem, s->hq, s->hval, s->meta, s->hxo,
-                    s->x, s->y, s->cert, s->cxo, s->nanv};
+    const int in_stg = s->staging && s->dt == GALA_DOUBLE;
+    if (in_stg && s->res.x == s->host.q + s->ntot + 2 * s->mtot + 1) s->res.x = s->res.y = NULL;
+    if (in_stg) s->host.q = NULL;
+    gala_staging_give(s->ctx, s->staging);
+    void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qp_n, s->c0, s->p_pattern, s->patterns,
+                    s->pattern_mem, s->host.q, s->host.vals, s->meta, s->res.x_offset,
+                    s->res.x, s->res.y, s->res.cert, s->res.cert_offset, s->res.nan_vec};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
     gala_free(s);
     return GALA_OK;

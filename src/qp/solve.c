@@ -14,9 +14,9 @@ static gala_status count_running(gala_qp_solver *s, int out[2])
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_count", &k));
     gala_dims d = gala_dims_1d(QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_ident), ga_int(s->nvalid),
-                         ga_buf(s->b_state), ga_buf(s->b_refac), ga_buf(s->b_cnt)));
-    GALA_TRY(gala_buffer_read(s->b_cnt, 0, 2, out));
+    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_slots), ga_int(s->nvalid),
+                         ga_buf(s->b_state), ga_buf(s->b_refactor), ga_buf(s->b_counts)));
+    GALA_TRY(gala_buffer_read(s->b_counts, 0, 2, out));
     gala_qp_prof(s, GALA_QP_PHASE_SYNC);
     return GALA_OK;
 }
@@ -40,8 +40,8 @@ gala_status gala_qp_active_setup(gala_qp_solver *s)
         c[b].acount = c[b].count;
         c[b].compacted = 0;
     }
-    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, (size_t)nc, &s->b_acnt));
-    return gala_qp_mkbuf(s, GALA_INT, ((size_t)s->nvalid + QP_UTIL_WG - 1) / QP_UTIL_WG, &s->b_ccnt);
+    GALA_TRY(gala_qp_mkbuf(s, GALA_INT, (size_t)nc, &s->b_class_counts));
+    return gala_qp_mkbuf(s, GALA_INT, ((size_t)s->nvalid + QP_UTIL_WG - 1) / QP_UTIL_WG, &s->b_chunk_counts);
 }
 
 /* Launches use every listed QP again (start of a solve: statuses were reset). */
@@ -83,13 +83,13 @@ static gala_status active_compact(gala_qp_solver *s)
         if (c[b].acount == 0) continue; /* nothing of it runs (it stays empty) */
         gala_dims d = gala_qp_dims(((long long)c[b].count + QP_UTIL_WG - 1) / QP_UTIL_WG, QP_UTIL_WG);
         st = GALA_LAUNCH(s->ctx, kc, &d, ga_buf(c[b].list), ga_int(c[b].count),
-                         ga_buf(s->b_state), ga_buf(s->b_ccnt));
+                         ga_buf(s->b_state), ga_buf(s->b_chunk_counts));
         if (st == GALA_OK)
             st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(c[b].list), ga_int(c[b].count),
-                             ga_buf(s->b_state), ga_buf(s->b_ccnt), ga_buf(c[b].alist),
-                             ga_buf(s->b_acnt), ga_int(b));
+                             ga_buf(s->b_state), ga_buf(s->b_chunk_counts), ga_buf(c[b].alist),
+                             ga_buf(s->b_class_counts), ga_int(b));
     }
-    if (st == GALA_OK) st = gala_buffer_read(s->b_acnt, 0, (size_t)nc, cnt);
+    if (st == GALA_OK) st = gala_buffer_read(s->b_class_counts, 0, (size_t)nc, cnt);
     for (int b = 0; st == GALA_OK && b < nc; ++b) {
         if (c[b].acount == 0) continue;
         c[b].acount = cnt[b];
@@ -106,7 +106,7 @@ static gala_status reset_state(gala_qp_solver *s, int keep)
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_reset", &k));
     gala_dims d = gala_qp_dims(((long long)s->nvalid + QP_UTIL_WG - 1) / QP_UTIL_WG, QP_UTIL_WG);
-    return GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_state), ga_buf(s->b_hstat), ga_int(s->nvalid),
+    return GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_state), ga_buf(s->b_host_status), ga_int(s->nvalid),
                        ga_int(keep), ga_int(s->ls->rung0));
 }
 
@@ -207,7 +207,7 @@ gala_status gala_qp_solve(gala_qp_solver *s)
     int *sync_it = NULL, nsync = 0;
     gala_status st = GALA_OK;
     gala_qp_prof_reset(s, GALA_QP_PHASE_ITERATE, GALA_QP_NPHASES - 1);
-    s->prof_t = t0;
+    s->prof_mark = t0;
     s->in_solve = 1;
     s->solved = 0;
     if (s->nvalid > 0) st = solve_impl(s, t0, &sync_t, &sync_it, &nsync);

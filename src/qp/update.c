@@ -20,13 +20,13 @@ static gala_status check_k(gala_qp_solver *s, int k, const char *fn)
 static gala_status slot_list(gala_qp_solver *s, int k, gala_buffer **list, int *n)
 {
     if (k < 0) {
-        *list = s->b_ident;
+        *list = s->b_slots;
         *n = s->nvalid;
         return GALA_OK;
     }
-    *list = s->b_one;
+    *list = s->b_one_slot;
     *n = 1;
-    return gala_buffer_write(s->b_one, 0, 1, &s->slot[k]);
+    return gala_buffer_write(s->b_one_slot, 0, 1, &s->slot[k]);
 }
 
 /* Per-QP validation of new vectors against the kept ones (several threads); valid ones are
@@ -47,7 +47,7 @@ static void vec_range(void *arg, long b, long e, int tid)
     for (long kk = b; kk < e; ++kk) {
         const int k = j->k0 + (int)kk, sl = s->slot[k];
         if (sl < 0) continue; /* rejected at setup: stays rejected */
-        const int n = s->qn[k], m = s->qm[k];
+        const int n = s->qp_n[k], m = s->qp_m[k];
         const int *mt = s->meta + (size_t)sl * QP_NMETA;
         const size_t xo = (size_t)mt[QP_M_XO], zo = (size_t)mt[QP_M_ZO];
         const double *qk = j->q ? j->q + j->qo[kk] : NULL;
@@ -56,7 +56,7 @@ static void vec_range(void *arg, long b, long e, int tid)
         for (int i = 0; qk && i < n && !msg[0]; ++i)
             if (!isfinite(qk[i])) snprintf(msg, sizeof msg, "q[%d] = %g", i, qk[i]);
         for (int i = 0; i < m && !msg[0]; ++i) {
-            const double lv = lk ? lk[i] : s->hl[zo + (size_t)i], uv = uk ? uk[i] : s->hu[zo + (size_t)i];
+            const double lv = lk ? lk[i] : s->host.l[zo + (size_t)i], uv = uk ? uk[i] : s->host.u[zo + (size_t)i];
             if (isnan(lv) || isnan(uv) || lv > uv || lv == INFINITY || uv == -INFINITY)
                 snprintf(msg, sizeof msg, "bounds of row %d are (%g, %g)", i, lv, uv);
         }
@@ -67,10 +67,10 @@ static void vec_range(void *arg, long b, long e, int tid)
         } else {
             s->host_status[k] = 0;
             s->info[k].message[0] = 0;
-            if (qk) memcpy(s->hq + xo, qk, sizeof(double) * (size_t)n);
+            if (qk) memcpy(s->host.q + xo, qk, sizeof(double) * (size_t)n);
             for (int i = 0; i < m; ++i) {
-                if (lk) s->hl[zo + (size_t)i] = qp_clamp_inf(lk[i]);
-                if (uk) s->hu[zo + (size_t)i] = qp_clamp_inf(uk[i]);
+                if (lk) s->host.l[zo + (size_t)i] = qp_clamp_inf(lk[i]);
+                if (uk) s->host.u[zo + (size_t)i] = qp_clamp_inf(uk[i]);
             }
         }
         j->changed[kk] = was != s->host_status[k];
@@ -93,12 +93,12 @@ static gala_status write_hstat(gala_qp_solver *s, int k)
 {
     if (k >= 0) {
         int v = s->host_status[k] ? QP_H_HOST : 0;
-        return gala_buffer_write(s->b_hstat, (size_t)s->slot[k], 1, &v);
+        return gala_buffer_write(s->b_host_status, (size_t)s->slot[k], 1, &v);
     }
     int *h = gala_malloc(sizeof(int) * (size_t)s->nvalid);
     if (!h) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     for (int sl = 0; sl < s->nvalid; ++sl) h[sl] = s->host_status[s->qp_of[sl]] ? QP_H_HOST : 0;
-    gala_status st = gala_buffer_write(s->b_hstat, 0, (size_t)s->nvalid, h);
+    gala_status st = gala_buffer_write(s->b_host_status, 0, (size_t)s->nvalid, h);
     gala_free(h);
     return st;
 }
@@ -121,12 +121,12 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
         for (int kk = 0; kk < nk; ++kk) {
             off[kk] = qo;
             off[nk + kk] = bo;
-            qo += (size_t)s->qn[k0 + kk];
-            bo += (size_t)s->qm[k0 + kk];
+            qo += (size_t)s->qp_n[k0 + kk];
+            bo += (size_t)s->qp_m[k0 + kk];
         }
         vec_job j = {s, k0, q, l, u, off, off + nk, changed};
         gala_par(s->ctx, nk > 256 ? s->nthreads : 1, nk, 64, vec_range, &j);
-        if (q || l || u) gala_qp_dio_host_changed(s); /* hq, hl, hu are ahead of the device's */
+        if (q || l || u) gala_qp_dio_host_changed(s); /* host.q, l, u are ahead of the device's */
     }
     int any_changed = 0;
     for (int kk = 0; st == GALA_OK && kk < nk; ++kk) any_changed |= changed[kk];
@@ -141,9 +141,9 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
     if (st == GALA_OK && any_changed && s->nvalid) st = write_hstat(s, k);
     if (st == GALA_OK && s->nvalid && (q || l || u)) {
         /* the kept (valid) vectors, unscaled, into Q, L, U; scaled there with the QP's D, E, c */
-        if (q) st = upload_section(s, k, s->b_vn, QP_V_Q * s->ntot, s->hq, 1);
-        if (st == GALA_OK && l && s->mtot) st = upload_section(s, k, s->b_vm, QP_V_L * s->mtot, s->hl, 0);
-        if (st == GALA_OK && u && s->mtot) st = upload_section(s, k, s->b_vm, QP_V_U * s->mtot, s->hu, 0);
+        if (q) st = upload_section(s, k, s->b_nvec, QP_V_Q * s->ntot, s->host.q, 1);
+        if (st == GALA_OK && l && s->mtot) st = upload_section(s, k, s->b_mvec, QP_V_L * s->mtot, s->host.l, 0);
+        if (st == GALA_OK && u && s->mtot) st = upload_section(s, k, s->b_mvec, QP_V_U * s->mtot, s->host.u, 0);
         gala_buffer *list = NULL;
         int nl = 0;
         gala_kernel *kv = NULL;
@@ -153,9 +153,9 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
         const int which = (q ? 1 : 0) | (l ? 2 : 0) | (u ? 4 : 0);
         if (st == GALA_OK)
             st = GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nl),
-                             ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
+                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
                              ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_ctype),
-                             ga_buf(s->b_refac), ga_buf(s->b_state), ga_buf(s->b_hstat),
+                             ga_buf(s->b_refactor), ga_buf(s->b_state), ga_buf(s->b_host_status),
                              ga_int(which), ga_int(s->same_data), ga_int(s->set.rho_is_vec));
     }
     s->update_time = gala_now() - t0;
@@ -169,10 +169,10 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     if (s->same_data && k != -1)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: the shared strategy updates every QP "
                           "at once (k = -1)", fn);
-    /* hq, hl, hu go up again below; apply_hstat reads the host statuses */
+    /* host.q, l, u go up again below; apply_hstat reads the host statuses */
     GALA_TRY(gala_qp_dio_host(s, QP_DIO_VERDICTS | QP_DIO_VECTORS));
     double t0 = gala_now();
-    s->prof_t = t0;
+    s->prof_mark = t0;
     if (k >= 0 && s->slot[k] < 0) return GALA_OK; /* rejected at setup: nothing on the device */
     const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->count : k + 1;
     /* validate first; the caller's arrays hold the values of the valid QPs one after another */
@@ -235,7 +235,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
             if (!src) continue;
             if (s->dt == GALA_FLOAT) ((float *)(void *)rb)[ro + (size_t)e] = (float)*src;
             else ((double *)(void *)rb)[ro + (size_t)e] = *src;
-            if (s->hval) s->hval[rlo + ro + (size_t)e] = *src;
+            if (s->host.vals) s->host.vals[rlo + ro + (size_t)e] = *src;
         }
         po += (size_t)pn;
         ao += (size_t)an;
@@ -244,13 +244,13 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     gala_free(rb);
     /* scale again and refactor every QP (OSQP also rescales the whole problem); the device's
      * q, l, u are scaled: the host copies go up again first */
-    if (st == GALA_OK) st = gala_qp_write_real(s, s->b_vn, QP_V_Q * s->ntot, s->ntot, s->hq);
-    if (st == GALA_OK && s->mtot) st = gala_qp_write_real(s, s->b_vm, QP_V_L * s->mtot, s->mtot, s->hl);
-    if (st == GALA_OK && s->mtot) st = gala_qp_write_real(s, s->b_vm, QP_V_U * s->mtot, s->mtot, s->hu);
+    if (st == GALA_OK) st = gala_qp_write_real(s, s->b_nvec, QP_V_Q * s->ntot, s->ntot, s->host.q);
+    if (st == GALA_OK && s->mtot) st = gala_qp_write_real(s, s->b_mvec, QP_V_L * s->mtot, s->mtot, s->host.l);
+    if (st == GALA_OK && s->mtot) st = gala_qp_write_real(s, s->b_mvec, QP_V_U * s->mtot, s->mtot, s->host.u);
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
     if (st == GALA_OK) st = gala_qp_device_scale(s, 1);
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
-    if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, (size_t)s->nvalid, 1);
+    if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
     if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = gala_qp_read_hstat(s);
@@ -299,8 +299,8 @@ gala_status gala_qp_update_rho(gala_qp_solver *s, int k, double rho)
     if (st == GALA_OK && stt) st = gala_buffer_write(s->b_state, 0, nv * QP_NSTATE, stt);
     if (st == GALA_OK && !ladder) {
         const int one = 1;
-        st = k < 0 ? gala_buffer_fill(s->b_refac, 0, nv, 1)
-                   : gala_buffer_write(s->b_refac, b0, 1, &one);
+        st = k < 0 ? gala_buffer_fill(s->b_refactor, 0, nv, 1)
+                   : gala_buffer_write(s->b_refactor, b0, 1, &one);
     }
     if (st == GALA_OK && k < 0) s->set.rho = rho;
     gala_free(inf);
@@ -328,7 +328,7 @@ gala_status gala_qp_update_settings(gala_qp_solver *s, const gala_qp_settings *s
      * count) stays: as osqp_update_settings, which takes ρ through osqp_update_rho */
     const gala_qp_settings *n = settings;
     GALA_TRY(gala_qp_settings_fixed_kept(ctx, fn, &s->set, n));
-    if (n->polishing && !s->hval)
+    if (n->polishing && !s->host.vals)
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: polishing can be turned on only in a "
                           "solver set up with it (the host copies of P and A it needs are kept "
                           "only then)", fn);
@@ -358,12 +358,12 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
             if (x) memcpy(tx + mt[QP_M_XO], x + xc, sizeof(double) * (size_t)mt[QP_M_N]);
             if (y && mt[QP_M_M]) memcpy(ty + mt[QP_M_ZO], y + yc, sizeof(double) * (size_t)mt[QP_M_M]);
         }
-        xc += (size_t)s->qn[kk];
-        yc += (size_t)s->qm[kk];
+        xc += (size_t)s->qp_n[kk];
+        yc += (size_t)s->qp_m[kk];
     }
     gala_status st = GALA_OK;
-    if (x) st = upload_section(s, k, s->b_vn, QP_V_XT * s->ntot, tx, 1);
-    if (st == GALA_OK && y && s->mtot) st = upload_section(s, k, s->b_vm, QP_V_YPREV * s->mtot, ty, 0);
+    if (x) st = upload_section(s, k, s->b_nvec, QP_V_XT * s->ntot, tx, 1);
+    if (st == GALA_OK && y && s->mtot) st = upload_section(s, k, s->b_mvec, QP_V_YPREV * s->mtot, ty, 0);
     gala_free(tx);
     gala_buffer *list = NULL;
     int nl = 0;
@@ -373,8 +373,8 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
     gala_dims d = gala_qp_dims(nl, QP_UTIL_WG);
     if (st == GALA_OK)
         st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nl),
-                         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn),
-                         ga_long((long long)s->ntot), ga_buf(s->b_vm), ga_long((long long)s->mtot),
+                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec),
+                         ga_long((long long)s->ntot), ga_buf(s->b_mvec), ga_long((long long)s->mtot),
                          ga_buf(s->b_info), ga_int((x ? 1 : 0) | (y ? 2 : 0)));
     return st; /* b_one may be rewritten by the next call: the queue is in order */
 }
@@ -383,12 +383,12 @@ gala_status gala_qp_cold_start(gala_qp_solver *s)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_cold_start: solver is NULL");
     if (!s->nvalid) return GALA_OK;
-    GALA_TRY(gala_buffer_fill(s->b_vn, QP_V_X * s->ntot, s->ntot, 0));
-    GALA_TRY(gala_buffer_fill(s->b_vn, QP_V_XPREV * s->ntot, s->ntot, 0));
+    GALA_TRY(gala_buffer_fill(s->b_nvec, QP_V_X * s->ntot, s->ntot, 0));
+    GALA_TRY(gala_buffer_fill(s->b_nvec, QP_V_XPREV * s->ntot, s->ntot, 0));
     if (s->mtot) {
-        GALA_TRY(gala_buffer_fill(s->b_vm, QP_V_Z * s->mtot, s->mtot, 0));
-        GALA_TRY(gala_buffer_fill(s->b_vm, QP_V_Y * s->mtot, s->mtot, 0));
-        GALA_TRY(gala_buffer_fill(s->b_vm, QP_V_YPREV * s->mtot, s->mtot, 0));
+        GALA_TRY(gala_buffer_fill(s->b_mvec, QP_V_Z * s->mtot, s->mtot, 0));
+        GALA_TRY(gala_buffer_fill(s->b_mvec, QP_V_Y * s->mtot, s->mtot, 0));
+        GALA_TRY(gala_buffer_fill(s->b_mvec, QP_V_YPREV * s->mtot, s->mtot, 0));
     }
     return GALA_OK;
 }
