@@ -101,30 +101,13 @@ static gala_status kkt_pattern(gala_qp_solver *s, const qp_pat *tp, const qp_pat
 
 typedef struct { int p, a, first, count, nnz, dim; } sp_group;
 
-/* The object (*out; NULL when only_if_cheaper finds it dearer than the dense strategy). */
-static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys **out)
+/* Groups: the distinct (P pattern, A pattern) pairs, in order of first appearance (a linear
+ * scan per slot over a table keyed by the P pattern would do for huge mixes; batches have
+ * few distinct pairs); gof: per slot its group; *kmapn: value-map entries of all groups. */
+static gala_status sparse_groups(const gala_qp_solver *s, sp_group *grp, int *gof, int *ng_out,
+                                 size_t *kmapn_out)
 {
-    gala_context *ctx = s->ctx;
     const int nv = s->nvalid;
-    qp_sparse *p = gala_calloc(1, sizeof *p);
-    if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    p->base.ops = &gala_qp_linsys_sparse;
-    *out = &p->base;
-    sp_group *grp = gala_malloc(sizeof *grp * (size_t)nv);
-    int *gof = gala_malloc(sizeof(int) * (size_t)nv);
-    p->kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
-    p->qslot = gala_malloc(sizeof(int) * (size_t)nv);
-    p->info = gala_malloc(sizeof(int) * 3 * (size_t)nv); /* info, then 2 per matrix inertia */
-    p->flag = gala_malloc(sizeof(int) * (size_t)nv);
-    if (!grp || !gof || !p->kq || !p->qslot || !p->info || !p->flag) {
-        gala_free(grp);
-        gala_free(gof);
-        return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    }
-    p->inertia = p->info + nv;
-    /* groups: distinct (P pattern, A pattern) pairs, in order of first appearance (a linear
-     * scan per slot over a table keyed by the P pattern would do for huge mixes; batches
-     * have few distinct pairs) */
     int ng = 0;
     size_t kmapn = 0;
     for (int sl = 0; sl < nv; ++sl) {
@@ -137,9 +120,7 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
             if ((size_t)tp->nnz >= (1u << 27) || (size_t)ta->nnz >= (1u << 28) ||
                 (size_t)ta->rows >= (1u << 28) || (size_t)tp->cols + (size_t)ta->rows +
                 (size_t)tp->nnz + (size_t)ta->nnz >= 0x7fffffffu) {
-                gala_free(grp);
-                gala_free(gof);
-                return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: QP %d is too "
+                return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: QP %d is too "
                                   "large for the sparse strategy", s->qp_of[sl]);
             }
             int diag = 0;
@@ -156,15 +137,19 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
         grp[g].count++;
         gof[sl] = g;
     }
-    p->ngroups = ng;
-    p->total = nv;
-    p->sym = gala_calloc((size_t)ng, sizeof *p->sym);
-    p->gcount = gala_malloc(sizeof(int) * (size_t)ng);
-    int *kmap = gala_malloc(sizeof(int) * (kmapn ? kmapn : 1));
+    *ng_out = ng;
+    *kmapn_out = kmapn;
+    return GALA_OK;
+}
+
+/* Per group: the KKT pattern, the value map (into kmap, *moff entries in all), the symbolic
+ * analysis (n positive pivots expected). */
+static gala_status sparse_analyze(gala_qp_solver *s, qp_sparse *p, sp_group *grp, int *kmap,
+                                  size_t *moff_out)
+{
+    gala_context *ctx = s->ctx;
+    const int ng = p->ngroups;
     gala_status st = GALA_OK;
-    if (!p->sym || !p->gcount || !kmap)
-        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    /* per group: KKT pattern, value map, symbolic analysis (n positive pivots expected) */
     size_t moff = 0, first = 0;
     for (int g = 0; st == GALA_OK && g < ng; ++g) {
         const qp_pat *tp = &s->patterns[grp[g].p], *ta = &s->patterns[grp[g].a];
@@ -190,32 +175,37 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
         first += (size_t)grp[g].count;
         moff += (size_t)grp[g].nnz;
     }
-    /* AUTO (linsys.c considers this strategy because a QP reached qp.sparse_n variables):
-     * keep it only when a solve with the factors costs at most half of a product with the
-     * dense K⁻¹ (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of
-     * the benchmark families (dense rows of A) fill in and stay dense */
-    if (only_if_cheaper && (st == GALA_OK || st == GALA_ERR_NOT_SUPPORTED)) {
-        double sparse = 0, dense = 0;
-        for (int g = 0; st == GALA_OK && g < ng; ++g) {
-            gala_sparse_ldlt_stats t;
-            gala_sparse_ldlt_symbolic_stats(p->sym[g], &t);
-            const double n = s->patterns[grp[g].p].cols;
-            sparse += grp[g].count * (4.0 * (double)t.nnz_l + 2.0 * t.n);
-            dense += grp[g].count * n * n;
-        }
-        if (st != GALA_OK || 2 * sparse > dense) { /* no AMD in this build, or dearer */
-            gala_error_clear(ctx);
-            gala_free(kmap);
-            gala_free(grp);
-            gala_free(gof);
-            sparse_destroy(&p->base);
-            *out = NULL;
-            return GALA_OK;
-        }
+    *moff_out = moff;
+    return st;
+}
+
+/* AUTO (linsys.c considers this strategy because a QP reached qp.sparse_n variables): keep
+ * it only when a solve with the factors costs at most half of a product with the dense K⁻¹
+ * (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of the benchmark
+ * families (dense rows of A) fill in and stay dense. */
+static int sparse_dearer(const gala_qp_solver *s, const qp_sparse *p, const sp_group *grp)
+{
+    double sparse = 0, dense = 0;
+    for (int g = 0; g < p->ngroups; ++g) {
+        gala_sparse_ldlt_stats t;
+        gala_sparse_ldlt_symbolic_stats(p->sym[g], &t);
+        const double n = s->patterns[grp[g].p].cols;
+        sparse += grp[g].count * (4.0 * (double)t.nnz_l + 2.0 * t.n);
+        dense += grp[g].count * n * n;
     }
-    /* matrix order: group by group, slots in order within a group */
+    return 2 * sparse > dense;
+}
+
+/* The matrices' order (group by group, slots in order within a group: kq, qslot) and the
+ * device buffers. */
+static gala_status sparse_buffers(gala_qp_solver *s, qp_sparse *p, const sp_group *grp,
+                                  const int *gof, const int *kmap, size_t moff)
+{
+    gala_context *ctx = s->ctx;
+    const int nv = s->nvalid, ng = p->ngroups;
+    gala_status st = GALA_OK;
     size_t *mo = gala_malloc(sizeof(size_t) * (ng ? (size_t)ng : 1));
-    if (st == GALA_OK && !mo) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    if (!mo) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     if (st == GALA_OK) {
         size_t o = 0;
         for (int g = 0; g < ng; ++g) {
@@ -251,6 +241,52 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
     if (st == GALA_OK && p->refine)
         st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kx);
     if (st == GALA_OK) st = gala_qp_check_class(s, &p->base);
+    return st;
+}
+
+/* The object (*out; NULL when only_if_cheaper finds it dearer than the dense strategy). */
+static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys **out)
+{
+    gala_context *ctx = s->ctx;
+    const int nv = s->nvalid;
+    qp_sparse *p = gala_calloc(1, sizeof *p);
+    if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    p->base.ops = &gala_qp_linsys_sparse;
+    *out = &p->base;
+    sp_group *grp = gala_malloc(sizeof *grp * (size_t)nv);
+    int *gof = gala_malloc(sizeof(int) * (size_t)nv);
+    int *kmap = NULL;
+    p->kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
+    p->qslot = gala_malloc(sizeof(int) * (size_t)nv);
+    p->info = gala_malloc(sizeof(int) * 3 * (size_t)nv); /* info, then 2 per matrix inertia */
+    p->flag = gala_malloc(sizeof(int) * (size_t)nv);
+    gala_status st = GALA_OK;
+    if (!grp || !gof || !p->kq || !p->qslot || !p->info || !p->flag) {
+        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        goto done;
+    }
+    p->inertia = p->info + nv;
+    int ng = 0;
+    size_t kmapn = 0, moff = 0;
+    st = sparse_groups(s, grp, gof, &ng, &kmapn);
+    if (st != GALA_OK) goto done;
+    p->ngroups = ng;
+    p->total = nv;
+    p->sym = gala_calloc((size_t)ng, sizeof *p->sym);
+    p->gcount = gala_malloc(sizeof(int) * (size_t)ng);
+    kmap = gala_malloc(sizeof(int) * (kmapn ? kmapn : 1));
+    if (!p->sym || !p->gcount || !kmap)
+        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    if (st == GALA_OK) st = sparse_analyze(s, p, grp, kmap, &moff);
+    if (only_if_cheaper && (st == GALA_ERR_NOT_SUPPORTED || (st == GALA_OK && sparse_dearer(s, p, grp)))) {
+        gala_error_clear(ctx); /* no AMD in this build, or dearer */
+        sparse_destroy(&p->base);
+        *out = NULL;
+        st = GALA_OK;
+        goto done;
+    }
+    if (st == GALA_OK) st = sparse_buffers(s, p, grp, gof, kmap, moff);
+done:
     gala_free(kmap);
     gala_free(grp);
     gala_free(gof);
