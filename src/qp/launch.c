@@ -129,16 +129,16 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_linsys *ls, const qp
     GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_check", &kc));
     const gala_qp_settings *st = &s->set;
     gala_dims d = gala_qp_dims(((long long)nlist + c->tb - 1) / c->tb, c->wg);
-#define ADMM_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),                                 \
-        ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refactor),                                \
-        ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(ls->K),                         \
-        ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),                            \
-        ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(ls->ladder_rho),                  \
-        ga_buf(ls->rung_ok), ga_int(ls->nrungs),                                                  \
-        ga_int(0), ga_int(ls->rung_stride), ga_int(iters), ga_int(check),                         \
-        ga_int(adapt), ga_int(final_status), ga_int(st->scaled_termination),                      \
-        ga_int(s->dualgap), ga_real(st->sigma), ga_real(st->alpha),                               \
-        ga_real(st->eps_abs), ga_real(st->eps_rel), ga_real(st->eps_prim_inf),                    \
+#define ADMM_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),                                  \
+        ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refactor),                              \
+        ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(ls->K),                \
+        ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),                         \
+        ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(ls->ladder_rho),                   \
+        ga_buf(ls->rung_ok), ga_int(ls->nrungs),                                                   \
+        ga_int(0), ga_int(ls->rung_stride), ga_int(iters), ga_int(check),                          \
+        ga_int(adapt), ga_int(final_status), ga_int(st->scaled_termination),                       \
+        ga_int(s->dualgap), ga_real(st->sigma), ga_real(st->alpha),                                \
+        ga_real(st->eps_abs), ga_real(st->eps_rel), ga_real(st->eps_prim_inf),                     \
         ga_real(st->eps_dual_inf), ga_real(st->adaptive_rho_tolerance)
     if (iters > 0) {
         GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ADMM_ARGS));
@@ -161,8 +161,9 @@ static gala_status launch_scale(gala_qp_solver *s, gala_buffer *list, int nlist)
     GALA_TRY(gala_qp_kernel(s, "qp_scale_update", &ku));
     GALA_TRY(gala_qp_kernel(s, "qp_scale_apply", &ka));
     gala_dims d = gala_qp_dims(nlist, QP_UTIL_WG);
-#define SCALE_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist), ga_buf(s->b_rowptr), ga_buf(s->b_colidx), \
-        ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),           \
+#define SCALE_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist), ga_buf(s->b_rowptr),            \
+        ga_buf(s->b_colidx),                                                                       \
+        ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),      \
         ga_long((long long)s->mtot), ga_buf(s->b_info)
     for (int it = 0; it < s->set.scaling; ++it) {
         GALA_TRY(GALA_LAUNCH(s->ctx, kn, &d, SCALE_ARGS));

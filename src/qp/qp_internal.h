@@ -1,6 +1,6 @@
 /* The batched QP solver's internals: the solver object, the linear-system strategy
- * interface, the phases of setup, the launch helpers shared by every file of src/qp, and the host-thread
- * helper (qp_par.c). */
+ * objects, the phases of setup, the launch helpers shared by every file of src/qp, and
+ * the host-thread helper (qp_par.c). */
 #ifndef GALA_QP_INTERNAL_H
 #define GALA_QP_INTERNAL_H
 
@@ -252,8 +252,8 @@ GALA_INTERNAL gala_status gala_qp_validate(struct gala_qp_solver *s, const gala_
                                            int *same_data);
 /** Two CSC matrices with the same pattern (validate.c). */
 GALA_INTERNAL int gala_qp_same_pattern(const gala_csc *a, const gala_csc *b);
-/** Per slot its P and A pattern (s->p_pattern, s->a_pattern), the distinct patterns (s->patterns): the
- *  reference's, one per distinct hash among the others, matches by hash confirmed on
+/** Per slot its P and A pattern (s->p_pattern, s->a_pattern), the distinct patterns
+ *  (s->patterns): the reference's, one per distinct hash among the others, matches by hash confirmed on
  *  several threads (a collision gets a pattern of its own). (layout.c) */
 GALA_INTERNAL gala_status gala_qp_assign_patterns(struct gala_qp_solver *s,
                                                   const gala_qp_problem *pb,

@@ -33,8 +33,8 @@ static gala_status alloc_per_qp(gala_qp_solver *s, const gala_qp_problem *pb, si
     s->c0 = gala_malloc(sizeof(double) * (size_t)count);
     s->res.x_offset = gala_malloc(sizeof(size_t) * 2 * (size_t)count);
     s->res.cert_offset = gala_malloc(sizeof(size_t) * (size_t)count);
-    if (!s->info || !s->host_status || !s->slot || !s->qp_of || !s->qp_n || !s->c0 || !s->res.x_offset ||
-        !s->res.cert_offset)
+    if (!s->info || !s->host_status || !s->slot || !s->qp_of || !s->qp_n || !s->c0 ||
+        !s->res.x_offset || !s->res.cert_offset)
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     s->qp_m = s->qp_n + count;
     s->res.y_offset = s->res.x_offset + count;
@@ -260,18 +260,22 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
     if (!s) return GALA_OK;
     gala_qp_dio_release(s);
     gala_qp_linsys_destroy(s->ls);
-    gala_buffer *bufs[] = {s->b_meta, s->b_slots, s->b_state, s->b_info, s->b_refactor, s->b_rowptr,
-                           s->b_colidx, s->b_vals, s->b_nvec, s->b_mvec, s->b_ctype, s->b_counts,
-                           s->b_map, s->b_raw, s->b_host_status, s->b_one_slot, s->b_chunk_counts, s->b_class_counts};
+    gala_buffer *bufs[] = {s->b_meta,     s->b_slots,  s->b_one_slot,   s->b_state,
+                           s->b_info,     s->b_refactor, s->b_host_status, s->b_rowptr,
+                           s->b_colidx,   s->b_map,    s->b_raw,        s->b_vals,
+                           s->b_nvec,     s->b_mvec,   s->b_ctype,      s->b_counts,
+                           s->b_chunk_counts, s->b_class_counts};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) gala_buffer_free(bufs[i]);
     /* what lives in the staging block goes back with it */
     const int in_stg = s->staging && s->dt == GALA_DOUBLE;
     if (in_stg && s->res.x == s->host.q + s->ntot + 2 * s->mtot + 1) s->res.x = s->res.y = NULL;
     if (in_stg) s->host.q = NULL;
     gala_staging_give(s->ctx, s->staging);
-    void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qp_n, s->c0, s->p_pattern, s->patterns,
-                    s->pattern_mem, s->host.q, s->host.vals, s->meta, s->res.x_offset,
-                    s->res.x, s->res.y, s->res.cert, s->res.cert_offset, s->res.nan_vec};
+    void *ptrs[] = {s->info,     s->host_status, s->slot,      s->qp_of,
+                    s->qp_n,     s->c0,          s->p_pattern, s->patterns,
+                    s->pattern_mem, s->host.q,   s->host.vals, s->meta,
+                    s->res.x_offset, s->res.x,   s->res.y,     s->res.cert,
+                    s->res.cert_offset, s->res.nan_vec};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
     gala_free(s);
     return GALA_OK;
