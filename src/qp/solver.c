@@ -787,6 +787,26 @@ static int pat_new(gala_qp_solver *s, const gala_qp_problem *pb, int k, int is_a
 
 /* ------------------------------------------------------------------ setup */
 
+/* Once the strategy and its launch classes are known: start building the solver's own
+ * programs together (the utility kernels, the sparse/PCG kernels where that strategy runs,
+ * each class's ADMM kernels), while this thread goes on with the setup and builds what
+ * src/la needs (docs/design.md, "The first call"). */
+static gala_status prefetch_programs(gala_qp_solver *s)
+{
+    int nc = 0;
+    const qp_bin *c = launch_classes(s, &nc);
+    gala_program_key *keys = gala_malloc(sizeof *keys * (size_t)(nc + 2));
+    if (!keys) return GALA_OK; /* built when asked for */
+    int n = 0;
+    util_key(s, "qp_init", &keys[n++]);
+    if (s->ls == &gala_qp_linsys_sparse || s->ls == &gala_qp_linsys_pcg)
+        util_key(s, "qp_kkt_rhs", &keys[n++]);
+    for (int i = 0; c && i < nc; ++i) gala_qp_key(s, &keys[n++], &c[i]);
+    gala_status st = gala_kernel_prefetch(s->ctx, keys, n);
+    gala_free(keys);
+    return st;
+}
+
 static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
 {
     gala_context *ctx = s->ctx;
@@ -1117,6 +1137,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_hstat, 0, (size_t)nv, 0);
     if (st == GALA_OK) st = s->ls->setup(s); /* K storage and offsets, ladder, launch lists */
+    if (st == GALA_OK) st = prefetch_programs(s);
     if (st == GALA_OK) st = active_setup(s);
     if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)nv * QP_NMETA, s->meta);
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
