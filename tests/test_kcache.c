@@ -476,6 +476,11 @@ START_TEST(prefetched_programs_build_on_threads)
     ck_assert_int_eq(axpby_check(ctx), GALA_ERR_KERNEL_BUILD);
     const char *log = strstr(gala_last_error(ctx), "compiler log:");
     ck_assert_msg(log && strstr(log, "error") != NULL, "log: %s", gala_last_error(ctx));
+    for (int i = 1; i < 3; ++i) { /* the other two failed too (and no thread reads the
+                                   * environment once they are settled) */
+        gala_kernel *k;
+        ck_assert_int_eq(gala_kernel_get(ctx, &keys[i], "axpby", &k), GALA_ERR_KERNEL_BUILD);
+    }
     unsetenv("GALA_CL_DIR");
     TU_OK(ctx, axpby_check(ctx)); /* usable once the sources are good again */
     gala_context_destroy(ctx);
