@@ -71,6 +71,8 @@ struct gala_context {
 
     /* kernel programs compiled in this context */
     struct gala_program_entry *programs;
+    /* threads building prefetched programs (gala_kernel_prefetch), started at first use */
+    struct gala_builder *builder;
 
     /* live buffers */
     struct gala_buffer *buffers;

@@ -21,6 +21,17 @@ GALA_INTERNAL void gala_key_def(gala_program_key *key, const char *name, long lo
 GALA_INTERNAL gala_status gala_kernel_get(struct gala_context *ctx, const gala_program_key *key,
                                           const char *name, gala_kernel **kernel);
 
+/** Start building the programs of keys[0..n) not in the context yet, on build threads
+ *  ($GALA_BUILD_THREADS, else one per core, the caller's thread counting as one), and
+ *  return at once: a later gala_kernel_get of one of them waits for its build, or builds it
+ *  itself if no thread has started it. Compiling is most of a first call (docs/design.md,
+ *  "The first call"), so a routine prefetches the programs it knows it will need, together.
+ *  Never fails visibly: keys that cannot be built now (bad key, double without fp64, no
+ *  memory, a failed build) are built again by gala_kernel_get, which reports the error.
+ *  No-op on the host backend and with one build thread. */
+GALA_INTERNAL gala_status gala_kernel_prefetch(struct gala_context *ctx,
+                                               const gala_program_key *keys, int n);
+
 /** Launch a kernel. Global sizes must be multiples of local sizes. */
 GALA_INTERNAL gala_status gala_kernel_launch(struct gala_context *ctx, gala_kernel *kernel,
                                              const gala_dims *dims, int nargs,

@@ -77,12 +77,22 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c
     if (c && c->minb > 0) gala_key_def(key, "MINB", c->minb);
     if (c && c->tb > 1 && c->tl) gala_key_def(key, "TL", 1);
     if (s->k_factored) gala_key_def(key, "KFAC", 1); /* host kernels only (cl/qp.cl refuses it) */
+    /* only the kernels of this key's part (cl/qp.cl, QP_PART): a bin's program is the ADMM
+     * kernels, the utility program the rest, whose sparse/PCG part is a program of its own */
+    gala_key_def(key, "QP_PART", c ? 3 : 1);
+}
+
+void gala_qp_util_key(const gala_qp_solver *s, const char *name, gala_program_key *key)
+{
+    gala_qp_key(s, key, NULL);
+    if (strncmp(name, "qp_kkt_", 7) == 0 || strncmp(name, "qp_pcg", 6) == 0)
+        key->defs[key->ndefs - 1].value = 2;
 }
 
 gala_status gala_qp_kernel(gala_qp_solver *s, const char *name, gala_kernel **k)
 {
     gala_program_key key;
-    gala_qp_key(s, &key, NULL);
+    gala_qp_util_key(s, name, &key);
     return gala_kernel_get(s->ctx, &key, name, k);
 }
 

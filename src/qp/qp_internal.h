@@ -282,6 +282,10 @@ GALA_INTERNAL void gala_qp_prof_reset(struct gala_qp_solver *s, int first, int l
 /** The ADMM program of a launch class (c = NULL: the utility kernels' program). */
 GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key,
                                const qp_bin *c);
+/** The key of the utility program that holds kernel `name`: gala_qp_key's, with QP_PART 2
+ *  for the sparse and PCG strategies' kernels (qp_kkt_*, qp_pcg*), else 1. */
+GALA_INTERNAL void gala_qp_util_key(const struct gala_qp_solver *s, const char *name,
+                                    gala_program_key *key);
 GALA_INTERNAL gala_status gala_qp_kernel(struct gala_qp_solver *s, const char *name,
                                          gala_kernel **k);
 /** qp_admm (iters > 0) and qp_check (check or final_status) over the running QPs of a

@@ -114,6 +114,25 @@ static gala_status upload(gala_qp_solver *s, const qp_stage *sg)
     return st;
 }
 
+/* Once the strategy and its launch classes are known: start building the solver's own
+ * programs together (the utility kernels, the sparse/PCG kernels where that strategy runs,
+ * each class's ADMM kernels), while this thread goes on with the setup and builds what
+ * src/la needs (docs/design.md, "The first call"). */
+static gala_status prefetch_programs(gala_qp_solver *s)
+{
+    const int nc = s->ls->nclasses;
+    gala_program_key *keys = gala_malloc(sizeof *keys * (size_t)(nc + 2));
+    if (!keys) return GALA_OK; /* built when asked for */
+    int n = 0;
+    gala_qp_util_key(s, "qp_init", &keys[n++]);
+    if (s->ls->ops == &gala_qp_linsys_sparse || s->ls->ops == &gala_qp_linsys_pcg)
+        gala_qp_util_key(s, "qp_kkt_rhs", &keys[n++]);
+    for (int i = 0; i < nc; ++i) gala_qp_key(s, &keys[n++], &s->ls->classes[i]);
+    gala_status st = gala_kernel_prefetch(s->ctx, keys, n);
+    gala_free(keys);
+    return st;
+}
+
 /* Setup, phase by phase: per-QP arrays, validation (validate.c), the strategy (linsys.c),
  * patterns and layout (layout.c), uploads, the strategy's object, scaling and the first
  * factorization on the device. */
@@ -146,6 +165,7 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     if (st == GALA_OK) st = upload(s, &sg);
     gala_qp_stage_free(s, &sg);
     if (st == GALA_OK) st = gala_qp_linsys_make(s, ops, &s->ls); /* K, ladder, launch lists */
+    if (st == GALA_OK) st = prefetch_programs(s);
     if (st == GALA_OK) st = gala_qp_active_setup(s);
     if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)s->nvalid * QP_NMETA, s->meta);
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
