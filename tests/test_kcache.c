@@ -27,18 +27,13 @@ static gala_backend compiling_backend(void)
     return GALA_BACKEND_HOST;
 }
 
-/* Create a context, run one kernel, check it, return its statistics. */
-static gala_status run_once(gala_backend b, gala_stats *st)
+/* y = 3·x + y on 4 vectors of 16 through ctx (one kernel), checked exactly. */
+static gala_status axpby_check(gala_context *ctx)
 {
-    gala_context_options o;
-    gala_context_options_default(&o);
-    o.backend = b;
-    gala_context *ctx;
-    gala_status s = gala_context_create(&o, &ctx);
-    if (s != GALA_OK) return s;
     float x[64], y[64];
     for (int i = 0; i < 64; ++i) { x[i] = (float)i; y[i] = 1; }
     gala_buffer *bx = NULL, *by = NULL;
+    gala_status s;
     if ((s = gala_buffer_create(ctx, GALA_FLOAT, 64, &bx)) == GALA_OK &&
         (s = gala_buffer_create(ctx, GALA_FLOAT, 64, &by)) == GALA_OK &&
         (s = gala_buffer_write(bx, 0, 64, x)) == GALA_OK &&
@@ -48,6 +43,21 @@ static gala_status run_once(gala_backend b, gala_stats *st)
         for (int i = 0; i < 64; ++i)
             if (y[i] != 3.0f * (float)i + 1) s = GALA_ERR_INTERNAL;
     }
+    gala_buffer_free(bx);
+    gala_buffer_free(by);
+    return s;
+}
+
+/* Create a context, run one kernel, check it, return its statistics. */
+static gala_status run_once(gala_backend b, gala_stats *st)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = b;
+    gala_context *ctx;
+    gala_status s = gala_context_create(&o, &ctx);
+    if (s != GALA_OK) return s;
+    s = axpby_check(ctx);
     if (st) gala_context_stats(ctx, st);
     gala_context_destroy(ctx);
     return s;
@@ -376,26 +386,6 @@ END_TEST
  * the disk cache, counted at their first use; the call that uses one gets its result; a
  * failed build is reported by the call that needs the program, with the compiler's log;
  * GALA_BUILD_THREADS=1 starts no thread. */
-static gala_status axpby_check(gala_context *ctx)
-{
-    float x[64], y[64];
-    for (int i = 0; i < 64; ++i) { x[i] = (float)i; y[i] = 1; }
-    gala_buffer *bx = NULL, *by = NULL;
-    gala_status s;
-    if ((s = gala_buffer_create(ctx, GALA_FLOAT, 64, &bx)) == GALA_OK &&
-        (s = gala_buffer_create(ctx, GALA_FLOAT, 64, &by)) == GALA_OK &&
-        (s = gala_buffer_write(bx, 0, 64, x)) == GALA_OK &&
-        (s = gala_buffer_write(by, 0, 64, y)) == GALA_OK &&
-        (s = gala_axpby_batched(ctx, 16, 3, bx, 0, 16, 1, by, 0, 16, 4)) == GALA_OK &&
-        (s = gala_buffer_read(by, 0, 64, y)) == GALA_OK) {
-        for (int i = 0; i < 64; ++i)
-            if (y[i] != 3.0f * (float)i + 1) s = GALA_ERR_INTERNAL;
-    }
-    gala_buffer_free(bx);
-    gala_buffer_free(by);
-    return s;
-}
-
 static gala_context *prefetching_ctx(gala_backend b, gala_program_key keys[3])
 {
     gala_context_options o;
