@@ -43,7 +43,7 @@ one() { # BUILD BACKEND PRECISION ROUND KIND CACHE: one timed run, appended to r
         --precision "$p" >"$work/last.txt" 2>&1
     rc=$?
     t1=$(date +%s.%N)
-    echo "$b,$be,$p,$r,$kind,$(echo "$t1 - $t0" | bc),$rc" >>"$OUT/runs.csv"
+    echo "$b,$be,$p,$r,$kind,$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}'),$rc" >>"$OUT/runs.csv"
     [ $rc -eq 0 ] || { echo "$b $be $p: rc $rc" >&2; tail -5 "$work/last.txt" >&2; }
     echo "$t0"
 }
