@@ -270,13 +270,19 @@ static int pf_pair_on(const pf_cfg *c, int N)
     return N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2;
 }
 
-/* The potrf_pair program at order N (work-group potrf.wg, potrf.pair_minb). */
+/* The potrf_pair program at order N (work-group potrf.wg, potrf.pair_minb); diag: with its
+ * DIAG form (-D PDIAG=1, a program of its own: the fused launches keep the form without the
+ * run-time block offset, cl/potrf.cl). */
 static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const pf_cfg *c,
-                                  gala_kernel **k)
+                                  int diag, gala_kernel **k)
 {
     const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);
-    return pf_form_kernel(ctx, dt, N, c->wg_fused, "PAIR", "MINB",
-                          minb > 0 && minb <= 32 ? minb : 0, "potrf_pair", k);
+    gala_program_key key;
+    pf_key_base(ctx, dt, N, c->wg_fused, &key);
+    gala_key_def(&key, "PAIR", 1);
+    if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
+    if (diag) gala_key_def(&key, "PDIAG", 1);
+    return gala_kernel_get(ctx, &key, "potrf_pair", k);
 }
 
 /* The arguments of a potrf_panel-style launch (cl/potrf.cl PF_PARAMS) on the matrices of
@@ -314,7 +320,7 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
         groups = ((size_t)s->count + (size_t)tmpg - 1) / (size_t)tmpg;
     } else if (pf_pair_on(c, N)) {
         /* two rows per work-item: N/2 work-items per matrix */
-        GALA_TRY(pf_pair_kernel(ctx, dt, N, c, &k));
+        GALA_TRY(pf_pair_kernel(ctx, dt, N, c, 0, &k));
         wgs = (size_t)c->wg_fused;
         const size_t mpg = (size_t)(c->wg_fused / (N / 2));
         groups = ((size_t)s->count + mpg - 1) / mpg;
@@ -355,7 +361,7 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
                                                                  : c->psolve_wg;
     const int nchunks = below > 0 ? (below + wg - 1) / wg : 0;
     gala_kernel *kd, *kt = NULL;
-    if (pair) GALA_TRY(pf_pair_kernel(ctx, dt, N, c, &kd));
+    if (pair) GALA_TRY(pf_pair_kernel(ctx, dt, N, c, 1, &kd));
     else GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
     if (nchunks > 0)
         GALA_TRY(pf_form_kernel(ctx, dt, N, wg, "TRSM", "VEC",
