@@ -32,6 +32,19 @@ GALA_INTERNAL gala_status gala_kernel_get(struct gala_context *ctx, const gala_p
 GALA_INTERNAL gala_status gala_kernel_prefetch(struct gala_context *ctx,
                                                const gala_program_key *keys, int n);
 
+/** A dry pass: between gala_dry_begin and gala_dry_end a routine runs for the kernels it
+ *  asks for, not for its results. Every program it asks for is queued on the build threads
+ *  (gala_kernel_prefetch) and gala_kernel_get returns a stand-in; launches, buffer copies and
+ *  fills and BLAS-3 calls do nothing; buffer reads give zeros (every matrix factored, no
+ *  event); writes (descriptor uploads) and allocations are real, and no fault is injected.
+ *  So a routine whose dispatch picks among many programs (potrf) queues exactly the ones its
+ *  real call will ask for, declared once, in its own code. gala_dry_begin returns 0 (and
+ *  starts nothing) where prefetching does nothing: the host backend, one build thread. The
+ *  caller runs the routine with the same arguments, ignores its status, calls
+ *  gala_dry_end, then makes the real call. */
+GALA_INTERNAL int gala_dry_begin(struct gala_context *ctx);
+GALA_INTERNAL void gala_dry_end(struct gala_context *ctx);
+
 /** Launch a kernel. Global sizes must be multiples of local sizes. */
 GALA_INTERNAL gala_status gala_kernel_launch(struct gala_context *ctx, gala_kernel *kernel,
                                              const gala_dims *dims, int nargs,

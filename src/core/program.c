@@ -336,6 +336,8 @@ gala_status gala_kernel_prefetch(gala_context *ctx, const gala_program_key *keys
         b->shadow.err_cap = 0;
         b->shadow.programs = NULL;
         b->shadow.builder = NULL;
+        b->shadow.dry = 0;
+        b->shadow.dry_kernel = NULL;
         ctx->builder = b;
     }
     struct gala_builder *b = ctx->builder;
@@ -428,9 +430,32 @@ static gala_status program_new(gala_context *ctx, const gala_program_key *key, c
     return GALA_OK;
 }
 
+int gala_dry_begin(gala_context *ctx)
+{
+    if (!ctx || build_threads_wanted() <= 0 || ctx->ops->backend == GALA_BACKEND_HOST) return 0;
+    if (!ctx->dry_kernel && !(ctx->dry_kernel = gala_calloc(1, sizeof *ctx->dry_kernel)))
+        return 0;
+    gala_strlcpy(ctx->dry_kernel->name, "(dry pass)", sizeof ctx->dry_kernel->name);
+    ctx->dry++;
+    gala_fault_pause(1);
+    return 1;
+}
+
+void gala_dry_end(gala_context *ctx)
+{
+    if (!ctx || ctx->dry <= 0) return;
+    ctx->dry--;
+    gala_fault_pause(-1);
+}
+
 gala_status gala_kernel_get(gala_context *ctx, const gala_program_key *key, const char *name,
                             gala_kernel **out)
 {
+    if (ctx->dry) { /* queued, not built: the real call asks again */
+        gala_kernel_prefetch(ctx, key, 1);
+        *out = ctx->dry_kernel;
+        return GALA_OK;
+    }
     struct gala_program_entry *p;
     GALA_TRY(program_get(ctx, key, &p));
     for (gala_kernel *k = p->kernels; k; k = k->next)
@@ -450,6 +475,7 @@ gala_status gala_kernel_get(gala_context *ctx, const gala_program_key *key, cons
 gala_status gala_kernel_launch(gala_context *ctx, gala_kernel *k, const gala_dims *d, int nargs,
                                const gala_arg *args)
 {
+    if (ctx->dry) return GALA_OK;
     size_t wg = 1;
     if (d->ndim < 1 || d->ndim > 3)
         return gala_error(ctx, GALA_ERR_INTERNAL, "%s: bad launch rank %d", k->name, d->ndim);
@@ -490,6 +516,8 @@ void gala_programs_release(gala_context *ctx)
         gala_free(b);
         ctx->builder = NULL;
     }
+    gala_free(ctx->dry_kernel);
+    ctx->dry_kernel = NULL;
     struct gala_program_entry *p = ctx->programs;
     while (p) {
         struct gala_program_entry *pn = p->next;

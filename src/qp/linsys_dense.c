@@ -281,6 +281,24 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *K, gala_buffe
     return GALA_OK;
 }
 
+/* The programs of potrf and potri for these orders and offsets queued on the build threads
+ * (a dry pass of both calls: src/core/kernel.h, gala_dry_begin), so that their eight or so
+ * programs compile together rather than one after another as the calls ask for them. */
+static void la_queue(gala_qp_solver *s, const int *nn, gala_buffer *K, const size_t *off,
+                     int cnt, int *info)
+{
+    if (!gala_dry_begin(s->ctx)) return;
+    int *lda = gala_malloc(sizeof(int) * (size_t)cnt);
+    if (lda) {
+        for (int c = 0; c < cnt; ++c) lda[c] = nn[c] > 0 ? nn[c] : 1;
+        (void)gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, K, off, nn, cnt, info);
+        (void)gala_potri_vbatched(s->ctx, GALA_LOWER, nn, K, off, lda, cnt, info);
+        gala_free(lda);
+    }
+    gala_dry_end(s->ctx);
+    gala_error_clear(s->ctx);
+}
+
 /* The library path: K formed by qp_form_k (lower triangle), factored by
  * gala_potrf_vbatched (lower), inverted by gala_potri_vbatched, mirrored by qp_mirror. The
  * flags are read back (the vbatched calls take host arrays) unless all_flagged says every
@@ -322,6 +340,10 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
                          ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype), ga_buf(K),
                          ga_real(s->set.sigma), ga_int(1));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
+    if (st == GALA_OK && cnt && !s->ls->la_queued) {
+        la_queue(s, nn, K, off, cnt, info);
+        s->ls->la_queued = 1;
+    }
     if (st == GALA_OK && cnt) {
         gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, K, off, nn, cnt, info);
         if (f != GALA_OK && f != GALA_ERR_NOT_POSITIVE_DEFINITE && f != GALA_ERR_NOT_FINITE) st = f;

@@ -75,6 +75,7 @@ struct qp_linsys {
     int nrungs;             /* rungs of the ladder (0: no ladder) */
     int rung_stride;        /* KALIGN units between the rungs' K */
     int rung0;              /* the rung of settings.rho (0 without a ladder) */
+    int la_queued;          /* 1: src/la's programs of its K⁻¹ queued (a dry pass, once) */
 };
 
 /** The strategy the settings ask for (linsys.c, the one place of the AUTO choice), before
