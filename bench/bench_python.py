@@ -7,9 +7,15 @@
 batch: a batch of k control QPs (OSQP's benchmark family, nx = 10: 160 variables, 270 rows,
 each its own dynamics) in float and double. Per round, alternating: QPBatch.solve() (the
 Python call, results converted into NumPy arrays) against the extension's QPSolver.solve()
-alone (the C call gala_qp_solve; nanobind's dispatch is all it adds), each on a fresh
-cold_start so that every round does the same iterations; and the setup, QPBatch.from_problems
-from gala.generate's SciPy matrices against QPSolver.setup from arrays already converted.
+alone (the C call gala_qp_solve; nanobind's dispatch is all it adds) and against the C calls
+that give a C program the same results (gala_qp_solve, gala_qp_get_infos and
+gala_qp_get_solutions into arrays allocated once), each on a fresh cold_start so that every
+round does the same iterations; the Python overhead is measured against the latter, for
+QPBatch.solve() with new NumPy arrays and with x_out/y_out (the same arrays every round, as
+the C program's), and against the same C calls on the batch's own solver object (which
+holds its own device memory: the C figures of two solver objects differ by where their
+buffers lie, not by Python); and the setup, QPBatch.from_problems from gala.generate's SciPy matrices
+against QPSolver.setup from arrays already converted.
 
 single: k small control QPs (nx = 2..4) one at a time on the host backend (one thread) and
 OSQP (one core), the same instances: setup + solve per QP, then re-solves from a cold start
@@ -51,17 +57,35 @@ def batch(args):
                  for p in probs]
         cset = gala._settings.make(settings)
         raw = _ext.QPSolver.setup(ctx, items, cset)
-        py_solve, c_solve, py_setup, c_setup = [], [], [], []
+        py_solve, py_solve_out, c_same, c_solve, c_results, py_setup, c_setup = [], [], [], [], [], [], []
+        xs = np.empty(int(sum(raw.n)))
+        ys = np.empty(int(sum(raw.m)))
         b.solve(), raw.solve()  # warm
         for _ in range(args.rounds):
             b.cold_start()
             t0 = time.perf_counter()
             res = b.solve()
             py_solve.append(time.perf_counter() - t0)
+            b.cold_start()
+            t0 = time.perf_counter()
+            b.solve(x_out=xs, y_out=ys)  # into the caller's arrays, as the C call below
+            py_solve_out.append(time.perf_counter() - t0)
+            b.cold_start()  # the same C calls on the batch's own solver (its own device memory)
+            t0 = time.perf_counter()
+            b._solver.solve()
+            b._solver.infos()
+            b._solver.solutions(xs, ys)
+            c_same.append(time.perf_counter() - t0)
             raw.cold_start()
             t0 = time.perf_counter()
             raw.solve()
             c_solve.append(time.perf_counter() - t0)
+            raw.cold_start()
+            t0 = time.perf_counter()
+            raw.solve()
+            raw.infos()
+            raw.solutions(xs, ys)
+            c_results.append(time.perf_counter() - t0)
         for _ in range(max(3, args.rounds // 2)):
             t0 = time.perf_counter()
             gala.QPBatch.from_problems([(p.P, p.q, p.A, p.l, p.u) for p in probs], context=ctx, **settings)
@@ -72,16 +96,25 @@ def batch(args):
         row = dict(case="batch", backend=ctx.info["backend"], device=ctx.info["name"], dtype=dtype,
                    k=args.k, nx=args.nx, solved=int(res.solved.sum()), iter_mean=float(res.iter.mean()),
                    py_solve_ms=median_ms(py_solve), c_solve_ms=median_ms(c_solve),
-                   solve_overhead=median_ms(py_solve) / median_ms(c_solve) - 1,
+                   c_solve_results_ms=median_ms(c_results),
+                   py_solve_out_ms=median_ms(py_solve_out), c_same_solver_ms=median_ms(c_same),
+                   same_solver_overhead=median_ms(py_solve) / median_ms(c_same) - 1,
+                   solve_overhead=median_ms(py_solve) / median_ms(c_results) - 1,
+                   solve_out_overhead=median_ms(py_solve_out) / median_ms(c_results) - 1,
+                   results_cost=median_ms(c_results) / median_ms(c_solve) - 1,
                    py_setup_ms=median_ms(py_setup), c_setup_ms=median_ms(c_setup),
                    py_setup_first_s=py_setup_first,
                    qps_per_s_py=args.k / (statistics.median(py_solve) + statistics.median(py_setup)),
                    qps_per_s_c=args.k / (statistics.median(c_solve) + statistics.median(c_setup)))
         print(json.dumps(row), flush=True)
         rows.append(row)
-    print(f"\n{'dtype':8} {'Python solve':>13} {'C solve':>9} {'overhead':>9} {'Python setup':>13} {'C setup':>9}  (ms, medians of {args.rounds})")
+    print(f"\n{'dtype':8} {'Python solve':>13} {'(out=)':>8} {'C solve+results':>16} {'overhead':>9} "
+          f"{'(out=)':>7} {'C on its solver':>16} {'overhead':>9} {'C solve':>9} {'Python setup':>13} {'C setup':>9}"
+          f"  (ms, medians of {args.rounds})")
     for r in rows:
-        print(f"{r['dtype']:8} {r['py_solve_ms']:13.2f} {r['c_solve_ms']:9.2f} {100 * r['solve_overhead']:8.1f}% "
+        print(f"{r['dtype']:8} {r['py_solve_ms']:13.2f} {r['py_solve_out_ms']:8.2f} {r['c_solve_results_ms']:16.2f} "
+              f"{100 * r['solve_overhead']:8.1f}% {100 * r['solve_out_overhead']:6.1f}% "
+              f"{r['c_same_solver_ms']:16.2f} {100 * r['same_solver_overhead']:8.1f}% {r['c_solve_ms']:9.2f} "
               f"{r['py_setup_ms']:13.1f} {r['c_setup_ms']:9.1f}")
 
 

@@ -3,6 +3,10 @@
 
     python3 bench/report.py RESULTS [RESULTS...] [--out report.md] [--plots DIR]
                             [--title TEXT] [--plot-prefix PREFIX]
+    python3 bench/report.py --current docs/perf [--update docs/performance.md]
+
+The second form gives the latest figure of every case per device from the committed result
+folders (see "current results" below): docs/performance.md's tables are written by it.
 
 RESULTS is a folder or a .tar.gz (as bench/run-gpu.sh and bench/run-cpu.sh write) holding:
   - gala benchmark JSON (bench_<family> --json: a header with bench, backend, platform,
@@ -995,5 +999,266 @@ def main():
         sys.stdout.write(text)
 
 
+# ---------------------------------------------------------------------------- current results
+# `report.py --current docs/perf [--update docs/performance.md]`: the latest figure of every
+# case on every device measured, from the committed result folders. Two kinds of file are
+# read:
+#   - reports this script wrote (any .md under the folder with its "| what | device |" table):
+#     their "Targets" table (ratio to the reference, percent of the copy bandwidth) and their
+#     "Floors of the target cases" table (measured ms, floor ms, × floor);
+#   - summary.json files: figures that exist only in prose (a README, the text of
+#     docs/performance.md at a named commit), each row naming its source:
+#       {"device": "H200", "date": "2026-11-27", "source": "...",
+#        "rows": [{"family": "potrf", "case": "potrf_batched n=32 b=50000", "dtype": "float",
+#                  "backend": "CUDA", "gala": "0.19 ms", "ref": "1.8 ms", "ref_name": "torch",
+#                  "ratio": "9.88×", "floor": "…", "source": "…"}]}
+#     ("date" may be a full ISO time; rows may override device, date and source).
+# For each (family, case, dtype, backend, device) the row of the latest date wins; a row that
+# gives only some columns (e.g. a floor table's ms) is merged with the same run's other row.
+
+FAMILY_OF = {"trtri": "trtri", "potrf": "potrf", "potrs": "potrf", "potri": "potrf",
+             "ldlt": "ldlt", "qp": "qp", "python": "python"}
+FAMILY_TITLE = {"potrf": "Cholesky (potrf, potrs, potri)", "trtri": "Triangular inverse (trtri)",
+                "ldlt": "LDLᵀ", "qp": "QP solver", "python": "Python package"}
+DEVICE_ORDER = {"H100": 0, "H200": 1, "CPU": 2}
+
+
+def short_device(text):
+    for d in ("H100", "H200"):
+        if d in text:
+            return d
+    return "CPU"
+
+
+def md_tables(text):
+    """{section heading: [row dicts]} of a markdown file's pipe tables."""
+    out, head, cols = {}, "", None
+    for line in text.splitlines():
+        if line.startswith("#"):
+            head, cols = line.lstrip("#").strip(), None
+            continue
+        if not line.startswith("|"):
+            cols = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cols is None:
+            cols = cells
+        elif all(set(c) <= set("-: ") for c in cells):
+            continue
+        else:
+            out.setdefault(head, []).append(dict(zip(cols, cells)))
+    return out
+
+
+def report_rows(path, text, folder):
+    """Rows of one of this script's GPU reports (targets and floors tables)."""
+    m = re.search(r"Date \(UTC\): (\S+?)Z? to", text)
+    date = m.group(1) if m else ""
+    dev = None
+    for line in text.splitlines():
+        if line.startswith("| CUDA |") or line.startswith("| OpenCL (GPU) |"):
+            dev = short_device(line)
+            break
+    if not dev or not date:
+        return []
+    src = os.path.relpath(path, folder)
+    rows = []
+    tabs = md_tables(text)
+    for head, trows in tabs.items():
+        if head.startswith("Targets"):
+            for t in trows:
+                meas, fam = t.get("measured", "–"), t.get("family", "")
+                if meas in ("–", "") or "/" in t.get("backend", "/"):
+                    continue
+                row = dict(family=fam, case=t["case"], dtype=t["dtype"], backend=t["backend"],
+                           device=dev + " machine's CPU" if t["backend"].startswith("host")
+                           else dev, date=date, source=src)
+                mm = re.match(r"([\d .]+?) (ms|QPs/s)? ?vs ([\d .]+?) (ms|QPs/s): ([\d.]+)×", meas)
+                mc = re.match(r"([\d .]+) GB/s of ([\d .]+): ([\d.]+) %", meas)
+                if mm:
+                    unit = mm.group(4)
+                    row.update(gala=f"{mm.group(1)} {unit}", ref=f"{mm.group(3)} {unit}",
+                               ratio=mm.group(5) + "×")
+                    target = t.get("target", "")
+                    if "OSQP on all cores" in target:
+                        row["ref_name"] = "OSQP, all cores"
+                        row["case"] += " (vs all cores)"
+                    elif "OSQP" in target:
+                        row["ref_name"] = "OSQP, 1 core"
+                        if "host backend" in target:
+                            row["case"] = "one QP at a time, host backend (1 thread)"
+                    elif "hetero" in target:
+                        row["ref_name"] = "uniform batch, same work"
+                        row["ratio"] = mm.group(5) + "× the time"
+                    else:
+                        row["ref_name"] = "torch"
+                elif mc:
+                    row.update(pct_copy=mc.group(3) + " %")
+                else:
+                    continue
+                rows.append(row)
+        elif head.startswith("Floors"):
+            for t in trows:
+                floor = max(float(t["memory floor ms"].replace(" ", "")),
+                            float(t["flop floor ms"].replace(" ", "")))
+                rows.append(dict(family="potrf" if t["case"].startswith("potr") else "trtri",
+                                 case=t["case"], dtype=t["dtype"], backend=t["backend"],
+                                 device=dev, date=date, source=src,
+                                 gala=t["measured ms"] + " ms", floor=f"{fmt(floor, 3)} ms",
+                                 x_floor=t["× floor"] + "×"))
+    return rows
+
+
+def bench_text_rows(path, text, folder):
+    """bench_potrf's text output (kind n batch dtype median ms ... %copy torch ms speedup):
+    the rows of the target cases. Its date is the folder's (YYYY-MM-DD in the name)."""
+    head = text.splitlines()[0]
+    dev = short_device(head)
+    backend = "CUDA" if "# device: cuda" in head else "OpenCL (GPU)"
+    m = re.search(r"(\d{4}-\d{2}-\d{2})", path)
+    if not m:
+        return []
+    cases = {(t["kind"], t["n"], t["batch"]) for t in TARGETS if "n" in t}
+    cols, rows = None, []
+    for line in text.splitlines():
+        if line.startswith("# device:"):  # one section per backend
+            dev = short_device(line)
+            backend = "CUDA" if line.startswith("# device: cuda") else "OpenCL (GPU)"
+            continue
+        if line.startswith("kind "):
+            cols = line.replace(" ms", "_ms").split()
+            continue
+        if not cols or line.startswith("#") or not line.strip():
+            continue
+        v = dict(zip(cols, line.split()))
+        try:
+            key = (v["kind"], int(v["n"]), int(v["batch"]))
+        except (KeyError, ValueError):
+            continue
+        if key not in cases:
+            continue
+        fam = "trtri" if "trtri" in os.path.basename(path) else "potrf"
+        row = dict(family=fam, case=f"{key[0]} n={key[1]} b={key[2]}", dtype=v["dtype"],
+                   backend=backend, device=dev, date=m.group(1),
+                   source=os.path.relpath(path, folder), gala=v["median_ms"] + " ms")
+        if v.get("torch_ms") not in (None, "-", "–"):
+            row.update(ref=v["torch_ms"] + " ms", ref_name="torch",
+                       ratio=v.get("speedup", "–").rstrip("x") + "×")
+        if key[0] == "potrf_batched" and v.get("%copy"):
+            row["pct_copy"] = v["%copy"] + " %"
+        rows.append(row)
+    return rows
+
+
+def summary_rows(path, folder):
+    with open(path) as f:
+        doc = json.load(f)
+    src = os.path.relpath(path, folder)
+    rows = []
+    for r in doc.get("rows", []):
+        row = dict(device=doc.get("device", "?"), date=doc.get("date", ""),
+                   source=doc.get("source", src))
+        row.update(r)
+        if "source" in r or "source" in doc:
+            row["source"] = f"{src}: {row['source']}"
+        rows.append(row)
+    return rows
+
+
+def current_rows(folder):
+    rows = []
+    for root, _, files in os.walk(folder):
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            if f == "summary.json":
+                rows += summary_rows(p, folder)
+            elif f.endswith(".md"):
+                with open(p, errors="replace") as fh:
+                    text = fh.read()
+                if "| what | device | platform / routine |" in text:
+                    rows += report_rows(p, text, folder)
+            elif f.endswith(".txt"):
+                with open(p, errors="replace") as fh:
+                    text = fh.read()
+                if text.startswith("# device:"):
+                    rows += bench_text_rows(p, text, folder)
+    # merge the columns of one run's rows of a case; keep the latest run per device
+    merged = {}
+    for r in rows:
+        k = (r["family"], r["case"], r["dtype"], r["backend"], r["device"], r["date"])
+        merged.setdefault(k, {}).update({c: v for c, v in r.items() if v not in (None, "")})
+    best = {}
+    for k, r in merged.items():
+        kk = k[:5]
+        if kk not in best or r["date"] > best[kk]["date"]:
+            best[kk] = r
+    return list(best.values())
+
+
+def case_order(case):
+    nums = [int(x) for x in re.findall(r"\d+", case)]
+    return (re.sub(r"[\d=]+", "", case), nums)
+
+
+def current_tables(folder):
+    """{family: markdown table} of the latest results."""
+    by = defaultdict(list)
+    for r in current_rows(folder):
+        by[FAMILY_OF.get(r["family"], r["family"])].append(r)
+    out = {}
+    for fam, rows in by.items():
+        rows.sort(key=lambda r: (case_order(r["case"]), r["dtype"],
+                                 DEVICE_ORDER.get(r["device"], 9), r["backend"]))
+        body = []
+        for r in rows:
+            ref = r.get("ref", "–")
+            if ref != "–" and r.get("ref_name"):
+                ref = f"{ref} ({r['ref_name']})"
+            dist = r.get("x_floor", "–")
+            if r.get("floor"):
+                dist = f"{dist} of {r['floor']}"
+            elif dist != "–":
+                dist = f"{dist} the floor"
+            if r.get("pct_copy"):
+                dist = (r["pct_copy"] + " of copy BW") if dist == "–" else \
+                       f"{dist}; {r['pct_copy']} of copy BW"
+            path = r["source"].split(":")[0]
+            body.append((r["case"], r["dtype"], r["device"], r["backend"], r.get("gala", "–"),
+                         ref, r.get("ratio", "–"), dist, r["date"][:10],
+                         f"[{os.path.dirname(path) or path}](perf/{path})"))
+        out[fam] = table(["case", "dtype", "GPU/CPU", "backend", "gala", "reference", "ratio",
+                          "distance to the floor", "date", "source"], body)
+    return out
+
+
+def update_markdown(path, tables):
+    """Replace every <!-- report:FAMILY --> ... <!-- /report:FAMILY --> block of a file."""
+    with open(path) as f:
+        text = f.read()
+    for fam, md in tables.items():
+        pat = re.compile(rf"(<!-- report:{fam} -->\n).*?(<!-- /report:{fam} -->)", re.S)
+        text = pat.sub(lambda m: m.group(1) + md + m.group(2), text)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def current_main(argv):
+    ap = argparse.ArgumentParser(prog="report.py --current",
+                                 description="latest result per case and device")
+    ap.add_argument("folder", help="the result folders, e.g. docs/perf")
+    ap.add_argument("--update", help="markdown file whose <!-- report:FAMILY --> blocks "
+                                     "are rewritten (default: print the tables)")
+    a = ap.parse_args(argv)
+    tables = current_tables(a.folder)
+    if a.update:
+        update_markdown(a.update, tables)
+    else:
+        for fam, md in sorted(tables.items()):
+            sys.stdout.write(f"## {FAMILY_TITLE.get(fam, fam)}\n\n{md}\n")
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "--current":
+        current_main(sys.argv[2:])
+    else:
+        main()

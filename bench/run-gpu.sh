@@ -8,15 +8,17 @@
 # (OpenCL ICD loader, CLBlast, SuiteSparse, ...: ../shared/device/README.md) when it is there,
 # installs carried wheels from .whl/ (osqp; optional matplotlib) into /tmp/site, builds gala
 # (OpenCL + CUDA, Release, tests off) in $GALA_GPU_BUILD outside the repository, and runs,
-# most important first:
-#   ceilings  bench_ceiling (copy bandwidth, GEMM through CLBlast / cuBLAS) on OpenCL-NVIDIA
-#             and CUDA; ref_ceiling.py (torch copy, torch.matmul fp32 without TF32 and fp64)
-#   trtri     ref_trtri.py, bench_trtri on OpenCL-NVIDIA and CUDA
-#   potrf     ref_potrf.py, bench_potrf (potrf, potrs, potri) on OpenCL-NVIDIA, CUDA
+# the headline cases first (README's table: the QP batches against OSQP, batched Cholesky),
+# so that a call that runs short leaves out the least important rows, never those:
 #   qp        bench_qp (control and double integrator, batches 1..100000, float and double) on
-#             OpenCL-NVIDIA and CUDA, the double integrator with declared shared matrices,
-#             the heterogeneous-batch pair, one QP on the host backend, ref_osqp.py on the
-#             same instances (one core and all cores; the double integrator also --reuse)
+#             OpenCL-NVIDIA and CUDA, ref_osqp.py on the same instances (one core and all
+#             cores; the double integrator also --reuse), the double integrator with declared
+#             shared matrices
+#   potrf     bench_potrf (potrf, potrs, potri) on CUDA, OpenCL-NVIDIA; ref_potrf.py
+#   ceilings  bench_ceiling (copy bandwidth, GEMM through CLBlast / cuBLAS) on CUDA and
+#             OpenCL-NVIDIA; ref_ceiling.py (torch copy, torch.matmul fp32 without TF32 and fp64)
+#   trtri     bench_trtri on CUDA and OpenCL-NVIDIA, ref_trtri.py
+#   qp (rest) the heterogeneous-batch pair, one QP on the host backend
 #   ldlt      bench_ldlt (sparse MPC KKT batches + dense) on OpenCL-NVIDIA and CUDA, with QDLDL
 #             when its source is carried in .qdldl/; ref_ldlt.py (torch.linalg.ldl_factor)
 #   vec       bench_vec --quick on both backends (last: the QP solver's vector kernels)
@@ -69,21 +71,21 @@ PLAN="
 build         core      90  90
 gala-info     core      15  10
 warm          core      90  60
-ceiling-ocl   ceiling   25  15
-ceiling-cuda  ceiling   15  10
-ceiling-torch ceiling   20  15
-trtri-torch   trtri     25  15
-trtri-ocl     trtri     20  10
-trtri-cuda    trtri     20  10
-potrf-torch   potrf     50  25
-potrf-ocl     potrf    150  30
-potrf-cuda    potrf     90  20
 qp-ocl        qp        80  20
 qp-cuda       qp        70  20
+qp-osqp       qp        30  15
 qp-shared     qp        25  10
+potrf-cuda    potrf     90  20
+potrf-ocl     potrf    150  30
+potrf-torch   potrf     50  25
+ceiling-cuda  ceiling   15  10
+ceiling-ocl   ceiling   25  15
+ceiling-torch ceiling   20  15
+trtri-cuda    trtri     20  10
+trtri-ocl     trtri     20  10
+trtri-torch   trtri     25  15
 qp-hetero     qp        35  10
 qp-host       qp        10   8
-qp-osqp       qp        30  15
 ldlt-ocl      ldlt      40  20
 ldlt-cuda     ldlt      30  15
 ldlt-torch    ldlt      25  10
@@ -383,21 +385,21 @@ fi
 note "        (build: $(grep -c 'warning:' "$W/build.log") compiler warnings)"
 step gala-info gala-info.txt s_info
 step warm warm.log s_warm
-step ceiling-ocl gala_ceiling_ocl.txt s_ceiling_ocl
-step ceiling-cuda gala_ceiling_cuda.txt s_ceiling_cuda
-step ceiling-torch torch_ceiling.log s_ceiling_torch
-step trtri-torch torch_trtri.log s_trtri_torch
-step trtri-ocl gala_trtri_ocl.txt s_trtri_ocl
-step trtri-cuda gala_trtri_cuda.txt s_trtri_cuda
-step potrf-torch torch_potrf.log s_potrf_torch
-step potrf-ocl gala_potrf_ocl.txt s_potrf_ocl
-step potrf-cuda gala_potrf_cuda.txt s_potrf_cuda
 step qp-ocl gala_qp_ocl.txt s_qp_ocl
 step qp-cuda gala_qp_cuda.txt s_qp_cuda
+step qp-osqp osqp.log s_qp_osqp
 step qp-shared gala_qp_shared.txt s_qp_shared
+step potrf-cuda gala_potrf_cuda.txt s_potrf_cuda
+step potrf-ocl gala_potrf_ocl.txt s_potrf_ocl
+step potrf-torch torch_potrf.log s_potrf_torch
+step ceiling-cuda gala_ceiling_cuda.txt s_ceiling_cuda
+step ceiling-ocl gala_ceiling_ocl.txt s_ceiling_ocl
+step ceiling-torch torch_ceiling.log s_ceiling_torch
+step trtri-cuda gala_trtri_cuda.txt s_trtri_cuda
+step trtri-ocl gala_trtri_ocl.txt s_trtri_ocl
+step trtri-torch torch_trtri.log s_trtri_torch
 step qp-hetero gala_qp_hetero_ocl.txt s_qp_hetero
 step qp-host gala_qp_host.txt s_qp_host
-step qp-osqp osqp.log s_qp_osqp
 step ldlt-ocl gala_ldlt_ocl.txt s_ldlt_ocl
 step ldlt-cuda gala_ldlt_cuda.txt s_ldlt_cuda
 step ldlt-torch torch_ldlt.log s_ldlt_torch

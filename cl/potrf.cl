@@ -64,7 +64,7 @@
  *
  * gala-defines: N=32 WG=128 UNROLL=1 SEL=1 VEC=1 SPLITK=1 MINB=4 HALF=1
  * gala-defines(potrf_lane): N=8 WG=64 UNROLL=1 LANE=1 CH=64
- * gala-defines(potrf_pair): N=32 WG=128 UNROLL=1 PAIR=1
+ * gala-defines(potrf_pair): N=32 WG=128 UNROLL=1 PAIR=1 PDIAG=1
  * gala-defines(potrf_trsm): N=64 WG=128 UNROLL=1 VEC=1 TRSM=1
  * gala-defines(potrf_tile): N=64 WG=288 UNROLL=1 TILE=1 TS=4 MPG=2
  * -D parameters: N (panel width and register row length, a power of two <= 64),
@@ -76,7 +76,8 @@
  *                COPY exist; the host compiles them only for chunked launches), MINB
  *                (potrf_panel: work-groups per SM the CUDA compiler must fit; 0: none),
  *                LANE (1: compile potrf_lane), CH (its reads in flight per work-item, a
- *                divisor of N·N), PAIR (1: compile potrf_pair), TRSM (1: compile
+ *                divisor of N·N), PAIR (1: compile potrf_pair; PDIAG 1: with its DIAG
+ *                form), TRSM (1: compile
  *                potrf_trsm), TILE (1: compile potrf_tile), TS, MPG (its tile size and
  *                matrices per work-group).
  */
@@ -712,7 +713,10 @@ KERNEL void potrf_lane(PF_PARAMS)
  * lim on when info holds an earlier non-finite column, a matrix whose info is in (0, j0]
  * skipped, the first unwritten column of the block in W[wo + s]). The host launches DIAG
  * only where no matrix's block is cut by wlim (wlim >= j0 + N), so the block is square:
- * order min(N, n_s - j0).
+ * order min(N, n_s - j0). The DIAG form is compiled only with -D PDIAG=1 (a program of its
+ * own): without it j0 = 0, no event limit and the order is nb, as constants. Compiled in,
+ * the run-time offset, limit and order cost the fused launches at N = 64 in double 1.66x
+ * (H100, 0.44 -> 0.73 ms at b = 20000: the kernel sits at the register limit there).
  */
 #define PP_H (N / 2)
 #if N != 16 && N != 32 && N != 64
@@ -732,13 +736,19 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
     int nb, ld, idx;
     gidx base;
     pf_matrix(s, count, n, lda, ao, as, vb, desc, dofs, &nb, &ld, &base, &idx);
-    /* the block of this launch: the whole matrix (fused, j0 = 0) or its diagonal block at
-     * (j0, j0) (DIAG), of order m */
-    const int m = min(N, min(wlim, nb) - j0);
+    /* the block of this launch: the whole matrix (fused, jd = 0) or its diagonal block at
+     * (jd, jd) (DIAG), of order m */
+#if defined(PDIAG) && PDIAG
+    const int jd = j0;
+    const int m = min(N, min(wlim, nb) - jd);
     int lim = BIGCOL; /* events only at columns < lim */
     int dead = m <= 0;
-    pf_prior(info, io + idx, mode, j0, &dead, &lim);
-    base += (gidx)j0 * (gidx)(ld + 1); /* L(j0, j0) in either triangle */
+    pf_prior(info, io + idx, mode, jd, &dead, &lim);
+    base += (gidx)jd * (gidx)(ld + 1); /* L(jd, jd) in either triangle */
+#else
+    const int jd = 0, m = nb, lim = BIGCOL;
+    const int dead = nb <= 0;
+#endif
     const int ra = l, rb = N - 1 - l;
     const int acta = !dead && ra < m, actb = !dead && rb < m;
     /* row r of L at A + base + gala_lidx(r, 0) + k·cs (k = column): one stride for either
@@ -802,9 +812,9 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
             const RVEC v0 = cv[(j) / RVW];                                                  \
             const REAL d = rv_get(v0, (j) % RVW);                                           \
             /* d is row j's own published value: fl[j] covers its finiteness too */       \
-            if (ev == 0 && j0 + (j) < lim) {                                                \
-                if (fl[j]) ev = -(j0 + (j) + 1);                                            \
-                else if (d <= (REAL)0) ev = j0 + (j) + 1;                                   \
+            if (ev == 0 && jd + (j) < lim) {                                                \
+                if (fl[j]) ev = -(jd + (j) + 1);                                            \
+                else if (d <= (REAL)0) ev = jd + (j) + 1;                                   \
             }                                                                               \
             const REAL isd = rsqrt(d), sd = d * isd;                                        \
             const REAL la = ra == (j) ? sd : raj * isd;                                     \
@@ -848,7 +858,7 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 
     if (dead) return;
     /* first column of the block not written */
-    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - j0 : N;
+    const int stop = ev != 0 ? (ev > 0 ? ev : -ev) - 1 - jd : N;
     {
         /* the addresses formed again from a stride read back from local memory, which the
          * compiler cannot prove equal to the load's: otherwise it keeps the load's 3N/2

@@ -44,6 +44,16 @@
  * layout of the local vectors, below). The other kernels use WG only.
  */
 
+/* QP_PART: which kernels this program holds, so that no program compiles kernels its call
+ * never launches (compiling dominates a first call: docs/design.md, "The first call").
+ * Absent or 0: every kernel; 1: the utility kernels (scaling, K, vectors, counts; the
+ * solver's key without a bin); 2: the sparse and PCG strategies' qp_kkt_* and qp_pcg*;
+ * 3: qp_admm and qp_check (a bin's key). */
+#ifndef QP_PART
+#define QP_PART 0
+#endif
+#define QP_HAS(p) (QP_PART == 0 || QP_PART == (p))
+
 /* QPs whose K⁻¹ products one work-item computes together (register blocking; -D QB, a
  * divisor of TB, else 4 or TB) */
 #ifndef QB
@@ -864,6 +874,7 @@ KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int
     }
 }
 
+#if QP_HAS(2) /* the sparse and PCG strategies' kernels: qp_kkt_*, qp_pcg* */
 /* ------------------------------------------------------------------------------------ */
 /* The sparse strategy (src/qp/linsys_sparse.c). Each QP's quasi-definite KKT matrix         */
 /*                                                                                          */
@@ -1259,6 +1270,8 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
     }
 }
 
+#endif /* QP_HAS(2) */
+
 /* ------------------------------------------------------------------------------------ */
 /* qp_unscale (results): per listed QP, into the output n-vector W2 and m-vector W:        */
 /*   with a solution (status 1, 2, 7, 8, 10): x = D∘x, y = E∘y/c                          */
@@ -1391,6 +1404,7 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
     if (lid == 0 && g == nchunks - 1) out[slot] = c0[0] + ccnt[g];
 }
 
+#if QP_HAS(3) /* qp_admm, qp_check and their helpers */
 /* ------------------------------------------------------------------------------------ */
 /* qp_admm: see the header comment. Group g owns the QPs list[g·TB + t], t < TB (-1 for   */
 /* an empty slot); with TB > 1 they share n, m, the matrices and the ρ ladder (nrungs > 0). */
@@ -2093,3 +2107,5 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
         }
     }
 }
+
+#endif /* QP_HAS(3) */

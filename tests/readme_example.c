@@ -5,27 +5,32 @@
 int main(void)
 {
     gala_context *ctx;
-    if (gala_context_create(NULL, &ctx) != GALA_OK) { /* default device */
+    if (gala_context_create(NULL, &ctx) != GALA_OK) { /* the default device */
         fprintf(stderr, "no device: %s\n", gala_last_error(NULL));
         return 1;
     }
-    double x[6] = {1, -2, 3, 4, 5, -6}, y[6] = {1, 1, 1, 1, 1, 1}, norms[2];
-    gala_buffer *bx, *by, *bn;
-    gala_buffer_create(ctx, GALA_DOUBLE, 6, &bx);
-    gala_buffer_create(ctx, GALA_DOUBLE, 6, &by);
-    gala_buffer_create(ctx, GALA_DOUBLE, 2, &bn);
-    gala_buffer_write(bx, 0, 6, x);
-    gala_buffer_write(by, 0, 6, y);
-    /* two vectors of 3 elements each: y_b = 2 x_b + y_b, then ||y_b||_inf */
-    gala_status s = gala_axpby_batched(ctx, 3, 2.0, bx, 0, 3, 1.0, by, 0, 3, 2);
-    if (s == GALA_OK) s = gala_norm_inf_batched(ctx, 3, by, 0, 3, bn, 0, 2);
-    if (s == GALA_OK) s = gala_buffer_read(bn, 0, 2, norms);
-    if (s != GALA_OK) {
-        fprintf(stderr, "%s\n", gala_last_error(ctx));
+    /* a batch of two SPD matrices of order 2, column-major, one after the other,
+       and one right-hand side for each */
+    double a[8] = {4, 2, 2, 3, /* A0 */ 9, 3, 3, 5 /* A1 */};
+    double b[4] = {2, -1, /* b0 */ 12, 8 /* b1 */};
+    int info[2];
+    gala_buffer *A, *B;
+    gala_buffer_create(ctx, GALA_DOUBLE, 8, &A); /* double buffers: double precision */
+    gala_buffer_create(ctx, GALA_DOUBLE, 4, &B);
+    gala_buffer_write(A, 0, 8, a);
+    gala_buffer_write(B, 0, 4, b);
+    /* A_k = L_k L_kᵀ for both (matrix k at offset 4k, lda 2), then A_k x_k = b_k in place */
+    gala_status s = gala_potrf_batched(ctx, GALA_LOWER, 2, A, 0, 2, 4, 2, info);
+    if (s == GALA_OK) s = gala_potrs_batched(ctx, GALA_LOWER, 2, 1, A, 0, 2, 4, B, 0, 2, 2, 2);
+    if (s == GALA_OK) s = gala_buffer_read(B, 0, 4, b);
+    if (s != GALA_OK) { /* info[k] says which matrix failed and at which column */
+        fprintf(stderr, "%s (info %d %d)\n", gala_last_error(ctx), info[0], info[1]);
         gala_context_destroy(ctx);
         return 1;
     }
-    printf("norms: %g %g\n", norms[0], norms[1]); /* 7 11 */
+    printf("x0 = (%g, %g), x1 = (%g, %g)\n", b[0], b[1], b[2], b[3]); /* (1, -1), (1, 1) */
     gala_context_destroy(ctx); /* also frees the buffers */
-    return norms[0] == 7 && norms[1] == 11 ? 0 : 1;
+    double e = (b[0] - 1) * (b[0] - 1) + (b[1] + 1) * (b[1] + 1) + (b[2] - 1) * (b[2] - 1) +
+               (b[3] - 1) * (b[3] - 1);
+    return e < 1e-24 ? 0 : 1;
 }

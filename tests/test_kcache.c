@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/internal.h" /* gala_fnv1a: forge entries whose hashes are right */
+#include "core/kernel.h"   /* gala_kernel_prefetch */
 #include "testutil.h"
 
 extern char **environ;
@@ -26,18 +27,13 @@ static gala_backend compiling_backend(void)
     return GALA_BACKEND_HOST;
 }
 
-/* Create a context, run one kernel, check it, return its statistics. */
-static gala_status run_once(gala_backend b, gala_stats *st)
+/* y = 3·x + y on 4 vectors of 16 through ctx (one kernel), checked exactly. */
+static gala_status axpby_check(gala_context *ctx)
 {
-    gala_context_options o;
-    gala_context_options_default(&o);
-    o.backend = b;
-    gala_context *ctx;
-    gala_status s = gala_context_create(&o, &ctx);
-    if (s != GALA_OK) return s;
     float x[64], y[64];
     for (int i = 0; i < 64; ++i) { x[i] = (float)i; y[i] = 1; }
     gala_buffer *bx = NULL, *by = NULL;
+    gala_status s;
     if ((s = gala_buffer_create(ctx, GALA_FLOAT, 64, &bx)) == GALA_OK &&
         (s = gala_buffer_create(ctx, GALA_FLOAT, 64, &by)) == GALA_OK &&
         (s = gala_buffer_write(bx, 0, 64, x)) == GALA_OK &&
@@ -47,6 +43,21 @@ static gala_status run_once(gala_backend b, gala_stats *st)
         for (int i = 0; i < 64; ++i)
             if (y[i] != 3.0f * (float)i + 1) s = GALA_ERR_INTERNAL;
     }
+    gala_buffer_free(bx);
+    gala_buffer_free(by);
+    return s;
+}
+
+/* Create a context, run one kernel, check it, return its statistics. */
+static gala_status run_once(gala_backend b, gala_stats *st)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = b;
+    gala_context *ctx;
+    gala_status s = gala_context_create(&o, &ctx);
+    if (s != GALA_OK) return s;
+    s = axpby_check(ctx);
     if (st) gala_context_stats(ctx, st);
     gala_context_destroy(ctx);
     return s;
@@ -386,6 +397,115 @@ START_TEST(concurrent_threads_share_a_folder)
 }
 END_TEST
 
+/* Programs prefetched on build threads (gala_kernel_prefetch): built once each, stored in
+ * the disk cache, counted at their first use; the call that uses one gets its result; a
+ * failed build is reported by the call that needs the program, with the compiler's log;
+ * GALA_BUILD_THREADS=1 starts no thread. */
+static gala_context *prefetching_ctx(gala_backend b, gala_program_key keys[3])
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = b;
+    gala_context *ctx;
+    TU_OK(NULL, gala_context_create(&o, &ctx));
+    /* the program gala_axpby_batched uses (src/blas/axpby.c), and two it never asks for */
+    const long wg = gala_tune(ctx, "vec.wg", GALA_FLOAT, 256);
+    const long other[2] = {wg == 64 ? 32 : 64, wg == 128 ? 32 : 128};
+    for (int i = 0; i < 3; ++i) {
+        gala_key_init(&keys[i], "vec", GALA_FLOAT);
+        gala_key_def(&keys[i], "WG", i == 0 ? wg : other[i - 1]);
+    }
+    return ctx;
+}
+
+START_TEST(prefetched_programs_build_on_threads)
+{
+    gala_backend b = compiling_backend();
+    if (b == GALA_BACKEND_HOST) return;
+    char dir[256];
+    fresh_dir(dir, sizeof dir, "prefetch");
+    setenv("GALA_CACHE_DIR", dir, 1);
+    setenv("GALA_BUILD_THREADS", "3", 1);
+    gala_program_key keys[3];
+    gala_stats st;
+
+    gala_context *ctx = prefetching_ctx(b, keys);
+    TU_OK(ctx, gala_kernel_prefetch(ctx, keys, 3));
+    TU_OK(ctx, gala_kernel_prefetch(ctx, keys, 3)); /* queued already: nothing more */
+    ck_assert_ptr_nonnull(ctx->builder);
+    TU_OK(ctx, axpby_check(ctx));
+    gala_context_stats(ctx, &st);
+    ck_assert_int_eq(st.programs_built + st.programs_from_cache, 1); /* counted when used */
+    for (int i = 1; i < 3; ++i) {
+        gala_kernel *k;
+        TU_OK(ctx, gala_kernel_get(ctx, &keys[i], "axpby", &k));
+    }
+    gala_context_stats(ctx, &st);
+    ck_assert_int_eq(st.programs_built, 3);
+    gala_context_destroy(ctx);
+    ck_assert_int_eq(count_entries(dir), 3);
+
+    ctx = prefetching_ctx(b, keys);
+    TU_OK(ctx, gala_kernel_prefetch(ctx, keys, 3));
+    TU_OK(ctx, axpby_check(ctx));
+    gala_context_stats(ctx, &st);
+    ck_assert_int_eq(st.programs_built, 0);
+    ck_assert_int_eq(st.programs_from_cache, 1);
+    gala_context_destroy(ctx); /* while the other two may be loading */
+
+    /* one build thread: the caller's; prefetching starts nothing */
+    setenv("GALA_BUILD_THREADS", "1", 1);
+    ctx = prefetching_ctx(b, keys);
+    TU_OK(ctx, gala_kernel_prefetch(ctx, keys, 3));
+    ck_assert_ptr_null(ctx->builder);
+    TU_OK(ctx, axpby_check(ctx));
+    gala_context_destroy(ctx);
+
+    /* a program that does not compile: the call that needs it says so, with the log */
+    setenv("GALA_BUILD_THREADS", "3", 1);
+    char src[256], path[512];
+    fresh_dir(src, sizeof src, "prefetch-src");
+    snprintf(path, sizeof path, "%s/common.clh", src);
+    FILE *out = fopen(path, "w"), *in = fopen(GALA_SOURCE_DIR "/cl/common.clh", "r");
+    ck_assert_ptr_nonnull(in);
+    for (int c; (c = fgetc(in)) != EOF;) fputc(c, out);
+    fclose(in);
+    fclose(out);
+    snprintf(path, sizeof path, "%s/vec.cl", src);
+    out = fopen(path, "w");
+    fputs("KERNEL void axpby(int n) { this is not C; }\n", out);
+    fclose(out);
+    setenv("GALA_CL_DIR", src, 1);
+    ctx = prefetching_ctx(b, keys);
+    TU_OK(ctx, gala_kernel_prefetch(ctx, keys, 3));
+    ck_assert_int_eq(axpby_check(ctx), GALA_ERR_KERNEL_BUILD);
+    const char *log = strstr(gala_last_error(ctx), "compiler log:");
+    ck_assert_msg(log && strstr(log, "error") != NULL, "log: %s", gala_last_error(ctx));
+    for (int i = 1; i < 3; ++i) { /* the other two failed too (and no thread reads the
+                                   * environment once they are settled) */
+        gala_kernel *k;
+        ck_assert_int_eq(gala_kernel_get(ctx, &keys[i], "axpby", &k), GALA_ERR_KERNEL_BUILD);
+    }
+    /* a build thread's rejection follows a direct build's rules (issue 39): remembered in
+     * the kernel cache, and reported as a rejection, which routines fall back from */
+    ck_assert_int_eq(count_prefix(dir, "failed-vec-"), 3);
+    ck_assert(gala_build_rejected(ctx, GALA_ERR_KERNEL_BUILD));
+    gala_context_destroy(ctx);
+    /* a new context's build threads do not build it again */
+    ctx = prefetching_ctx(b, keys);
+    TU_OK(ctx, gala_kernel_prefetch(ctx, keys, 3));
+    ck_assert_int_eq(axpby_check(ctx), GALA_ERR_KERNEL_BUILD);
+    ck_assert_msg(strstr(gala_last_error(ctx), "before") != NULL, "last error: %s",
+                  gala_last_error(ctx));
+    ck_assert(gala_build_rejected(ctx, GALA_ERR_KERNEL_BUILD));
+    unsetenv("GALA_CL_DIR");
+    TU_OK(ctx, axpby_check(ctx)); /* usable once the sources are good again */
+    gala_context_destroy(ctx);
+    unlink(path);
+    unsetenv("GALA_BUILD_THREADS");
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
@@ -404,6 +524,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, compile_errors_carry_the_log);
     tcase_add_test(tc, bad_binaries_with_good_hashes_are_rebuilt);
     tcase_add_test(tc, concurrent_threads_share_a_folder);
+    tcase_add_test(tc, prefetched_programs_build_on_threads);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

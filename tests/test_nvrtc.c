@@ -9,7 +9,12 @@
  * The PTX is also checked against the host backend's kernel table: every kernel of the
  * family exists on both sides, with parameter lists of the same kinds (a mismatch would
  * read garbage on CUDA, which does not check argument sizes the way OpenCL does).
+ *
+ * The compilations run on threads before the tests (compile_ahead): NVRTC compiles
+ * different programs concurrently, and one at a time this program took 330-480 s in CI.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,8 +120,84 @@ static int f64_ops(const char *ptx)
     return n;
 }
 
+/* ---- compiling ahead: the compilations of the tests below, run on threads before the
+ * tests start (NVRTC compiles different programs concurrently), so that the test program
+ * takes a fraction of the time on several cores (it compiles every family: minutes on one
+ * core). A test's compile() takes the result from here; a failed one is compiled again by
+ * the test, which then reports its message. $GALA_BUILD_THREADS sets the threads (1: none
+ * ahead, every compilation in its test). */
+typedef struct ahead_job {
+    char target[16];
+    int cubin;
+    const char *source; /* owned by ahead_src */
+    char options[640];
+    gala_status status;
+    void *image;
+    size_t size;
+} ahead_job;
+
+#define AHEAD_MAX 256
+static ahead_job ahead[AHEAD_MAX];
+static int n_ahead;
+static char *ahead_src[64];
+static int n_ahead_src;
+static atomic_int ahead_next;
+
+static gala_status compile_now(const char *target, int cubin, const char *what, const char *source,
+                               const char *options, char **image, size_t *size);
+
+static void *ahead_thread(void *arg)
+{
+    (void)arg;
+    for (int i; (i = atomic_fetch_add(&ahead_next, 1)) < n_ahead;) {
+        ahead_job *j = &ahead[i];
+        char *img = NULL;
+        j->status = compile_now(j->target, j->cubin, "ahead", j->source, j->options, &img, &j->size);
+        j->image = img;
+    }
+    return NULL;
+}
+
+static void ahead_add(const char *target, int cubin, const char *source, const char *options)
+{
+    if (n_ahead >= AHEAD_MAX) return;
+    ahead_job *j = &ahead[n_ahead++];
+    snprintf(j->target, sizeof j->target, "%s", target);
+    j->cubin = cubin;
+    j->source = source;
+    snprintf(j->options, sizeof j->options, "%s", options);
+    j->status = GALA_ERR_INTERNAL;
+}
+
+static void ahead_run(int nthreads)
+{
+    pthread_t th[64];
+    int n = 0;
+    if (nthreads > 64) nthreads = 64;
+    while (n < nthreads && pthread_create(&th[n], NULL, ahead_thread, NULL) == 0) ++n;
+    ahead_thread(NULL);
+    for (int i = 0; i < n; ++i) pthread_join(th[i], NULL);
+}
+
 static gala_status compile(const char *target, int cubin, const char *what, const char *source,
                            const char *options, char **image, size_t *size)
+{
+    for (int i = 0; i < n_ahead; ++i) {
+        const ahead_job *j = &ahead[i];
+        if (j->status != GALA_OK || j->cubin != cubin || strcmp(j->target, target) ||
+            strcmp(j->options, options) || strcmp(j->source, source))
+            continue;
+        *image = gala_malloc(j->size);
+        ck_assert_ptr_nonnull(*image);
+        memcpy(*image, j->image, j->size);
+        *size = j->size;
+        return GALA_OK;
+    }
+    return compile_now(target, cubin, what, source, options, image, size);
+}
+
+static gala_status compile_now(const char *target, int cubin, const char *what, const char *source,
+                               const char *options, char **image, size_t *size)
 {
     gala_nvrtc_args a;
     gala_status s = gala_nvrtc_args_make(NULL, target, options, &a);
@@ -126,6 +207,20 @@ static gala_status compile(const char *target, int cubin, const char *what, cons
     *image = img;
     return s;
 }
+
+/* "-DREAL=... [-DGALA_DOUBLE=1] -D..." from the family's (or kernel's) `gala-defines` line. */
+static int family_options(const char *text, const char *kernel, int dbl, char *out, size_t cap)
+{
+    char defs[512];
+    if (!defines(text, kernel, defs, sizeof defs)) return 0;
+    snprintf(out, cap, "-DREAL=%s%s%s", dbl ? "double" : "float", dbl ? " -DGALA_DOUBLE=1" : "",
+             defs);
+    return 1;
+}
+
+static const struct { const char *target; int cubin; } targets[] = {
+    {"compute_75", 0}, {"sm_90", 1}, {"compute_90", 0}};
+#define N_TARGETS (sizeof targets / sizeof targets[0])
 
 START_TEST(family_compiles_for_cuda)
 {
@@ -138,16 +233,12 @@ START_TEST(family_compiles_for_cuda)
     TU_OK(NULL, gala_kernel_source(NULL, fam, &src));
     const char *text = family_text(src, fam);
     ck_assert_msg(text != NULL, "no #line marker for %s.cl", fam);
-    char defs[512], options[640];
-    ck_assert_msg(defines(text, NULL, defs, sizeof defs),
+    char options[640];
+    ck_assert_msg(family_options(text, NULL, dbl, options, sizeof options),
                   "cl/%s.cl has no `gala-defines:` line in its header comment", fam);
-    snprintf(options, sizeof options, "-DREAL=%s%s%s", dbl ? "double" : "float",
-             dbl ? " -DGALA_DOUBLE=1" : "", defs);
 
-    static const struct { const char *target; int cubin; } targets[] = {
-        {"compute_75", 0}, {"sm_90", 1}, {"compute_90", 0}};
     char *ptx = NULL;
-    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; ++t) {
+    for (size_t t = 0; t < N_TARGETS; ++t) {
         char what[128];
         snprintf(what, sizeof what, "cl/%s.cl for %s", fam, targets[t].target);
         char *img = NULL;
@@ -178,8 +269,7 @@ START_TEST(family_compiles_for_cuda)
         if (np < 0 && defines(text, names[k], kdefs, sizeof kdefs)) {
             /* a kernel under its own -D values: CUBIN for sm_90 and PTX for compute_90 */
             char kopt[640], what[192];
-            snprintf(kopt, sizeof kopt, "-DREAL=%s%s%s", dbl ? "double" : "float",
-                     dbl ? " -DGALA_DOUBLE=1" : "", kdefs);
+            family_options(text, names[k], dbl, kopt, sizeof kopt);
             char *img = NULL, *kptx = NULL;
             size_t size = 0;
             snprintf(what, sizeof what, "cl/%.63s.cl, kernel %.63s, for sm_90", fam, names[k]);
@@ -243,16 +333,12 @@ static const char *const qp_classes[] = {
     "-DWG=224 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2 -DQB=4 -DTL=1"};
 #define QP_NCLASSES (sizeof qp_classes / sizeof qp_classes[0])
 
-START_TEST(qp_launch_classes_compile)
+/* The options of launch class c in float or double; *cls the class's -D part. */
+static void qp_class_options(int c, int dbl, char *options, size_t cap, const char **cls_out)
 {
-    const char *const *classes = qp_classes;
-    const int c = _i / 2, dbl = _i % 2;
-    char *src = NULL;
-    TU_OK(NULL, gala_kernel_source(NULL, "qp", &src));
-    char options[640], what[512];
     /* float tiles of 16 need 2.7 KiB per QP: double gets half the tile */
-    const char *cls = classes[c];
-    char buf[256];
+    const char *cls = qp_classes[c];
+    static _Thread_local char buf[256];
     if (dbl && strstr(cls, "-DTL=1")) { /* CUDA double's tile: 8 QPs in 45.6 KB (qp.tile_bytes) */
         snprintf(buf, sizeof buf, "%s",
                  "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=0 -DKS=1 -DRB=2 "
@@ -262,8 +348,21 @@ START_TEST(qp_launch_classes_compile)
         snprintf(buf, sizeof buf, "%s", "-DWG=128 -DTB=8 -DNCAP=112 -DMCAP=112 -DVLOCAL=1 -DREFINE=1 -DKS=1 -DRB=2");
         cls = buf;
     }
-    snprintf(options, sizeof options, "-DREAL=%s%s %s", dbl ? "double" : "float",
+    /* QP_PART=3: the ADMM program as the solver builds it (cl/qp.cl; every kernel is
+     * compiled by family_compiles_for_cuda) */
+    snprintf(options, cap, "-DREAL=%s%s %s -DQP_PART=3", dbl ? "double" : "float",
              dbl ? " -DGALA_DOUBLE=1" : "", cls);
+    *cls_out = cls;
+}
+
+START_TEST(qp_launch_classes_compile)
+{
+    const int c = _i / 2, dbl = _i % 2;
+    char *src = NULL;
+    TU_OK(NULL, gala_kernel_source(NULL, "qp", &src));
+    char options[640], what[512];
+    const char *cls;
+    qp_class_options(c, dbl, options, sizeof options, &cls);
     snprintf(what, sizeof what, "cl/qp.cl (%s) for sm_90", cls);
     char *img = NULL;
     size_t size = 0;
@@ -344,8 +443,46 @@ START_TEST(architectures)
 }
 END_TEST
 
+/* Queue every compilation of family_compiles_for_cuda and qp_launch_classes_compile and
+ * run them on threads (see ahead_job). */
+static void compile_ahead(void)
+{
+    const char *e = getenv("GALA_BUILD_THREADS");
+    int nthreads = e && *e ? atoi(e) : 0;
+    if (nthreads <= 0) nthreads = gala_cpu_count();
+    if (nthreads <= 1) return;
+    for (int f = 0; f < gala_kernel_family_count() && n_ahead_src < 63; ++f) {
+        char fam[64], *src = NULL;
+        snprintf(fam, sizeof fam, "%s", gala_kernel_family_name(f));
+        if (gala_kernel_source(NULL, fam, &src) != GALA_OK) continue;
+        ahead_src[n_ahead_src++] = src;
+        const char *text = family_text(src, fam);
+        if (!text) continue;
+        char names[MAX_KERNELS][64], options[640];
+        int nk = kernel_names(text, names, MAX_KERNELS);
+        for (int dbl = 0; dbl < 2; ++dbl) {
+            if (family_options(text, NULL, dbl, options, sizeof options))
+                for (size_t t = 0; t < N_TARGETS; ++t)
+                    ahead_add(targets[t].target, targets[t].cubin, src, options);
+            for (int k = 0; k < nk; ++k)
+                if (family_options(text, names[k], dbl, options, sizeof options)) {
+                    ahead_add("sm_90", 1, src, options);
+                    ahead_add("compute_90", 0, src, options);
+                }
+            if (strcmp(fam, "qp") == 0)
+                for (int c = 0; c < (int)QP_NCLASSES; ++c) {
+                    const char *cls;
+                    qp_class_options(c, dbl, options, sizeof options, &cls);
+                    ahead_add("sm_90", 1, src, options);
+                }
+        }
+    }
+    ahead_run(nthreads - 1);
+}
+
 int main(void)
 {
+    compile_ahead();
     Suite *s = suite_create("nvrtc");
     TCase *tc = tcase_create("nvrtc");
     tcase_add_loop_test(tc, family_compiles_for_cuda, 0, 2 * gala_kernel_family_count());

@@ -274,7 +274,8 @@ static void usage(FILE *f)
                "  gala-qp solve HS21.QPS --json --solution-dir sol/\n"
                "  gala-qp generate portfolio --size 5 --count 10 --seed 7 --out qps/\n"
                "Manual: docs/gala-qp.md. Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE,\n"
-               "GALA_HOST_THREADS (the host backend's threads).\n");
+               "GALA_HOST_THREADS (the host backend's threads), GALA_CACHE_DIR (compiled kernels),\n"
+               "GALA_BUILD_THREADS (threads compiling kernels at a first call).\n");
 }
 
 /* ================================================================== parsing */

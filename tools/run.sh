@@ -5,7 +5,9 @@
 #                           and the 24 Maros-Meszaros problems of tests/data, each as one batch;
 #                           then the Python package, installed into .venv, and its demo)
 #   tools/run.sh test       install, build with warnings as errors, run the whole test suite
-#                           (C, then Python: the package installed into .venv, pytest)
+#                           (C, then Python: the package installed into .venv, pytest), and
+#                           build the API reference (Doxygen, warnings as errors) into
+#                           build/docs/api/html
 #   tools/run.sh python     only install the Python package into .venv (pip install .)
 #   tools/run.sh sanitize   build the host-backend tests with AddressSanitizer + UBSan and run them
 #   tools/run.sh tsan       build with ThreadSanitizer and run the concurrency tests (host + OpenCL)
@@ -19,7 +21,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PKGS=(cmake make gcc clang pkg-config ca-certificates
       ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
       libclblast-dev check libsubunit-dev libsuitesparse-dev
-      liblapacke-dev libopenblas-dev valgrind g++ python3-venv python3-dev
+      liblapacke-dev libopenblas-dev valgrind g++ python3-venv python3-dev doxygen
       clang-15 llvm-spirv-15)
 
 # The Python package's build and test dependencies (PyPI), installed into .venv.
@@ -93,6 +95,8 @@ test)
     setup
     build build
     ctest --test-dir build --output-on-failure -j"$(jobs)"
+    # the API reference: every public function, type and enum value documented (about 1 s)
+    cmake --build build --target docs
     python_env
     GALA_CACHE_DIR="$PWD/build/kcache" .venv/bin/python -m pytest python/tests -q -rs
     ;;
@@ -102,9 +106,11 @@ python)
     ;;
 sanitize)
     setup
-    # host backend only (no OpenCL runtime inside the sanitized process), leaks checked
+    # host backend only (no OpenCL runtime inside the sanitized process), leaks checked; no
+    # CUDA either: without a GPU its only test is test_nvrtc, NVRTC compiling every kernel
+    # (5-8 minutes on two cores), which the test command has already run
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DGALA_SANITIZE=address,undefined \
-        -DGALA_WITH_OPENCL=OFF -DGALA_BUILD_BENCH=OFF
+        -DGALA_WITH_OPENCL=OFF -DGALA_WITH_CUDA=OFF -DGALA_BUILD_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
     ;;
 tsan)

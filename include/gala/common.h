@@ -22,10 +22,14 @@
 extern "C" {
 #endif
 
+/** Major version of these headers (gala_version() gives the library's at run time). */
 #define GALA_VERSION_MAJOR 0
+/** Minor version of these headers. */
 #define GALA_VERSION_MINOR 1
+/** Patch version of these headers. */
 #define GALA_VERSION_PATCH 0
 
+/** Marks the library's exported functions (symbol visibility); nothing for callers to do. */
 #if defined(_WIN32) && defined(GALA_SHARED_BUILD)
 #define GALA_API __declspec(dllexport)
 #elif defined(__GNUC__)
@@ -41,6 +45,7 @@ typedef struct gala_buffer gala_buffer;
 
 /** Status returned by every gala function. 0 is success, errors are negative. */
 typedef enum gala_status {
+    /** Success. */
     GALA_OK = 0,
     /** An argument is wrong: NULL pointer, negative or inconsistent size, leading dimension
      *  too small, mismatched element types, size that overflows. */

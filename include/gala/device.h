@@ -22,17 +22,19 @@
 extern "C" {
 #endif
 
+/** A context: one backend and one device (declared in common.h too). */
 typedef struct gala_context gala_context;
+/** A typed device buffer owned by a context (declared in common.h too). */
 typedef struct gala_buffer gala_buffer;
 
 /** Backends. AUTO picks a GPU (an OpenCL GPU, then a CUDA GPU), else HOST (plain C on every
  *  core, options.host_threads). An OpenCL CPU device (PoCL, Rusticl's llvmpipe) is used
  *  only when asked for: backend OPENCL, or a platform or device selection. */
 typedef enum gala_backend {
-    GALA_BACKEND_AUTO = 0,
-    GALA_BACKEND_OPENCL = 1,
-    GALA_BACKEND_CUDA = 2,
-    GALA_BACKEND_HOST = 3
+    GALA_BACKEND_AUTO = 0,   /**< a GPU (OpenCL, then CUDA), else HOST; the default */
+    GALA_BACKEND_OPENCL = 1, /**< OpenCL: any vendor's GPU or CPU device */
+    GALA_BACKEND_CUDA = 2,   /**< CUDA: NVIDIA GPUs (builds with the CUDA toolkit) */
+    GALA_BACKEND_HOST = 3    /**< plain C on the calling thread and the context's threads */
 } gala_backend;
 
 /** Options for gala_context_create(). Initialize with gala_context_options_default(). */
@@ -143,8 +145,8 @@ typedef struct gala_device_desc {
     int platform_index;      /**< index of the OpenCL platform (0 for CUDA and HOST) */
     int device_index;        /**< index of the device within its platform */
     int is_gpu;              /**< 1 for a GPU */
-    char platform_name[128];
-    char device_name[128];
+    char platform_name[128]; /**< the OpenCL platform's name ("CUDA", "host" otherwise) */
+    char device_name[128];   /**< the device's name, as gala-info prints it */
 } gala_device_desc;
 
 /**
@@ -280,6 +282,7 @@ GALA_API gala_status gala_buffer_wrap(gala_context *ctx, gala_dtype dtype, size_
 /* Device timers (for benchmarks): elapsed device time between two points of the queue.  */
 /* ------------------------------------------------------------------------------------ */
 
+/** A point recorded in a context's queue: gala_timer_record(), gala_timer_elapsed_ms(), gala_timer_free(). */
 typedef struct gala_timer gala_timer;
 
 /**

@@ -150,7 +150,9 @@ GALA_API gala_status gala_ldlt_solve_vbatched(struct gala_context *ctx, gala_upl
  * GALA_ERR_SINGULAR if some pivot is zero, else GALA_ERR_WRONG_INERTIA; the message names the
  * first failing matrix. The factor object stays usable (refactor with better values).
  */
+/** The symbolic analysis of one or more sparsity patterns (host only; see above). */
 typedef struct gala_sparse_ldlt_symbolic gala_sparse_ldlt_symbolic;
+/** The numeric factors of a batch on the device (gala_sparse_ldlt_factor()). */
 typedef struct gala_sparse_ldlt gala_sparse_ldlt;
 
 /** Fill-reducing orderings. */

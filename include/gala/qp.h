@@ -47,15 +47,15 @@ GALA_API gala_status gala_qp_problem_free(gala_qp_problem *problem);
 /** Status of one QP after gala_qp_solve(). Values 1..11 are OSQP's status values;
  *  gala adds GALA_QP_INVALID_DATA for a QP whose data were rejected at setup or update. */
 typedef enum gala_qp_status {
-    GALA_QP_SOLVED = 1,
-    GALA_QP_SOLVED_INACCURATE = 2,
-    GALA_QP_PRIMAL_INFEASIBLE = 3,
-    GALA_QP_PRIMAL_INFEASIBLE_INACCURATE = 4,
-    GALA_QP_DUAL_INFEASIBLE = 5,
-    GALA_QP_DUAL_INFEASIBLE_INACCURATE = 6,
-    GALA_QP_MAX_ITER_REACHED = 7,
-    GALA_QP_TIME_LIMIT_REACHED = 8,
-    GALA_QP_NON_CVX = 9,
+    GALA_QP_SOLVED = 1,                      /**< solved to eps_abs / eps_rel */
+    GALA_QP_SOLVED_INACCURATE = 2,           /**< solved to the looser tolerances only */
+    GALA_QP_PRIMAL_INFEASIBLE = 3,           /**< a certificate of primal infeasibility */
+    GALA_QP_PRIMAL_INFEASIBLE_INACCURATE = 4, /**< the same, to the looser tolerance */
+    GALA_QP_DUAL_INFEASIBLE = 5,             /**< a certificate of dual infeasibility */
+    GALA_QP_DUAL_INFEASIBLE_INACCURATE = 6,  /**< the same, to the looser tolerance */
+    GALA_QP_MAX_ITER_REACHED = 7,            /**< max_iter iterations without convergence */
+    GALA_QP_TIME_LIMIT_REACHED = 8,          /**< time_limit reached without convergence */
+    GALA_QP_NON_CVX = 9,                     /**< P is not positive semidefinite */
     GALA_QP_INTERRUPTED = 10, /**< the progress callback asked to stop (OSQP's SIGINT) */
     GALA_QP_UNSOLVED = 11,    /**< set up but not solved yet */
     GALA_QP_INVALID_DATA = 12 /**< the QP's data are invalid (gala_qp_info.message says why) */
@@ -83,6 +83,7 @@ typedef struct gala_qp_info {
     char message[96];      /**< why the data are invalid, or "" */
 } gala_qp_info;
 
+/** A batch of QPs set up on a device (gala_qp_setup()); freed by gala_qp_destroy(). */
 typedef struct gala_qp_solver gala_qp_solver;
 
 /**

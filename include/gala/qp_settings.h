@@ -37,6 +37,7 @@ extern "C" {
  *  on GPUs), SPARSE_LDLT where a solve with its factors costs at most half of a product
  *  with the dense K⁻¹; DENSE otherwise. */
 typedef enum gala_qp_linsys {
+    /** Chosen per batch, as above (the default). */
     GALA_QP_LINSYS_AUTO = 0,
     /** Per QP: dense K = P + σI + Aᵀdiag(ρ)A inverted on the device; each iteration applies
      *  K⁻¹ as a matrix-vector product. A change of ρ refactors only that QP. */
@@ -63,7 +64,7 @@ typedef enum gala_qp_linsys {
 
 /** Adaptive ρ modes (OSQP's values). */
 typedef enum gala_qp_adaptive_rho {
-    GALA_QP_ADAPTIVE_RHO_DISABLED = 0,
+    GALA_QP_ADAPTIVE_RHO_DISABLED = 0,   /**< ρ stays fixed */
     GALA_QP_ADAPTIVE_RHO_ITERATIONS = 1, /**< every adaptive_rho_interval iterations (default) */
     GALA_QP_ADAPTIVE_RHO_TIME = 2        /**< interval fixed when the solve time first exceeds
                                               adaptive_rho_fraction·setup time (OSQP 0.6 style) */
@@ -84,6 +85,7 @@ typedef enum gala_qp_setting_kind {
 #define GALA_QP_SETTING_HI_OPEN 8u /**< hi itself is not valid */
 #define GALA_QP_SETTING_NO_CLI 16u /**< not an option of gala-qp */
 
+/** @cond GALA_INTERNAL */
 /* Short names for the table only. */
 #define GALA_QP_S_OSQP GALA_QP_SETTING_OSQP
 #define GALA_QP_S_FIXED GALA_QP_SETTING_FIXED
@@ -91,7 +93,15 @@ typedef enum gala_qp_setting_kind {
 #define GALA_QP_S_LT GALA_QP_SETTING_HI_OPEN
 #define GALA_QP_S_NOCLI GALA_QP_SETTING_NO_CLI
 #define GALA_QP_S_INF HUGE_VAL
+/** @endcond */
 
+/**
+ * The settings table, one X(kind, ctype, name, default, lo, hi, flags, cli, choices, help)
+ * row per field of gala_qp_settings, in its order: the one source of the struct's fields,
+ * their defaults and valid ranges, gala-qp's options and the Python package's settings.
+ * Read the rows at run time with gala_qp_settings_count() and gala_qp_settings_field(), or
+ * expand them with your own X macro.
+ */
 /* clang-format off */
 #define GALA_QP_SETTINGS(X)                                                                      \
     /* ---- OSQP's settings ---- */                                                              \
@@ -183,9 +193,11 @@ typedef int (*gala_qp_progress_fn)(void *user, int qps_done, int qps_total, int 
  * defaults.
  */
 typedef struct gala_qp_settings {
+    /** @cond GALA_INTERNAL */
 #define GALA_QP_SETTING_MEMBER_(kind, ctype, name, ...) ctype name;
     GALA_QP_SETTINGS(GALA_QP_SETTING_MEMBER_)
 #undef GALA_QP_SETTING_MEMBER_
+    /** @endcond */
     gala_qp_progress_fn progress; /**< optional progress callback (NULL: none; default) */
     void *progress_user;          /**< passed to progress */
 } gala_qp_settings;
@@ -201,10 +213,14 @@ typedef struct gala_qp_setting_desc {
     unsigned flags;      /**< GALA_QP_SETTING_* flags */
     size_t offset;       /**< offsetof(gala_qp_settings, name) */
     double def;          /**< default (ints and enums as doubles) */
-    double lo, hi;       /**< valid range (see flags for open ends) */
+    double lo, hi;       /* valid range [lo, hi] (see flags for open ends) */
     int nchoices;        /**< ENUM: hi - lo + 1 words; 0 otherwise */
     const char *help;    /**< one paragraph */
 } gala_qp_setting_desc;
+/** @var gala_qp_setting_desc::lo
+ *  lower end of the valid range (open with GALA_QP_SETTING_LO_OPEN) */
+/** @var gala_qp_setting_desc::hi
+ *  upper end of the valid range (open with GALA_QP_SETTING_HI_OPEN) */
 
 /** @brief Number of rows of GALA_QP_SETTINGS. */
 GALA_API int gala_qp_settings_count(void);

@@ -257,13 +257,15 @@ class QPBatch:
         x and y come back as NumPy float64 arrays, or, when the batch was given CUDA arrays
         (at setup or in the last update), as arrays of that framework on that device in the
         solver's dtype, written by the device (gala_qp_get_solution_device): no host copy.
-        ``x_out`` / ``y_out``: CUDA arrays (contiguous, the solver's dtype, every QP's entries:
-        (k, n) / (k, m) for a batch of one size) to write them into."""
+        ``x_out`` / ``y_out`` (PyTorch's ``out=``): arrays to write them into, so that a loop
+        of solves allocates nothing — NumPy float64 arrays for a host batch, CUDA arrays of
+        the solver's dtype for a device one; contiguous, every QP's entries ((k, n) / (k, m)
+        for a batch of one size, or flat). The result's x and y are then views of them."""
         self._solver.solve()
         self._inflight.clear()
-        if self._device_ref is not None or x_out is not None or y_out is not None:
+        if self._device_ref is not None or _arrays.is_device(x_out) or _arrays.is_device(y_out):
             return self._results(device=True, x_out=x_out, y_out=y_out)
-        return self._results()
+        return self._results(x_out=x_out, y_out=y_out)
 
     def _sync_in(self, arrays: list) -> None:
         """Before gala's own stream reads the caller's device arrays: wait for their
@@ -303,8 +305,8 @@ class QPBatch:
                                  obj_val=info["obj_val"], prim_res=info["prim_res"],
                                  dual_res=info["dual_res"], info=info)
         ns, ms = self._solver.n, self._solver.m
-        x = np.empty(int(sum(ns)))
-        y = np.empty(int(sum(ms)))
+        x = self._host_out(x_out, int(sum(ns)), "x_out")
+        y = self._host_out(y_out, int(sum(ms)), "y_out")
         self._solver.solutions(x, y)
         if self._uniform is not None:
             k = self.count
@@ -315,6 +317,22 @@ class QPBatch:
         return QPBatchResult(x=x, y=y, status=info["status_val"], iter=info["iter"],
                              obj_val=info["obj_val"], prim_res=info["prim_res"],
                              dual_res=info["dual_res"], info=info)
+
+    @staticmethod
+    def _host_out(out: Array, total: int, name: str) -> np.ndarray:
+        """A flat float64 view of the caller's host array (checked), or a new array."""
+        if out is None:
+            return np.empty(total)
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"{name}: expected a NumPy array (or a CUDA array for a device batch), "
+                            f"got {type(out).__name__}")
+        if out.dtype != np.float64 or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"{name}: expected a writeable, contiguous float64 array, got "
+                             f"{out.dtype}{'' if out.flags.c_contiguous else ', not contiguous'}"
+                             f"{'' if out.flags.writeable else ', read-only'}")
+        if out.size != total:
+            raise ValueError(f"{name}: {out.size} entries, expected {total}")
+        return out.reshape(-1)
 
     def _device_results(self, x_out: Array, y_out: Array):
         ns, ms = self._solver.n, self._solver.m

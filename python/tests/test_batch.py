@@ -92,13 +92,17 @@ def test_heterogeneous_batch(target, rng):
         assert res.status[i] == gala.QPStatus.SOLVED
         assert res.x[i].shape == r.x.shape and res.y[i].shape == r.y.shape
         np.testing.assert_allclose(res.x[i], r.x, atol=tol(target) * 10)
-    # dicts and gala's own problems are taken too
+    # dicts and gala's own problems are taken too. The portfolio QP stalls near 6e-4 in float
+    # (its dense K⁻¹ in float32: SOLVED_INACCURATE on the host, MAX_ITER_REACHED on NVIDIA's
+    # OpenCL at eps 1e-4), so float asks it for 1e-3, which every float device reaches.
+    loose = eps(target) if target.dtype == np.float64 else dict(eps_abs=1e-3, eps_rel=1e-3, max_iter=20000)
     more = gala.QPBatch.from_problems([dict(P=qps[0][0], q=qps[0][1], A=qps[0][2], l=qps[0][3], u=qps[0][4]),
                                        gala.generate("portfolio", 1, 3)], context=target.context,
-                                      dtype=target.dtype, **eps(target))
+                                      dtype=target.dtype, **loose)
     r = more.solve()
-    assert r.status[0] == gala.QPStatus.SOLVED and r.status[1] in (1, 2)
-    np.testing.assert_allclose(r.x[0], res.x[0], atol=tol(target) * 10)
+    assert r.status[0] == gala.QPStatus.SOLVED and r.status[1] == gala.QPStatus.SOLVED
+    ref = osqp_solution(*qps[0])
+    np.testing.assert_allclose(r.x[0], ref.x, atol=tol(target) * 10)
 
 
 def test_invalid_qp_in_a_batch_and_recovery(target, rng):
@@ -197,3 +201,47 @@ def test_batch_of_thousands(host, rng):
     for i in rng.choice(k, 5, replace=False):
         r = osqp_solution(P, np.zeros(n), A, L[i], U[i])
         np.testing.assert_allclose(res.x[i], r.x, atol=1e-4)
+
+
+def test_solve_into_host_arrays(host, rng):
+    """solve(x_out=, y_out=) on a host batch writes every entry of the caller's NumPy arrays
+    (NaN-poisoned first), equal to the arrays solve() returns; x and y are views of them;
+    wrong arrays are refused by name."""
+    n, k = 7, 19
+    P, _, A, _, _ = random_qp(rng, n, 5)
+    m = A.shape[0]
+    Q = rng.standard_normal((k, n))
+    L, U = -rng.uniform(0.5, 1, (k, m)), rng.uniform(0.5, 1, (k, m))
+    def make():  # a fresh batch per solve: a re-solve starts from the last solve's rho
+        return gala.QPBatch(P, Q, A, L, U, context=host, **TIGHT)
+    ref = make().solve()
+    batch = make()
+    xo, yo = np.full((k, n), np.nan), np.full(k * m, np.nan)
+    res = batch.solve(x_out=xo, y_out=yo)
+    np.testing.assert_array_equal(xo, ref.x)
+    np.testing.assert_array_equal(yo.reshape(k, m), ref.y)
+    assert np.shares_memory(res.x, xo) and np.shares_memory(res.y, yo)
+    assert res.x.shape == (k, n) and res.y.shape == (k, m)
+    only_y = make().solve(y_out=np.full((k, m), np.nan))
+    np.testing.assert_array_equal(only_y.x, ref.x)
+    np.testing.assert_array_equal(only_y.y, ref.y)
+    # a batch of several sizes: the flat arrays, and lists of views of them
+    qps = [random_qp(rng, int(s), 3) for s in (2, 5, 11)]
+    href = gala.QPBatch.from_problems(qps, context=host, **TIGHT).solve()
+    het = gala.QPBatch.from_problems(qps, context=host, **TIGHT)
+    hx, hy = np.full(sum(qp[0].shape[0] for qp in qps), np.nan), np.full(sum(qp[2].shape[0] for qp in qps), np.nan)
+    hres = het.solve(x_out=hx, y_out=hy)
+    for a, b in zip(hres.x, href.x):
+        np.testing.assert_array_equal(a, b)
+        assert np.shares_memory(a, hx)
+    assert not np.isnan(hy).any()
+    bad = [(np.zeros((k, n), np.float32), ValueError, "x_out: expected a writeable, contiguous float64"),
+           (np.zeros((k, n + 1)), ValueError, f"x_out: {k * (n + 1)} entries, expected {k * n}"),
+           (np.zeros((n, 2 * k))[:, ::2], ValueError, "not contiguous"),
+           ([0.0] * (k * n), TypeError, "x_out: expected a NumPy array")]
+    ro = np.zeros((k, n))
+    ro.flags.writeable = False
+    bad.append((ro, ValueError, "read-only"))
+    for arr, exc, msg in bad:
+        with pytest.raises(exc, match=msg):
+            batch.solve(x_out=arr)

@@ -115,6 +115,7 @@ gala_status gala_gemm(gala_context *ctx, gala_trans ta, gala_trans tb, int m, in
                                 {B, b_off, yj, yp, 0}, {C, c_off, 1, (size_t)ldc, 0}, NULL, 0, 0};
         return gala_tc_run(ctx, dt, tc, &tiles, &c);
     }
+    if (ctx->dry) return GALA_OK;
     return ctx->ops->blas3->gemm(ctx, dt, ta, tb, m, n, k, alpha, A, a_off, lda, B, b_off, ldb,
                                  beta, C, c_off, ldc);
 }
@@ -145,6 +146,7 @@ gala_status gala_syrk(gala_context *ctx, gala_uplo uplo, gala_trans t, int n, in
                                 {C, c_off, 1, (size_t)ldc, 0}, NULL, 0, 0};
         return gala_tc_run(ctx, dt, tc, &tiles, &c);
     }
+    if (ctx->dry) return GALA_OK;
     return ctx->ops->blas3->syrk(ctx, dt, uplo, t, n, k, alpha, A, a_off, lda, beta, C, c_off, ldc);
 }
 
@@ -169,6 +171,7 @@ gala_status gala_trsm(gala_context *ctx, gala_side side, gala_uplo uplo, gala_tr
     gala_dtype dt;
     GALA_TRY(common(ctx, fn, &in, 1, &out, &dt));
     if (m == 0 || n == 0) return GALA_OK;
+    if (ctx->dry) return GALA_OK;
     return ctx->ops->blas3->trsm(ctx, dt, side, uplo, t, diag, m, n, alpha, A, a_off, lda, B,
                                  b_off, ldb);
 }

@@ -131,6 +131,10 @@ static gala_status transfer(gala_buffer *b, size_t off, size_t count, void *host
     if (count == 0) return GALA_OK;
     gala_context *ctx = b->ctx;
     size_t es = gala_dtype_size(b->dtype);
+    if (ctx->dry && !write) { /* a dry pass (gala_dry_begin): no kernel ran */
+        memset(host, 0, count * es);
+        return GALA_OK;
+    }
     if (gala_fault_hit(GALA_FAULT_TRANSFER))
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: transfer failed (injected fault)", fn);
     return write ? ctx->ops->mem_write(ctx, b->handle, off * es, count * es, host, blocking)
@@ -170,7 +174,7 @@ gala_status gala_buffer_copy(const gala_buffer *src, size_t so, gala_buffer *dst
     GALA_TRY(check_range(dst, d_o, count, dst, fn));
     if (gala_ranges_overlap(src, so, count, dst, d_o, count))
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: source and destination overlap", fn);
-    if (count == 0) return GALA_OK;
+    if (count == 0 || ctx->dry) return GALA_OK;
     if (gala_fault_hit(GALA_FAULT_TRANSFER))
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: copy failed (injected fault)", fn);
     size_t es = gala_dtype_size(src->dtype);
@@ -181,8 +185,8 @@ gala_status gala_buffer_fill(gala_buffer *b, size_t off, size_t count, double va
 {
     static const char fn[] = "gala_buffer_fill";
     GALA_TRY(check_range(b, off, count, b, fn));
-    if (count == 0) return GALA_OK;
     gala_context *ctx = b->ctx;
+    if (count == 0 || ctx->dry) return GALA_OK;
     unsigned char pat[8];
     size_t es = gala_dtype_size(b->dtype);
     if (b->dtype == GALA_FLOAT) {

@@ -73,6 +73,12 @@ struct gala_context {
 
     /* kernel programs compiled in this context */
     struct gala_program_entry *programs;
+    /* threads building prefetched programs (gala_kernel_prefetch), started at first use */
+    struct gala_builder *builder;
+    /* > 0: a dry pass (gala_dry_begin): the kernels asked for are queued on the build
+     * threads, and launches, copies, fills and BLAS calls do nothing; reads give zeros */
+    int dry;
+    struct gala_kernel *dry_kernel;
 
     /* live buffers */
     struct gala_buffer *buffers;
@@ -241,6 +247,9 @@ typedef enum gala_fault_kind {
  *  GALA_FAULT="alloc:N,build:N,launch:N,transfer:N,alloc_over:BYTES" or gala_fault_arm();
  *  docs/reliability.md). The counters are process-wide. */
 GALA_INTERNAL int gala_fault_hit(gala_fault_kind kind);
+/** Suspend (+1) or resume (-1) fault injection on the calling thread (a dry pass counts no
+ *  operations). */
+GALA_INTERNAL void gala_fault_pause(int delta);
 /** Make the n-th next operation of a kind fail (n >= 1), or disarm with n = 0. */
 GALA_INTERNAL void gala_fault_arm(gala_fault_kind kind, long n);
 /** Operations of a kind still to pass before the armed one fails (0: disarmed, or the

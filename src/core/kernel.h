@@ -33,6 +33,32 @@ GALA_INTERNAL void gala_kernel_fallback(struct gala_context *ctx, const char *us
  *  fault, a lack of memory or a lost device: those are returned to the caller. */
 GALA_INTERNAL int gala_build_rejected(const struct gala_context *ctx, gala_status s);
 
+/** Start building the programs of keys[0..n) not in the context yet, on build threads
+ *  ($GALA_BUILD_THREADS, else one per core, the caller's thread counting as one), and
+ *  return at once: a later gala_kernel_get of one of them waits for its build, or builds it
+ *  itself if no thread has started it. Compiling is most of a first call (docs/design.md,
+ *  "The first call"), so a routine prefetches the programs it knows it will need, together.
+ *  Never fails visibly: keys that cannot be built now (bad key, double without fp64, no
+ *  memory, a failed build) are built again by gala_kernel_get, which reports the error; a
+ *  build the compiler rejected is not built again but reported by gala_kernel_get as a
+ *  direct build's rejection (gala_build_rejected), so routines fall back the same way.
+ *  No-op on the host backend and with one build thread. */
+GALA_INTERNAL gala_status gala_kernel_prefetch(struct gala_context *ctx,
+                                               const gala_program_key *keys, int n);
+
+/** A dry pass: between gala_dry_begin and gala_dry_end a routine runs for the kernels it
+ *  asks for, not for its results. Every program it asks for is queued on the build threads
+ *  (gala_kernel_prefetch) and gala_kernel_get returns a stand-in; launches, buffer copies and
+ *  fills and BLAS-3 calls do nothing; buffer reads give zeros (every matrix factored, no
+ *  event); writes (descriptor uploads) and allocations are real, and no fault is injected.
+ *  So a routine whose dispatch picks among many programs (potrf) queues exactly the ones its
+ *  real call will ask for, declared once, in its own code. gala_dry_begin returns 0 (and
+ *  starts nothing) where prefetching does nothing: the host backend, one build thread. The
+ *  caller runs the routine with the same arguments, ignores its status, calls
+ *  gala_dry_end, then makes the real call. */
+GALA_INTERNAL int gala_dry_begin(struct gala_context *ctx);
+GALA_INTERNAL void gala_dry_end(struct gala_context *ctx);
+
 /** Launch a kernel. Global sizes must be multiples of local sizes. */
 GALA_INTERNAL gala_status gala_kernel_launch(struct gala_context *ctx, gala_kernel *kernel,
                                              const gala_dims *dims, int nargs,

@@ -1,4 +1,8 @@
-/* Kernel programs: sources (embedded or from $GALA_CL_DIR), per-context cache, launches. */
+/* Kernel programs: sources (embedded or from $GALA_CL_DIR), per-context cache, launches,
+ * and programs built ahead on threads (gala_kernel_prefetch; docs/design.md, "The first
+ * call"). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,11 @@ struct gala_kernel {
     struct gala_kernel *next;
 };
 
+/* A program's state: built (or loaded) and usable, or prefetched: waiting for a build
+ * thread, being built, or failed (then the next gala_kernel_get builds it again itself, so
+ * that the error is reported on the context that asked). */
+enum { PS_READY = 0, PS_QUEUED, PS_BUILDING, PS_FAILED };
+
 struct gala_program_entry {
     gala_program_key key;
     char family[32];
@@ -28,6 +37,27 @@ struct gala_program_entry {
     void *handle;
     struct gala_kernel *kernels;
     struct gala_program_entry *next;
+    /* prefetched programs only: state changes under the builder's lock; the owner thread
+     * reads it without the lock to see PS_READY (acquire: handle is then set) */
+    atomic_int state;
+    int prefetched, from_cache;
+    int rejected; /* PS_FAILED by the compiler's rejection (gala_build_rejected) */
+    char *msg;    /* then the build's error message (with the compiler's log), or NULL */
+    char opts[768];
+    struct gala_program_entry *qnext; /* the builder's queue */
+};
+
+/* The context's build threads: they take prefetched programs from the queue (oldest
+ * first) and build them with a copy of the context (its backend, device and options; a
+ * message of their own), while the context's owner goes on. At most GALA_BUILD_MAX. */
+#define GALA_BUILD_MAX 16
+struct gala_builder {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct gala_program_entry *qhead, *qtail;
+    int stop, nthreads;
+    pthread_t th[GALA_BUILD_MAX];
+    gala_context shadow; /* ops, impl, info of the context; nothing the owner changes */
 };
 
 void gala_key_init(gala_program_key *key, const char *family, gala_dtype dtype)
@@ -226,6 +256,254 @@ void gala_kernel_fallback(gala_context *ctx, const char *used)
         gala_strlcpy(ctx->fallbacks[ctx->nfallbacks++], line, sizeof ctx->fallbacks[0]);
 }
 
+/* Compile (or load from the disk cache) the program of key, canonical text id, options
+ * opts, with ctx: the owner's context (program_new, entry_settle) or a build thread's copy
+ * (build_thread). One set of rules for a direct build and a prefetched one: a program that
+ * the device's compiler rejected before (remembered in the kernel cache as failed-<family>)
+ * is not built again; one that it rejects now is remembered. On GALA_ERR_KERNEL_BUILD
+ * ctx->build_failed holds id and ctx->build_rejected says whether it was the compiler's
+ * rejection (the case routines fall back for, gala_build_rejected), not a lack of memory
+ * or a lost device. */
+static gala_status program_compile(gala_context *ctx, const gala_program_key *key,
+                                   const char *id, const char *opts, void **handle,
+                                   int *from_cache)
+{
+    char *src = NULL;
+    gala_status s = GALA_OK;
+    ctx->build_rejected = 0;
+    if (ctx->ops->backend != GALA_BACKEND_HOST) s = gala_kernel_source(ctx, key->family, &src);
+    /* a program that failed to build on this device before (its compiler rejected it or
+     * crashed: issue 39) is not tried again; the routine falls back to another form */
+    char *fid = NULL, fam[48];
+    size_t fid_len = 0;
+    snprintf(fam, sizeof fam, "failed-%s", key->family);
+    if (s == GALA_OK) fid = failure_id(ctx, opts, src, &fid_len);
+    void *known = NULL;
+    size_t known_len = 0;
+    if (fid && gala_kcache_load(fam, fid, fid_len, &known, &known_len) == 1) {
+        gala_free(known);
+        gala_free(fid);
+        gala_free(src);
+        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
+        ctx->build_rejected = 1;
+        return gala_error(ctx, GALA_ERR_KERNEL_BUILD,
+                          "kernel program %s failed to build on this device before (remembered "
+                          "in the kernel cache %s); not built again",
+                          id, gala_kcache_dir() ? gala_kcache_dir() : "");
+    }
+    if (s == GALA_OK && build_fails_by_pattern(id)) {
+        s = gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed (GALA_FAULT_BUILD_MATCH)",
+                       id);
+        ctx->build_rejected = 1;
+    } else if (s == GALA_OK) {
+        ctx->build_rejected = 0;
+        s = ctx->ops->program_build(ctx, key, src, opts, handle, from_cache);
+    }
+    if (s == GALA_ERR_KERNEL_BUILD) {
+        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
+        /* remembered only when the compiler rejected it (not memory, not a lost device) */
+        if (fid && ctx->build_rejected) gala_kcache_store(fam, fid, fid_len, "failed", 6);
+    } else {
+        ctx->build_rejected = 0;
+    }
+    gala_free(fid);
+    gala_free(src);
+    return s;
+}
+
+static char *text_dup(const char *t)
+{
+    const size_t n = strlen(t) + 1;
+    char *d = gala_malloc(n);
+    if (d) memcpy(d, t, n);
+    return d;
+}
+
+static gala_status program_new(gala_context *ctx, const gala_program_key *key, const char *id,
+                               const char *opts, struct gala_program_entry **out);
+
+/* Build a prefetched program p with ctx (the owner's context or a build thread's copy):
+ * the status, handle and from_cache land in p; a compiler's rejection also its message,
+ * which the gala_kernel_get that needs p reports (program_found). */
+static gala_status entry_build(gala_context *ctx, struct gala_program_entry *p)
+{
+    gala_status s = program_compile(ctx, &p->key, p->id, p->opts, &p->handle, &p->from_cache);
+    p->rejected = gala_build_rejected(ctx, s);
+    if (p->rejected) p->msg = text_dup(gala_last_error(ctx));
+    return s;
+}
+
+static void *build_thread(void *arg)
+{
+    struct gala_builder *b = arg;
+    pthread_mutex_lock(&b->mu);
+    for (;;) {
+        while (!b->stop && !b->qhead) pthread_cond_wait(&b->cv, &b->mu);
+        if (b->stop) break;
+        struct gala_program_entry *p = b->qhead;
+        b->qhead = p->qnext;
+        if (!b->qhead) b->qtail = NULL;
+        atomic_store(&p->state, PS_BUILDING);
+        pthread_mutex_unlock(&b->mu);
+        gala_context w = b->shadow; /* errors go to this copy's message, dropped */
+        w.err = NULL;
+        w.err_cap = 0;
+        gala_status s = entry_build(&w, p);
+        gala_free(w.err);
+        pthread_mutex_lock(&b->mu);
+        atomic_store_explicit(&p->state, s == GALA_OK ? PS_READY : PS_FAILED, memory_order_release);
+        pthread_cond_broadcast(&b->cv);
+    }
+    pthread_mutex_unlock(&b->mu);
+    return NULL;
+}
+
+/* p was prefetched and is not ready: build it here if no thread has taken it yet, else
+ * wait for the thread. Returns p's final state. */
+static int entry_settle(gala_context *ctx, struct gala_program_entry *p)
+{
+    struct gala_builder *b = ctx->builder;
+    pthread_mutex_lock(&b->mu);
+    if (atomic_load(&p->state) == PS_QUEUED) {
+        struct gala_program_entry **pp = &b->qhead, *prev = NULL;
+        while (*pp != p) { prev = *pp; pp = &(*pp)->qnext; }
+        *pp = p->qnext;
+        if (b->qtail == p) b->qtail = prev;
+        atomic_store(&p->state, PS_BUILDING);
+        pthread_mutex_unlock(&b->mu);
+        gala_status s = entry_build(ctx, p);
+        if (s != GALA_OK) gala_error_clear(ctx);
+        pthread_mutex_lock(&b->mu);
+        atomic_store_explicit(&p->state, s == GALA_OK ? PS_READY : PS_FAILED, memory_order_release);
+        pthread_cond_broadcast(&b->cv);
+    }
+    while (atomic_load(&p->state) == PS_BUILDING) pthread_cond_wait(&b->cv, &b->mu);
+    int state = atomic_load(&p->state);
+    pthread_mutex_unlock(&b->mu);
+    return state;
+}
+
+/* The program p was found for key: the common case is a program in use; a prefetched one
+ * is waited for (or built here) and counted at its first use. A prefetch that the
+ * compiler rejected is dropped and its error reported as a direct build's would be (the
+ * rejection already remembered in the kernel cache, so the routine falls back the same
+ * way); any other failed prefetch (no memory, a lost device) is dropped and built again by
+ * the caller, which then gets the error. */
+static gala_status program_found(gala_context *ctx, struct gala_program_entry *p,
+                                 const gala_program_key *key, struct gala_program_entry **out)
+{
+    if (!p->prefetched) { *out = p; return GALA_OK; }
+    int state = atomic_load_explicit(&p->state, memory_order_acquire);
+    if (state != PS_READY) state = entry_settle(ctx, p);
+    if (state == PS_FAILED) {
+        char id[512], opts[768];
+        gala_strlcpy(id, p->id, sizeof id);
+        gala_strlcpy(opts, p->opts, sizeof opts);
+        const int rejected = p->rejected;
+        char *msg = p->msg;
+        struct gala_program_entry **pp = &ctx->programs;
+        while (*pp != p) pp = &(*pp)->next;
+        *pp = p->next;
+        gala_free(p);
+        if (!rejected) return program_new(ctx, key, id, opts, out);
+        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
+        ctx->build_rejected = 1;
+        gala_status s = msg ? gala_error(ctx, GALA_ERR_KERNEL_BUILD, "%s", msg)
+                            : gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed", id);
+        gala_free(msg);
+        return s;
+    }
+    if (gala_fault_hit(GALA_FAULT_BUILD)) {
+        /* a failure to return, not a compiler's rejection to fall back from or remember */
+        gala_strlcpy(ctx->build_failed, p->id, sizeof ctx->build_failed);
+        ctx->build_rejected = 0;
+        return gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed (injected fault)", p->id);
+    }
+    p->prefetched = 0; /* from now on an ordinary program */
+    if (p->from_cache) ctx->stats.programs_from_cache++; else ctx->stats.programs_built++;
+    *out = p;
+    return GALA_OK;
+}
+
+/* Build threads wanted: $GALA_BUILD_THREADS, else the cores this process may run on;
+ * the owner of the context builds too, so one fewer threads start. */
+static int build_threads_wanted(void)
+{
+    const char *e = getenv("GALA_BUILD_THREADS");
+    long n = 0;
+    if (e && *e) {
+        char *end;
+        n = strtol(e, &end, 10);
+        if (*end || n < 0) n = 0;
+    }
+    if (n == 0) n = gala_cpu_count();
+    if (n > GALA_BUILD_MAX) n = GALA_BUILD_MAX;
+    return (int)n - 1;
+}
+
+gala_status gala_kernel_prefetch(gala_context *ctx, const gala_program_key *keys, int n)
+{
+    int want = build_threads_wanted();
+    if (!ctx || n <= 0 || want <= 0 || ctx->ops->backend == GALA_BACKEND_HOST) return GALA_OK;
+    if (!ctx->builder) {
+        struct gala_builder *b = gala_calloc(1, sizeof *b);
+        if (!b) return GALA_OK; /* no memory: the programs are built when asked for */
+        if (pthread_mutex_init(&b->mu, NULL) != 0) { gala_free(b); return GALA_OK; }
+        if (pthread_cond_init(&b->cv, NULL) != 0) {
+            pthread_mutex_destroy(&b->mu);
+            gala_free(b);
+            return GALA_OK;
+        }
+        b->shadow = *ctx;
+        b->shadow.err = NULL;
+        b->shadow.err_cap = 0;
+        b->shadow.programs = NULL;
+        b->shadow.builder = NULL;
+        b->shadow.dry = 0;
+        b->shadow.dry_kernel = NULL;
+        ctx->builder = b;
+    }
+    struct gala_builder *b = ctx->builder;
+    int queued = 0;
+    for (int i = 0; i < n; ++i) {
+        const gala_program_key *key = &keys[i];
+        char id[512], opts[768];
+        if (!key->family || strlen(key->family) >= 32 || key->ndefs > GALA_MAX_KDEFS ||
+            (key->dtype != GALA_FLOAT && key->dtype != GALA_DOUBLE) ||
+            (key->dtype == GALA_DOUBLE && !ctx->info.fp64))
+            continue; /* gala_kernel_get says why */
+        int have = 0;
+        for (struct gala_program_entry *p = ctx->programs; p && !have; p = p->next)
+            have = key_same(&p->key, key);
+        if (have || key_text(NULL, key, id, sizeof id, opts, sizeof opts) != GALA_OK) continue;
+        for (struct gala_program_entry *p = ctx->programs; p && !have; p = p->next)
+            have = strcmp(p->id, id) == 0;
+        struct gala_program_entry *p = have ? NULL : gala_calloc(1, sizeof *p);
+        if (!p) continue;
+        p->key = *key;
+        gala_strlcpy(p->family, key->family, sizeof p->family);
+        p->key.family = p->family;
+        gala_strlcpy(p->id, id, sizeof p->id);
+        gala_strlcpy(p->opts, opts, sizeof p->opts);
+        p->prefetched = 1;
+        atomic_init(&p->state, PS_QUEUED);
+        pthread_mutex_lock(&b->mu);
+        if (b->qtail) b->qtail->qnext = p; else b->qhead = p;
+        b->qtail = p;
+        pthread_mutex_unlock(&b->mu);
+        p->next = ctx->programs;
+        ctx->programs = p;
+        ++queued;
+    }
+    pthread_mutex_lock(&b->mu);
+    while (b->nthreads < want && b->nthreads < queued &&
+           pthread_create(&b->th[b->nthreads], NULL, build_thread, b) == 0)
+        b->nthreads++;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return GALA_OK;
+}
+
 static gala_status program_get(gala_context *ctx, const gala_program_key *key,
                                struct gala_program_entry **out)
 {
@@ -236,11 +514,17 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
         return gala_error(ctx, GALA_ERR_INTERNAL, "kernel key of %s without a float type",
                           key->family);
     for (struct gala_program_entry *p = ctx->programs; p; p = p->next)
-        if (key_same(&p->key, key)) { *out = p; return GALA_OK; }
+        if (key_same(&p->key, key)) return program_found(ctx, p, key, out);
     GALA_TRY(key_text(ctx, key, id, sizeof id, opts, sizeof opts));
     for (struct gala_program_entry *p = ctx->programs; p; p = p->next)
-        if (strcmp(p->id, id) == 0) { *out = p; return GALA_OK; }
+        if (strcmp(p->id, id) == 0) return program_found(ctx, p, key, out);
+    return program_new(ctx, key, id, opts, out);
+}
 
+/* A new program for key (canonical text id, options opts), built here and now. */
+static gala_status program_new(gala_context *ctx, const gala_program_key *key, const char *id,
+                               const char *opts, struct gala_program_entry **out)
+{
     if (key->dtype == GALA_DOUBLE && !ctx->info.fp64)
         return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "device '%s' has no double precision",
                           ctx->info.device_name);
@@ -258,45 +542,8 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
     p->key.family = p->family;
     gala_strlcpy(p->id, id, sizeof p->id);
 
-    char *src = NULL;
-    gala_status s = GALA_OK;
-    if (ctx->ops->backend != GALA_BACKEND_HOST) s = gala_kernel_source(ctx, key->family, &src);
-    /* a program that failed to build on this device before (its compiler rejected it or
-     * crashed: issue 39) is not tried again; the routine falls back to another form */
-    char *fid = NULL, fam[48];
-    size_t fid_len = 0;
-    snprintf(fam, sizeof fam, "failed-%s", key->family);
-    if (s == GALA_OK) fid = failure_id(ctx, opts, src, &fid_len);
-    void *known = NULL;
-    size_t known_len = 0;
-    if (fid && gala_kcache_load(fam, fid, fid_len, &known, &known_len) == 1) {
-        gala_free(known);
-        gala_free(fid);
-        gala_free(src);
-        gala_free(p);
-        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
-        ctx->build_rejected = 1;
-        return gala_error(ctx, GALA_ERR_KERNEL_BUILD,
-                          "kernel program %s failed to build on this device before (remembered "
-                          "in the kernel cache %s); not built again",
-                          id, gala_kcache_dir() ? gala_kcache_dir() : "");
-    }
     int from_cache = 0;
-    ctx->build_rejected = 0;
-    if (s == GALA_OK && build_fails_by_pattern(id)) {
-        s = gala_error(ctx, GALA_ERR_KERNEL_BUILD, "building %s failed (GALA_FAULT_BUILD_MATCH)",
-                       id);
-        ctx->build_rejected = 1;
-    } else if (s == GALA_OK) {
-        s = ctx->ops->program_build(ctx, &p->key, src, opts, &p->handle, &from_cache);
-    }
-    if (s == GALA_ERR_KERNEL_BUILD) {
-        gala_strlcpy(ctx->build_failed, id, sizeof ctx->build_failed);
-        /* remembered only when the compiler rejected it (not memory, not a lost device) */
-        if (fid && ctx->build_rejected) gala_kcache_store(fam, fid, fid_len, "failed", 6);
-    }
-    gala_free(fid);
-    gala_free(src);
+    const gala_status s = program_compile(ctx, &p->key, id, opts, &p->handle, &from_cache);
     if (s != GALA_OK) { gala_free(p); return s; }
     if (from_cache) ctx->stats.programs_from_cache++; else ctx->stats.programs_built++;
     p->next = ctx->programs;
@@ -305,9 +552,32 @@ static gala_status program_get(gala_context *ctx, const gala_program_key *key,
     return GALA_OK;
 }
 
+int gala_dry_begin(gala_context *ctx)
+{
+    if (!ctx || build_threads_wanted() <= 0 || ctx->ops->backend == GALA_BACKEND_HOST) return 0;
+    if (!ctx->dry_kernel && !(ctx->dry_kernel = gala_calloc(1, sizeof *ctx->dry_kernel)))
+        return 0;
+    gala_strlcpy(ctx->dry_kernel->name, "(dry pass)", sizeof ctx->dry_kernel->name);
+    ctx->dry++;
+    gala_fault_pause(1);
+    return 1;
+}
+
+void gala_dry_end(gala_context *ctx)
+{
+    if (!ctx || ctx->dry <= 0) return;
+    ctx->dry--;
+    gala_fault_pause(-1);
+}
+
 gala_status gala_kernel_get(gala_context *ctx, const gala_program_key *key, const char *name,
                             gala_kernel **out)
 {
+    if (ctx->dry) { /* queued, not built: the real call asks again */
+        gala_kernel_prefetch(ctx, key, 1);
+        *out = ctx->dry_kernel;
+        return GALA_OK;
+    }
     struct gala_program_entry *p;
     GALA_TRY(program_get(ctx, key, &p));
     for (gala_kernel *k = p->kernels; k; k = k->next)
@@ -327,6 +597,7 @@ gala_status gala_kernel_get(gala_context *ctx, const gala_program_key *key, cons
 gala_status gala_kernel_launch(gala_context *ctx, gala_kernel *k, const gala_dims *d, int nargs,
                                const gala_arg *args)
 {
+    if (ctx->dry) return GALA_OK;
     size_t wg = 1;
     if (d->ndim < 1 || d->ndim > 3)
         return gala_error(ctx, GALA_ERR_INTERNAL, "%s: bad launch rank %d", k->name, d->ndim);
@@ -367,6 +638,20 @@ int gala_program_nth(const gala_context *ctx, int i, char *family, size_t family
 
 void gala_programs_release(gala_context *ctx)
 {
+    struct gala_builder *b = ctx->builder;
+    if (b) { /* the threads finish the builds they started and take no more */
+        pthread_mutex_lock(&b->mu);
+        b->stop = 1;
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+        for (int i = 0; i < b->nthreads; ++i) pthread_join(b->th[i], NULL);
+        pthread_cond_destroy(&b->cv);
+        pthread_mutex_destroy(&b->mu);
+        gala_free(b);
+        ctx->builder = NULL;
+    }
+    gala_free(ctx->dry_kernel);
+    ctx->dry_kernel = NULL;
     struct gala_program_entry *p = ctx->programs;
     while (p) {
         struct gala_program_entry *pn = p->next;
@@ -377,7 +662,8 @@ void gala_programs_release(gala_context *ctx)
             gala_free(k);
             k = kn;
         }
-        ctx->ops->program_free(ctx, p->handle);
+        if (atomic_load(&p->state) == PS_READY) ctx->ops->program_free(ctx, p->handle);
+        gala_free(p->msg);
         gala_free(p);
         p = pn;
     }

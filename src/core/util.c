@@ -100,8 +100,17 @@ static void read_env(void)
     }
 }
 
+/* > 0: no fault on this thread (gala_fault_pause: a dry pass) */
+static _Thread_local int paused;
+
+void gala_fault_pause(int delta)
+{
+    paused += delta;
+}
+
 int gala_fault_hit(gala_fault_kind kind)
 {
+    if (paused > 0) return 0;
     read_env();
     long c = atomic_load(&countdown[kind]);
     while (c > 0) {
@@ -124,6 +133,7 @@ long gala_fault_pending(gala_fault_kind kind)
 
 int gala_fault_alloc_refused(size_t bytes)
 {
+    if (paused > 0) return 0;
     read_env();
     size_t lim = atomic_load(&alloc_limit);
     return lim > 0 && bytes > lim;

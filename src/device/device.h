@@ -17,7 +17,7 @@
 
 #include "gala/gala.h"
 
-#define GALA_MAX_KDEFS 12
+#define GALA_MAX_KDEFS 16
 #define GALA_KDEF_NAME 32
 
 /** One compile-time parameter of a kernel program: -D<name>=<value>. */

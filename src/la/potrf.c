@@ -271,13 +271,19 @@ static int pf_pair_on(const pf_cfg *c, int N)
     return N >= c->pair_min && N <= c->pair && c->wg_fused >= N / 2;
 }
 
-/* The potrf_pair program at order N (work-group potrf.wg, potrf.pair_minb). */
+/* The potrf_pair program at order N (work-group potrf.wg, potrf.pair_minb); diag: with its
+ * DIAG form (-D PDIAG=1, a program of its own: the fused launches keep the form without the
+ * run-time block offset, cl/potrf.cl). */
 static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const pf_cfg *c,
-                                  gala_kernel **k)
+                                  int diag, gala_kernel **k)
 {
     const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);
-    return pf_form_kernel(ctx, dt, N, c->wg_fused, "PAIR", "MINB",
-                          minb > 0 && minb <= 32 ? minb : 0, "potrf_pair", k);
+    gala_program_key key;
+    pf_key_base(ctx, dt, N, c->wg_fused, &key);
+    gala_key_def(&key, "PAIR", 1);
+    if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
+    if (diag) gala_key_def(&key, "PDIAG", 1);
+    return gala_kernel_get(ctx, &key, "potrf_pair", k);
 }
 
 /* The arguments of a potrf_panel-style launch (cl/potrf.cl PF_PARAMS) on the matrices of
@@ -334,7 +340,7 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
     }
     if (!chosen && pf_pair_on(c, N)) {
         /* two rows per work-item: N/2 work-items per matrix */
-        PF_TRY(pf_pair_kernel(ctx, dt, N, c, &k), "potrf_pair");
+        PF_TRY(pf_pair_kernel(ctx, dt, N, c, 0, &k), "potrf_pair");
         wgs = (size_t)c->wg_fused;
         const size_t mpg = (size_t)(c->wg_fused / (N / 2));
         groups = ((size_t)s->count + mpg - 1) / mpg;
@@ -384,7 +390,7 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
     gala_kernel *kd, *kt = NULL;
     if (pair) {
         /* a device that fails to build potrf_pair: the plain panel (pf_fused's fallback) */
-        const gala_status st = pf_pair_kernel(ctx, dt, N, c, &kd);
+        const gala_status st = pf_pair_kernel(ctx, dt, N, c, 1, &kd);
         if (gala_build_rejected(ctx, st)) {
             pf_cfg plain = *c;
             plain.pair_diag = 0;

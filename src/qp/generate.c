@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/internal.h"
+#include "core/internal.h"
 #include "gala/qp.h"
 
 /* ------------------------------------------------------------------ random numbers */

@@ -5,10 +5,29 @@
  *            once; a work-group runs a tile of TB QPs, whose x̃ = K⁻¹[r_1 … r_TB] is a
  *            matrix-matrix product; adaptive ρ moves a QP to the nearest rung.
  * The sparse KKT LDLᵀ strategy is in linsys_sparse.c. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qp_internal.h"
+
+/* The dense strategy's object: K⁻¹ per QP at its QP_M_KO, the size classes. */
+typedef struct {
+    qp_linsys base;
+    gala_buffer *kofs;  /* per slot: its K⁻¹'s offset (KALIGN units) */
+    gala_buffer *jinfo; /* per slot: qp_chol_inv's info */
+} qp_dense;
+
+/* The shared strategy's object: a ladder of K⁻¹, one per ρ rung, for every QP. */
+typedef struct {
+    qp_linsys base;
+    double *rho;        /* per rung: its ρ (host copy of base.ladder_rho) */
+    int *ok;            /* per rung: its K was factored (host copy of base.rung_ok) */
+    gala_buffer *jqp;   /* per rung: the QP whose P, A it forms (slot 0) */
+    gala_buffer *kofs;  /* per rung: its K⁻¹'s offset */
+    gala_buffer *flag;  /* per rung: refactor it */
+    gala_buffer *jinfo; /* per rung: qp_chol_inv's info */
+} qp_ladder;
 
 static size_t kalign(size_t n) { return (n + QP_KALIGN - 1) / QP_KALIGN * QP_KALIGN; }
 
@@ -71,30 +90,6 @@ static qp_bin class_for(const gala_qp_solver *s, int n, int m, size_t budget, in
     }
     if (!c.vlocal) c.ncap = c.mcap = 1;
     return c;
-}
-
-gala_status gala_qp_launch_dummies(gala_qp_solver *s)
-{
-    if (!s->b_lrho) GALA_TRY(gala_buffer_create(s->ctx, s->dt, 1, &s->b_lrho));
-    if (!s->b_rungok) GALA_TRY(gala_buffer_create(s->ctx, GALA_INT, 1, &s->b_rungok));
-    if (!s->b_K) GALA_TRY(gala_buffer_create(s->ctx, s->dt, 1, &s->b_K));
-    return GALA_OK;
-}
-
-gala_status gala_qp_check_class(gala_qp_solver *s)
-{
-    GALA_TRY(gala_qp_launch_dummies(s)); /* qp_check names lrho, rungok and K */
-    qp_bin c;
-    memset(&c, 0, sizeof c);
-    c.tb = c.rb = c.ks = c.ncap = c.mcap = 1;
-    c.wg = QP_UTIL_WG;
-    const size_t wmax = s->ctx->info.max_work_group_size;
-    if ((size_t)c.wg > wmax) c.wg = (int)wmax / 32 * 32;
-    if (c.wg < 32) c.wg = 32;
-    c.list = s->b_ident; /* owned by the solver */
-    c.count = s->nvalid;
-    s->sbin = c;
-    return GALA_OK;
 }
 
 /* ------------------------------------------------------------------ dense, per QP */
@@ -186,9 +181,23 @@ static int merge_small(const gala_qp_solver *s, qp_bin *bins, int nb, int *bin_o
     return nn;
 }
 
-static gala_status dense_setup(gala_qp_solver *s)
+static void dense_destroy(qp_linsys *ls)
+{
+    qp_dense *d = (qp_dense *)ls;
+    gala_qp_linsys_release_base(ls);
+    gala_buffer_free(d->kofs);
+    gala_buffer_free(d->jinfo);
+    gala_free(d);
+}
+
+static gala_status dense_setup(gala_qp_solver *s, qp_linsys **out)
 {
     gala_context *ctx = s->ctx;
+    qp_dense *dn = gala_calloc(1, sizeof *dn);
+    if (!dn) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    dn->base.ops = &gala_qp_linsys_dense;
+    dn->base.own_lists = 1;
+    *out = &dn->base;
     size_t nv = (size_t)s->nvalid, ko = 0;
     int *kofs = gala_malloc(sizeof(int) * nv);
     int *bin_of = gala_malloc(sizeof(int) * nv);
@@ -217,17 +226,20 @@ static gala_status dense_setup(gala_qp_solver *s)
         order[sl].sl = (int)sl;
         order[sl].n = n;
     }
-    s->ksize = ko;
-    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, ko ? ko : 1, &s->b_K);
-    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &s->b_kofs);
-    if (st == GALA_OK) st = gala_buffer_write(s->b_kofs, 0, nv, kofs);
-    if (st == GALA_OK) st = gala_qp_launch_dummies(s);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, ko ? ko : 1, &dn->base.K);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &dn->kofs);
+    if (st == GALA_OK) st = gala_buffer_write(dn->kofs, 0, nv, kofs);
+    if (st == GALA_OK) st = gala_qp_launch_dummies(s, &dn->base);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &dn->jinfo);
     /* per bin, the QPs largest first (the long work-groups start early) */
     if (st == GALA_OK) qsort(order, nv, sizeof *order, by_n_desc);
     if (st == GALA_OK) nb = merge_small(s, bins, nb, bin_of, order, nv, budget, wgmax);
-    s->bins = bins;
-    s->nbins = nb;
-    bins = NULL;
+    if (st == GALA_OK) {
+        dn->base.classes = bins;
+        dn->base.nclasses = nb;
+        bins = NULL;
+    }
+    qp_bin *cls = dn->base.classes;
     for (int b = 0; st == GALA_OK && b < nb; ++b) {
         int cnt = 0;
         double n2 = 0;
@@ -236,9 +248,9 @@ static gala_status dense_setup(gala_qp_solver *s)
                 list[cnt++] = order[i].sl;
                 n2 += (double)order[i].n * order[i].n;
             }
-        s->bins[b].kq = cnt ? n2 / cnt : 0;
-        st = gala_buffer_create(ctx, GALA_INT, (size_t)cnt, &s->bins[b].list);
-        if (st == GALA_OK) st = gala_buffer_write(s->bins[b].list, 0, (size_t)cnt, list);
+        cls[b].kq = cnt ? n2 / cnt : 0;
+        st = gala_buffer_create(ctx, GALA_INT, (size_t)cnt, &cls[b].list);
+        if (st == GALA_OK) st = gala_buffer_write(cls[b].list, 0, (size_t)cnt, list);
     }
     gala_free(kofs);
     gala_free(bin_of);
@@ -248,7 +260,7 @@ static gala_status dense_setup(gala_qp_solver *s)
     return st;
 }
 
-static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *jko,
+static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp, gala_buffer *jko,
                                    gala_buffer *jrho, int jrs, int jro, gala_buffer *flag,
                                    int njobs, gala_buffer *jinfo, int set_status)
 {
@@ -259,14 +271,32 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
     /* the sweep works on the full matrix */
     GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
                          ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
-                         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
-                         ga_buf(s->b_K), ga_real(s->set.sigma), ga_int(0)));
+                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
+                         ga_buf(K), ga_real(s->set.sigma), ga_int(0)));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     GALA_TRY(GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
-                       ga_int(njobs), ga_buf(s->b_K), ga_buf(jinfo), ga_buf(s->b_state),
+                       ga_int(njobs), ga_buf(K), ga_buf(jinfo), ga_buf(s->b_state),
                        ga_int(set_status)));
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
     return GALA_OK;
+}
+
+/* The programs of potrf and potri for these orders and offsets queued on the build threads
+ * (a dry pass of both calls: src/core/kernel.h, gala_dry_begin), so that their eight or so
+ * programs compile together rather than one after another as the calls ask for them. */
+static void la_queue(gala_qp_solver *s, const int *nn, gala_buffer *K, const size_t *off,
+                     int cnt, int *info)
+{
+    if (!gala_dry_begin(s->ctx)) return;
+    int *lda = gala_malloc(sizeof(int) * (size_t)cnt);
+    if (lda) {
+        for (int c = 0; c < cnt; ++c) lda[c] = nn[c] > 0 ? nn[c] : 1;
+        (void)gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, K, off, nn, cnt, info);
+        (void)gala_potri_vbatched(s->ctx, GALA_LOWER, nn, K, off, lda, cnt, info);
+        gala_free(lda);
+    }
+    gala_dry_end(s->ctx);
+    gala_error_clear(s->ctx);
 }
 
 /* The library path: K formed by qp_form_k (lower triangle), factored by
@@ -274,7 +304,7 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buf
  * flags are read back (the vbatched calls take host arrays) unless all_flagged says every
  * job is flagged: fail[j] receives the job's potrf info (> 0: K not positive definite).
  * jqp_h / jko_h: host copies of the job arrays. */
-static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *jko,
+static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp, gala_buffer *jko,
                              gala_buffer *jrho, int jrs, int jro, gala_buffer *flag, int njobs,
                              const int *jqp_h, const int *jko_h, int *fail, int all_flagged)
 {
@@ -306,12 +336,16 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
     if (st == GALA_OK && cnt)
         st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
-                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rp),
-                         ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype), ga_buf(s->b_K),
+                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rowptr),
+                         ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype), ga_buf(K),
                          ga_real(s->set.sigma), ga_int(1));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
+    if (st == GALA_OK && cnt && !s->ls->la_queued) {
+        la_queue(s, nn, K, off, cnt, info);
+        s->ls->la_queued = 1;
+    }
     if (st == GALA_OK && cnt) {
-        gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, nn, cnt, info);
+        gala_status f = gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, K, off, nn, cnt, info);
         if (f != GALA_OK && f != GALA_ERR_NOT_POSITIVE_DEFINITE && f != GALA_ERR_NOT_FINITE) st = f;
         /* invert only the factored ones: failed ones become order 0 (skipped) */
         for (int c = 0; c < cnt; ++c)
@@ -324,7 +358,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
             if (!lda) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
             for (int c = 0; st == GALA_OK && c < cnt; ++c) lda[c] = nn[c] > 0 ? nn[c] : 1;
             if (st == GALA_OK) {
-                f = gala_potri_vbatched(s->ctx, GALA_LOWER, nn, s->b_K, off, lda, cnt, info);
+                f = gala_potri_vbatched(s->ctx, GALA_LOWER, nn, K, off, lda, cnt, info);
                 if (f != GALA_OK && f != GALA_ERR_SINGULAR && f != GALA_ERR_NOT_FINITE) st = f;
                 for (int c = 0; st == GALA_OK && c < cnt; ++c)
                     if (nn[c] > 0 && info[c] != 0) fail[idx[c]] = nn[c];
@@ -340,7 +374,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
             }
         if (st == GALA_OK)
             st = GALA_LAUNCH(s->ctx, km, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
-                             ga_buf(flag), ga_int(njobs), ga_buf(s->b_K));
+                             ga_buf(flag), ga_int(njobs), ga_buf(K));
         if (st == GALA_OK) st = gala_buffer_fill(flag, 0, (size_t)njobs, 0);
     }
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
@@ -354,11 +388,11 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *jqp, gala_buffer *j
  * kernels solve with it every iteration). Tuning key qp.factor (docs/qp.md). */
 static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) == 1; }
 
-static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
+static gala_status dense_refactor(qp_dense *dn, gala_qp_solver *s, int all_flagged)
 {
     if (!use_la(s))
-        return form_and_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
-                               s->b_refac, s->nvalid, s->b_jinfo, 1);
+        return form_and_invert(s, dn->base.K, s->b_slots, dn->kofs, s->b_info, QP_NINFO,
+                               QP_I_RHO, s->b_refactor, s->nvalid, dn->jinfo, 1);
     int nv = s->nvalid;
     int *ident = gala_malloc(sizeof(int) * (size_t)nv * 3);
     if (!ident) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
@@ -367,8 +401,8 @@ static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
         ident[i] = i;
         kofs[i] = s->meta[(size_t)i * QP_NMETA + QP_M_KO];
     }
-    gala_status st = la_invert(s, s->b_ident, s->b_kofs, s->b_info, QP_NINFO, QP_I_RHO,
-                               s->b_refac, nv, ident, kofs, fail, all_flagged);
+    gala_status st = la_invert(s, dn->base.K, s->b_slots, dn->kofs, s->b_info, QP_NINFO,
+                               QP_I_RHO, s->b_refactor, nv, ident, kofs, fail, all_flagged);
     /* K not positive definite: that QP is non-convex (as qp_chol_inv with set_status) */
     for (int i = 0; st == GALA_OK && i < nv; ++i)
         if (fail[i]) {
@@ -379,6 +413,16 @@ static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
     return st;
 }
 
+static gala_status dense_update_rho(qp_linsys *ls, gala_qp_solver *s)
+{
+    return dense_refactor((qp_dense *)ls, s, 0);
+}
+
+static gala_status dense_update_matrices(qp_linsys *ls, gala_qp_solver *s)
+{
+    return dense_refactor((qp_dense *)ls, s, 1);
+}
+
 /* Launch classes run one after the other on one queue, and the last work-groups of a class
  * (its largest QPs) leave most of the device idle until they end. With qp.lanes (default
  * 1) and more than one class, the classes are spread over the backend's two lanes, each
@@ -387,37 +431,59 @@ static gala_status dense_refactor(gala_qp_solver *s, int all_flagged)
  * QPs' state; lane 1 first waits for the work before it, and lane 0 then waits for lane 1,
  * so that what follows (counts, refactorization) sees every class done. Backends without
  * lanes (host) run the classes in order. */
-static gala_status dense_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+static gala_status dense_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int check,
+                               int adapt, int fin)
 {
+    const int nb = ls->nclasses;
+    const qp_bin *bins = ls->classes;
     int live = 0;
-    for (int b = 0; b < s->nbins; ++b) live += s->bins[b].acount > 0;
+    for (int b = 0; b < nb; ++b) live += bins[b].acount > 0;
     if (live < 2 || gala_tune(s->ctx, "qp.lanes", s->dt, 1) == 0) {
-        for (int b = 0; b < s->nbins; ++b)
-            GALA_TRY(gala_qp_launch_admm(s, &s->bins[b], iters, check, adapt, fin));
+        for (int b = 0; b < nb; ++b)
+            GALA_TRY(gala_qp_launch_admm(s, ls, &bins[b], iters, check, adapt, fin));
         return GALA_OK;
     }
     double work[2] = {0, 0};
     gala_status st = gala_lane_wait(s->ctx, 1, 0);
-    for (int b = 0; st == GALA_OK && b < s->nbins; ++b) {
-        const qp_bin *c = &s->bins[b];
+    for (int b = 0; st == GALA_OK && b < nb; ++b) {
+        const qp_bin *c = &bins[b];
         if (c->acount <= 0) continue;
         const int l = work[1] < work[0];
         work[l] += (double)c->acount * c->kq;
         st = gala_lane_select(s->ctx, l);
-        if (st == GALA_OK) st = gala_qp_launch_admm(s, c, iters, check, adapt, fin);
+        if (st == GALA_OK) st = gala_qp_launch_admm(s, ls, c, iters, check, adapt, fin);
     }
     return gala_lane_join(s->ctx, st);
 }
 
 const qp_linsys_ops gala_qp_linsys_dense = {
-    "dense", GALA_QP_LINSYS_DENSE, dense_setup, dense_refactor, dense_iterate, NULL,
+    "dense", GALA_QP_LINSYS_DENSE, dense_setup, dense_solve, dense_update_rho,
+    dense_update_matrices, NULL, dense_destroy,
 };
 
 /* ------------------------------------------------------------------ shared, ρ ladder */
 
-static gala_status shared_setup(gala_qp_solver *s)
+static void shared_destroy(qp_linsys *ls)
+{
+    qp_ladder *ld = (qp_ladder *)ls;
+    gala_qp_linsys_release_base(ls);
+    gala_buffer_free(ld->jqp);
+    gala_buffer_free(ld->kofs);
+    gala_buffer_free(ld->flag);
+    gala_buffer_free(ld->jinfo);
+    gala_free(ld->rho);
+    gala_free(ld->ok);
+    gala_free(ld);
+}
+
+static gala_status shared_setup(gala_qp_solver *s, qp_linsys **out)
 {
     gala_context *ctx = s->ctx;
+    qp_ladder *ld = gala_calloc(1, sizeof *ld);
+    if (!ld) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    ld->base.ops = &gala_qp_linsys_shared;
+    *out = &ld->base;
+    qp_linsys *lb = &ld->base;
     const int *mt = s->meta;
     int n = mt[QP_M_N], m = mt[QP_M_M];
     double ratio = s->set.rho_ladder_ratio, rho = s->set.rho;
@@ -426,51 +492,46 @@ static gala_status shared_setup(gala_qp_solver *s)
         for (double v = rho / ratio; v >= QP_RHO_MIN * (1 - 1e-12) && kneg < 64; v /= ratio) ++kneg;
         for (double v = rho * ratio; v <= QP_RHO_MAX * (1 + 1e-12) && kpos < 64; v *= ratio) ++kpos;
     }
-    s->nrungs = kneg + kpos + 1;
-    s->rung0 = kneg;
-    s->lrho = gala_malloc(sizeof(double) * (size_t)s->nrungs);
-    s->rungok = gala_malloc(sizeof(int) * (size_t)s->nrungs);
-    int *zeros = gala_calloc((size_t)s->nrungs, sizeof(int));
-    int *kofs = gala_malloc(sizeof(int) * (size_t)s->nrungs);
-    if (!s->lrho || !s->rungok || !zeros || !kofs) {
+    const int nr = kneg + kpos + 1;
+    lb->nrungs = nr;
+    lb->rung0 = kneg;
+    ld->rho = gala_malloc(sizeof(double) * (size_t)nr);
+    ld->ok = gala_malloc(sizeof(int) * (size_t)nr);
+    int *zeros = gala_calloc((size_t)nr, sizeof(int));
+    int *kofs = gala_malloc(sizeof(int) * (size_t)nr);
+    if (!ld->rho || !ld->ok || !zeros || !kofs) {
         gala_free(zeros);
         gala_free(kofs);
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
     size_t ks = kalign((size_t)n * (size_t)n);
-    s->lad_ks = (int)(ks / QP_KALIGN);
-    for (int k = 0; k < s->nrungs; ++k) {
+    lb->rung_stride = (int)(ks / QP_KALIGN);
+    for (int k = 0; k < nr; ++k) {
         double v = rho;
-        for (int e = k; e < s->rung0; ++e) v /= ratio;
-        for (int e = s->rung0; e < k; ++e) v *= ratio;
-        s->lrho[k] = v;
-        s->rungok[k] = 1;
-        kofs[k] = k * s->lad_ks;
+        for (int e = k; e < lb->rung0; ++e) v /= ratio;
+        for (int e = lb->rung0; e < k; ++e) v *= ratio;
+        ld->rho[k] = v;
+        ld->ok[k] = 1;
+        kofs[k] = k * lb->rung_stride;
     }
-    s->ksize = ks * (size_t)s->nrungs;
-    gala_status st = gala_buffer_create(ctx, s->dt, s->ksize, &s->b_K);
-    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_jqp);
-    if (st == GALA_OK) st = gala_buffer_write(s->b_jqp, 0, (size_t)s->nrungs, zeros);
-    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_rflag);
-    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_kofs);
-    if (st == GALA_OK) st = gala_buffer_write(s->b_kofs, 0, (size_t)s->nrungs, kofs);
-    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, (size_t)s->nrungs, &s->b_lrho);
+    gala_status st = gala_buffer_create(ctx, s->dt, ks * (size_t)nr, &lb->K);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)nr, &ld->jqp);
+    if (st == GALA_OK) st = gala_buffer_write(ld->jqp, 0, (size_t)nr, zeros);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)nr, &ld->flag);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)nr, &ld->kofs);
+    if (st == GALA_OK) st = gala_buffer_write(ld->kofs, 0, (size_t)nr, kofs);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, (size_t)nr, &lb->ladder_rho);
     if (st == GALA_OK) {
         if (s->dt == GALA_DOUBLE) {
-            st = gala_buffer_write(s->b_lrho, 0, (size_t)s->nrungs, s->lrho);
+            st = gala_buffer_write(lb->ladder_rho, 0, (size_t)nr, ld->rho);
         } else {
             float f[130];
-            for (int k = 0; k < s->nrungs; ++k) f[k] = (float)s->lrho[k];
-            st = gala_buffer_write(s->b_lrho, 0, (size_t)s->nrungs, f);
+            for (int k = 0; k < nr; ++k) f[k] = (float)ld->rho[k];
+            st = gala_buffer_write(lb->ladder_rho, 0, (size_t)nr, f);
         }
     }
-    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_rungok);
-    if ((size_t)s->nrungs > (size_t)s->nvalid && st == GALA_OK) {
-        /* jinfo must hold one entry per rung */
-        gala_buffer_free(s->b_jinfo);
-        s->b_jinfo = NULL;
-        st = gala_buffer_create(ctx, GALA_INT, (size_t)s->nrungs, &s->b_jinfo);
-    }
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)nr, &lb->rung_ok);
+    if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, (size_t)nr, &ld->jinfo);
     gala_free(zeros);
     gala_free(kofs);
     /* tile of TB QPs per work-group: as many as local memory holds (qp.tb at most); the
@@ -511,35 +572,34 @@ static gala_status shared_setup(gala_qp_solver *s)
     if (gala_qp_admm_local_bytes(s, &c) > tbudget) {
         c = class_for(s, n, m, budget, wgmax); /* one QP per work-group, maybe global vectors */
     }
-    c.list = s->b_ident; /* owned by the solver */
-    c.count = s->nvalid;
-    s->sbin = c;
+    gala_qp_linsys_one_class(s, lb, &c);
     return st;
 }
 
-static gala_status shared_refactor(gala_qp_solver *s, int all_flagged)
+/* The rungs are always factored together (update_rho and update_matrices alike). */
+static gala_status shared_refactor(qp_linsys *ls, gala_qp_solver *s)
 {
-    (void)all_flagged; /* the rungs are always refactored together */
-    int nr = s->nrungs;
-    GALA_TRY(gala_buffer_fill(s->b_rflag, 0, (size_t)nr, 1));
+    qp_ladder *ld = (qp_ladder *)ls;
+    int nr = ls->nrungs;
+    GALA_TRY(gala_buffer_fill(ld->flag, 0, (size_t)nr, 1));
     int info[130];
     if (use_la(s)) {
         int zeros[130], kofs[130];
         for (int k = 0; k < nr; ++k) {
             zeros[k] = 0;
-            kofs[k] = k * s->lad_ks;
+            kofs[k] = k * ls->rung_stride;
         }
-        GALA_TRY(la_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr, zeros, kofs,
-                           info, 1));
+        GALA_TRY(la_invert(s, ls->K, ld->jqp, ld->kofs, ls->ladder_rho, 1, 0, ld->flag, nr,
+                           zeros, kofs, info, 1));
     } else {
-        GALA_TRY(form_and_invert(s, s->b_jqp, s->b_kofs, s->b_lrho, 1, 0, s->b_rflag, nr,
-                                 s->b_jinfo, 0));
-        GALA_TRY(gala_buffer_read(s->b_jinfo, 0, (size_t)nr, info));
+        GALA_TRY(form_and_invert(s, ls->K, ld->jqp, ld->kofs, ls->ladder_rho, 1, 0, ld->flag,
+                                 nr, ld->jinfo, 0));
+        GALA_TRY(gala_buffer_read(ld->jinfo, 0, (size_t)nr, info));
     }
-    for (int k = 0; k < nr; ++k) s->rungok[k] = info[k] == 0;
-    GALA_TRY(gala_buffer_write(s->b_rungok, 0, (size_t)nr, s->rungok));
-    GALA_TRY(gala_buffer_fill(s->b_refac, 0, (size_t)s->nvalid, 0));
-    if (!s->rungok[s->rung0]) {
+    for (int k = 0; k < nr; ++k) ld->ok[k] = info[k] == 0;
+    GALA_TRY(gala_buffer_write(ls->rung_ok, 0, (size_t)nr, ld->ok));
+    GALA_TRY(gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 0));
+    if (!ld->ok[ls->rung0]) {
         /* K with the initial ρ is not positive definite: every QP is non-convex */
         size_t ns = (size_t)s->nvalid * QP_NSTATE;
         int *st = gala_malloc(sizeof(int) * ns);
@@ -555,12 +615,34 @@ static gala_status shared_refactor(gala_qp_solver *s, int all_flagged)
     return GALA_OK;
 }
 
-static gala_status shared_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+static gala_status shared_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int check,
+                                int adapt, int fin)
 {
-    return gala_qp_launch_admm(s, &s->sbin, iters, check, adapt, fin);
+    return gala_qp_launch_admm(s, ls, &ls->one, iters, check, adapt, fin);
+}
+
+/* The nearest rung whose K was factored. */
+static gala_status shared_nearest_rho(const qp_linsys *ls, gala_qp_solver *s, const char *fn,
+                                      double rho, double *r, int *rung)
+{
+    const qp_ladder *ld = (const qp_ladder *)ls;
+    double best = INFINITY;
+    *rung = -1;
+    for (int q = 0; q < ls->nrungs; ++q) {
+        const double d = fmax(ld->rho[q] / rho, rho / ld->rho[q]);
+        if (ld->ok[q] && d < best) {
+            best = d;
+            *rung = q;
+        }
+    }
+    if (*rung < 0)
+        return gala_error(s->ctx, GALA_ERR_NOT_POSITIVE_DEFINITE, "%s: no rung of the rho ladder "
+                          "has a factorization", fn);
+    *r = ld->rho[*rung];
+    return GALA_OK;
 }
 
 const qp_linsys_ops gala_qp_linsys_shared = {
-    "dense-shared", GALA_QP_LINSYS_DENSE_SHARED, shared_setup, shared_refactor, shared_iterate,
-    NULL,
+    "dense-shared", GALA_QP_LINSYS_DENSE_SHARED, shared_setup, shared_solve, shared_refactor,
+    shared_refactor, shared_nearest_rho, shared_destroy,
 };

@@ -21,23 +21,23 @@
  * mixed sizes takes Σ(n + m), not count·max(n + m)), then two unused ints */
 #define NKQ 3
 
-struct qp_pcg {
+typedef struct {
+    qp_linsys base;
     gala_buffer *b_kq, *b_kb, *b_pw, *b_pst;
-};
+} qp_pcg;
 
-static void pcg_release(gala_qp_solver *s)
+static void pcg_destroy(qp_linsys *ls)
 {
-    qp_pcg *p = s->pcg;
-    if (!p) return;
+    qp_pcg *p = (qp_pcg *)ls;
+    gala_qp_linsys_release_base(ls);
     gala_buffer_free(p->b_kq);
     gala_buffer_free(p->b_kb);
     gala_buffer_free(p->b_pw);
     gala_buffer_free(p->b_pst);
     gala_free(p);
-    s->pcg = NULL;
 }
 
-static gala_status pcg_setup(gala_qp_solver *s)
+static gala_status pcg_setup(gala_qp_solver *s, qp_linsys **out)
 {
     gala_context *ctx = s->ctx;
     const int nv = s->nvalid;
@@ -52,7 +52,8 @@ static gala_status pcg_setup(gala_qp_solver *s)
         gala_free(kq);
         return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
-    s->pcg = p;
+    p->base.ops = &gala_qp_linsys_pcg;
+    *out = &p->base;
     for (int sl = 0; sl < nv; ++sl) {
         const int *mt = s->meta + (size_t)sl * QP_NMETA;
         kq[NKQ * sl] = mt[QP_M_XO] + mt[QP_M_ZO];
@@ -66,32 +67,42 @@ static gala_status pcg_setup(gala_qp_solver *s)
         st = gala_buffer_create(ctx, s->dt, QP_PW_NV * s->ntot + s->mtot + 1, &p->b_pw);
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, QP_NPST * (size_t)nv, &p->b_pst);
     if (st == GALA_OK) st = gala_buffer_fill(p->b_pst, 0, QP_NPST * (size_t)nv, 0);
-    if (st == GALA_OK) st = gala_qp_check_class(s);
+    if (st == GALA_OK) st = gala_qp_check_class(s, &p->base);
     return st;
 }
 
 /* The Jacobi preconditioner of the flagged QPs (all of them when all_flagged), from the
  * scaled P, A and each QP's ρ; a QP whose P + σI has a diagonal entry ≤ 0 becomes NON_CVX. */
-static gala_status pcg_refactor(gala_qp_solver *s, int all_flagged)
+static gala_status pcg_refactor(qp_pcg *p, gala_qp_solver *s, int all_flagged)
 {
-    qp_pcg *p = s->pcg;
     const int nv = s->nvalid;
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_pcg_precond", &k));
     gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nv),
-                         ga_buf(s->b_state), ga_buf(s->b_refac), ga_int(all_flagged),
-                         ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nv),
+                         ga_buf(s->b_state), ga_buf(s->b_refactor), ga_int(all_flagged),
+                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
                          ga_buf(s->b_info), ga_buf(p->b_pw), ga_long((long long)s->ntot),
                          ga_real(s->set.sigma)));
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
-    return gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
+    return gala_buffer_fill(s->b_refactor, 0, (size_t)nv, 0);
 }
 
-static gala_status pcg_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+static gala_status pcg_update_rho(qp_linsys *ls, gala_qp_solver *s)
 {
-    qp_pcg *p = s->pcg;
-    const qp_bin *c = &s->sbin;
+    return pcg_refactor((qp_pcg *)ls, s, 0);
+}
+
+static gala_status pcg_update_matrices(qp_linsys *ls, gala_qp_solver *s)
+{
+    return pcg_refactor((qp_pcg *)ls, s, 1);
+}
+
+static gala_status pcg_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int check, int adapt,
+                             int fin)
+{
+    qp_pcg *p = (qp_pcg *)ls;
+    const qp_bin *c = &ls->one;
     gala_buffer *list = c->compacted ? c->alist : c->list;
     const int nlist = c->acount;
     if (nlist <= 0) return GALA_OK;
@@ -105,31 +116,32 @@ static gala_status pcg_iterate(gala_qp_solver *s, int iters, int check, int adap
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
         GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(1),
                              ga_real(t->sigma), ga_int(last)));
         GALA_TRY(GALA_LAUNCH(s->ctx, kp, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(s->b_rp), ga_buf(s->b_ci),
-                             ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
+                             ga_buf(s->b_state), ga_buf(s->b_rowptr), ga_buf(s->b_colidx),
+                             ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
                              ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
                              ga_buf(p->b_pw), ga_buf(p->b_pst),
                              ga_real(t->sigma), ga_int(t->cg_max_iter),
                              ga_int(t->cg_tol_reduction), ga_real(t->cg_tol_fraction),
                              ga_int(it), ga_int(t->check_termination)));
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
-                             ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
+                             ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(p->b_kb), ga_int(0),
                              ga_long(1), ga_long(1), ga_real(t->alpha),
                              ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
-    if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));
+    if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, ls, c, 0, check, adapt, fin));
     return GALA_OK;
 }
 
 const qp_linsys_ops gala_qp_linsys_pcg = {
-    "pcg", GALA_QP_LINSYS_PCG, pcg_setup, pcg_refactor, pcg_iterate, pcg_release,
+    "pcg", GALA_QP_LINSYS_PCG, pcg_setup, pcg_solve, pcg_update_rho, pcg_update_matrices, NULL,
+    pcg_destroy,
 };

@@ -16,7 +16,8 @@
 
 #define NKQ 3 /* kq per slot: matrix index in the factor object, value-map offset, entries */
 
-struct qp_sparse {
+typedef struct {
+    qp_linsys base;
     int ngroups, total;
     gala_sparse_ldlt_symbolic **sym;
     int *gcount;  /* QPs per group */
@@ -27,12 +28,12 @@ struct qp_sparse {
     size_t kstride, bstride;
     gala_sparse_ldlt *F;
     gala_buffer *b_kq, *b_kmap, *b_kv, *b_kb, *b_kx;
-};
+} qp_sparse;
 
-static void sparse_release(gala_qp_solver *s)
+static void sparse_destroy(qp_linsys *ls)
 {
-    qp_sparse *p = s->sp;
-    if (!p) return;
+    qp_sparse *p = (qp_sparse *)ls;
+    gala_qp_linsys_release_base(ls);
     for (int g = 0; p->sym && g < p->ngroups; ++g) gala_sparse_ldlt_symbolic_destroy(p->sym[g]);
     gala_sparse_ldlt_destroy(p->F);
     gala_buffer_free(p->b_kq);
@@ -43,12 +44,11 @@ static void sparse_release(gala_qp_solver *s)
     void *ptrs[] = {p->sym, p->gcount, p->qslot, p->kq, p->info, p->flag}; /* inertia: in info */
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
     gala_free(p);
-    s->sp = NULL;
 }
 
 /* The KKT pattern of a group (upper CSC in kp, ki) and its value map (see cl/qp.cl,
  * qp_kkt_values), from P's upper CSC pattern tp and A's pattern ta. The device holds P as
- * its full symmetric CSR and A as CSR (solver.c, build_pattern): entry e of P's column j is
+ * its full symmetric CSR and A as CSR (layout.c, gala_qp_build_pattern): entry e of P's column j is
  * the value at position pos[2e] of its row; A's row i lists its entries by column. */
 static gala_status kkt_pattern(gala_qp_solver *s, const qp_pat *tp, const qp_pat *ta, int *kp,
                                int *ki, int *map)
@@ -101,43 +101,26 @@ static gala_status kkt_pattern(gala_qp_solver *s, const qp_pat *tp, const qp_pat
 
 typedef struct { int p, a, first, count, nnz, dim; } sp_group;
 
-static gala_status sparse_setup(gala_qp_solver *s)
+/* Groups: the distinct (P pattern, A pattern) pairs, in order of first appearance (a linear
+ * scan per slot over a table keyed by the P pattern would do for huge mixes; batches have
+ * few distinct pairs); gof: per slot its group; *kmapn: value-map entries of all groups. */
+static gala_status sparse_groups(const gala_qp_solver *s, sp_group *grp, int *gof, int *ng_out,
+                                 size_t *kmapn_out)
 {
-    gala_context *ctx = s->ctx;
     const int nv = s->nvalid;
-    qp_sparse *p = gala_calloc(1, sizeof *p);
-    if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    s->sp = p;
-    sp_group *grp = gala_malloc(sizeof *grp * (size_t)nv);
-    int *gof = gala_malloc(sizeof(int) * (size_t)nv);
-    p->kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
-    p->qslot = gala_malloc(sizeof(int) * (size_t)nv);
-    p->info = gala_malloc(sizeof(int) * 3 * (size_t)nv); /* info, then 2 per matrix inertia */
-    p->flag = gala_malloc(sizeof(int) * (size_t)nv);
-    if (!grp || !gof || !p->kq || !p->qslot || !p->info || !p->flag) {
-        gala_free(grp);
-        gala_free(gof);
-        return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    }
-    p->inertia = p->info + nv;
-    /* groups: distinct (P pattern, A pattern) pairs, in order of first appearance (a linear
-     * scan per slot over a table keyed by the P pattern would do for huge mixes; batches
-     * have few distinct pairs) */
     int ng = 0;
     size_t kmapn = 0;
     for (int sl = 0; sl < nv; ++sl) {
-        const int pp = s->ppat[sl], pa = s->apat[sl];
+        const int pp = s->p_pattern[sl], pa = s->a_pattern[sl];
         int g = 0;
         for (g = 0; g < ng && !(grp[g].p == pp && grp[g].a == pa); ++g) {}
         if (g == ng) {
-            const qp_pat *tp = &s->pats[pp], *ta = &s->pats[pa];
+            const qp_pat *tp = &s->patterns[pp], *ta = &s->patterns[pa];
             /* value-map entries are 8·position + kind in an int */
             if ((size_t)tp->nnz >= (1u << 27) || (size_t)ta->nnz >= (1u << 28) ||
                 (size_t)ta->rows >= (1u << 28) || (size_t)tp->cols + (size_t)ta->rows +
                 (size_t)tp->nnz + (size_t)ta->nnz >= 0x7fffffffu) {
-                gala_free(grp);
-                gala_free(gof);
-                return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: QP %d is too "
+                return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: QP %d is too "
                                   "large for the sparse strategy", s->qp_of[sl]);
             }
             int diag = 0;
@@ -154,18 +137,22 @@ static gala_status sparse_setup(gala_qp_solver *s)
         grp[g].count++;
         gof[sl] = g;
     }
-    p->ngroups = ng;
-    p->total = nv;
-    p->sym = gala_calloc((size_t)ng, sizeof *p->sym);
-    p->gcount = gala_malloc(sizeof(int) * (size_t)ng);
-    int *kmap = gala_malloc(sizeof(int) * (kmapn ? kmapn : 1));
+    *ng_out = ng;
+    *kmapn_out = kmapn;
+    return GALA_OK;
+}
+
+/* Per group: the KKT pattern, the value map (into kmap, *moff entries in all), the symbolic
+ * analysis (n positive pivots expected). */
+static gala_status sparse_analyze(gala_qp_solver *s, qp_sparse *p, sp_group *grp, int *kmap,
+                                  size_t *moff_out)
+{
+    gala_context *ctx = s->ctx;
+    const int ng = p->ngroups;
     gala_status st = GALA_OK;
-    if (!p->sym || !p->gcount || !kmap)
-        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    /* per group: KKT pattern, value map, symbolic analysis (n positive pivots expected) */
     size_t moff = 0, first = 0;
     for (int g = 0; st == GALA_OK && g < ng; ++g) {
-        const qp_pat *tp = &s->pats[grp[g].p], *ta = &s->pats[grp[g].a];
+        const qp_pat *tp = &s->patterns[grp[g].p], *ta = &s->patterns[grp[g].a];
         const int dim = grp[g].dim;
         int *kp = gala_malloc(sizeof(int) * ((size_t)dim + 1 + (size_t)grp[g].nnz));
         if (!kp) {
@@ -188,33 +175,37 @@ static gala_status sparse_setup(gala_qp_solver *s)
         first += (size_t)grp[g].count;
         moff += (size_t)grp[g].nnz;
     }
-    /* AUTO (solver.c chose this strategy because a QP reached qp.sparse_n variables): keep
-     * it only when a solve with the factors costs at most half of a product with the dense
-     * K⁻¹ (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of the
-     * benchmark families (dense rows of A) fill in and stay dense */
-    if (s->set.linsys_solver == GALA_QP_LINSYS_AUTO &&
-        (st == GALA_OK || st == GALA_ERR_NOT_SUPPORTED)) {
-        double sparse = 0, dense = 0;
-        for (int g = 0; st == GALA_OK && g < ng; ++g) {
-            gala_sparse_ldlt_stats t;
-            gala_sparse_ldlt_symbolic_stats(p->sym[g], &t);
-            const double n = s->pats[grp[g].p].cols;
-            sparse += grp[g].count * (4.0 * (double)t.nnz_l + 2.0 * t.n);
-            dense += grp[g].count * n * n;
-        }
-        if (st != GALA_OK || 2 * sparse > dense) { /* no AMD in this build, or dearer */
-            gala_error_clear(ctx);
-            gala_free(kmap);
-            gala_free(grp);
-            gala_free(gof);
-            sparse_release(s);
-            s->ls = &gala_qp_linsys_dense;
-            return s->ls->setup(s);
-        }
+    *moff_out = moff;
+    return st;
+}
+
+/* AUTO (linsys.c considers this strategy because a QP reached qp.sparse_n variables): keep
+ * it only when a solve with the factors costs at most half of a product with the dense K⁻¹
+ * (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of the benchmark
+ * families (dense rows of A) fill in and stay dense. */
+static int sparse_dearer(const gala_qp_solver *s, const qp_sparse *p, const sp_group *grp)
+{
+    double sparse = 0, dense = 0;
+    for (int g = 0; g < p->ngroups; ++g) {
+        gala_sparse_ldlt_stats t;
+        gala_sparse_ldlt_symbolic_stats(p->sym[g], &t);
+        const double n = s->patterns[grp[g].p].cols;
+        sparse += grp[g].count * (4.0 * (double)t.nnz_l + 2.0 * t.n);
+        dense += grp[g].count * n * n;
     }
-    /* matrix order: group by group, slots in order within a group */
+    return 2 * sparse > dense;
+}
+
+/* The matrices' order (group by group, slots in order within a group: kq, qslot) and the
+ * device buffers. */
+static gala_status sparse_buffers(gala_qp_solver *s, qp_sparse *p, const sp_group *grp,
+                                  const int *gof, const int *kmap, size_t moff)
+{
+    gala_context *ctx = s->ctx;
+    const int nv = s->nvalid, ng = p->ngroups;
+    gala_status st = GALA_OK;
     size_t *mo = gala_malloc(sizeof(size_t) * (ng ? (size_t)ng : 1));
-    if (st == GALA_OK && !mo) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    if (!mo) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     if (st == GALA_OK) {
         size_t o = 0;
         for (int g = 0; g < ng; ++g) {
@@ -249,7 +240,53 @@ static gala_status sparse_setup(gala_qp_solver *s)
     p->refine = s->set.refine < 0 ? s->dt == GALA_FLOAT : s->set.refine;
     if (st == GALA_OK && p->refine)
         st = gala_buffer_create(ctx, s->dt, p->bstride * (size_t)nv, &p->b_kx);
-    if (st == GALA_OK) st = gala_qp_check_class(s);
+    if (st == GALA_OK) st = gala_qp_check_class(s, &p->base);
+    return st;
+}
+
+/* The object (*out; NULL when only_if_cheaper finds it dearer than the dense strategy). */
+static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys **out)
+{
+    gala_context *ctx = s->ctx;
+    const int nv = s->nvalid;
+    qp_sparse *p = gala_calloc(1, sizeof *p);
+    if (!p) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    p->base.ops = &gala_qp_linsys_sparse;
+    *out = &p->base;
+    sp_group *grp = gala_malloc(sizeof *grp * (size_t)nv);
+    int *gof = gala_malloc(sizeof(int) * (size_t)nv);
+    int *kmap = NULL;
+    p->kq = gala_malloc(sizeof(int) * NKQ * (size_t)nv);
+    p->qslot = gala_malloc(sizeof(int) * (size_t)nv);
+    p->info = gala_malloc(sizeof(int) * 3 * (size_t)nv); /* info, then 2 per matrix inertia */
+    p->flag = gala_malloc(sizeof(int) * (size_t)nv);
+    gala_status st = GALA_OK;
+    if (!grp || !gof || !p->kq || !p->qslot || !p->info || !p->flag) {
+        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        goto done;
+    }
+    p->inertia = p->info + nv;
+    int ng = 0;
+    size_t kmapn = 0, moff = 0;
+    st = sparse_groups(s, grp, gof, &ng, &kmapn);
+    if (st != GALA_OK) goto done;
+    p->ngroups = ng;
+    p->total = nv;
+    p->sym = gala_calloc((size_t)ng, sizeof *p->sym);
+    p->gcount = gala_malloc(sizeof(int) * (size_t)ng);
+    kmap = gala_malloc(sizeof(int) * (kmapn ? kmapn : 1));
+    if (!p->sym || !p->gcount || !kmap)
+        st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    if (st == GALA_OK) st = sparse_analyze(s, p, grp, kmap, &moff);
+    if (only_if_cheaper && (st == GALA_ERR_NOT_SUPPORTED || (st == GALA_OK && sparse_dearer(s, p, grp)))) {
+        gala_error_clear(ctx); /* no AMD in this build, or dearer */
+        sparse_destroy(&p->base);
+        *out = NULL;
+        st = GALA_OK;
+        goto done;
+    }
+    if (st == GALA_OK) st = sparse_buffers(s, p, grp, gof, kmap, moff);
+done:
     gala_free(kmap);
     gala_free(grp);
     gala_free(gof);
@@ -260,15 +297,24 @@ static gala_status sparse_setup(gala_qp_solver *s)
  * factorization (the first call allocates the factor object). A flagged QP whose KKT matrix
  * has not n positive pivots (P + σI not positive definite), or a zero or NaN pivot, is
  * non-convex, as in the dense strategy. */
-static gala_status sparse_refactor(gala_qp_solver *s, int all_flagged)
+static gala_status sparse_setup(gala_qp_solver *s, qp_linsys **out)
 {
-    qp_sparse *p = s->sp;
+    return sparse_make(s, 0, out);
+}
+
+gala_status gala_qp_sparse_setup_if_cheaper(gala_qp_solver *s, qp_linsys **out)
+{
+    return sparse_make(s, 1, out);
+}
+
+static gala_status sparse_refactor(qp_sparse *p, gala_qp_solver *s, int all_flagged)
+{
     const int nv = s->nvalid;
     gala_kernel *kv;
     GALA_TRY(gala_qp_kernel(s, "qp_kkt_values", &kv));
     gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(nv),
-                         ga_buf(p->b_kq), ga_buf(p->b_kmap), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+    GALA_TRY(GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nv),
+                         ga_buf(p->b_kq), ga_buf(p->b_kmap), ga_buf(s->b_vals), ga_buf(s->b_ctype),
                          ga_buf(s->b_info), ga_buf(p->b_kv), ga_long((long long)p->kstride),
                          ga_real(s->set.sigma)));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
@@ -288,7 +334,7 @@ static gala_status sparse_refactor(gala_qp_solver *s, int all_flagged)
     if (all_flagged)
         for (int i = 0; i < nv; ++i) p->flag[i] = 1;
     else
-        GALA_TRY(gala_buffer_read(s->b_refac, 0, (size_t)nv, p->flag));
+        GALA_TRY(gala_buffer_read(s->b_refactor, 0, (size_t)nv, p->flag));
     for (int q = 0; q < nv; ++q) {
         const int sl = p->qslot[q];
         const int n = s->meta[(size_t)sl * QP_NMETA + QP_M_N];
@@ -297,13 +343,24 @@ static gala_status sparse_refactor(gala_qp_solver *s, int all_flagged)
             GALA_TRY(gala_buffer_write(s->b_state, (size_t)sl * QP_NSTATE + QP_S_STATUS, 1, &v));
         }
     }
-    return gala_buffer_fill(s->b_refac, 0, (size_t)nv, 0);
+    return gala_buffer_fill(s->b_refactor, 0, (size_t)nv, 0);
 }
 
-static gala_status sparse_iterate(gala_qp_solver *s, int iters, int check, int adapt, int fin)
+static gala_status sparse_update_rho(qp_linsys *ls, gala_qp_solver *s)
 {
-    qp_sparse *p = s->sp;
-    const qp_bin *c = &s->sbin;
+    return sparse_refactor((qp_sparse *)ls, s, 0);
+}
+
+static gala_status sparse_update_matrices(qp_linsys *ls, gala_qp_solver *s)
+{
+    return sparse_refactor((qp_sparse *)ls, s, 1);
+}
+
+static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int check,
+                                int adapt, int fin)
+{
+    qp_sparse *p = (qp_sparse *)ls;
+    const qp_bin *c = &ls->one;
     gala_buffer *list = c->compacted ? c->alist : c->list;
     const int nlist = c->acount;
     if (nlist <= 0) return GALA_OK;
@@ -320,33 +377,33 @@ static gala_status sparse_iterate(gala_qp_solver *s, int iters, int check, int a
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
         GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1),
                              ga_long((long long)tot), ga_real(s->set.sigma), ga_int(last)));
         GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, kx, 0, 1, 0, tot));
         if (p->refine) {
             GALA_TRY(GALA_LAUNCH(s->ctx, ke, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
-                                 ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_ctype),
+                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
+                                 ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
                                  ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(kx), ga_long(1),
                                  ga_long((long long)tot), ga_real(s->set.sigma)));
             GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, p->b_kb, 0, 1, 0, tot));
         }
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rp),
-                             ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn), ga_long(ntot),
-                             ga_buf(s->b_vm), ga_long(mtot), ga_buf(s->b_ctype),
+                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
+                             ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
+                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(p->refine),
                              ga_long(1), ga_long((long long)tot), ga_real(s->set.alpha),
                              ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
-    if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, c, 0, check, adapt, fin));
+    if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, ls, c, 0, check, adapt, fin));
     return GALA_OK;
 }
 
 const qp_linsys_ops gala_qp_linsys_sparse = {
-    "sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT, sparse_setup, sparse_refactor, sparse_iterate,
-    sparse_release,
+    "sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT, sparse_setup, sparse_solve, sparse_update_rho,
+    sparse_update_matrices, NULL, sparse_destroy,
 };

@@ -1,7 +1,7 @@
 /* QP problem ownership. */
 #include <string.h>
 
-#include "../core/internal.h"
+#include "core/internal.h"
 #include "gala/qp.h"
 
 gala_status gala_qp_problem_free(gala_qp_problem *pb)

@@ -1,44 +1,51 @@
 /* The batched QP solver's internals: the solver object, the linear-system strategy
- * interface, the launch helpers shared by solver.c and linsys_dense.c, and the host-thread
- * helper (qp_par.c). */
+ * objects, the phases of setup, the launch helpers shared by every file of src/qp, and
+ * the host-thread helper (qp_par.c). */
 #ifndef GALA_QP_INTERNAL_H
 #define GALA_QP_INTERNAL_H
 
 #include <stdint.h>
 
-#include "../core/kernel.h"
+#include "core/kernel.h"
 #include "gala/ldlt.h"
 #include "gala/qp.h"
 #include "qp_layout.h"
 
 struct gala_qp_solver;
+typedef struct qp_linsys qp_linsys;
 
-/** A linear-system strategy: a table of functions (docs/qp.md). */
+/** A linear-system strategy: a table of functions over an object that owns the strategy's
+ *  state (docs/qp.md), as OSQP 1.x's linsys solver. The solver holds one such object; it
+ *  is made by gala_qp_linsys_make (linsys.c), where the AUTO choice lives. */
 typedef struct qp_linsys_ops {
     const char *name;
     int id; /* gala_qp_linsys */
-    /** Allocate K⁻¹ storage and the launch lists (meta is uploaded afterwards by the
-     *  caller, so the strategy may fill QP_M_KO). */
-    gala_status (*setup)(struct gala_qp_solver *s);
-    /** Refactor the QPs whose refactor flag is set (device array), after a ρ change or an
-     *  update. all_flagged: the caller knows every flag is set (no read-back needed). */
-    gala_status (*refactor)(struct gala_qp_solver *s, int all_flagged);
-    /** Launch `iters` ADMM iterations (and the check) for every running QP. */
-    gala_status (*iterate)(struct gala_qp_solver *s, int iters, int check, int adapt,
-                           int final_status);
-    /** Free what setup made beyond the solver's own buffers (NULL: nothing). */
-    void (*release)(struct gala_qp_solver *s);
+    /** Make the object: K (or K⁻¹, factors, preconditioner) storage, launch classes and
+     *  lists (meta is uploaded afterwards by the caller, so the strategy may fill QP_M_KO).
+     *  Nothing is factored yet (update_matrices does it). */
+    gala_status (*setup)(struct gala_qp_solver *s, qp_linsys **ls);
+    /** Launch `iters` ADMM iterations, each with its linear solve (fused into the ADMM
+     *  launches), and the check, for every running QP. */
+    gala_status (*solve)(qp_linsys *ls, struct gala_qp_solver *s, int iters, int check,
+                         int adapt, int final_status);
+    /** ρ changed for the QPs whose refactor flag (device array) is set (adaptive ρ,
+     *  gala_qp_update_rho, a row whose kind changed): factor them again; flags cleared. */
+    gala_status (*update_rho)(qp_linsys *ls, struct gala_qp_solver *s);
+    /** New scaled P and A on the device (setup, gala_qp_update_matrices): factor every QP
+     *  (every refactor flag is set); flags cleared. */
+    gala_status (*update_matrices)(qp_linsys *ls, struct gala_qp_solver *s);
+    /** The ρ a QP may take when gala_qp_update_rho asks for rho: *r and the ρ ladder's rung
+     *  *rung. NULL: any ρ (rung -1), the QP is flagged for update_rho. */
+    gala_status (*nearest_rho)(const qp_linsys *ls, struct gala_qp_solver *s, const char *fn,
+                               double rho, double *r, int *rung);
+    /** Free the object (NULL: nothing was made). */
+    void (*destroy)(qp_linsys *ls);
 } qp_linsys_ops;
 
 extern const qp_linsys_ops gala_qp_linsys_dense;
 extern const qp_linsys_ops gala_qp_linsys_shared;
 extern const qp_linsys_ops gala_qp_linsys_sparse;
 extern const qp_linsys_ops gala_qp_linsys_pcg;
-
-/** The sparse strategy's data (linsys_sparse.c). */
-typedef struct qp_sparse qp_sparse;
-/** The PCG strategy's data (linsys_pcg.c). */
-typedef struct qp_pcg qp_pcg;
 
 /** One launch class of the per-QP strategy: QPs whose vectors fit the same local sizes. */
 typedef struct qp_bin {
@@ -54,6 +61,43 @@ typedef struct qp_bin {
     int compacted;
 } qp_bin;
 
+/** What every strategy's object begins with: its launch classes, and the buffers the ADMM
+ *  and check kernels name (qp_admm, qp_check: K and the ρ ladder; one-element stand-ins
+ *  where the strategy has none, so that every launch names real buffers). */
+struct qp_linsys {
+    const qp_linsys_ops *ops;
+    qp_bin *classes;        /* its launch classes (the dense strategy's size classes, or one) */
+    int nclasses;
+    int own_lists;          /* 1: the classes' list buffers are the strategy's (else b_slots) */
+    qp_bin one;             /* the single class of the shared, sparse and PCG strategies */
+    gala_buffer *K;         /* K⁻¹ (or its factor) per QP or per rung; a stand-in otherwise */
+    gala_buffer *ladder_rho, *rung_ok; /* the ρ ladder (dense-shared), else stand-ins */
+    int nrungs;             /* rungs of the ladder (0: no ladder) */
+    int rung_stride;        /* KALIGN units between the rungs' K */
+    int rung0;              /* the rung of settings.rho (0 without a ladder) */
+    int la_queued;          /* 1: src/la's programs of its K⁻¹ queued (a dry pass, once) */
+};
+
+/** The strategy the settings ask for (linsys.c, the one place of the AUTO choice), before
+ *  the layout (the shared strategy stores the values once). same_data: every valid QP has
+ *  the reference's P, A and row kinds. DENSE_SHARED without it is an error. */
+GALA_INTERNAL gala_status gala_qp_linsys_choose(struct gala_qp_solver *s, int same_data,
+                                                const qp_linsys_ops **ops);
+/** Make the chosen strategy's object, after the uploads. AUTO's sparse LDLᵀ falls back here,
+ *  explicitly, to the dense strategy where its factors would cost more (or no AMD). */
+GALA_INTERNAL gala_status gala_qp_linsys_make(struct gala_qp_solver *s, const qp_linsys_ops *ops,
+                                              qp_linsys **ls);
+/** Free a strategy object and what every object has (lists, K, stand-ins). */
+GALA_INTERNAL void gala_qp_linsys_destroy(qp_linsys *ls);
+/** The common part of destroy (the classes' lists, K, the ladder buffers), for the
+ *  strategies' destroy functions; the object itself is not freed. */
+GALA_INTERNAL void gala_qp_linsys_release_base(qp_linsys *ls);
+/** AUTO's sparse candidate (linsys_sparse.c): the sparse strategy's object when a solve
+ *  with its factors costs at most half of a product with the dense K⁻¹, else *ls = NULL
+ *  (no AMD in this build, or dearer) and GALA_OK. */
+GALA_INTERNAL gala_status gala_qp_sparse_setup_if_cheaper(struct gala_qp_solver *s,
+                                                          qp_linsys **ls);
+
 /** A distinct sparsity pattern of P (upper CSC, n×n) or of A (CSC, m×n), kept once for all
  *  the QPs that have it. Host copy of the CSC pattern (for polishing and update checks),
  *  and where its device structures live. */
@@ -68,76 +112,88 @@ typedef struct qp_pat {
                            map: 2 per entry for P, 1 for A) */
 } qp_pat;
 
+/** The solver. "QP k" counts the caller's QPs (count of them, batch order); a "slot" is a QP
+ *  on the device (nvalid of them; invalid QPs have none). Filled by the phases of setup in
+ *  this order: settings (setup.c), per QP (setup.c, validate.c), patterns and layout
+ *  (layout.c), device buffers (setup.c), the strategy (linsys*.c). */
 struct gala_qp_solver {
     gala_context *ctx;
     gala_qp_settings set;
     gala_dtype dt;
-    int dualgap;
+    int dualgap;            /* the duality-gap test in force (gala_qp_dualgap_of) */
     int refine;             /* REFINE of the ADMM program */
+    int k_factored;         /* 1: K holds Cholesky factors, not inverses (qp.factor = 2) */
     int nthreads;           /* host threads for per-QP host work */
+
+    /* the QPs and their slots */
     int count;              /* QPs of the batch */
-    int nvalid;             /* QPs on the device ("slots") */
+    int nvalid;             /* QPs on the device (slots) */
     int *slot;              /* per QP: slot or -1 */
     int *qp_of;             /* per slot: QP index */
     gala_qp_info *info;     /* per QP */
     int *host_status;       /* per QP: INVALID_DATA (host decided) or 0 */
-    int *qn, *qm;           /* per QP: n, m (0 for QPs rejected with invalid sizes) */
+    int *qp_n, *qp_m;       /* per QP: n, m (0 for QPs rejected with invalid sizes) */
     double *c0;             /* per QP */
-    int shared;             /* 1: DENSE_SHARED */
-    int kfac;               /* 1: b_K holds Cholesky factors, not inverses (qp.factor = 2) */
+    int same_data;          /* 1: every QP has slot 0's P, A and row kinds, stored once
+                             * (the dense-shared strategy) */
 
-    /* patterns: per slot the P and A pattern ids; the distinct patterns */
-    int *ppat, *apat;
-    qp_pat *pats;
-    int npats;
+    /* sparsity patterns (layout.c): per slot the P and A pattern ids; the distinct ones */
+    int *p_pattern, *a_pattern;
+    qp_pat *patterns;
+    int npatterns;
+    int *pattern_mem;       /* the patterns' host copies (qp_pat.p, .i point into it) */
 
-    /* host copies (slot order, unscaled, bounds clamped to ±1e30): needed by partial
-     * updates and polishing. hval: raw CSC values [P.x | A.x] per slot (polishing only) */
-    double *hq, *hl, *hu, *hval; /* hval at each slot's QP_M_RO, like the device's raw */
-    int *patmem;            /* the patterns' host copies */
+    /* host copies (slot order, unscaled, bounds clamped to ±1e30), needed by partial updates
+     * and polishing; vals: the raw CSC values [P.x | A.x] at each slot's QP_M_RO, like the
+     * device's raw (polishing only) */
+    struct {
+        double *q, *l, *u, *vals;
+    } host;
 
-    /* per slot host metadata and layout */
+    /* the device layout (layout.c): per slot metadata, and the sizes of the device arrays */
     int *meta;              /* nvalid·QP_NMETA */
-    size_t ntot, mtot, nrp, nci, nmap, nnz, nraw, nct;
+    size_t ntot, mtot;      /* Σ n and Σ m over the slots: one section of b_nvec / b_mvec */
+    size_t n_rowptr, n_colidx, n_map; /* the patterns' CSR rows, columns and value maps */
+    size_t n_vals, n_raw, n_ctype;    /* expanded values, raw CSC values, row kinds */
 
     /* device data */
-    gala_buffer *b_meta, *b_ident, *b_state, *b_info, *b_refac, *b_rp, *b_ci, *b_mv, *b_K;
-    gala_buffer *b_vn, *b_vm, *b_ctype, *b_lrho, *b_rungok, *b_cnt, *b_kofs, *b_jinfo;
-    gala_buffer *b_jqp, *b_rflag; /* ladder jobs */
-    gala_buffer *b_map, *b_raw, *b_hstat, *b_one;
-    gala_buffer *b_ccnt, *b_acnt; /* gala_qp_compact: per-chunk counts, per-class totals */
-    size_t ksize;           /* elements of b_K */
+    gala_buffer *b_meta;    /* per slot: QP_NMETA ints */
+    gala_buffer *b_slots;   /* 0 .. nvalid-1: the list of every slot */
+    gala_buffer *b_one_slot; /* a list of one slot (updates of one QP) */
+    gala_buffer *b_state, *b_info; /* per slot: QP_NSTATE ints, QP_NINFO reals */
+    gala_buffer *b_refactor;  /* per slot: its K must be factored again */
+    gala_buffer *b_host_status; /* per slot: QP_H_* (the host's verdict, shared kinds) */
+    gala_buffer *b_rowptr, *b_colidx, *b_map; /* the patterns (n_rowptr, n_colidx, n_map) */
+    gala_buffer *b_raw, *b_vals; /* raw CSC values; expanded, scaled values (PV, AV, TV) */
+    gala_buffer *b_nvec, *b_mvec; /* the n-vectors (QP_NV sections of ntot: x, q, D, ...)
+                                   * and the m-vectors (QP_MV sections of mtot: z, y, l, ...) */
+    gala_buffer *b_ctype;   /* row kinds (n_ctype) */
+    gala_buffer *b_counts;  /* qp_count: running QPs, QPs waiting for a refactorization */
+    gala_buffer *b_chunk_counts, *b_class_counts; /* gala_qp_compact: per chunk, per class */
 
-    const qp_linsys_ops *ls;
-    qp_bin *bins;
-    int nbins;
-    /* ladder (shared mode) */
-    int nrungs, rung0;
-    double *lrho;
-    int *rungok;
-    int lad_ks;             /* KALIGN units between rungs */
-    qp_bin sbin;            /* the launch class of the shared, sparse and PCG strategies */
-    qp_sparse *sp;          /* sparse strategy: KKT factors */
-    qp_pcg *pcg;            /* PCG strategy: right-hand sides, CG workspace, tolerances */
+    qp_linsys *ls;          /* the linear-system strategy and its state */
 
-    /* results on the host */
-    size_t *hxo, *hzo;      /* per QP offsets into x (n) and y (m) */
-    double *x, *y;          /* per QP: solution, or NaN */
+    /* results on the host (results.c) */
+    struct {
+        size_t *x_offset, *y_offset; /* per QP: where its x (n) and y (m) start in x, y */
+        double *x, *y;      /* per QP: solution, or NaN */
+        double *cert;       /* certificates of the infeasible QPs of the last solve */
+        size_t *cert_offset; /* per QP: offset of its certificate in cert, or SIZE_MAX */
+        double *nan_vec;    /* max(n, m) NaN: the certificate of every other QP */
+    } res;
     /* the context's page-locked staging block while this solver holds it (NULL: none):
-     * double: hq / hl / hu, then x / y when every QP is on the device; float: the upload's
-     * single-precision q / l / u, then rtmp, where read_real converts results */
-    void *stg;
-    float *rtmp;
-    size_t rtmp_n;
-    double *cert;           /* certificates of the infeasible QPs of the last solve */
-    size_t *cxo;            /* per QP: offset of its certificate in cert, or SIZE_MAX */
-    double *nanv;           /* max(n, m) NaN: the certificate of every other QP */
+     * double: host.q / l / u, then res.x / y when every QP is on the device; float: the
+     * upload's single-precision q / l / u, then read_stage, where gala_qp_read_real
+     * converts results */
+    void *staging;
+    float *read_stage;
+    size_t read_stage_n;
     int solved;
     double setup_time, update_time;
 
     /* profile (settings.profile): phase times, the clock at the end of the last phase */
     gala_qp_profile prof;
-    double prof_t;
+    double prof_mark;
     int in_solve;           /* 1 while gala_qp_solve runs: factorizations count as REFACTOR */
 
     /* vectors in the caller's device memory (vectors_device.c): made at the first such
@@ -145,7 +201,7 @@ struct gala_qp_solver {
     struct qp_dio *dio;
 };
 
-/** The device's CSR copy of pattern t (solver.c): P as its full symmetric matrix, with
+/** The device's CSR copy of pattern t (layout.c): P as its full symmetric matrix, with
  *  per upper CSC entry its position in its row and its mirror's (map, 2 per entry); A as
  *  CSR then Aᵀ as CSR, with per CSC entry its CSR position. Written at rp + t->rp, ci +
  *  t->ci, map + t->map; fill: max(rows, cols) ints of work space. */
@@ -160,25 +216,96 @@ GALA_INTERNAL gala_status gala_qp_settings_fixed_kept(const gala_context *ctx, c
                                                       const gala_qp_settings *was,
                                                       const gala_qp_settings *now);
 
-/* launch helpers (solver.c) */
+/* ---- the phases of setup (setup.c calls them in order) -------------------------------- */
+
+static inline double qp_clamp_inf(double v)
+{
+    return v > QP_INFTY ? QP_INFTY : (v < -QP_INFTY ? -QP_INFTY : v);
+}
+
+/** Per QP, what validation found (validate.c): invalid, and against the reference QP
+ *  (the first valid one): the same P / A patterns, the same values and row kinds (the
+ *  shared strategy), else the patterns' hashes. */
+typedef struct {
+    uint64_t ph, ah;           /* pattern hashes (when not the reference's pattern) */
+    unsigned char bad;         /* invalid data */
+    unsigned char same_pp;     /* P pattern = the reference's */
+    unsigned char same_ap;     /* A pattern = the reference's */
+    unsigned char same_vals;   /* P and A values and row kinds = the reference's */
+} qp_scan;
+
+/** The host arrays of the uploads of setup (layout.c), freed once they are up. */
+typedef struct {
+    size_t hcopy;  /* ints of the patterns' host copies */
+    int *ist;      /* the patterns' device structures: rows, columns, maps */
+    void *raw;     /* the raw CSC values, in the solver's dtype */
+    float *fst;    /* float: q, l, u in single precision */
+} qp_stage;
+
+/** The duality-gap test in force: check_dualgap, or -1 = on for double, off for float. */
+GALA_INTERNAL int gala_qp_dualgap_of(const gala_qp_settings *s);
+/** Validate every QP (several threads), compare it with the reference QP (*ref), and give
+ *  the valid ones their slots (s->slot, s->qp_of, s->nvalid); hn, hm: the QPs' total n and
+ *  m (the work that sets s->nthreads). *same_data: every valid QP has the reference's P, A
+ *  and row kinds. (validate.c) */
+GALA_INTERNAL gala_status gala_qp_validate(struct gala_qp_solver *s, const gala_qp_problem *pb,
+                                           size_t hn, size_t hm, qp_scan *scan, int *ref,
+                                           int *same_data);
+/** Two CSC matrices with the same pattern (validate.c). */
+GALA_INTERNAL int gala_qp_same_pattern(const gala_csc *a, const gala_csc *b);
+/** Per slot its P and A pattern (s->p_pattern, s->a_pattern), the distinct patterns
+ *  (s->patterns): the reference's, one per distinct hash among the others, matches by hash confirmed on
+ *  several threads (a collision gets a pattern of its own). (layout.c) */
+GALA_INTERNAL gala_status gala_qp_assign_patterns(struct gala_qp_solver *s,
+                                                  const gala_qp_problem *pb,
+                                                  const qp_scan *scan, int ref);
+/** The patterns' device offsets and the per-slot metadata (s->meta) and sizes. (layout.c) */
+GALA_INTERNAL gala_status gala_qp_layout(struct gala_qp_solver *s, const gala_qp_problem *pb,
+                                         int ref, qp_stage *sg);
+/** The host copies (host.q, l, u, hval, the patterns) and the upload staging sg, on several
+ *  threads. (layout.c) */
+GALA_INTERNAL gala_status gala_qp_host_copies(struct gala_qp_solver *s,
+                                              const gala_qp_problem *pb, qp_stage *sg);
+GALA_INTERNAL void gala_qp_stage_free(struct gala_qp_solver *s, qp_stage *sg);
+/** Device-decided invalidity (shared data: a row kind differs after scaling) into info. */
+GALA_INTERNAL gala_status gala_qp_read_hstat(struct gala_qp_solver *s);
+/** After a factorization: NON_CVX from the device's state into info, and back. */
+GALA_INTERNAL gala_status gala_qp_read_factor_status(struct gala_qp_solver *s);
+/** The buffers of the compacted launch lists, after the strategy's setup (solve.c). */
+GALA_INTERNAL gala_status gala_qp_active_setup(struct gala_qp_solver *s);
+/** Download the statuses, solutions and certificates after a solve; polish (results.c). */
+GALA_INTERNAL gala_status gala_qp_collect(struct gala_qp_solver *s, const double *sync_t,
+                                          const int *sync_it, int nsync);
+/** Zero the profile's phases first..last (profile.c). */
+GALA_INTERNAL void gala_qp_prof_reset(struct gala_qp_solver *s, int first, int last);
+
+/* launch helpers (launch.c) */
 /** The ADMM program of a launch class (c = NULL: the utility kernels' program). */
 GALA_INTERNAL void gala_qp_key(const struct gala_qp_solver *s, gala_program_key *key,
                                const qp_bin *c);
+/** The key of the utility program that holds kernel `name`: gala_qp_key's, with QP_PART 2
+ *  for the sparse and PCG strategies' kernels (qp_kkt_*, qp_pcg*), else 1. */
+GALA_INTERNAL void gala_qp_util_key(const struct gala_qp_solver *s, const char *name,
+                                    gala_program_key *key);
 GALA_INTERNAL gala_status gala_qp_kernel(struct gala_qp_solver *s, const char *name,
                                          gala_kernel **k);
 /** qp_admm (iters > 0) and qp_check (check or final_status) over the running QPs of a
  *  launch class (its compacted list, or its whole list before the first compaction). */
-GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp_bin *c,
+GALA_INTERNAL gala_status gala_qp_launch_admm(struct gala_qp_solver *s, const qp_linsys *ls,
+                                              const qp_bin *c,
                                               int iters, int check, int adapt,
                                               int final_status);
 /** One-element stand-ins for the ladder arrays (lrho, rungok) and K where the strategy has
- *  none, so that every launch names real buffers (linsys_dense.c). */
-GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s);
-/** The launch class of the strategies without K in local memory (sparse LDLᵀ, PCG): s->sbin
+ *  none, so that every launch names real buffers (linsys.c). */
+GALA_INTERNAL gala_status gala_qp_launch_dummies(struct gala_qp_solver *s, qp_linsys *ls);
+/** The launch class of the strategies without K in local memory (sparse LDLᵀ, PCG): ls->one
  *  runs qp_check over every slot, one QP per work-group of QP_UTIL_WG work-items (the
  *  device's largest multiple of 32 below that), vectors in global memory; with the dummies
- *  above (linsys_dense.c). */
-GALA_INTERNAL gala_status gala_qp_check_class(struct gala_qp_solver *s);
+ *  above (linsys.c). */
+GALA_INTERNAL gala_status gala_qp_check_class(struct gala_qp_solver *s, qp_linsys *ls);
+/** The strategy's one launch class is c, over every slot (the list b_slots). */
+GALA_INTERNAL void gala_qp_linsys_one_class(struct gala_qp_solver *s, qp_linsys *ls,
+                                            const qp_bin *c);
 /** Local memory of the larger of qp_admm and qp_check for a launch class. */
 GALA_INTERNAL size_t gala_qp_admm_local_bytes(const struct gala_qp_solver *s, const qp_bin *c);
 /** Write reals given in double into a buffer of the solver's dtype (converted through a
@@ -188,6 +315,14 @@ GALA_INTERNAL gala_status gala_qp_write_real(struct gala_qp_solver *s, gala_buff
 /** Read reals of a buffer of the solver's dtype into doubles (the reverse of the above). */
 GALA_INTERNAL gala_status gala_qp_read_real(struct gala_qp_solver *s, const gala_buffer *b,
                                             size_t off, size_t count, double *dst);
+/** A device buffer of count elements (at least one). */
+GALA_INTERNAL gala_status gala_qp_mkbuf(struct gala_qp_solver *s, gala_dtype dt, size_t count,
+                                        gala_buffer **b);
+/** Launch geometry: one work-group per QP (or tile, or job) along dimension 0. */
+GALA_INTERNAL gala_dims gala_qp_dims(long long groups, int wg);
+/** Expand, init, Ruiz-scale every QP from the raw values and q, l, u on the device (keep_rho:
+ *  each QP keeps its ρ, except with shared data); the shared data's scaling applied to all. */
+GALA_INTERNAL gala_status gala_qp_device_scale(struct gala_qp_solver *s, int keep_rho);
 /** Whether a status has a primal-dual solution (solved, inaccurate, max_iter, time limit,
  *  interrupted), for which gala_qp_get_solution gives x and y rather than NaN. */
 GALA_INTERNAL int gala_qp_has_solution(int status);
@@ -201,13 +336,13 @@ GALA_INTERNAL void gala_qp_prof(struct gala_qp_solver *s, int phase);
 /* ---- vectors in device memory (vectors_device.c) ------------------------------------- */
 
 /* After gala_qp_update_vectors_device the device is ahead of the host: per-QP verdicts
- * (host_status, info messages) and the host copies hq / hl / hu are brought back lazily,
- * where solver.c reads them. Every hook is a no-op until the solver's first device call. */
+ * (host_status, info messages) and the host copies host.q / l / u are brought back lazily,
+ * where the solver reads them. Every hook is a no-op until the solver's first device call. */
 #define QP_DIO_VERDICTS 1 /* host_status and info[k].message as the last device update left them */
-#define QP_DIO_VECTORS 2  /* hq, hl, hu current, and no asynchronous upload reads them */
-/** Make the host side current (QP_DIO_* bits) before solver.c reads (or writes) it. */
+#define QP_DIO_VECTORS 2  /* host.q, l, u current, and no asynchronous upload reads them */
+/** Make the host side current (QP_DIO_* bits) before the solver reads (or writes) it. */
 GALA_INTERNAL gala_status gala_qp_dio_host(struct gala_qp_solver *s, int what);
-/** The host copies hq / hl / hu were changed on the host (gala_qp_update_vectors): the
+/** The host copies host.q / l / u were changed on the host (gala_qp_update_vectors): the
  *  device's kept copy is refreshed from them at the next device update. */
 GALA_INTERNAL void gala_qp_dio_host_changed(struct gala_qp_solver *s);
 /** A solve ended (results collected): the device outputs take its statuses and polishing. */

@@ -2,7 +2,7 @@
 #ifndef GALA_QP_POLISH_H
 #define GALA_QP_POLISH_H
 
-#include "../core/internal.h"
+#include "core/internal.h"
 #include "gala/qp.h"
 
 /** Polish QP p from its scaled iterates (xs, zs, ys), scaled bounds (ls, us) and scaling

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/internal.h"
+#include "core/internal.h"
 #include "gala/qps.h"
 
 #define QPS_MAX_LINE 8191   /* bytes of one line, line end excluded */

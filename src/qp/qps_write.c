@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/internal.h"
+#include "core/internal.h"
 #include "gala/qps.h"
 
 #define QPS_INF 1e20 /* as the reader: |v| >= 1e20 is infinite */

@@ -5,15 +5,15 @@
  * so the values never pass through the host.
  *
  * What the host keeps about the vectors is brought up to date lazily (gala_qp_dio_host,
- * called where solver.c reads it):
+ * called where the solver (setup.c, results.c, update.c) reads it):
  *   - the per-QP verdicts of a device update (host_status, info[k].message): qp_vec_check
  *     writes a code and the first bad entry per slot; they are read back and folded in
  *     when the host next reads the statuses (a solve's collect, get_info, a host update);
- *   - the host copies hq / hl / hu (slot order, unscaled, clamped): the device keeps its own
+ *   - the host copies host.q / l / u (slot order, unscaled, clamped): the device keeps its own
  *     copy (raw: [q | l | u]), which is the newer one after a device update (host_stale) and
  *     the older one after a host update (raw_stale); each side is refreshed from the other
  *     when it is next used, so at most one of the two is stale at any time.
- * Transfers of the solver's own arrays (the per-QP table, raw from hq, the output flags)
+ * Transfers of the solver's own arrays (the per-QP table, raw from host.q, the output flags)
  * are asynchronous; their host sources are changed only after the queue has drained
  * (dio_quiet), and gala_qp_destroy waits for them. */
 #include <limits.h>
@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/internal.h"
+#include "core/internal.h"
 #include "qp_internal.h"
 
 typedef struct qp_dio {
@@ -31,10 +31,10 @@ typedef struct qp_dio {
     gala_buffer *b_vbad;  /* per slot: the values of the first bad entry or row */
     gala_buffer *b_osol;  /* per QP: 1 where the last solve has a solution */
     int *qtab, *osol;     /* host sources of b_qtab and b_osol */
-    float *fraw;          /* float: the conversion of hq / hl / hu uploaded into b_raw */
+    float *fraw;          /* float: the conversion of host.q / l / u uploaded into b_raw */
     void *hpol;           /* polishing: x (ntot) and y (mtot) in slot layout, the dtype's */
-    int host_stale;       /* bits 1 q, 2 l, 4 u: hq / hl / hu older than b_raw */
-    int raw_stale;        /* b_raw older than hq / hl / hu (a host update since) */
+    int host_stale;       /* bits 1 q, 2 l, 4 u: host.q / l / u older than b_raw */
+    int raw_stale;        /* b_raw older than host.q / l / u (a host update since) */
     int verd_pending;     /* b_verd not folded into host_status / info yet */
     int published;        /* b_osol (and W2 / W of polished QPs) hold the last solve's */
     int osol_sent;        /* osol and hpol have been sources of uploads */
@@ -55,8 +55,8 @@ static void caller_totals(const gala_qp_solver *s, size_t *hn, size_t *hm)
 {
     *hn = *hm = 0;
     for (int k = 0; k < s->count; ++k) {
-        *hn += (size_t)s->qn[k];
-        *hm += (size_t)s->qm[k];
+        *hn += (size_t)s->qp_n[k];
+        *hm += (size_t)s->qp_m[k];
     }
 }
 
@@ -92,10 +92,10 @@ static gala_status dio_get(gala_qp_solver *s, const char *fn, qp_dio **out)
     for (int k = 0; k < s->count; ++k) {
         int *t = d->qtab + (size_t)k * QP_NQT;
         t[QP_T_SLOT] = s->slot[k];
-        t[QP_T_N] = s->qn[k];
-        t[QP_T_M] = s->qm[k];
-        t[QP_T_XO] = (int)s->hxo[k];
-        t[QP_T_ZO] = (int)s->hzo[k];
+        t[QP_T_N] = s->qp_n[k];
+        t[QP_T_M] = s->qp_m[k];
+        t[QP_T_XO] = (int)s->res.x_offset[k];
+        t[QP_T_ZO] = (int)s->res.y_offset[k];
     }
     gala_status st = gala_buffer_create(ctx, GALA_INT, cnt * QP_NQT, &d->b_qtab);
     if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, cnt, &d->b_osol);
@@ -112,7 +112,7 @@ static gala_status dio_get(gala_qp_solver *s, const char *fn, qp_dio **out)
 }
 
 /* The device's kept copy of q, l, u, made from the host copies at the first update and
- * again after a host update changed them (asynchronous: hq itself in double, a float image
+ * again after a host update changed them (asynchronous: host.q itself in double, a float image
  * in float). */
 static gala_status dio_raw(gala_qp_solver *s, qp_dio *d)
 {
@@ -122,13 +122,13 @@ static gala_status dio_raw(gala_qp_solver *s, qp_dio *d)
         d->raw_stale = 1;
     }
     if (!d->raw_stale) return GALA_OK;
-    const void *src = s->hq; /* hq, hl, hu are one array */
+    const void *src = s->host.q; /* host.q, l, u are one array */
     if (s->dt == GALA_FLOAT) {
         if (d->fraw) GALA_TRY(dio_quiet(s, d)); /* an earlier upload may still read it */
         else d->fraw = gala_malloc(sizeof(float) * nraw);
         if (!d->fraw)
             return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
-        for (size_t i = 0; i < nraw; ++i) d->fraw[i] = (float)s->hq[i];
+        for (size_t i = 0; i < nraw; ++i) d->fraw[i] = (float)s->host.q[i];
         src = d->fraw;
     }
     d->async = 1;
@@ -187,11 +187,11 @@ gala_status gala_qp_dio_host(gala_qp_solver *s, int what)
         const size_t len[3] = {s->ntot, s->mtot, s->mtot};
         for (int v = 0; v < 3; ++v)
             if ((d->host_stale & bit[v]) && len[v]) {
-                GALA_TRY(gala_qp_read_real(s, d->b_raw, off[v], len[v], s->hq + off[v]));
+                GALA_TRY(gala_qp_read_real(s, d->b_raw, off[v], len[v], s->host.q + off[v]));
                 d->async = 0;
             }
         d->host_stale = 0;
-        GALA_TRY(dio_quiet(s, d)); /* the caller may change hq, an upload's source */
+        GALA_TRY(dio_quiet(s, d)); /* the caller may change host.q, an upload's source */
     }
     return GALA_OK;
 }
@@ -221,7 +221,7 @@ static gala_status dio_publish(gala_qp_solver *s, qp_dio *d)
             if (!d->osol[k]) continue; /* its W2 / W entries are not read */
             const int *mt = s->meta + (size_t)s->slot[k] * QP_NMETA;
             const size_t xo = (size_t)mt[QP_M_XO], zo = s->ntot + (size_t)mt[QP_M_ZO];
-            const double *x = s->x + s->hxo[k], *y = s->y + s->hzo[k];
+            const double *x = s->res.x + s->res.x_offset[k], *y = s->res.y + s->res.y_offset[k];
             for (int j = 0; j < mt[QP_M_N]; ++j) {
                 if (s->dt == GALA_FLOAT) ((float *)d->hpol)[xo + (size_t)j] = (float)x[j];
                 else ((double *)d->hpol)[xo + (size_t)j] = x[j];
@@ -232,9 +232,9 @@ static gala_status dio_publish(gala_qp_solver *s, qp_dio *d)
             }
         }
         d->async = 1;
-        GALA_TRY(gala_buffer_write_async(s->b_vn, QP_V_W2 * s->ntot, s->ntot, d->hpol));
+        GALA_TRY(gala_buffer_write_async(s->b_nvec, QP_V_W2 * s->ntot, s->ntot, d->hpol));
         if (s->mtot)
-            GALA_TRY(gala_buffer_write_async(s->b_vm, QP_V_W * s->mtot, s->mtot,
+            GALA_TRY(gala_buffer_write_async(s->b_mvec, QP_V_W * s->mtot, s->mtot,
                                              (const char *)d->hpol + rs * s->ntot));
     }
     d->async = 1;
@@ -324,23 +324,23 @@ gala_status gala_qp_update_vectors_device(gala_qp_solver *s, const gala_buffer *
                          ga_buf(bq), ga_long((long long)q_off), ga_buf(bl), ga_long((long long)l_off),
                          ga_buf(bu), ga_long((long long)u_off), ga_buf(d->b_raw),
                          ga_long((long long)s->ntot), ga_long((long long)s->mtot),
-                         ga_buf(s->b_hstat), ga_buf(d->b_verd), ga_buf(d->b_vbad), ga_int(which)));
+                         ga_buf(s->b_host_status), ga_buf(d->b_verd), ga_buf(d->b_vbad), ga_int(which)));
     d->verd_pending = 1;
     if (which)
         GALA_TRY(GALA_LAUNCH(ctx, ki, &dq, ga_buf(s->b_meta), ga_buf(d->b_qtab), ga_int(s->count),
                              ga_buf(bq), ga_long((long long)q_off), ga_buf(bl),
                              ga_long((long long)l_off), ga_buf(bu), ga_long((long long)u_off),
-                             ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
+                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
                              ga_long((long long)s->mtot), ga_buf(d->b_raw), ga_buf(d->b_verd),
                              ga_int(which)));
     d->host_stale |= which;
     /* then exactly what gala_qp_update_vectors launches: scaling, row kinds, refactor flags */
     if (which)
-        GALA_TRY(GALA_LAUNCH(ctx, kv, &dv, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(s->nvalid),
-                             ga_buf(s->b_vn), ga_long((long long)s->ntot), ga_buf(s->b_vm),
+        GALA_TRY(GALA_LAUNCH(ctx, kv, &dv, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(s->nvalid),
+                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
                              ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_ctype),
-                             ga_buf(s->b_refac), ga_buf(s->b_state), ga_buf(s->b_hstat),
-                             ga_int(which), ga_int(s->shared), ga_int(s->set.rho_is_vec)));
+                             ga_buf(s->b_refactor), ga_buf(s->b_state), ga_buf(s->b_host_status),
+                             ga_int(which), ga_int(s->same_data), ga_int(s->set.rho_is_vec)));
     s->update_time = gala_now() - t0;
     return GALA_OK;
 }
@@ -371,8 +371,8 @@ gala_status gala_qp_get_solution_device(const gala_qp_solver *cs, gala_buffer *x
     GALA_TRY(gala_qp_kernel(s, "qp_sol_out", &k));
     gala_dims dq = dio_dims(s->count);
     return GALA_LAUNCH(s->ctx, k, &dq, ga_buf(s->b_meta), ga_buf(d->b_qtab), ga_int(s->count),
-                       ga_buf(d->b_osol), ga_buf(s->b_vn), ga_long((long long)s->ntot),
-                       ga_buf(s->b_vm), ga_long((long long)s->mtot), ga_buf(x ? x : y),
+                       ga_buf(d->b_osol), ga_buf(s->b_nvec), ga_long((long long)s->ntot),
+                       ga_buf(s->b_mvec), ga_long((long long)s->mtot), ga_buf(x ? x : y),
                        ga_long((long long)x_off), ga_buf(y ? y : x), ga_long((long long)y_off),
                        ga_int((x ? 1 : 0) | (y ? 2 : 0)));
 }
@@ -397,11 +397,11 @@ gala_status gala_qp_warm_start_device(gala_qp_solver *s, const gala_buffer *x, s
     gala_dims dq = dio_dims(s->count), dv = dio_dims(s->nvalid);
     GALA_TRY(GALA_LAUNCH(s->ctx, ki, &dq, ga_buf(s->b_meta), ga_buf(d->b_qtab), ga_int(s->count),
                          ga_buf(x ? x : y), ga_long((long long)x_off), ga_buf(y ? y : x),
-                         ga_long((long long)y_off), ga_buf(s->b_vn), ga_long((long long)s->ntot),
-                         ga_buf(s->b_vm), ga_long((long long)s->mtot), ga_int(which)));
+                         ga_long((long long)y_off), ga_buf(s->b_nvec), ga_long((long long)s->ntot),
+                         ga_buf(s->b_mvec), ga_long((long long)s->mtot), ga_int(which)));
     /* as gala_qp_warm_start: scaled, z = A x */
-    return GALA_LAUNCH(s->ctx, kw, &dv, ga_buf(s->b_meta), ga_buf(s->b_ident), ga_int(s->nvalid),
-                       ga_buf(s->b_rp), ga_buf(s->b_ci), ga_buf(s->b_mv), ga_buf(s->b_vn),
-                       ga_long((long long)s->ntot), ga_buf(s->b_vm), ga_long((long long)s->mtot),
+    return GALA_LAUNCH(s->ctx, kw, &dv, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(s->nvalid),
+                       ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec),
+                       ga_long((long long)s->ntot), ga_buf(s->b_mvec), ga_long((long long)s->mtot),
                        ga_buf(s->b_info), ga_int(which));
 }
