@@ -728,7 +728,7 @@ START_TEST(malformed_inputs)
     ck_assert_int_eq(gala_sparse_ldlt_solve(F, 1, I, 0, 3, 0, 1, b3, 0, 3, 0, 1), GALA_ERR_INVALID_ARG);
     ck_assert_int_eq(gala_sparse_ldlt_solve(NULL, 1, b3, 0, 3, 0, 1, b3, 0, 3, 0, 1), GALA_ERR_INVALID_ARG);
     ck_assert_int_eq(gala_sparse_ldlt_refactor(F, bx, 3, 5, 1, NULL, NULL), GALA_ERR_INVALID_ARG);
-    gala_buffer *other = tu_upload(ctx, dt == GALA_DOUBLE ? GALA_FLOAT : GALA_DOUBLE, x, 5);
+    gala_buffer *other = tu_other_precision(ctx, dt, 5, "malformed_inputs: mixed precisions");
     if (other) {
         ck_assert_int_eq(gala_sparse_ldlt_refactor(F, other, 0, 5, 1, NULL, NULL), GALA_ERR_INVALID_ARG);
         gala_buffer_free(other);

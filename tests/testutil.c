@@ -198,6 +198,21 @@ gala_buffer *tu_poisoned(gala_context *ctx, gala_dtype dt, size_t n)
     return b;
 }
 
+gala_buffer *tu_other_precision(gala_context *ctx, gala_dtype dt, size_t n, const char *what)
+{
+    gala_device_info info;
+    TU_OK(ctx, gala_context_info(ctx, &info));
+    if (!info.fp64) {
+        printf("skipped: %s (device '%s' has no fp64, so no buffer of the other precision)\n",
+               what, info.device_name);
+        return NULL;
+    }
+    gala_buffer *b = NULL;
+    TU_OK(ctx, gala_buffer_create(ctx, dt == GALA_DOUBLE ? GALA_FLOAT : GALA_DOUBLE,
+                                  n ? n : 1, &b));
+    return b;
+}
+
 int tu_run(Suite *s)
 {
     SRunner *sr = srunner_create(s);

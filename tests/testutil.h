@@ -61,6 +61,10 @@ gala_buffer *tu_upload(gala_context *ctx, gala_dtype dt, const double *v, size_t
 void tu_download(const gala_buffer *b, size_t off, double *v, size_t n);
 /** New buffer of n elements, filled with NaN (or INT_MIN for ints). */
 gala_buffer *tu_poisoned(gala_context *ctx, gala_dtype dt, size_t n);
+/** A new buffer of n elements of the precision other than dt, for the checks that mixing
+ *  precisions is refused; NULL where ctx's device has no fp64 (a float-only device cannot
+ *  hold a double buffer), after a line on stdout saying that the check `what` is skipped. */
+gala_buffer *tu_other_precision(gala_context *ctx, gala_dtype dt, size_t n, const char *what);
 /** Round doubles to the precision of dt (so references use the same inputs). */
 void tu_round(gala_dtype dt, double *v, size_t n);
 
