@@ -28,6 +28,14 @@
  *       frow[2f]              row i of L: {position in V, perm[column]}
  *       bidx[p]               perm[row of entry p of L]
  *       lp, li, aptr          plain CSC of L and amap ranges (column baseline kernel)
+ *       steps                 {nfac, nsolve, fac[0..nfac], nsolve × {f0, f1, b0, b1}}: the
+ *                             launches (argument `step`) the work is split into on devices
+ *                             that cut a work-item's loops short (Mesa's llvmpipe stops them
+ *                             after 65535 iterations in all, silently; gala_loop_limit):
+ *                             factor launch s does tasks fac[s] .. fac[s+1]−1 (CW = 1), solve
+ *                             launch s the forward tasks f0 .. f1−1 and the backward tasks
+ *                             b0−1 down to b1. Elsewhere one launch each: {1, 1, 0, n, 0, n,
+ *                             n, 0}
  *   st  per matrix q (all groups): info, positive pivots, negative pivots
  */
 
@@ -51,6 +59,7 @@
 #define G_WBASE 18
 #define G_LDW 20
 #define G_LORD 22
+#define G_STEPS 23
 #define GD 32
 
 DEVFN int sl_bad(REAL d) { return !(d - d == (REAL)0); } /* NaN or ±Inf */
@@ -148,7 +157,7 @@ DEVFN void sl_column(GLOBAL const int *T, GLOBAL const int *ins, GLOBAL const in
 
 KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const int *sc,
                          GLOBAL const REAL *x, const gidx x_off, const gidx x_ms,
-                         const gidx x_es, GLOBAL REAL *V, GLOBAL int *st)
+                         const gidx x_es, GLOBAL REAL *V, GLOBAL int *st, const int step)
 {
 #if CW > 1
     LOCAL_ARRAY int red[3 * MB * CW];
@@ -167,11 +176,19 @@ KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const i
     GLOBAL const int *task = sc + G[G_TASK];
     GLOBAL const int *ins = sc + G[G_INS];
     GLOBAL const int *amap = sc + G[G_AMAP];
+    GLOBAL const int *steps = sc + G[G_STEPS];
+    if (step >= steps[0]) return; /* this group is done (the whole work-group returns) */
     int info = 0, np = 0, nn = 0;
 #if CW == 1
-    /* one worker: the tasks in elimination order (recent columns stay in cache) */
-    const int n = G[G_N];
-    for (int t = 0; t < n; ++t) {
+    /* one worker: the tasks in elimination order (recent columns stay in cache), those of
+     * this launch; a later launch goes on from the status the earlier one wrote */
+    const int t1 = steps[3 + step];
+    if (step > 0 && live) {
+        info = st[3 * q];
+        np = st[3 * q + 1];
+        nn = st[3 * q + 2];
+    }
+    for (int t = steps[2 + step]; t < t1; ++t) {
         if (live) sl_column(task + (gidx)t * 8, ins, amap, v, ldv, xa, x_es, nnzl, &info, &np, &nn);
 #if SYNC
         LOCAL_BARRIER();
@@ -325,7 +342,7 @@ KERNEL void sldlt_solve(const int ngroups, GLOBAL const int *gd, GLOBAL const in
                         GLOBAL const REAL *V, const int nrhs, const int copy,
                         GLOBAL const REAL *B, const gidx b_off, const gidx b_ms,
                         const gidx b_rs, const gidx b_es, GLOBAL REAL *X, const gidx x_off,
-                        const gidx x_ms, const gidx x_rs, const gidx x_es)
+                        const gidx x_ms, const gidx x_rs, const gidx x_es, const int step)
 {
     const int lid = (int)LID(0), m = lid % MB, w = lid / MB;
     gidx chunk = GRP(0);
@@ -346,20 +363,24 @@ KERNEL void sldlt_solve(const int ngroups, GLOBAL const int *gd, GLOBAL const in
     GLOBAL const int *stask = sc + G[G_STASK];
     GLOBAL const int *frow = sc + G[G_FROW];
     GLOBAL const int *bidx = sc + G[G_BIDX];
-    if (live && copy)
+    GLOBAL const int *steps = sc + G[G_STEPS];
+    if (step >= steps[1]) return; /* this group is done (the whole work-group returns) */
+    if (live && copy && step == 0)
         for (int e = w; e < n; e += CW) xv[e * x_es] = bv[e * b_es];
 #if CW > 1
     GLOBAL_BARRIER();
 #endif
 #if CW == 1
-    /* one worker: rows in elimination order, then columns in reverse */
-    for (int t = 0; t < n; ++t) {
+    /* one worker: rows in elimination order, then columns in reverse (those of this launch) */
+    GLOBAL const int *u = steps + 3 + steps[0] + 4 * step;
+    const int f1 = u[1], b1 = u[3];
+    for (int t = u[0]; t < f1; ++t) {
         if (live) sl_fwd(stask + (gidx)t * 8, frow, v, ldv, xv, x_es);
 #if SYNC
         LOCAL_BARRIER();
 #endif
     }
-    for (int t = n - 1; t >= 0; --t) {
+    for (int t = u[2] - 1; t >= b1; --t) {
         if (live) sl_bwd(stask + (gidx)t * 8, bidx, v, ldv, xv, x_es, nnzl);
 #if SYNC
         LOCAL_BARRIER();

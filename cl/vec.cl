@@ -107,3 +107,20 @@ KERNEL void dot_prod(const int n, const int batch, const int S, GLOBAL const REA
     SEGMENT_REDUCE(part, lid, lane, S, gala_add);
     if (lane == 0 && b < batch) res[ro + b] = part[lid];
 }
+
+/* loop_probe: how many loop iterations one work-item may run (gala_loop_limit). Work-item
+ * 0 runs a loop n times and writes how often it ran to out[0]. Some implementations cut
+ * every work-item's loops short after a fixed number of iterations, counted over all the
+ * loops it runs (Mesa's llvmpipe, under Rusticl: 65535), without an error; kernels whose
+ * work-items loop longer then compute wrong results. The store in the loop keeps it a loop
+ * (out[1] and out[2] may alias out[3]); out[1..3] start at 0. */
+KERNEL void loop_probe(const int n, GLOBAL int *out)
+{
+    if (GID(0) != 0) return;
+    int c = 0;
+    for (int i = 0; i < n; ++i) {
+        c += 1 + out[1 + (i & 1)];
+        out[3] = c;
+    }
+    out[0] = c;
+}

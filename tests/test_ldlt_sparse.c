@@ -779,6 +779,74 @@ START_TEST(worker_shapes_and_baseline)
 }
 END_TEST
 
+/* Factor and solve of K's values on ctx (one matrix): the solution of K·x = 1..N in x; the
+ * launches it took in *launches. Returns the factor's status. */
+static gala_status solve_once(gala_context *ctx, gala_dtype dt, const gala_csc *K, double *x,
+                              long long *launches)
+{
+    const int N = K->n, nnz = K->p[N];
+    gala_stats st0, st1;
+    gala_context_stats(ctx, &st0);
+    gala_sparse_ldlt_symbolic *S;
+    TU_OK(ctx, gala_sparse_ldlt_analyze(ctx, K, NULL, &S));
+    gala_buffer *bx = tu_upload(ctx, dt, K->x, (size_t)nnz);
+    for (int i = 0; i < N; ++i) x[i] = 1 + i % 7;
+    gala_buffer *bb = tu_upload(ctx, dt, x, (size_t)N);
+    gala_sparse_ldlt *F = NULL;
+    int info, iner[2];
+    gala_status s = gala_sparse_ldlt_factor(ctx, S, 1, bx, 0, (size_t)nnz, 1, &F, &info, iner);
+    if (s == GALA_OK) {
+        TU_OK(ctx, gala_sparse_ldlt_solve(F, 1, bb, 0, (size_t)N, 0, 1, bb, 0, (size_t)N, 0, 1));
+        tu_download(bb, 0, x, (size_t)N);
+    }
+    gala_context_stats(ctx, &st1);
+    *launches = st1.kernels_launched - st0.kernels_launched;
+    gala_sparse_ldlt_destroy(F);
+    gala_sparse_ldlt_symbolic_destroy(S);
+    gala_buffer_free(bx);
+    gala_buffer_free(bb);
+    return s;
+}
+
+/* A device that stops a work-item's loops after a number of iterations (Mesa's llvmpipe:
+ * 65535 in all, silently; gala_loop_limit, issue 39): the factorization and the solve are
+ * split into launches below it, with bitwise the same results as at the device's own limit
+ * (one launch each on most devices); a column
+ * longer than the limit is refused, not computed wrong. The limit is set with the tuning key
+ * la.loop_limit, so the split runs on every device. */
+START_TEST(loop_limit_splits_launches)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    kkt_rng g = kr(&r);
+    gala_csc K;
+    int m;
+    const int n = kkt_mpc(&g, 124, 4, 2, &K, &m), N = n + m;
+    tu_round(dt, K.x, (size_t)K.p[N]);
+    double *one = malloc((size_t)N * sizeof *one), *split = malloc((size_t)N * sizeof *split);
+    long long l1, l2;
+    unsetenv("GALA_TUNE"); /* the device's own limit: none, or llvmpipe's */
+    TU_OK(ctx, solve_once(ctx, dt, &K, one, &l1));
+    setenv("GALA_TUNE", "la.loop_limit=3000", 1);
+    TU_OK(ctx, solve_once(ctx, dt, &K, split, &l2));
+    TU_ASSERT(l1 >= 2 && l2 > l1 + 10, _i, "launches: %lld at the device's limit, %lld at 3000",
+              l1, l2);
+    for (int i = 0; i < N; ++i)
+        TU_ASSERT(one[i] == split[i], _i, "x[%d] = %.17g split, %.17g in one launch", i,
+                  split[i], one[i]);
+    /* a limit below one column's loops */
+    setenv("GALA_TUNE", "la.loop_limit=40", 1);
+    ck_assert_int_eq(solve_once(ctx, dt, &K, split, &l2), GALA_ERR_NOT_SUPPORTED);
+    TU_ASSERT(strstr(gala_last_error(ctx), "loop iterations") != NULL, _i, "message: %s",
+              gala_last_error(ctx));
+    unsetenv("GALA_TUNE");
+    kkt_free(&K);
+    free(one);
+    free(split);
+}
+END_TEST
+
 
 /* Every allocation, transfer, build and launch of analyze/factor/refactor/solve fails in
  * turn: the call returns the injected error, and no device buffer is left behind (the
@@ -847,6 +915,7 @@ int main(void)
     tcase_add_loop_test(tc, failures, 0, nt);
     tcase_add_loop_test(tc, malformed_inputs, 0, nt);
     tcase_add_loop_test(tc, worker_shapes_and_baseline, 0, nt);
+    tcase_add_loop_test(tc, loop_limit_splits_launches, 0, nt);
     tcase_add_loop_test(tc, fault_injection, 0, nt);
     suite_add_tcase(s, tc);
     return tu_run(s);

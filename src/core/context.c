@@ -83,6 +83,7 @@ gala_status gala_context_create(const gala_context_options *opts, gala_context *
     gala_context *ctx = gala_calloc(1, sizeof *ctx);
     if (!ctx) return gala_error(NULL, GALA_ERR_OUT_OF_MEMORY, "gala_context_create: no memory");
     ctx->profiling = o.profiling;
+    ctx->loop_limit = -1;
 
     gala_status s = GALA_ERR_NO_DEVICE;
     if (o.native_stream && want != GALA_BACKEND_AUTO && want != GALA_BACKEND_CUDA) {

@@ -117,6 +117,10 @@ struct gala_context {
     char fallbacks[GALA_MAX_FALLBACKS][640];
     int nfallbacks;
 
+    /* gala_loop_limit's answer: -1 not measured yet, 0 no limit found, else the most loop
+     * iterations a work-item ran */
+    long loop_limit;
+
     /* answers of gala_tune, found once per key (a call reads a dozen keys) */
     gala_tune_memo tune;
 };
@@ -159,6 +163,14 @@ static inline long gala_max_wg(const struct gala_context *ctx)
 {
     return ctx->info.max_work_group_size ? (long)ctx->info.max_work_group_size : 256;
 }
+
+/** How many loop iterations one work-item of this device may run, counted over all the
+ *  loops of a launch, before the implementation cuts them short without an error (Mesa's
+ *  llvmpipe under Rusticl: 65535; issue 39): measured once per context by a probe kernel
+ *  (cl/vec.cl, loop_probe) on OpenCL devices; 0 where there is no such limit (the host
+ *  backend, CUDA, an OpenCL device whose probe ran to the end) or the probe could not run.
+ *  Routines whose work-items loop long (the sparse LDLᵀ) split their launches below it. */
+GALA_INTERNAL long gala_loop_limit(struct gala_context *ctx);
 
 /** Extent of a column-major m×n matrix with leading dimension ld: (n-1)·ld + m. */
 GALA_INTERNAL size_t gala_mat_extent(size_t m, size_t n, size_t ld, int *overflow);

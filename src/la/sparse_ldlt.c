@@ -23,6 +23,8 @@ struct gala_sparse_ldlt {
     gala_context *ctx;
     gala_dtype dtype;
     int ngroups, total, baseline, mb, cw;
+    int fsteps, ssteps; /* launches of a factorization and of a solve (G_STEPS; 1 each
+                           unless the device cuts long loops short: gala_loop_limit) */
     int *gd;        /* host copy of the group descriptors */
     int *exp_pos;   /* per group: expected positive pivots, or -1 */
     int *perm;      /* per group, concatenated: the permutations (for messages) */
@@ -34,7 +36,7 @@ struct gala_sparse_ldlt {
 
 /* the kernels hard-code these positions (cl/sldlt.cl) */
 _Static_assert(G_VBASE_LO == 16 && G_WBASE_LO == 18 && G_LDW == 20 && G_LORD == 22 &&
-               G_LORD < SLDLT_GDESC, "group descriptor layout shared with cl/sldlt.cl");
+               G_STEPS == 23 && G_STEPS < SLDLT_GDESC, "group descriptor layout shared with cl/sldlt.cl");
 
 static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
@@ -62,6 +64,74 @@ static int pow2_floor(long v)
     int p = 1;
     while ((long)p * 2 <= v) p *= 2;
     return p;
+}
+
+/* Loop iterations of one work-item (one worker, CW = 1) for factor task t of S
+ * (cl/sldlt.cl, sl_column): the task, zeroing and dividing its column, its entries of A, its
+ * instructions and their runs. */
+static long factor_task_loops(const gala_sparse_ldlt_symbolic *S, int t)
+{
+    const int *T = S->img + S->o_task + (size_t)t * SLDLT_TASK;
+    const int *I = S->img + S->o_ins;
+    long c = 1 + 2L * (T[T_L1] - T[T_L0]) + (T[T_A1] - T[T_A0]) + (T[T_INS1] - T[T_INS0]);
+    for (int i = T[T_INS0]; i < T[T_INS1]; ++i) c += I[(size_t)i * SLDLT_INS + I_LEN];
+    return c;
+}
+
+/* Item p of a solve (p < n: forward task p; else backward task 2n−1−p): its loop
+ * iterations (cl/sldlt.cl, sl_fwd / sl_bwd). */
+static long solve_item_loops(const gala_sparse_ldlt_symbolic *S, int p)
+{
+    const int n = S->n, t = p < n ? p : 2 * n - 1 - p;
+    const int *U = S->img + S->o_stask + (size_t)t * SLDLT_STASK;
+    return 1 + (p < n ? U[S_R1] - U[S_R0] : U[S_L1] - U[S_L0]);
+}
+
+/* The step table of G_STEPS for S in out (room for 9n + 8 ints): launches of at most
+ * `budget` loop iterations per work-item (one launch each where budget <= 0). Returns its
+ * length; *most: the largest single task's iterations (a launch has at least one). */
+static size_t plan_steps(const gala_sparse_ldlt_symbolic *S, long budget, int *out, long *most)
+{
+    const int n = S->n;
+    int *fac = out + 2, nf = 0;
+    long acc = 0;
+    *most = 0;
+    fac[0] = 0;
+    for (int t = 0; t < n && budget > 0; ++t) {
+        const long c = factor_task_loops(S, t);
+        if (c > *most) *most = c;
+        if (acc > 0 && acc + c > budget) {
+            fac[++nf] = t;
+            acc = 0;
+        }
+        acc += c;
+    }
+    fac[++nf] = n;
+    out[0] = nf;
+    /* the solve: forward items 0..n−1 then backward n..2n−1, the copy of B first */
+    int *u = fac + nf + 1, ns = 0, p0 = 0;
+    acc = n;
+    for (int p = 0; p < 2 * n && budget > 0; ++p) {
+        const long c = solve_item_loops(S, p);
+        if (c > *most) *most = c;
+        if (acc > 0 && acc + c > budget && p > p0) {
+            u[4 * ns] = p0 < n ? p0 : n;
+            u[4 * ns + 1] = p < n ? p : n;
+            u[4 * ns + 2] = 2 * n - (p0 > n ? p0 : n);
+            u[4 * ns + 3] = 2 * n - (p > n ? p : n);
+            ++ns;
+            p0 = p;
+            acc = 0;
+        }
+        acc += c;
+    }
+    u[4 * ns] = p0 < n ? p0 : n;
+    u[4 * ns + 1] = n;
+    u[4 * ns + 2] = 2 * n - (p0 > n ? p0 : n);
+    u[4 * ns + 3] = 0;
+    ++ns;
+    out[1] = ns;
+    return (size_t)(2 + nf + 1 + 4 * ns);
 }
 
 /* Check a values or right-hand-side layout against every group: element (q, r, e) at
@@ -143,10 +213,11 @@ static gala_status numeric(gala_sparse_ldlt *F, const char *fn, const gala_buffe
                              ga_long((long long)x_ms), ga_long((long long)x_es), ga_buf(F->V),
                              ga_buf(F->W), ga_buf(F->IW), ga_buf(F->st)));
     else
-        GALA_TRY(GALA_LAUNCH(ctx, F->kfactor, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
-                             ga_buf(F->sched), ga_buf(x), ga_long((long long)x_off),
-                             ga_long((long long)x_ms), ga_long((long long)x_es), ga_buf(F->V),
-                             ga_buf(F->st)));
+        for (int step = 0; step < F->fsteps; ++step)
+            GALA_TRY(GALA_LAUNCH(ctx, F->kfactor, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
+                                 ga_buf(F->sched), ga_buf(x), ga_long((long long)x_off),
+                                 ga_long((long long)x_ms), ga_long((long long)x_es),
+                                 ga_buf(F->V), ga_buf(F->st), ga_int(step)));
     return report(F, fn, info, inertia);
 }
 
@@ -195,11 +266,17 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     F->perm_off = gala_malloc(((size_t)ngroups + 1) * sizeof *F->perm_off);
     F->st_h = gala_malloc(((size_t)total * 3 + 1) * sizeof *F->st_h);
     gala_status s = GALA_OK;
-    int *img = NULL;
+    int *img = NULL, *steps = NULL;
     if (!F->gd || !F->exp_pos || !F->perm_off || !F->st_h) goto oom;
 
     /* layout of the groups: V bases, workspace bases, schedule offsets */
     F->baseline = gala_tune(ctx, "sldlt.baseline", dt, 0) != 0;
+    /* a device that cuts a work-item's loops short after `limit` iterations (issue 39):
+     * launches split below it (G_STEPS), one worker per matrix, no column baseline */
+    const long limit = gala_loop_limit(ctx);
+    const long budget = limit > 0 ? limit / 2 - ngroups - 16 : 0;
+    if (limit > 0) F->baseline = 0;
+    size_t steps_len = 0;
     size_t img_len = 0, vlen = 0, wlen = 0, plen = 0;
     double avg_width = 1; /* columns per level of the elimination tree, largest over groups */
     for (int g = 0; g < ngroups; ++g) {
@@ -232,6 +309,23 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
         G[G_APTR] = (int)(base + S->o_aptr);
         G[G_LORD] = (int)(base + S->o_lord);
         img_len += S->img_len;
+        /* the step table, kept after the schedules */
+        int *ns = gala_realloc(steps, (steps_len + 9 * (size_t)S->n + 8) * sizeof *steps);
+        if (!ns) goto oom;
+        steps = ns;
+        long most = 0;
+        const size_t sl = plan_steps(S, budget < 1 && limit > 0 ? 1 : budget, steps + steps_len,
+                                     &most);
+        if (limit > 0 && most > limit - ngroups - 16) {
+            s = gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s: group %d has a column of %ld loop "
+                           "iterations, more than the %ld this device runs in one work-item "
+                           "(it stops longer loops without an error)", fn, g, most, limit);
+            goto fail;
+        }
+        G[G_STEPS] = (int)steps_len; /* relative until the schedules' length is known */
+        if (steps[steps_len] > F->fsteps) F->fsteps = steps[steps_len];
+        if (steps[steps_len + 1] > F->ssteps) F->ssteps = steps[steps_len + 1];
+        steps_len += sl;
         G[G_VBASE_LO] = (int)(unsigned)(vlen & 0xffffffffu);
         G[G_VBASE_HI] = (int)(vlen >> 32);
         size_t vs, ws;
@@ -256,14 +350,24 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
         if (S->nlev > 0 && (double)S->n / S->nlev > avg_width) avg_width = (double)S->n / S->nlev;
     }
     F->perm_off[ngroups] = plen;
+    if (img_len + steps_len > (size_t)0x7fffffff) {
+        s = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: the schedules of the groups exceed "
+                       "2^31 - 1 ints", fn);
+        goto fail;
+    }
+    for (int g = 0; g < ngroups; ++g) F->gd[g * SLDLT_GDESC + G_STEPS] += (int)img_len;
     F->perm = gala_malloc((plen ? plen : 1) * sizeof *F->perm);
-    img = gala_malloc((img_len ? img_len : 1) * sizeof *img);
+    img = gala_malloc((img_len + steps_len) * sizeof *img);
     if (!F->perm || !img) goto oom;
     for (int g = 0; g < ngroups; ++g) {
         const gala_sparse_ldlt_symbolic *S = sym[g];
         if (S->n) memcpy(F->perm + F->perm_off[g], S->perm, (size_t)S->n * sizeof *F->perm);
         memcpy(img + F->gd[g * SLDLT_GDESC + G_LEV] - S->o_lev, S->img, S->img_len * sizeof *img);
     }
+    memcpy(img + img_len, steps, steps_len * sizeof *img);
+    img_len += steps_len;
+    gala_free(steps);
+    steps = NULL;
 
     /* launch shape */
     const long maxwg = gala_max_wg(ctx);
@@ -295,7 +399,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     }
     cw = pow2_floor(cw < 1 ? 1 : cw);
     while (mb * cw > maxwg && cw > 1) cw /= 2;
-    if (F->baseline) cw = 1;
+    if (F->baseline || limit > 0) cw = 1; /* the split launches walk the tasks in order */
     F->mb = (int)mb;
     F->cw = (int)cw;
 
@@ -338,6 +442,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
 oom:
     s = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
 fail:
+    gala_free(steps);
     gala_free(img);
     gala_sparse_ldlt_destroy(F);
     return s;
@@ -393,10 +498,12 @@ gala_status gala_sparse_ldlt_solve(gala_sparse_ldlt *F, int nrhs, const gala_buf
         groups += ((long long)F->gd[g * SLDLT_GDESC + G_BATCH] * nrhs + F->mb - 1) / F->mb;
     const size_t wg = (size_t)F->mb * (size_t)(F->baseline ? 1 : F->cw);
     gala_dims d = gala_dims_1d((size_t)groups * wg, wg);
-    return GALA_LAUNCH(ctx, F->ksolve, &d, ga_int(F->ngroups), ga_buf(F->gdesc), ga_buf(F->sched),
-                       ga_buf(F->V), ga_int(nrhs), ga_int(!same), ga_buf(B),
-                       ga_long((long long)b_off), ga_long((long long)b_ms),
-                       ga_long((long long)b_rs), ga_long((long long)b_es), ga_buf(X),
-                       ga_long((long long)x_off), ga_long((long long)x_ms),
-                       ga_long((long long)x_rs), ga_long((long long)x_es));
+    for (int step = 0; step < F->ssteps; ++step)
+        GALA_TRY(GALA_LAUNCH(ctx, F->ksolve, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
+                             ga_buf(F->sched), ga_buf(F->V), ga_int(nrhs), ga_int(!same),
+                             ga_buf(B), ga_long((long long)b_off), ga_long((long long)b_ms),
+                             ga_long((long long)b_rs), ga_long((long long)b_es), ga_buf(X),
+                             ga_long((long long)x_off), ga_long((long long)x_ms),
+                             ga_long((long long)x_rs), ga_long((long long)x_es), ga_int(step)));
+    return GALA_OK;
 }

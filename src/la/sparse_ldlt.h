@@ -40,7 +40,12 @@ enum {
     G_WBASE_LO, G_WBASE_HI, /* baseline kernel workspace (ints 3n, reals n per matrix) */
     G_LDW,
     G_NNZA,
-    G_LORD /* level order of the tasks: lord[lev[l]..lev[l+1]) are the tasks of level l */
+    G_LORD, /* level order of the tasks: lord[lev[l]..lev[l+1]) are the tasks of level l */
+    G_STEPS /* the launches the work is split into (devices that cut long loops short):
+             * {nfac, nsolve, fac[0..nfac], then nsolve × {f0, f1, b0, b1}}: factor launch s
+             * does tasks fac[s] .. fac[s+1]−1; solve launch s the forward tasks f0 .. f1−1,
+             * then the backward tasks b0−1 down to b1. One launch each without a limit:
+             * {1, 1, 0, n, 0, n, n, 0} */
 };
 
 struct gala_sparse_ldlt_symbolic {

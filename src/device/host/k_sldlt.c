@@ -81,9 +81,9 @@ static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, 
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_sldlt[] = {
-    K(sldlt_factor, "ibbblllbb"),
+    K(sldlt_factor, "ibbblllbbi"),
     K(sldlt_factor_cols, "ibbblllbbbb"),
-    K(sldlt_solve, "ibbbiibllllbllll"),
+    K(sldlt_solve, "ibbbiibllllblllli"),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -106,19 +106,29 @@ static void SUF(factor_run)(const gala_host_launch *L, const void *arg, long ite
     const ptrdiff_t x_off = HLONG(4), x_ms = HLONG(5), x_es = HLONG(6);
     REAL *V = HBUF(REAL, 7);
     int *st = HBUF(int, 8);
+    const int step = HINT(9);
     REAL dj[HS_CHUNK], tk[HS_CHUNK];
     int info[HS_CHUNK], np[HS_CHUNK], nn[HS_CHUNK];
     {
         const int *G = gd + it->g * SLDLT_GDESC;
-        const int n = G[G_N], nnzl = G[G_NNZL];
+        const int nnzl = G[G_NNZL];
+        /* the tasks of this launch (G_STEPS); a later one goes on from the status */
+        const int *steps = sc + G[G_STEPS];
+        if (step >= steps[0]) return;
+        const int ta = steps[2 + step], tb = steps[3 + step];
         const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
         const int *task = sc + G[G_TASK], *ins = sc + G[G_INS], *amap = sc + G[G_AMAP];
         {
             const int b0 = it->b0, nb = it->nb;
             REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
             const REAL *xa = x + x_off + (q0 + b0) * x_ms;
-            for (int c = 0; c < nb; ++c) info[c] = np[c] = nn[c] = 0;
-            for (int t = 0; t < n; ++t) {
+            for (int c = 0; c < nb; ++c) {
+                const int *h = st + 3 * (q0 + b0 + c);
+                info[c] = step > 0 ? h[0] : 0;
+                np[c] = step > 0 ? h[1] : 0;
+                nn[c] = step > 0 ? h[2] : 0;
+            }
+            for (int t = ta; t < tb; ++t) {
                 const int *T = task + (ptrdiff_t)t * SLDLT_TASK;
                 const int j = T[T_J], dpos = nnzl + j;
                 if (nb == 1) /* (a memset per entry costs more than the entry) */
@@ -294,9 +304,15 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
     const ptrdiff_t b_off = HLONG(7), b_ms = HLONG(8), b_rs = HLONG(9), b_es = HLONG(10);
     REAL *X = HBUF(REAL, 11);
     const ptrdiff_t x_off = HLONG(12), x_ms = HLONG(13), x_rs = HLONG(14), x_es = HLONG(15);
+    const int step = HINT(16);
     REAL s[HS_CHUNK];
     const int *G = gd + it->g * SLDLT_GDESC;
     const int n = G[G_N], nnzl = G[G_NNZL];
+    /* the forward tasks f0 .. f1−1 and backward tasks b0−1 .. b1 of this launch (G_STEPS) */
+    const int *steps = sc + G[G_STEPS];
+    if (step >= steps[1]) return;
+    const int *u = steps + 3 + steps[0] + 4 * step;
+    const int f0 = u[0], f1 = u[1], b0s = u[2], b1 = u[3];
     const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
     const int *stask = sc + G[G_STASK], *frow = sc + G[G_FROW], *bidx = sc + G[G_BIDX];
     const int r = it->r, b0 = it->b0, nb = it->nb;
@@ -304,18 +320,18 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
         const REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
         REAL *xv = X + x_off + (q0 + b0) * x_ms + r * x_rs;
         const REAL *bv = B + b_off + (q0 + b0) * b_ms + r * b_rs;
-        if (copy)
+        if (copy && step == 0)
             for (int e = 0; e < n; ++e)
                 for (int c = 0; c < nb; ++c) xv[e * x_es + c * x_ms] = bv[e * b_es + c * b_ms];
         if (nb == 1) { /* one matrix: plain loops */
-            for (int t = 0; t < n; ++t) {
+            for (int t = f0; t < f1; ++t) {
                 const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
                 REAL a = xv[U[S_PI] * x_es];
                 for (int f = U[S_R0]; f < U[S_R1]; ++f)
                     a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
                 xv[U[S_PI] * x_es] = a;
             }
-            for (int t = n - 1; t >= 0; --t) {
+            for (int t = b0s - 1; t >= b1; --t) {
                 const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
                 REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv];
                 for (int e = U[S_L0]; e < U[S_L1]; ++e) a -= v[e * ldv] * xv[bidx[e] * x_es];
@@ -323,7 +339,7 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
             }
             return;
         }
-        for (int t = 0; t < n; ++t) {
+        for (int t = f0; t < f1; ++t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
             REAL *xi = xv + U[S_PI] * x_es;
             for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms];
@@ -333,7 +349,7 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
             }
             for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
         }
-        for (int t = n - 1; t >= 0; --t) {
+        for (int t = b0s - 1; t >= b1; --t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
             REAL *xi = xv + U[S_PI] * x_es;
             const REAL *dv = v + (nnzl + U[S_I]) * ldv;

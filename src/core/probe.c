@@ -1,0 +1,44 @@
+/* What a device does that it does not report: measured by small kernels, once per context
+ * (issue 39). */
+#include "internal.h"
+#include "kernel.h"
+
+/* Iterations the probe asks for: four times llvmpipe's 65535, a few milliseconds on a GPU's
+ * single work-item. */
+enum { LOOP_PROBE_N = 1 << 18 };
+
+static long loop_probe(gala_context *ctx)
+{
+    gala_program_key key;
+    gala_kernel *k;
+    gala_buffer *out = NULL;
+    int res[4] = {0, 0, 0, 0};
+    gala_key_init(&key, "vec", GALA_FLOAT);
+    gala_key_def(&key, "WG", gala_tune(ctx, "vec.wg", GALA_FLOAT, 256));
+    gala_dims d = gala_dims_1d(1, 1);
+    gala_status s = gala_kernel_get(ctx, &key, "loop_probe", &k);
+    if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, 4, &out);
+    if (s == GALA_OK) s = gala_buffer_write(out, 0, 4, res);
+    if (s == GALA_OK) s = GALA_LAUNCH(ctx, k, &d, ga_int(LOOP_PROBE_N), ga_buf(out));
+    if (s == GALA_OK) s = gala_buffer_read(out, 0, 4, res);
+    gala_buffer_free(out);
+    if (s != GALA_OK) {
+        gala_error_clear(ctx); /* no answer: as without a limit, as before the probe */
+        return 0;
+    }
+    return res[0] > 0 && res[0] < LOOP_PROBE_N ? res[0] : 0;
+}
+
+long gala_loop_limit(gala_context *ctx)
+{
+    /* la.loop_limit (tests): a limit to split for on any device, 0 none, -1 (no row) measure */
+    const long forced = gala_tune(ctx, "la.loop_limit", GALA_FLOAT, -1);
+    if (forced < 0 && ctx->loop_limit >= 0) return ctx->loop_limit;
+    if (forced >= 0) return forced;
+    if (ctx->ops->backend != GALA_BACKEND_OPENCL) return ctx->loop_limit = 0;
+    if (ctx->dry) return 0; /* measured by the real call */
+    gala_fault_pause(1);    /* the probe is not one of the call's steps */
+    ctx->loop_limit = loop_probe(ctx);
+    gala_fault_pause(-1);
+    return ctx->loop_limit;
+}
