@@ -134,6 +134,36 @@ START_TEST(tuning_device_alternatives)
 }
 END_TEST
 
+/* Rows for OpenCL CPU devices follow what the device reports (not a GPU), not its
+ * platform's name (issue 39): a host context posing as OpenCL devices. */
+START_TEST(tuning_rows_follow_reported_properties)
+{
+    char *saved = getenv("GALA_TUNE") ? strdup(getenv("GALA_TUNE")) : NULL;
+    unsetenv("GALA_TUNE");
+    gala_context *ctx = make(GALA_BACKEND_HOST);
+    ck_assert_ptr_nonnull(ctx);
+    static const struct { const char *platform; int gpu; long unroll, bucket; } poses[] = {
+        {"Portable Computing Language", 0, 0, 32}, /* PoCL: a CPU */
+        {"rusticl", 0, 0, 32},                     /* Mesa's llvmpipe: a CPU */
+        {"Portable Computing Language", 1, 1, 8},  /* PoCL's CUDA driver: a GPU */
+        {"AMD Accelerated Parallel Processing", 1, 1, 8},
+    };
+    for (size_t i = 0; i < sizeof poses / sizeof poses[0]; ++i) {
+        ctx->info.backend = GALA_BACKEND_OPENCL;
+        snprintf(ctx->info.platform_name, sizeof ctx->info.platform_name, "%s", poses[i].platform);
+        snprintf(ctx->info.vendor_name, sizeof ctx->info.vendor_name, "%s", poses[i].platform);
+        ctx->info.is_gpu = poses[i].gpu;
+        gala_tune_memo_free(ctx);
+        ck_assert_int_eq(gala_tune(ctx, "la.unroll", GALA_FLOAT, -1), poses[i].unroll);
+        ck_assert_int_eq(gala_tune(ctx, "la.min_bucket", GALA_DOUBLE, -1), poses[i].bucket);
+    }
+    gala_tune_memo_free(ctx);
+    ctx->info.backend = GALA_BACKEND_HOST; /* destroyed as what it is */
+    gala_context_destroy(ctx);
+    if (saved) { setenv("GALA_TUNE", saved, 1); free(saved); }
+}
+END_TEST
+
 START_TEST(environment_selects_backend)
 {
     gala_context *ctx = NULL;
@@ -428,6 +458,7 @@ int main(void)
     tcase_add_test(tc, host_context_info_and_stats);
     tcase_add_test(tc, tuning_answers_follow_the_environment);
     tcase_add_test(tc, tuning_device_alternatives);
+    tcase_add_test(tc, tuning_rows_follow_reported_properties);
     tcase_add_test(tc, environment_selects_backend);
     tcase_add_test(tc, opencl_selection);
     tcase_add_test(tc, auto_prefers_gpu_then_host);

@@ -2,8 +2,10 @@
  * Tuning parameters as data. Each row gives a value for a key on devices that match it:
  * backend (0 = any), a case-insensitive substring of the vendor or platform name and of
  * the device name (NULL = any; the device field may list alternatives, "H100|H200") and
- * the element type (0 = any). The most specific matching row wins
- * (device name > vendor > backend > any; a dtype match breaks ties). The environment
+ * the element type (0 = any), and optionally a property the device reports ("cpu": the
+ * device is not a GPU; issue 39: never the platform's name standing for one). The most
+ * specific matching row wins (device name > vendor or property > backend > any; a dtype
+ * match breaks ties). The environment
  * variable GALA_TUNE="key=value,key=value" overrides everything, for experiments.
  *
  * A launch reads a dozen keys, and finding one scans the whole table: each context remembers
@@ -26,11 +28,16 @@ typedef struct tune_row {
     const char *device;
     gala_dtype dtype;
     long value;
+    const char *when; /* a property the device reports, NULL = any (see has_property) */
 } tune_row;
 
+/* most rows leave `when` out (NULL) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const tune_row rows[] = {
 #include "tuning_table.h"
 };
+#pragma GCC diagnostic pop
 
 int gala_tune_row(int i, const char **key, gala_backend *backend, const char **vendor,
                   const char **device, gala_dtype *dtype, long *value)
@@ -62,6 +69,13 @@ static int env_value(const char *key, long *value)
     return 0;
 }
 
+/* Whether the device reports property p of a row's `when`. */
+static int has_property(const gala_context *ctx, const char *p)
+{
+    if (strcmp(p, "cpu") == 0) return !ctx->info.is_gpu;
+    return 0;
+}
+
 static long lookup(const gala_context *ctx, const char *key, gala_dtype dtype, long fallback)
 {
     long v;
@@ -77,7 +91,9 @@ static long lookup(const gala_context *ctx, const char *key, gala_dtype dtype, l
             continue;
         if (r->device && !gala_name_match_any(ctx->info.device_name, r->device)) continue;
         if (r->dtype && r->dtype != dtype) continue;
-        int score = (r->device ? 8 : 0) + (r->vendor ? 4 : 0) + (r->backend ? 2 : 0) + (r->dtype ? 1 : 0);
+        if (r->when && !has_property(ctx, r->when)) continue;
+        int score = (r->device ? 8 : 0) + (r->vendor || r->when ? 4 : 0) + (r->backend ? 2 : 0) +
+                    (r->dtype ? 1 : 0);
         if (score > best) { best = score; best_v = r->value; }
     }
     return best_v;

@@ -1,12 +1,15 @@
-/* Tuning rows: { key, backend, vendor substring, device substring, dtype, value }.
- * 0 / NULL mean "any". See tuning.c for how a row is chosen. */
+/* Tuning rows: { key, backend, vendor substring, device substring, dtype, value[, when] }.
+ * 0 / NULL mean "any"; when: a property the device reports ("cpu": not a GPU). Rows are
+ * chosen by what the device reports, never by a platform's name standing for a kind of
+ * device (issue 39): the rows for OpenCL CPU devices (measured on PoCL) say "cpu". See
+ * tuning.c for how a row is chosen. */
 
 /* vec.cl and gemv.cl: work-group size of reductions; elements per work-item of the
  * element-wise kernels are set by the launch size cap. */
 {"vec.wg", 0, NULL, NULL, 0, 256},
 {"vec.wg", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 256},
 {"vec.max_groups", 0, NULL, NULL, 0, 65536},
-{"vec.max_groups", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 64},
+{"vec.max_groups", GALA_BACKEND_OPENCL, NULL, NULL, 0, 64, "cpu"},
 {"gemv.wg", 0, NULL, NULL, 0, 256},
 {"gemv.n_local", 0, NULL, NULL, 0, 128},
 /* qp.cl: work-group size of the ADMM kernel, QPs per work-group in shared-matrix mode, and
@@ -76,7 +79,7 @@
  * b = 100: 1.5 s against 0.05 s. There it is for QPs whose dense K would not fit. */
 {"qp.sparse_n", 0, NULL, NULL, 0, 8192},
 {"qp.sparse_n", GALA_BACKEND_HOST, NULL, NULL, 0, 1024},
-{"qp.sparse_n", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 1024},
+{"qp.sparse_n", GALA_BACKEND_OPENCL, NULL, NULL, 0, 1024, "cpu"},
 {"qp.factor", 0, NULL, NULL, 0, 1},
 {"qp.factor", GALA_BACKEND_HOST, NULL, NULL, 0, 2},
 /* host.par_work: the host backend runs a batched launch on n threads when its estimated work
@@ -102,7 +105,7 @@
  * potrs.*: the same for the solves (rc right-hand sides per pass, chunks passes per
  * work-group); lagemm.*: tile, depth and work-items per side of the update kernel. */
 {"la.unroll", 0, NULL, NULL, 0, 1},
-{"la.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
+{"la.unroll", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0, "cpu"},
 {"potrf.fused_max", 0, NULL, NULL, 0, 64},
 /* potrf.lane: fused launches of register rows N <= potrf.lane (8 or 16; 0 = none) use
  * potrf_lane, one work-item per matrix, instead of one per row; potrf.lane_wg: its
@@ -226,7 +229,7 @@
 {"potrf.half", GALA_BACKEND_OPENCL, "NVIDIA", NULL, 0, 1},
 {"potrf.select_max", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 32},
 {"la.min_bucket", 0, NULL, NULL, 0, 8},
-{"la.min_bucket", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 32},
+{"la.min_bucket", GALA_BACKEND_OPENCL, NULL, NULL, 0, 32, "cpu"},
 {"potrf.nb", 0, NULL, NULL, 0, 64},
 /* (CUDA double had panels of 32 from run J9 until potrf.psolve: with it, H200 run T4,
  * n = 128 / 256 / 512, 32 -> 64: 1.345 / 1.376 / 1.793 -> 1.316 / 1.281 / 1.706 ms.) */
@@ -556,7 +559,7 @@
  * OpenCL float 0.270 / 0.566 -> 0.232 / 0.383, double 0.356 / 1.127 -> 0.318 / 0.629.
  * PoCL (development CPU, float n = 32..512): 1.2-1.5x slower, so 0 there. */
 {"trtri.split", 0, NULL, NULL, 0, 1},
-{"trtri.split", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
+{"trtri.split", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0, "cpu"},
 /* Product tiles: 64×64, 4×4 per work-item. NVIDIA's OpenCL in float had 128×128 with 8×8
  * (the register-heavy choice potrf's update dropped too): H200, 2026-11-22, run H7,
  * batched float n = 256 / 512 (b = 1000 / 200) 1.278 / 1.509 ms with it, 1.137 / 1.269
@@ -578,7 +581,7 @@
 {"trtri.minb", GALA_BACKEND_CUDA, NULL, NULL, GALA_DOUBLE, 3},
 {"trtri.check_wg", 0, NULL, NULL, 0, 256},
 {"trtri.unroll", 0, NULL, NULL, 0, 1},
-{"trtri.unroll", GALA_BACKEND_OPENCL, "Portable Computing Language", NULL, 0, 0},
+{"trtri.unroll", GALA_BACKEND_OPENCL, NULL, NULL, 0, 0, "cpu"},
 /* ldlt.cl (dense LDLᵀ): largest fused order (power of two; lowered when local memory is
  * short), lanes of a fused work-group, panel width and work-group, update tile, solve
  * work-group. sldlt.cl (sparse LDLᵀ): work-group size; sldlt.mb / sldlt.cw / sldlt.sync
