@@ -5,17 +5,21 @@
  * strategy, run in float and double on host-backend contexts that pose as OpenCL devices
  * ("personas": the device properties that choose sizes, and the vendor / device names that
  * choose tuning rows). The personas are a generic GPU, the devices the offline targets stand
- * for (gfx90a, gfx1100, an Intel GPU, Rusticl's llvmpipe), and one per vendor / device name
+ * for (gfx90a, gfx1100, an Intel GPU, Rusticl's llvmpipe), a CPU device with 512 KiB of local
+ * memory (PoCL; the rows for "cpu" devices), and one per vendor / device name
  * of every OpenCL (or any-backend) row of src/core/tuning_table.h, so the -D sets of the
  * defaults and of every tuning row are all asked for. The host backend runs the same
  * algorithm code and asks for the same program keys as OpenCL would; its kernels check the
  * results, so a persona whose sizes break an algorithm fails here too.
  *
- * Writes one line per distinct program: "family<TAB>build options<TAB>vendor<TAB>local",
+ * Writes one line per distinct program:
+ * "family<TAB>build options<TAB>vendor<TAB>local<TAB>amd",
  * vendor "nvidia" for programs with NVIDIA-only code (gemm_tc with TC=1: inline PTX), else
  * "any"; local: the least local memory (bytes) of the personas that asked for it (a target
  * with less, e.g. AMD's 64 KiB, never gets that program: gala sizes from what the device
- * reports).
+ * reports); amd: 1 when a persona that an AMD GPU is (the generic GPU, gfx90a, gfx1100)
+ * asked for it, 0 when only other vendors' tuning rows did (an AMD GPU never matches them:
+ * offline_compile.sh builds those unoptimized for the AMD targets).
  * A persona that is not NVIDIA's asking for such a program is an error (exit 1): this test
  * is what keeps device-specific code where it belongs.
  *
@@ -35,6 +39,7 @@ typedef struct persona {
     char device[128];
     size_t local_mem, max_wg;
     int is_gpu;
+    int amd; /* an AMD GPU poses so (the defaults, or the AMD targets' own devices) */
 } persona;
 
 enum { MAXP = 64, MAXPROG = 4096 };
@@ -45,6 +50,7 @@ typedef struct prog {
     char family[32];
     char opts[768];
     int nvidia_only;
+    int amd; /* asked for by a persona with amd set */
     size_t min_local; /* the least local memory of the personas that asked for it */
 } prog;
 static prog progs[MAXPROG];
@@ -83,9 +89,11 @@ static int record(const gala_context *ctx, const persona *p)
             if (!strcmp(progs[k].family, fam) && !strcmp(progs[k].opts, opts)) {
                 have = 1;
                 if (p->local_mem < progs[k].min_local) progs[k].min_local = p->local_mem;
+                progs[k].amd |= p->amd;
             }
         if (have || nprogs == MAXPROG) continue;
         progs[nprogs].min_local = p->local_mem;
+        progs[nprogs].amd = p->amd;
         snprintf(progs[nprogs].family, sizeof progs[nprogs].family, "%s", fam);
         snprintf(progs[nprogs].opts, sizeof progs[nprogs].opts, "%s", opts);
         progs[nprogs++].nvidia_only = nv;
@@ -236,8 +244,11 @@ int main(int argc, char **argv)
     add_persona("generic-gpu", "gala offline", "generic GPU", 65536, 1024, 1);
     add_persona("gfx90a", "Advanced Micro Devices, Inc.", "gfx90a", 65536, 256, 1);
     add_persona("gfx1100", "Advanced Micro Devices, Inc.", "gfx1100", 65536, 1024, 1);
+    for (int i = 0; i < npersonas; ++i) personas[i].amd = 1;
     add_persona("intel-gpu", "Intel(R) Corporation", "Intel(R) Arc(TM) A770 Graphics", 65536, 512, 1);
     add_persona("rusticl-llvmpipe", "Mesa/X.org", "llvmpipe (LLVM 15.0.6, 256 bits)", 32768, 1024, 0);
+    /* an OpenCL CPU device with PoCL's 512 KiB of local memory: the "cpu" rows */
+    add_persona("cpu-512k", "gala offline", "generic CPU", 524288, 1024, 0);
     /* one per vendor / device name of the OpenCL and any-backend tuning rows */
     const char *key, *vendor, *device;
     gala_backend be;
@@ -271,8 +282,8 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int i = 0; i < nprogs; ++i)
-        fprintf(f, "%s\t%s\t%s\t%zu\n", progs[i].family, progs[i].opts,
-                progs[i].nvidia_only ? "nvidia" : "any", progs[i].min_local);
+        fprintf(f, "%s\t%s\t%s\t%zu\t%d\n", progs[i].family, progs[i].opts,
+                progs[i].nvidia_only ? "nvidia" : "any", progs[i].min_local, progs[i].amd);
     fclose(f);
     fprintf(stderr, "%d personas, %d distinct programs%s\n", npersonas, nprogs,
             bad ? "; FAILED" : "");
