@@ -88,10 +88,13 @@ START_TEST(tuning_answers_follow_the_environment)
     snprintf(again, sizeof again, "%s", "potrf.wg=9");
     setenv("GALA_TUNE", again, 1);
     ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.wg, 9);
-    /* a switch is on for any nonzero value */
+    /* a switch is on for any nonzero value; gala_tune_get gives the number */
     setenv("GALA_TUNE", "la.unroll=5,potrf.left=0", 1);
     ck_assert(gala_tuned(ctx, GALA_FLOAT)->la.unroll);
     ck_assert(!gala_tuned(ctx, GALA_FLOAT)->potrf.left);
+    long v = 0;
+    TU_OK(ctx, gala_tune_get(ctx, "la.unroll", GALA_FLOAT, &v));
+    ck_assert_int_eq(v, 5);
     unsetenv("GALA_TUNE");
     ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.nb, nb);
     ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.wg, GALA_TUNE_DEFAULT(potrf, wg));

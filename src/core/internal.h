@@ -256,8 +256,9 @@ GALA_INTERNAL double gala_now(void);
 
 /** The tuning values for this context's device and a precision (GALA_FLOAT, GALA_DOUBLE;
  *  0 or GALA_INT for the keys read for no precision): every key's default
- *  (tuning_keys.h), overridden by the device rows of tuning_table.h and GALA_TUNE.
- *  Resolved at the first read and kept until GALA_TUNE changes; never NULL. */
+ *  (tuning_keys.h), overridden by the device rows of tuning_table.h, gala_tune_set() and
+ *  GALA_TUNE. Resolved at the first read and kept until GALA_TUNE changes or
+ *  gala_tune_set() is called; never NULL. */
 GALA_INTERNAL const gala_tuning *gala_tuned(const struct gala_context *ctx, gala_dtype dtype);
 /** Resolve again at the next read (tests that change the context's device fields). */
 GALA_INTERNAL void gala_tune_invalidate(struct gala_context *ctx);

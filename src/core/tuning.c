@@ -4,14 +4,15 @@
  * a context and a precision is, in order of precedence:
  *   1. GALA_TUNE="key=value,key=value" (the first well-formed value of the key; for
  *      experiments, every context of the process),
- *   2. the most specific matching row of tuning_table.h: a device substring beats a
+ *   2. the context's gala_tune_set() value (for that precision, or for any),
+ *   3. the most specific matching row of tuning_table.h: a device substring beats a
  *      vendor or platform substring beats a backend; a dtype match breaks ties; between
  *      rows of the same specificity, the first,
- *   3. the key's default.
+ *   4. the key's default.
  *
  * A context resolves every key at once for a precision, at the first read, into the
  * family structs of gala_tuning (one pass over the rows), and keeps them until GALA_TUNE
- * changes (tests and sweeps set it between calls). A read is
+ * changes (tests and sweeps set it between calls) or gala_tune_set() is called. A read is
  * then one getenv and a string comparison: a launch used to look a dozen keys up by name,
  * which was three quarters of a small batched call's host time before the per-key memo
  * this replaces (callgrind, gala_potrf_batched_async at n = 8).
@@ -71,6 +72,19 @@ static void store(gala_tuning *t, const long *v)
 #undef GALA_TUNE_KEY
 #undef GALA_TUNE_KEY_CTX
 #undef GALA_TUNE_END
+}
+
+/* The key named "prefix.name", or -1. */
+static int key_find(const char *s)
+{
+    if (!s) return -1;
+    for (int i = 0; i < GALA_TUNE_KEYS; ++i) {
+        const char *p = fam_prefix[keys[i].fam];
+        const size_t pl = strlen(p);
+        if (strncmp(s, p, pl) == 0 && s[pl] == '.' && strcmp(s + pl + 1, keys[i].name) == 0)
+            return i;
+    }
+    return -1;
 }
 
 /* ------------------------------------------------------------------ the rows */
@@ -143,6 +157,8 @@ static void resolve(const gala_context *ctx, gala_tune_cache *c, int slot, const
         best[r->key] = (signed char)score;
         v[r->key] = r->value;
     }
+    for (int i = 0; i < GALA_TUNE_KEYS; ++i)
+        if (c->set[slot][i]) v[i] = c->set_v[slot][i];
     if (env) {
         char name[96];
         for (int i = 0; i < GALA_TUNE_KEYS; ++i) {
@@ -192,4 +208,53 @@ void gala_tune_free(gala_context *ctx)
     gala_free(ctx->tune.env);
     ctx->tune.env = NULL;
     memset(ctx->tune.valid, 0, sizeof ctx->tune.valid);
+}
+
+/* ------------------------------------------------------------------ public */
+
+static gala_status key_and_slot(const gala_context *ctx, const char *fn, const char *key,
+                                gala_dtype dtype, int *k)
+{
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    if (!key) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: key is NULL", fn);
+    *k = key_find(key);
+    if (*k < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: unknown tuning key \"%s\"", fn, key);
+    if (dtype != 0 && dtype != GALA_FLOAT && dtype != GALA_DOUBLE)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "%s: dtype %d for \"%s\" (0 for any precision, GALA_FLOAT or "
+                          "GALA_DOUBLE)", fn, (int)dtype, key);
+    if (dtype != 0 && !keys[*k].per_dtype)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "%s: \"%s\" has one value per context: pass dtype 0", fn, key);
+    return GALA_OK;
+}
+
+gala_status gala_tune_set(gala_context *ctx, const char *key, gala_dtype dtype, long value)
+{
+    int k;
+    GALA_TRY(key_and_slot(ctx, "gala_tune_set", key, dtype, &k));
+    if (value < keys[k].lo || value > keys[k].hi)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "gala_tune_set: %ld is outside the range of \"%s\" (%ld to %ld)",
+                          value, key, keys[k].lo, keys[k].hi);
+    gala_tune_cache *c = &ctx->tune;
+    for (int s = 0; s < GALA_TUNE_SLOTS; ++s) {
+        if (dtype != 0 && s != slot_of(dtype)) continue;
+        c->set[s][k] = 1;
+        c->set_v[s][k] = value;
+    }
+    gala_tune_invalidate(ctx);
+    return GALA_OK;
+}
+
+gala_status gala_tune_get(const gala_context *ctx, const char *key, gala_dtype dtype,
+                          long *value)
+{
+    int k;
+    GALA_TRY(key_and_slot(ctx, "gala_tune_get", key, dtype, &k));
+    if (!value) return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_tune_get: value is NULL");
+    gala_tuned(ctx, dtype);
+    *value = ctx->tune.v[slot_of(dtype)][k];
+    return GALA_OK;
 }

@@ -2,7 +2,8 @@
  * Tuning values as typed data (the design of CLBlast's parameter databases): per kernel
  * family a struct of parameters, generated from the one list of keys (tuning_keys.h, where
  * each key has its one default), resolved for a context and a precision by applying the
- * device rows of tuning_table.h and GALA_TUNE, and cached on the context. A routine reads fields:
+ * device rows of tuning_table.h, the context's gala_tune_set() values and GALA_TUNE, and
+ * cached on the context. A routine reads fields:
  *
  *     const gala_tuning *T = gala_tuned(ctx, dt);
  *     c->nb = T->potrf.nb;
@@ -90,7 +91,10 @@ typedef struct gala_tune_cache {
     char *env;                   /* the GALA_TUNE the slots were resolved under (NULL: unset) */
     unsigned char valid[GALA_TUNE_SLOTS];
     gala_tuning t[GALA_TUNE_SLOTS];          /* what the readers see */
-    long v[GALA_TUNE_SLOTS][GALA_TUNE_KEYS]; /* the same as numbers */
+    long v[GALA_TUNE_SLOTS][GALA_TUNE_KEYS]; /* the same as numbers (gala_tune_get) */
+    /* gala_tune_set's values, per slot (a set for any precision fills all three) */
+    long set_v[GALA_TUNE_SLOTS][GALA_TUNE_KEYS];
+    unsigned char set[GALA_TUNE_SLOTS][GALA_TUNE_KEYS];
 } gala_tune_cache;
 
 #endif /* GALA_CORE_TUNING_H */

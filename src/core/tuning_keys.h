@@ -1,6 +1,6 @@
 /*
- * Every tuning key of gala, declared once: its family, name, C type, the one default, its
- * range, and what it does. Nothing else declares a key or its default: a device's own
+ * Every tuning key of gala, declared once: its family, name, C type, the one default, the
+ * range gala_tune_set() accepts, and what it does. Nothing else declares a key or its default: a device's own
  * values are rows of tuning_table.h (overrides of these defaults), and the code reads the
  * resolved values as fields of a family's struct (tuning.h). docs/tuning.md has the
  * measurements behind the rows.
@@ -13,8 +13,8 @@
  *   GALA_TUNE_END(id)
  *
  * type: long (a number) or bool (a switch: any nonzero value from GALA_TUNE is on).
- * min / max: the values that make sense; values from GALA_TUNE are taken as they are, and
- * each reader clamps what it cannot use. An X-macro file: no include guard.
+ * min / max bound the values gala_tune_set() accepts; values from GALA_TUNE are taken as
+ * they are, and each reader clamps what it cannot use. An X-macro file: no include guard.
  */
 
 GALA_TUNE_FAMILY(vec, "vec", "vector kernels (cl/vec.cl): axpby, ew_mul, clamp, reductions")
