@@ -1,9 +1,11 @@
 /*
  * Every tuning key of gala, declared once: its family, name, C type, the one default, the
- * range gala_tune_set() accepts, and what it does. Nothing else declares a key or its default: a device's own
- * values are rows of tuning_table.h (overrides of these defaults), and the code reads the
- * resolved values as fields of a family's struct (tuning.h). docs/tuning.md has the
- * measurements behind the rows.
+ * range gala_tune_set() accepts, and what it does. Nothing else declares a key or its
+ * default: a device's own values are rows of tuning_table.h (overrides of these defaults),
+ * the code reads the resolved values as fields of a family's struct (tuning.h), and
+ * tools/check-tuning.py (a CTest test) fails when a key or a default appears anywhere
+ * else. docs/tuning.md has the table made from this list and the measurements behind the
+ * rows.
  *
  *   GALA_TUNE_FAMILY(id, "prefix", "what the family tunes")   struct gala_tune_<id>
  *   GALA_TUNE_KEY(id, name, type, default, min, max, "doc")   key "prefix.name", per

@@ -6,8 +6,8 @@
  *   device   a case-insensitive substring of the device name ("H100|H200": either), or NULL
  *   dtype    ANY, FLOAT or DOUBLE
  * The most specific matching row wins (device > vendor > backend > dtype); between rows of
- * the same specificity the first. No row matches everything (that would be a second
- * default); each group of rows has a one-line reason above it.
+ * the same specificity the first. A row matching everything would be a second default:
+ * tools/check-tuning.py refuses it, and a row without a one-line reason above it.
  * Each group's measurements (device, date, run, numbers) are in docs/tuning.md under
  * the family, in the same order. An X-macro file: no include guard.
  */
