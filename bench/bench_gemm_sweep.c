@@ -458,9 +458,9 @@ int main(int argc, char **argv)
         printf("# %.1f GFLOP/s at n = %d; rows for src/core/tuning_table.h (device \"%s\"):\n",
                c[best].gf, confirm_n, info.device_name);
         for (int i = 0; i < NP; ++i)
-            printf("{\"clblast.xgemm.%s\", GALA_BACKEND_OPENCL, \"%s\", \"%s\", %s, %ld},\n",
+            printf("GALA_TUNE_ROW(clblast_xgemm, %s, OPENCL, \"%s\", \"%s\", %s, %ld)\n",
                    key[i], info.vendor_name, info.device_name,
-                   dt == GALA_DOUBLE ? "GALA_DOUBLE" : "GALA_FLOAT", c[best].v[i]);
+                   dt == GALA_DOUBLE ? "DOUBLE" : "FLOAT", c[best].v[i]);
     }
     if (base) {
         if (*base) setenv("GALA_TUNE", base, 1);

@@ -212,7 +212,7 @@ static int run_persona(const persona *p, gala_dtype dt)
     ctx->info.max_work_group_size = p->max_wg;
     ctx->info.is_gpu = p->is_gpu;
     ctx->info.fp64 = 1;
-    gala_tune_memo_free(ctx);
+    gala_tune_invalidate(ctx);
     int bad = 0;
     char msg[512];
     for (int i = 0; i < tu_op_count; ++i) {
@@ -249,14 +249,14 @@ int main(int argc, char **argv)
     add_persona("rusticl-llvmpipe", "Mesa/X.org", "llvmpipe (LLVM 15.0.6, 256 bits)", 32768, 1024, 0);
     /* an OpenCL CPU device with PoCL's 512 KiB of local memory: the "cpu" rows */
     add_persona("cpu-512k", "gala offline", "generic CPU", 524288, 1024, 0);
-    /* one per vendor / device name of the OpenCL and any-backend tuning rows */
-    const char *key, *vendor, *device;
+    /* one per vendor / device name of the OpenCL and any-backend tuning rows (rows for a
+     * property the device reports, "@cpu", have their persona above) */
+    const char *family, *key, *vendor, *device;
     gala_backend be;
-    gala_dtype dt;
-    long value;
-    for (int i = 0; gala_tune_row(i, &key, &be, &vendor, &device, &dt, &value); ++i) {
+    for (int i = 0; gala_tune_row(i, &family, &key, &be, &vendor, &device); ++i) {
         if (be != 0 && be != GALA_BACKEND_OPENCL) continue;
         if (!vendor && !device) continue;
+        if (vendor && vendor[0] == '@') continue;
         char dev[128] = "generic GPU";
         if (device) {
             snprintf(dev, sizeof dev, "%s", device);
@@ -264,11 +264,9 @@ int main(int argc, char **argv)
             if (bar) *bar = '\0';
         }
         const int nv = vendor && strstr(vendor, "NVIDIA");
-        const int cpu = vendor && strstr(vendor, "Portable");
         char name[96];
         snprintf(name, sizeof name, "row:%s/%s", vendor ? vendor : "*", dev);
-        add_persona(name, vendor ? vendor : "gala offline", dev, nv ? 49152 : cpu ? 524288 : 65536,
-                    1024, !cpu);
+        add_persona(name, vendor ? vendor : "gala offline", dev, nv ? 49152 : 65536, 1024, 1);
     }
     int bad = 0;
     for (int i = 0; i < npersonas; ++i) {

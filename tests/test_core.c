@@ -61,42 +61,44 @@ START_TEST(host_context_info_and_stats)
 }
 END_TEST
 
-/* gala_tune remembers its answers per context; they must still follow GALA_TUNE as it
- * changes between calls (tests and tuning sweeps set it), the key's text (not its
- * address), the dtype and the fallback. Programs are found again whatever the order of a
- * key's definitions. */
+/* A context resolves its tuning values once per precision; they must still follow
+ * GALA_TUNE as it changes between calls (tests and tuning sweeps set it), by its text.
+ * Programs are found again whatever the order of a key's definitions. */
 START_TEST(tuning_answers_follow_the_environment)
 {
     char *saved = getenv("GALA_TUNE") ? strdup(getenv("GALA_TUNE")) : NULL;
     unsetenv("GALA_TUNE");
     gala_context *ctx = make(GALA_BACKEND_HOST);
     ck_assert_ptr_nonnull(ctx);
-    char key[64] = "test.alpha";
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), -7);
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -8), -8);
-    setenv("GALA_TUNE", "test.alpha=5", 1);
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), 5);
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_DOUBLE, -7), 5);
-    setenv("GALA_TUNE", "other=1,test.alpha=6", 1);
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), 6);
-    strcpy(key, "test.beta"); /* same address, another key */
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), -7);
-    setenv("GALA_TUNE", "test.beta=9", 1);
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), 9);
-    ck_assert_int_eq(gala_tune(ctx, "test.beta", GALA_DOUBLE, 0), 9);
-    const char *lng = "test.a_key_longer_than_the_memo_keeps";
-    ck_assert_int_eq(gala_tune(ctx, lng, GALA_FLOAT, 3), 3);
-    setenv("GALA_TUNE", "test.a_key_longer_than_the_memo_keeps=4", 1);
-    ck_assert_int_eq(gala_tune(ctx, lng, GALA_FLOAT, 3), 4);
+    const long nb = GALA_TUNE_DEFAULT(potrf, nb);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.nb, nb);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.nb, nb);
+    setenv("GALA_TUNE", "potrf.nb=5", 1);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.nb, 5);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_DOUBLE)->potrf.nb, 5);
+    ck_assert_int_eq(gala_tuned(ctx, 0)->potrf.nb, 5);
+    setenv("GALA_TUNE", "other=1,potrf.nb=6", 1);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.nb, 6);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.wg, GALA_TUNE_DEFAULT(potrf, wg));
+    setenv("GALA_TUNE", "potrf.wg=9", 1);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.wg, 9);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_DOUBLE)->potrf.nb, nb);
+    /* the same text in another buffer: the same answers */
+    char again[32];
+    snprintf(again, sizeof again, "%s", "potrf.wg=9");
+    setenv("GALA_TUNE", again, 1);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.wg, 9);
+    /* a switch is on for any nonzero value; gala_tune_get gives the number */
+    setenv("GALA_TUNE", "la.unroll=5,potrf.left=0", 1);
+    ck_assert(gala_tuned(ctx, GALA_FLOAT)->la.unroll);
+    ck_assert(!gala_tuned(ctx, GALA_FLOAT)->potrf.left);
+    long v = 0;
+    TU_OK(ctx, gala_tune_get(ctx, "la.unroll", GALA_FLOAT, &v));
+    ck_assert_int_eq(v, 5);
     unsetenv("GALA_TUNE");
-    ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, -7), -7);
-    ck_assert_int_eq(gala_tune(ctx, lng, GALA_FLOAT, 3), 3);
-    /* many keys: past the memo's capacity the answers are still right */
-    for (int round = 0; round < 2; ++round)
-        for (int i = 0; i < 400; ++i) {
-            snprintf(key, sizeof key, "test.k%d", i);
-            ck_assert_int_eq(gala_tune(ctx, key, GALA_FLOAT, i), i);
-        }
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.nb, nb);
+    ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->potrf.wg, GALA_TUNE_DEFAULT(potrf, wg));
+    ck_assert(gala_tuned(ctx, GALA_FLOAT)->potrf.left);
 
     /* one program for one key, whatever the order of its definitions */
     gala_program_key a, b;
@@ -153,11 +155,11 @@ START_TEST(tuning_rows_follow_reported_properties)
         snprintf(ctx->info.platform_name, sizeof ctx->info.platform_name, "%s", poses[i].platform);
         snprintf(ctx->info.vendor_name, sizeof ctx->info.vendor_name, "%s", poses[i].platform);
         ctx->info.is_gpu = poses[i].gpu;
-        gala_tune_memo_free(ctx);
-        ck_assert_int_eq(gala_tune(ctx, "la.unroll", GALA_FLOAT, -1), poses[i].unroll);
-        ck_assert_int_eq(gala_tune(ctx, "la.min_bucket", GALA_DOUBLE, -1), poses[i].bucket);
+        gala_tune_invalidate(ctx);
+        ck_assert_int_eq(gala_tuned(ctx, GALA_FLOAT)->la.unroll, poses[i].unroll != 0);
+        ck_assert_int_eq(gala_tuned(ctx, GALA_DOUBLE)->la.min_bucket, poses[i].bucket);
     }
-    gala_tune_memo_free(ctx);
+    gala_tune_invalidate(ctx);
     ctx->info.backend = GALA_BACKEND_HOST; /* destroyed as what it is */
     gala_context_destroy(ctx);
     if (saved) { setenv("GALA_TUNE", saved, 1); free(saved); }

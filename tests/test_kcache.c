@@ -409,7 +409,7 @@ static gala_context *prefetching_ctx(gala_backend b, gala_program_key keys[3])
     gala_context *ctx;
     TU_OK(NULL, gala_context_create(&o, &ctx));
     /* the program gala_axpby_batched uses (src/blas/axpby.c), and two it never asks for */
-    const long wg = gala_tune(ctx, "vec.wg", GALA_FLOAT, 256);
+    const long wg = gala_tuned(ctx, GALA_FLOAT)->vec.wg;
     const long other[2] = {wg == 64 ? 32 : 64, wg == 128 ? 32 : 128};
     for (int i = 0; i < 3; ++i) {
         gala_key_init(&keys[i], "vec", GALA_FLOAT);

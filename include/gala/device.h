@@ -187,6 +187,41 @@ GALA_API gala_status gala_context_fallbacks(const gala_context *ctx, char *text,
                                             int *count);
 
 /* ------------------------------------------------------------------------------------ */
+/* Tuning                                                                                */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * @brief Set a tuning value (work-group sizes, tile shapes, crossovers between algorithms)
+ * on one context.
+ *
+ * Every key is listed, with its default, range and meaning, in docs/tuning.md
+ * ("potrf.nb", "qp.rb", ...). A key's value for a context and a precision is, first to
+ * last: the environment variable GALA_TUNE="key=value,key=value" (for experiments; every
+ * context of the process, values not range-checked), the value set here, the device's row
+ * in gala's tuning table, the key's default. A value applies from the next call that reads
+ * it (a QP solver reads most of its values at setup).
+ *
+ * @param ctx   the context.
+ * @param key   the key's name.
+ * @param dtype GALA_FLOAT or GALA_DOUBLE for that precision only, 0 for both (the only
+ *              choice for the keys with one value per context, e.g. "staging.max_mb").
+ * @param value within the key's range.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG for a NULL context, an unknown key, a dtype the key
+ *         does not take, or a value outside its range (the message names which).
+ */
+GALA_API gala_status gala_tune_set(gala_context *ctx, const char *key, gala_dtype dtype,
+                                   long value);
+
+/**
+ * @brief The tuning value of @p key that applies on this context for @p dtype (0: the value
+ * read for no particular precision), after GALA_TUNE, gala_tune_set(), the device's rows
+ * and the default.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG as gala_tune_set(), or a NULL @p value.
+ */
+GALA_API gala_status gala_tune_get(const gala_context *ctx, const char *key, gala_dtype dtype,
+                                   long *value);
+
+/* ------------------------------------------------------------------------------------ */
 /* Buffers                                                                               */
 /* ------------------------------------------------------------------------------------ */
 

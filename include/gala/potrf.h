@@ -34,7 +34,8 @@
  * GALA_ERR_KERNEL_BUILD, GALA_ERR_DEVICE. Arguments are checked before any work starts;
  * a numerical failure leaves the other matrices of the batch factored.
  *
- * Workspace: the routines use the context's scratch slots 2 and 3 (internal).
+ * Workspace: the routines use the context's scratch buffers (internal: slots 1 and 3, 4-6
+ * for the variable-batch layouts kept for reuse; potri through trtri also 2).
  */
 #ifndef GALA_POTRF_H
 #define GALA_POTRF_H

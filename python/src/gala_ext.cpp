@@ -134,6 +134,29 @@ nb::dict context_stats(const Context &c)
     return d;
 }
 
+// The tuning dtype of gala_tune_set / gala_tune_get: None (no particular precision),
+// "float32" or "float64".
+gala_dtype tune_dtype(const nb::object &dtype)
+{
+    if (dtype.is_none()) return (gala_dtype)0;
+    const std::string d = nb::cast<std::string>(nb::str(dtype));
+    if (d == "float32") return GALA_FLOAT;
+    if (d == "float64") return GALA_DOUBLE;
+    value_error("dtype: '" + d + "' is not one of None, float32, float64");
+}
+
+void context_tune_set(Context &c, const std::string &key, long value, const nb::object &dtype)
+{
+    check(gala_tune_set(c.ctx, key.c_str(), tune_dtype(dtype), value), c.ctx);
+}
+
+long context_tune_get(const Context &c, const std::string &key, const nb::object &dtype)
+{
+    long v = 0;
+    check(gala_tune_get(c.ctx, key.c_str(), tune_dtype(dtype), &v), c.ctx);
+    return v;
+}
+
 std::vector<nb::dict> device_list()
 {
     int count = 0;
@@ -1073,6 +1096,11 @@ NB_MODULE(_ext, m)
              "profiling"_a = false)
         .def_prop_ro("info", &device_info, "gala_context_info, as a dict")
         .def("stats", &context_stats, "gala_context_stats, as a dict")
+        .def("tune_set", &context_tune_set, "key"_a, "value"_a, "dtype"_a = nb::none(),
+             "gala_tune_set: a tuning value for this context (docs/tuning.md lists the keys); "
+             "dtype None, 'float32' or 'float64'")
+        .def("tune_get", &context_tune_get, "key"_a, "dtype"_a = nb::none(),
+             "gala_tune_get: the tuning value that applies on this context")
         .def("finish", [](Context &c) {
             gala_status st;
             {

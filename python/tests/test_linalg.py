@@ -717,3 +717,26 @@ def test_torch_cuda(rng):
         assert float((rec - A.double()).norm() / A.double().norm()) <= 64 * n * e
         with pytest.raises(ValueError, match=r"^b\b"):
             gl.cho_solve((L, True), b.cpu())
+
+
+def test_tune_set_and_get(host, rng):
+    """Context.tune_set / tune_get (gala_tune_set / gala_tune_get): a context's potrf block
+    size set for one precision and read back per precision, a factorization after it equal
+    to the default's within rounding, and bad keys, values and dtypes refused by name."""
+    ctx = gala.Context(backend="host")
+    default = ctx.tune_get("potrf.nb", "float64")
+    a = rng.standard_normal((3, 150, 150))
+    a = a @ a.transpose(0, 2, 1) + 150 * np.eye(150)
+    ref, info = gl.cholesky(a, context=ctx)
+    assert not info.any()
+    other = 16 if default != 16 else 32
+    ctx.tune_set("potrf.nb", other, dtype="float64")
+    assert ctx.tune_get("potrf.nb", "float64") == other
+    assert ctx.tune_get("potrf.nb", "float32") == default
+    np.testing.assert_allclose(gl.cholesky(a, context=ctx)[0], ref, rtol=0, atol=1e-10)
+    with pytest.raises(gala.GalaError, match='unknown tuning key "potrf.no_such_key"'):
+        ctx.tune_set("potrf.no_such_key", 1)
+    with pytest.raises(gala.GalaError, match='outside the range of "potrf.nb"'):
+        ctx.tune_set("potrf.nb", 10**6)
+    with pytest.raises(ValueError, match="dtype: 'int8'"):
+        ctx.tune_get("potrf.nb", "int8")

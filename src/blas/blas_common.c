@@ -48,7 +48,7 @@ gala_dims gala_vec_dims(const gala_context *ctx, long long total)
 {
     const size_t local = 256;
     size_t groups = (size_t)((total + (long long)local - 1) / (long long)local);
-    size_t cap = (size_t)gala_tune(ctx, "vec.max_groups", 0, 65536);
+    size_t cap = (size_t)gala_tuned(ctx, 0)->vec.max_groups;
     if (groups > cap) groups = cap;
     if (groups == 0) groups = 1;
     return gala_dims_1d(groups * local, local);

@@ -16,7 +16,7 @@ gala_status gala_clamp_batched(gala_context *ctx, int n, const gala_buffer *x, s
     gala_program_key key;
     gala_kernel *k;
     gala_key_init(&key, "vec", dt);
-    gala_key_def(&key, "WG", gala_tune(ctx, "vec.wg", dt, 256));
+    gala_key_def(&key, "WG", gala_tuned(ctx, dt)->vec.wg);
     GALA_TRY(gala_kernel_get(ctx, &key, "clamp_box", &k));
     gala_dims d = gala_vec_dims(ctx, total);
     return GALA_LAUNCH(ctx, k, &d, ga_int(n), ga_long(total), ga_buf(x), ga_long((long long)x_off),

@@ -37,12 +37,12 @@ gala_status gala_gemv_batched(gala_context *ctx, gala_trans trans, int m, int n,
 
     gala_program_key key;
     gala_kernel *k;
-    int wg = (int)gala_tune(ctx, "gemv.wg", dt, 256);
+    int wg = (int)gala_tuned(ctx, dt)->gemv.wg;
     if ((size_t)wg > ctx->info.max_work_group_size) wg = (int)ctx->info.max_work_group_size;
     gala_key_init(&key, "gemv", dt);
     gala_key_def(&key, "WG", wg);
     if (trans == GALA_NO_TRANS) {
-        int local = (int)gala_tune(ctx, "gemv.n_local", dt, 128);
+        int local = (int)gala_tuned(ctx, dt)->gemv.n_local;
         int want = gala_pow2_at_least(m < 32 ? 32 : m, local);
         local = want < local ? want : local;
         if ((size_t)local > ctx->info.max_work_group_size) local = (int)ctx->info.max_work_group_size;

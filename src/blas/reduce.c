@@ -15,7 +15,7 @@ static gala_status reduce(gala_context *ctx, const char *fn, const char *kname, 
             return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: res overlaps %s", fn, v[i].name);
     }
     if (batch == 0) return GALA_OK;
-    int wg = (int)gala_tune(ctx, "vec.wg", dt, 256);
+    int wg = (int)gala_tuned(ctx, dt)->vec.wg;
     if ((size_t)wg > ctx->info.max_work_group_size) wg = (int)ctx->info.max_work_group_size;
     wg = gala_pow2_at_least(wg, wg) == wg ? wg : 64;
     int S = gala_pow2_at_least(n, wg);

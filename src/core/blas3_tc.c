@@ -25,21 +25,30 @@ static int clamp_pow2(long v, int lo, int hi)
     return p;
 }
 
-static long tc_tune(gala_context *ctx, const char *pfx, const char *name, gala_dtype dt, long def)
+/* The kernel's tuning values under pfx ("blas3" or "lagemm"): tc, tc_wm, tc_wn, tc_wgm,
+ * tc_wgn, tc_kt. */
+static void tc_values(gala_context *ctx, const char *pfx, gala_dtype dt, long v[6])
 {
-    char key[48];
-    snprintf(key, sizeof key, "%s.%s", pfx, name);
-    return gala_tune(ctx, key, dt, def);
+    const gala_tuning *T = gala_tuned(ctx, dt);
+    if (strcmp(pfx, "lagemm") == 0) {
+        const gala_tune_lagemm *t = &T->lagemm;
+        const long x[6] = {t->tc, t->tc_wm, t->tc_wn, t->tc_wgm, t->tc_wgn, t->tc_kt};
+        memcpy(v, x, sizeof x);
+    } else {
+        const gala_tune_blas3 *t = &T->blas3;
+        const long x[6] = {t->tc, t->tc_wm, t->tc_wn, t->tc_wgm, t->tc_wgn, t->tc_kt};
+        memcpy(v, x, sizeof x);
+    }
 }
 
-/* The kernel's tiles from the tuning data under pfx (pfx.tc_wm, ...). */
-static void tc_config(gala_context *ctx, const char *pfx, gala_dtype dt, gala_tc_tiles *c)
+/* The kernel's tiles from its tuning values. */
+static void tc_config(const long v[6], gala_tc_tiles *c)
 {
-    c->wm = clamp_pow2(tc_tune(ctx, pfx, "tc_wm", dt, 4), 1, 8);
-    c->wn = clamp_pow2(tc_tune(ctx, pfx, "tc_wn", dt, 4), 1, 8);
-    c->wgm = clamp_pow2(tc_tune(ctx, pfx, "tc_wgm", dt, 2), 1, 8);
-    c->wgn = clamp_pow2(tc_tune(ctx, pfx, "tc_wgn", dt, 2), 1, 8);
-    c->kt = clamp_pow2(tc_tune(ctx, pfx, "tc_kt", dt, 8), 4, 64);
+    c->wm = clamp_pow2(v[1], 1, 8);
+    c->wn = clamp_pow2(v[2], 1, 8);
+    c->wgm = clamp_pow2(v[3], 1, 8);
+    c->wgn = clamp_pow2(v[4], 1, 8);
+    c->kt = clamp_pow2(v[5], 4, 64);
     c->tm = 8 * c->wm * c->wgm;
     c->tn = 8 * c->wn * c->wgn;
     c->nth = 32 * c->wgm * c->wgn;
@@ -62,9 +71,11 @@ static int tc_fits(const gala_context *ctx, gala_dtype dt, const gala_tc_tiles *
 int gala_tc_mode(gala_context *ctx, const char *pfx, gala_dtype dt, int m, int n,
                  gala_tc_tiles *tiles)
 {
-    const long v = tc_tune(ctx, pfx, "tc", dt, 0);
+    long tv[6];
+    tc_values(ctx, pfx, dt, tv);
+    const long v = tv[0];
     if (v <= 0) return 0;
-    tc_config(ctx, pfx, dt, tiles);
+    tc_config(tv, tiles);
     if (!tc_fits(ctx, dt, tiles, m, n)) return 0;
     /* the mma instruction exists on NVIDIA's devices only (sm_80 and later: the tuning rows
      * name them); elsewhere the same tiles with multiply-adds */

@@ -156,7 +156,7 @@ gala_status gala_context_destroy(gala_context *ctx)
     gala_free(ctx->flag_buf);
     gala_programs_release(ctx);
     ctx->ops->close(ctx);
-    gala_tune_memo_free(ctx);
+    gala_tune_free(ctx);
     gala_free(ctx->err);
     gala_free(ctx);
     return s;
@@ -259,7 +259,7 @@ gala_status gala_device_list(gala_device_desc *descs, int cap, int *count)
 void *gala_staging_take(gala_context *ctx, size_t bytes)
 {
     if (!ctx || !ctx->ops->host_alloc || ctx->stg_lent || bytes == 0) return NULL;
-    const long max_mb = gala_tune(ctx, "staging.max_mb", GALA_DOUBLE, 1024);
+    const long max_mb = gala_tuned(ctx, 0)->staging.max_mb;
     if ((double)bytes > max_mb * 1048576.0) return NULL;
     if (ctx->stg_bytes < bytes) {
         if (ctx->stg_ptr) ctx->ops->host_free(ctx, ctx->stg_ptr, ctx->stg_handle);

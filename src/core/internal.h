@@ -11,6 +11,7 @@
 
 #include "gala/gala.h"
 #include "../device/device.h"
+#include "tuning.h"
 
 #define GALA_INTERNAL __attribute__((visibility("hidden")))
 
@@ -46,18 +47,6 @@ struct gala_buffer {
     int owned;    /* 0 for wrapped caller memory */
     struct gala_buffer *prev, *next;
 };
-
-/* Memo of gala_tune's answers on one context (see tuning.c). */
-#define GALA_TUNE_MEMO 256 /* entries (open addressing); the library reads fewer than 200 */
-typedef struct gala_tune_memo {
-    char *env; /* the GALA_TUNE the answers were found under (NULL: unset) */
-    int used;
-    struct gala_tune_memo_entry {
-        char key[32]; /* empty: a free entry; longer keys are looked up every time */
-        gala_dtype dtype;
-        long fallback, value;
-    } e[GALA_TUNE_MEMO];
-} gala_tune_memo;
 
 enum { GALA_MAX_FALLBACKS = 8 };
 
@@ -121,8 +110,8 @@ struct gala_context {
      * iterations a work-item ran */
     long loop_limit;
 
-    /* answers of gala_tune, found once per key (a call reads a dozen keys) */
-    gala_tune_memo tune;
+    /* the tuning values, resolved once per precision (see tuning.c) */
+    gala_tune_cache tune;
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -287,17 +276,21 @@ GALA_INTERNAL double gala_now(void);
 
 /* ---------------------------------------------------------------- tuning */
 
-/** Tuning value for key (e.g. "vec.wg") for this context's device and dtype, from the
- *  data table in tuning.c, overridden by GALA_TUNE="key=value,...". The context remembers
- *  its answers until GALA_TUNE changes. */
-GALA_INTERNAL long gala_tune(const struct gala_context *ctx, const char *key, gala_dtype dtype,
-                             long fallback);
-/** Row i of the tuning table (tuning_table.h), for tests that go through every row; returns 0
- *  past the last one. NULL vendor / device and 0 backend / dtype mean "any". */
-GALA_INTERNAL int gala_tune_row(int i, const char **key, gala_backend *backend,
-                                const char **vendor, const char **device, gala_dtype *dtype,
-                                long *value);
-/** Forget the remembered answers (context destruction). */
-GALA_INTERNAL void gala_tune_memo_free(struct gala_context *ctx);
+/** The tuning values for this context's device and a precision (GALA_FLOAT, GALA_DOUBLE;
+ *  0 or GALA_INT for the keys read for no precision): every key's default
+ *  (tuning_keys.h), overridden by the device rows of tuning_table.h, gala_tune_set() and
+ *  GALA_TUNE. Resolved at the first read and kept until GALA_TUNE changes or
+ *  gala_tune_set() is called; never NULL. */
+GALA_INTERNAL const gala_tuning *gala_tuned(const struct gala_context *ctx, gala_dtype dtype);
+/** Resolve again at the next read (tests that change the context's device fields). */
+GALA_INTERNAL void gala_tune_invalidate(struct gala_context *ctx);
+/** Release what the context keeps (context destruction). */
+GALA_INTERNAL void gala_tune_free(struct gala_context *ctx);
+/** Row i of the tuning table (tuning_table.h), for the offline compile test, which poses as
+ *  every row's device: its key's family prefix and name, backend (0: any), vendor and
+ *  device (NULL: any); returns 0 past the last one. */
+GALA_INTERNAL int gala_tune_row(int i, const char **family, const char **key,
+                                gala_backend *backend, const char **vendor,
+                                const char **device);
 
 #endif /* GALA_CORE_INTERNAL_H */

@@ -14,7 +14,7 @@ static long loop_probe(gala_context *ctx)
     gala_buffer *out = NULL;
     int res[4] = {0, 0, 0, 0};
     gala_key_init(&key, "vec", GALA_FLOAT);
-    gala_key_def(&key, "WG", gala_tune(ctx, "vec.wg", GALA_FLOAT, 256));
+    gala_key_def(&key, "WG", gala_tuned(ctx, GALA_FLOAT)->vec.wg);
     gala_dims d = gala_dims_1d(1, 1);
     gala_status s = gala_kernel_get(ctx, &key, "loop_probe", &k);
     if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, 4, &out);
@@ -31,8 +31,8 @@ static long loop_probe(gala_context *ctx)
 
 long gala_loop_limit(gala_context *ctx)
 {
-    /* la.loop_limit (tests): a limit to split for on any device, 0 none, -1 (no row) measure */
-    const long forced = gala_tune(ctx, "la.loop_limit", GALA_FLOAT, -1);
+    /* la.loop_limit (tests): a limit to split for on any device, 0 none, -1 (default) measure */
+    const long forced = gala_tuned(ctx, 0)->la.loop_limit;
     if (forced < 0 && ctx->loop_limit >= 0) return ctx->loop_limit;
     if (forced >= 0) return forced;
     if (ctx->ops->backend != GALA_BACKEND_OPENCL) return ctx->loop_limit = 0;

@@ -1,62 +1,154 @@
 /*
- * Tuning parameters as data. Each row gives a value for a key on devices that match it:
- * backend (0 = any), a case-insensitive substring of the vendor or platform name and of
- * the device name (NULL = any; the device field may list alternatives, "H100|H200") and
- * the element type (0 = any), and optionally a property the device reports ("cpu": the
- * device is not a GPU; issue 39: never the platform's name standing for one). The most
- * specific matching row wins (device name > vendor or property > backend > any; a dtype
- * match breaks ties). The environment
- * variable GALA_TUNE="key=value,key=value" overrides everything, for experiments.
+ * Tuning values as typed data. Each key is declared once, with its default, in
+ * tuning_keys.h; a device's own values are rows of tuning_table.h. The value of a key for
+ * a context and a precision is, in order of precedence:
+ *   1. GALA_TUNE="key=value,key=value" (the first well-formed value of the key; for
+ *      experiments, every context of the process),
+ *   2. the context's gala_tune_set() value (for that precision, or for any),
+ *   3. the most specific matching row of tuning_table.h: a device substring beats a
+ *      vendor or platform substring (or a property the device reports, "@cpu") beats a
+ *      backend; a dtype match breaks ties; between rows of the same specificity, the first,
+ *   4. the key's default.
  *
- * A launch reads a dozen keys, and finding one scans the whole table: each context remembers
- * its answers (by key, dtype and fallback) until GALA_TUNE changes (tests and
- * tuning sweeps set it between calls). Without the memo the lookups were three quarters of
- * a small batched call's host time (callgrind, gala_potrf_batched_async at n = 8).
- *
- * Kernel families add their rows to tuning_table.h.
+ * A context resolves every key at once for a precision, at the first read, into the
+ * family structs of gala_tuning (one pass over the rows), and keeps them until GALA_TUNE
+ * changes (tests and sweeps set it between calls) or gala_tune_set() is called. A read is
+ * then one getenv and a string comparison: a launch used to look a dozen keys up by name,
+ * which was three quarters of a small batched call's host time before the per-key memo
+ * this replaces (callgrind, gala_potrf_batched_async at n = 8).
  */
-#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
+/* ------------------------------------------------------------------ the keys */
+
+typedef struct tune_key {
+    int fam;
+    const char *name; /* within the family */
+    long def, lo, hi;
+    unsigned char per_dtype; /* 0: one value per context (GALA_TUNE_KEY_CTX) */
+} tune_key;
+
+static const char *const fam_prefix[GALA_TUNE_FAMILIES] = {
+#define GALA_TUNE_FAMILY(fam, prefix, doc) [GALA_TF_##fam] = prefix,
+#define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)
+#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
+#define GALA_TUNE_END(fam)
+#include "tuning_keys.h"
+#undef GALA_TUNE_FAMILY
+#undef GALA_TUNE_KEY
+#undef GALA_TUNE_KEY_CTX
+#undef GALA_TUNE_END
+};
+
+static const tune_key keys[GALA_TUNE_KEYS] = {
+#define GALA_TUNE_FAMILY(fam, prefix, doc)
+#define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)                                   \
+    [GALA_TK_##fam##_##name] = {GALA_TF_##fam, #name, (def), (lo), (hi), 1},
+#define GALA_TUNE_KEY_CTX(fam, name, type, def, lo, hi, doc)                               \
+    [GALA_TK_##fam##_##name] = {GALA_TF_##fam, #name, (def), (lo), (hi), 0},
+#define GALA_TUNE_END(fam)
+#include "tuning_keys.h"
+#undef GALA_TUNE_FAMILY
+#undef GALA_TUNE_KEY
+#undef GALA_TUNE_KEY_CTX
+#undef GALA_TUNE_END
+};
+
+/* The resolved numbers into the family structs, each field of its key's type. */
+static void store(gala_tuning *t, const long *v)
+{
+#define GALA_TUNE_FAMILY(fam, prefix, doc)
+#define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)                                   \
+    t->fam.name = (type)v[GALA_TK_##fam##_##name];
+#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
+#define GALA_TUNE_END(fam)
+#include "tuning_keys.h"
+#undef GALA_TUNE_FAMILY
+#undef GALA_TUNE_KEY
+#undef GALA_TUNE_KEY_CTX
+#undef GALA_TUNE_END
+}
+
+/* The key named "prefix.name", or -1. */
+static int key_find(const char *s)
+{
+    if (!s) return -1;
+    for (int i = 0; i < GALA_TUNE_KEYS; ++i) {
+        const char *p = fam_prefix[keys[i].fam];
+        const size_t pl = strlen(p);
+        if (strncmp(s, p, pl) == 0 && s[pl] == '.' && strcmp(s + pl + 1, keys[i].name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------ the rows */
+
 typedef struct tune_row {
-    const char *key;
+    int key;
     gala_backend backend;
     const char *vendor;
     const char *device;
     gala_dtype dtype;
     long value;
-    const char *when; /* a property the device reports, NULL = any (see has_property) */
 } tune_row;
 
-/* most rows leave `when` out (NULL) */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#define TB_ANY 0
+#define TB_OPENCL GALA_BACKEND_OPENCL
+#define TB_CUDA GALA_BACKEND_CUDA
+#define TB_HOST GALA_BACKEND_HOST
+#define TD_ANY 0
+#define TD_FLOAT GALA_FLOAT
+#define TD_DOUBLE GALA_DOUBLE
 static const tune_row rows[] = {
+#define GALA_TUNE_ROW(fam, name, backend, vendor, device, dtype, value)                    \
+    {GALA_TK_##fam##_##name, TB_##backend, vendor, device, TD_##dtype, value},
 #include "tuning_table.h"
+#undef GALA_TUNE_ROW
 };
-#pragma GCC diagnostic pop
 
-int gala_tune_row(int i, const char **key, gala_backend *backend, const char **vendor,
-                  const char **device, gala_dtype *dtype, long *value)
+/* ------------------------------------------------------------------ resolution */
+
+int gala_tune_row(int i, const char **family, const char **key, gala_backend *backend,
+                  const char **vendor, const char **device)
 {
     if (i < 0 || (size_t)i >= sizeof rows / sizeof rows[0]) return 0;
-    const tune_row *r = &rows[i];
-    *key = r->key;
-    *backend = r->backend;
-    *vendor = r->vendor;
-    *device = r->device;
-    *dtype = r->dtype;
-    *value = r->value;
+    *family = fam_prefix[keys[rows[i].key].fam];
+    *key = keys[rows[i].key].name;
+    *backend = rows[i].backend;
+    *vendor = rows[i].vendor;
+    *device = rows[i].device;
     return 1;
 }
 
-static int env_value(const char *key, long *value)
+/* Whether the device reports property p of a row ("@cpu": it is not a GPU). */
+static int has_property(const gala_context *ctx, const char *p)
 {
-    const char *e = getenv("GALA_TUNE");
-    size_t kl = strlen(key);
+    if (strcmp(p, "@cpu") == 0) return !ctx->info.is_gpu;
+    return 0;
+}
+
+/* Whether a row's vendor field matches: a substring of the vendor or platform name, or
+ * (starting with '@') a property the device reports. */
+static int vendor_match(const gala_context *ctx, const char *v)
+{
+    if (v[0] == '@') return has_property(ctx, v);
+    return gala_strcasestr_match(ctx->info.vendor_name, v) ||
+           gala_strcasestr_match(ctx->info.platform_name, v);
+}
+
+static int slot_of(gala_dtype dt) { return dt == GALA_FLOAT ? 1 : dt == GALA_DOUBLE ? 2 : 0; }
+
+/* The first well-formed value of key in GALA_TUNE. */
+static int env_value(const char *env, const char *key, long *value)
+{
+    const char *e = env;
+    const size_t kl = strlen(key);
     while (e && *e) {
         while (*e == ',' || *e == ' ') ++e;
         if (strncmp(e, key, kl) == 0 && e[kl] == '=') {
@@ -69,82 +161,126 @@ static int env_value(const char *key, long *value)
     return 0;
 }
 
-/* Whether the device reports property p of a row's `when`. */
-static int has_property(const gala_context *ctx, const char *p)
+static void resolve(const gala_context *ctx, gala_tune_cache *c, int slot, const char *env)
 {
-    if (strcmp(p, "cpu") == 0) return !ctx->info.is_gpu;
-    return 0;
-}
-
-static long lookup(const gala_context *ctx, const char *key, gala_dtype dtype, long fallback)
-{
-    long v;
-    if (env_value(key, &v)) return v;
-    int best = -1;
-    long best_v = fallback;
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
-        const tune_row *r = &rows[i];
-        if (strcmp(r->key, key) != 0) continue;
-        if (r->backend && r->backend != ctx->info.backend) continue;
-        if (r->vendor && !gala_strcasestr_match(ctx->info.vendor_name, r->vendor) &&
-            !gala_strcasestr_match(ctx->info.platform_name, r->vendor))
-            continue;
-        if (r->device && !gala_name_match_any(ctx->info.device_name, r->device)) continue;
-        if (r->dtype && r->dtype != dtype) continue;
-        if (r->when && !has_property(ctx, r->when)) continue;
-        int score = (r->device ? 8 : 0) + (r->vendor || r->when ? 4 : 0) + (r->backend ? 2 : 0) +
-                    (r->dtype ? 1 : 0);
-        if (score > best) { best = score; best_v = r->value; }
+    static const gala_dtype slot_dtype[GALA_TUNE_SLOTS] = {0, GALA_FLOAT, GALA_DOUBLE};
+    const gala_dtype dt = slot_dtype[slot];
+    long *v = c->v[slot];
+    signed char best[GALA_TUNE_KEYS];
+    for (int i = 0; i < GALA_TUNE_KEYS; ++i) {
+        v[i] = keys[i].def;
+        best[i] = -1;
     }
-    return best_v;
+    for (size_t j = 0; j < sizeof rows / sizeof rows[0]; ++j) {
+        const tune_row *r = &rows[j];
+        if (r->backend && r->backend != ctx->info.backend) continue;
+        if (r->dtype && r->dtype != dt) continue;
+        const int score = (r->device ? 8 : 0) + (r->vendor ? 4 : 0) + (r->backend ? 2 : 0) +
+                          (r->dtype ? 1 : 0);
+        if (score <= best[r->key]) continue;
+        if (r->vendor && !vendor_match(ctx, r->vendor)) continue;
+        if (r->device && !gala_name_match_any(ctx->info.device_name, r->device)) continue;
+        best[r->key] = (signed char)score;
+        v[r->key] = r->value;
+    }
+    for (int i = 0; i < GALA_TUNE_KEYS; ++i)
+        if (c->set[slot][i]) v[i] = c->set_v[slot][i];
+    if (env) {
+        char name[96];
+        for (int i = 0; i < GALA_TUNE_KEYS; ++i) {
+            snprintf(name, sizeof name, "%s.%s", fam_prefix[keys[i].fam], keys[i].name);
+            long x;
+            if (env_value(env, name, &x)) v[i] = x;
+        }
+    }
+    store(&c->t[slot], v);
+    c->valid[slot] = 1;
 }
 
-/* The memo stays valid while GALA_TUNE is what it was found under. */
-static int memo_current(gala_tune_memo *m)
+/* Forget the resolved slots when GALA_TUNE is no longer what they were resolved under.
+ * Returns 0 when the new value could not be kept (no memory): the caller resolves anyway
+ * and the next read does again. */
+static int env_current(gala_tune_cache *c, const char **env)
 {
     const char *e = getenv("GALA_TUNE");
     if (e && !*e) e = NULL;
-    if (!e && !m->env) return 1;
-    if (e && m->env && strcmp(e, m->env) == 0) return 1;
-    gala_free(m->env);
-    m->env = NULL;
-    m->used = 0;
-    memset(m->e, 0, sizeof m->e);
+    *env = e;
+    if (!e && !c->env) return 1;
+    if (e && c->env && strcmp(e, c->env) == 0) return 1;
+    gala_free(c->env);
+    c->env = NULL;
+    memset(c->valid, 0, sizeof c->valid);
     if (!e) return 1;
     size_t n = strlen(e) + 1;
-    if (!(m->env = gala_malloc(n))) return 0; /* no memory: answer without the memo */
-    memcpy(m->env, e, n);
+    if (!(c->env = gala_malloc(n))) return 0;
+    memcpy(c->env, e, n);
     return 1;
 }
 
-long gala_tune(const gala_context *ctx, const char *key, gala_dtype dtype, long fallback)
+const gala_tuning *gala_tuned(const gala_context *ctx, gala_dtype dtype)
 {
-    /* the memo is the context's cache, not its state: the same answers with or without it */
-    gala_tune_memo *m = (gala_tune_memo *)&ctx->tune;
-    const size_t kl = strlen(key);
-    if (kl >= sizeof m->e[0].key || !memo_current(m)) return lookup(ctx, key, dtype, fallback);
-    uint64_t h = gala_fnv1a(key, kl, GALA_FNV_INIT) ^ ((uint64_t)dtype << 40) ^ (uint64_t)fallback;
-    h *= 0x9e3779b97f4a7c15ull;
-    for (unsigned i = (unsigned)(h >> 56), probe = 0; probe < GALA_TUNE_MEMO; ++probe, ++i) {
-        struct gala_tune_memo_entry *x = &m->e[i % GALA_TUNE_MEMO];
-        if (!x->key[0]) {
-            long v = lookup(ctx, key, dtype, fallback);
-            if (m->used < GALA_TUNE_MEMO * 3 / 4) { /* keep probes short */
-                memcpy(x->key, key, kl + 1);
-                x->dtype = dtype;
-                x->fallback = fallback;
-                x->value = v;
-                m->used++;
-            }
-            return v;
-        }
-        if (x->dtype == dtype && x->fallback == fallback && !strcmp(x->key, key)) return x->value;
-    }
-    return lookup(ctx, key, dtype, fallback);
+    /* the resolved values are the context's cache, not its state */
+    gala_tune_cache *c = (gala_tune_cache *)&ctx->tune;
+    const int slot = slot_of(dtype);
+    const char *env;
+    if (!env_current(c, &env) || !c->valid[slot]) resolve(ctx, c, slot, env);
+    return &c->t[slot];
 }
 
-void gala_tune_memo_free(gala_context *ctx)
+void gala_tune_invalidate(gala_context *ctx) { memset(ctx->tune.valid, 0, sizeof ctx->tune.valid); }
+
+void gala_tune_free(gala_context *ctx)
 {
     gala_free(ctx->tune.env);
-    memset(&ctx->tune, 0, sizeof ctx->tune);
+    ctx->tune.env = NULL;
+    memset(ctx->tune.valid, 0, sizeof ctx->tune.valid);
+}
+
+/* ------------------------------------------------------------------ public */
+
+static gala_status key_and_slot(const gala_context *ctx, const char *fn, const char *key,
+                                gala_dtype dtype, int *k)
+{
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    if (!key) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: key is NULL", fn);
+    *k = key_find(key);
+    if (*k < 0)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: unknown tuning key \"%s\"", fn, key);
+    if (dtype != 0 && dtype != GALA_FLOAT && dtype != GALA_DOUBLE)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "%s: dtype %d for \"%s\" (0 for any precision, GALA_FLOAT or "
+                          "GALA_DOUBLE)", fn, (int)dtype, key);
+    if (dtype != 0 && !keys[*k].per_dtype)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "%s: \"%s\" has one value per context: pass dtype 0", fn, key);
+    return GALA_OK;
+}
+
+gala_status gala_tune_set(gala_context *ctx, const char *key, gala_dtype dtype, long value)
+{
+    int k;
+    GALA_TRY(key_and_slot(ctx, "gala_tune_set", key, dtype, &k));
+    if (value < keys[k].lo || value > keys[k].hi)
+        return gala_error(ctx, GALA_ERR_INVALID_ARG,
+                          "gala_tune_set: %ld is outside the range of \"%s\" (%ld to %ld)",
+                          value, key, keys[k].lo, keys[k].hi);
+    gala_tune_cache *c = &ctx->tune;
+    for (int s = 0; s < GALA_TUNE_SLOTS; ++s) {
+        if (dtype != 0 && s != slot_of(dtype)) continue;
+        c->set[s][k] = 1;
+        c->set_v[s][k] = value;
+    }
+    gala_tune_invalidate(ctx);
+    return GALA_OK;
+}
+
+gala_status gala_tune_get(const gala_context *ctx, const char *key, gala_dtype dtype,
+                          long *value)
+{
+    int k;
+    GALA_TRY(key_and_slot(ctx, "gala_tune_get", key, dtype, &k));
+    if (!value) return gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_tune_get: value is NULL");
+    gala_tuned(ctx, dtype);
+    *value = ctx->tune.v[slot_of(dtype)][k];
+    return GALA_OK;
 }

@@ -392,7 +392,7 @@ gala_status la_desc_build(gala_context *ctx, const int *n, const int *nrhs, cons
     /* la.vb_memo: the largest batch kept (0: none). A kept batch's descriptors take at most
      * 40 MB of device memory; a larger batch is built in the first entry's slot, as every
      * batch was before there was a memo */
-    const long keep = gala_tune(ctx, "la.vb_memo", 0, LA_VB_KEEP);
+    const long keep = gala_tuned(ctx, 0)->la.vb_memo;
     const int use = keep > 0 && batch <= keep && vb_memo_get(ctx);
     vb_memo *m = ctx->vb_memo;
     int slot = 0; /* the entry (and its scratch slot) this build goes to */
@@ -596,9 +596,9 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
         if (tc) return upd_tc(ctx, dt, tc, &tiles, up, s, count, m, n, k, alpha, mask, a, b,
                               c, li, skipdead);
     }
-    int tile = (int)gala_tune(ctx, "lagemm.tile", dt, 64);
-    int tk = (int)gala_tune(ctx, "lagemm.tk", dt, 16);
-    int td = (int)gala_tune(ctx, "lagemm.td", dt, 16);
+    int tile = (int)gala_tuned(ctx, dt)->lagemm.tile;
+    int tk = (int)gala_tuned(ctx, dt)->lagemm.tk;
+    int td = (int)gala_tuned(ctx, dt)->lagemm.td;
     if (td < 1) td = 1;
     while ((size_t)(td * td) > ctx->info.max_work_group_size && td > 1) td /= 2;
     if (tile < td) tile = td;
@@ -618,9 +618,9 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
     gala_key_def(&key, "TK", tk);
     gala_key_def(&key, "TDM", td);
     gala_key_def(&key, "TDN", td);
-    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
-    gala_key_def(&key, "MINB", gala_tune(ctx, "lagemm.minb", dt, 0));
-    gala_key_def(&key, "SV", gala_tune(ctx, "lagemm.sv", dt, 1) != 0);
+    gala_key_def(&key, "UNROLL", gala_tuned(ctx, dt)->la.unroll);
+    gala_key_def(&key, "MINB", gala_tuned(ctx, dt)->lagemm.minb);
+    gala_key_def(&key, "SV", gala_tuned(ctx, dt)->lagemm.sv);
     GALA_TRY(gala_kernel_get(ctx, &key, "gemm_upd", &kern));
     const int tm = (mmax + tile - 1) / tile, tn = (nmax + tile - 1) / tile;
     const long long tiles = (long long)tm * tn;

@@ -30,7 +30,6 @@ enum {
 #define LA_SCRATCH_INFO 3
 #define LA_SCRATCH_VB 4 /* LA_VB_MEMO slots from here: variable batches' descriptors */
 #define LA_VB_MEMO 3
-#define LA_VB_KEEP (1L << 20) /* largest batch kept (la.vb_memo's default) */
 
 #define LA_BIG 0x7fffffff
 
@@ -170,8 +169,8 @@ typedef struct la_vb {
  *  with la_vb_release.
  *  A layout seen in one of the context's last LA_VB_MEMO builds (the same arrays, compared
  *  element by element, and the same small / min_bucket) reuses that build's device
- *  descriptors: no build, no upload. Tuning key la.vb_memo: the largest batch kept (default
- *  LA_VB_KEEP; 0: always build). */
+ *  descriptors: no build, no upload. Tuning key la.vb_memo: the largest batch kept (0: always
+ *  build). */
 GALA_INTERNAL gala_status la_desc_build(struct gala_context *ctx, const int *n, const int *nrhs,
                                         const size_t *a_off, const int *lda, const size_t *b_off,
                                         const int *ldb, int batch, int small, int min_bucket,

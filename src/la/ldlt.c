@@ -38,14 +38,15 @@ static int pow2_floor(long v)
 
 static void ldlt_config(const gala_context *ctx, gala_dtype dt, ldlt_cfg *c)
 {
+    const gala_tuning *T = gala_tuned(ctx, dt);
     const long maxwg = gala_max_wg(ctx);
     const size_t es = gala_dtype_size(dt);
-    c->nbp = pow2_floor(gala_tune(ctx, "ldlt.nbp", dt, 32));
-    c->wgp = pow2_floor(gala_tune(ctx, "ldlt.wgp", dt, 64));
-    c->ts = pow2_floor(gala_tune(ctx, "ldlt.ts", dt, 16));
-    c->wg = pow2_floor(gala_tune(ctx, "ldlt.wg", dt, 64));
-    c->fused_wg = pow2_floor(gala_tune(ctx, "ldlt.fused_wg", dt, 64));
-    c->nbf = pow2_floor(gala_tune(ctx, "ldlt.nb_max", dt, 64));
+    c->nbp = pow2_floor(T->ldlt.nbp);
+    c->wgp = pow2_floor(T->ldlt.wgp);
+    c->ts = pow2_floor(T->ldlt.ts);
+    c->wg = pow2_floor(T->ldlt.wg);
+    c->fused_wg = pow2_floor(T->ldlt.fused_wg);
+    c->nbf = pow2_floor(T->ldlt.nb_max);
     if (c->nbp < 4) c->nbp = 4;
     if (c->wgp > maxwg) c->wgp = pow2_floor(maxwg);
     while ((long)c->ts * c->ts > maxwg) c->ts /= 2;

@@ -88,43 +88,44 @@ static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : 
 
 static void pf_config(const gala_context *ctx, gala_dtype dt, pf_cfg *c)
 {
-    c->nb = la_pow2(clampi(gala_tune(ctx, "potrf.nb", dt, 64), 8, 64), 8);
-    c->fused_max = clampi(gala_tune(ctx, "potrf.fused_max", dt, 64), 0, 64);
-    c->min_bucket = la_pow2(clampi(gala_tune(ctx, "la.min_bucket", dt, 8), 1, 64), 1);
-    c->wg_fused = la_wg(ctx, gala_tune(ctx, "potrf.wg", dt, 128), 8);
-    c->wg_panel = la_wg(ctx, gala_tune(ctx, "potrf.panel_wg", dt, 128), 2 * c->nb);
-    c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
-    int b3 = clampi(gala_tune(ctx, "potrf.blas3_nb", dt, 256), c->nb, 1 << 20);
+    const gala_tuning *T = gala_tuned(ctx, dt);
+    c->nb = la_pow2(clampi(T->potrf.nb, 8, 64), 8);
+    c->fused_max = clampi(T->potrf.fused_max, 0, 64);
+    c->min_bucket = la_pow2(clampi(T->la.min_bucket, 1, 64), 1);
+    c->wg_fused = la_wg(ctx, T->potrf.wg, 8);
+    c->wg_panel = la_wg(ctx, T->potrf.panel_wg, 2 * c->nb);
+    c->blas3_min = clampi(T->potrf.blas3_min, 1, 1 << 30);
+    int b3 = clampi(T->potrf.blas3_nb, c->nb, 1 << 20);
     c->blas3_nb = (b3 + c->nb - 1) / c->nb * c->nb;
-    c->left = gala_tune(ctx, "potrf.left", dt, 1) != 0;
-    c->trsm = gala_tune(ctx, "potrf.trsm", dt, 1) != 0;
-    c->tnb = clampi(gala_tune(ctx, "potrf.blas3_tnb", dt, 0), 0, 1 << 20) / c->nb * c->nb;
-    c->inner = clampi(gala_tune(ctx, "potrf.inner", dt, 0), 0, 2);
-    c->split = clampi(gala_tune(ctx, "potrf.split", dt, 1), 0, 2);
-    const int ob = clampi(gala_tune(ctx, "potrf.ob", dt, 128), 0, 1 << 20);
+    c->left = T->potrf.left;
+    c->trsm = T->potrf.trsm;
+    c->tnb = clampi(T->potrf.blas3_tnb, 0, 1 << 20) / c->nb * c->nb;
+    c->inner = clampi(T->potrf.inner, 0, 2);
+    c->split = clampi(T->potrf.split, 0, 2);
+    const int ob = clampi(T->potrf.ob, 0, 1 << 20);
     c->ob = ob > c->nb ? ob / c->nb * c->nb : 0;
-    c->lookahead = gala_tune(ctx, "potrf.lookahead", dt, 1) != 0;
-    c->lookahead_right = gala_tune(ctx, "potrf.lookahead_right", dt, 0) != 0;
-    c->reserve = clampi(gala_tune(ctx, "potrf.reserve", dt, 0), 0, 1 << 16);
+    c->lookahead = T->potrf.lookahead;
+    c->lookahead_right = T->potrf.lookahead_right;
+    c->reserve = clampi(T->potrf.reserve, 0, 1 << 16);
     c->big = 0;
-    c->lane = clampi(gala_tune(ctx, "potrf.lane", dt, 0), 0, 16);
-    c->lane_wg = la_wg(ctx, gala_tune(ctx, "potrf.lane_wg", dt, 64), 1);
-    c->lane_ch = clampi(gala_tune(ctx, "potrf.lane_ch", dt, 16), 1, 256);
-    c->pair = clampi(gala_tune(ctx, "potrf.pair", dt, 0), 0, 64);
-    c->pair_min = clampi(gala_tune(ctx, "potrf.pair_min", dt, 16), 16, 64);
-    c->pair_diag = gala_tune(ctx, "potrf.pair_diag", dt, 1) != 0;
-    c->tile = clampi(gala_tune(ctx, "potrf.tile", dt, 0), 0, 64);
-    c->tile_min = clampi(gala_tune(ctx, "potrf.tile_min", dt, 32), 8, 64);
-    c->tile_ts = gala_tune(ctx, "potrf.tile_ts", dt, 4) == 2 ? 2 : 4;
-    c->tile_mpg = clampi(gala_tune(ctx, "potrf.tile_mpg", dt, 2), 1, 64);
-    c->psolve = clampi(gala_tune(ctx, "potrf.psolve", dt, 1), 0, 2);
-    c->psolve_wg = la_wg(ctx, gala_tune(ctx, "potrf.psolve_wg", dt, 128), 1);
+    c->lane = clampi(T->potrf.lane, 0, 16);
+    c->lane_wg = la_wg(ctx, T->potrf.lane_wg, 1);
+    c->lane_ch = clampi(T->potrf.lane_ch, 1, 256);
+    c->pair = clampi(T->potrf.pair, 0, 64);
+    c->pair_min = clampi(T->potrf.pair_min, 16, 64);
+    c->pair_diag = T->potrf.pair_diag;
+    c->tile = clampi(T->potrf.tile, 0, 64);
+    c->tile_min = clampi(T->potrf.tile_min, 8, 64);
+    c->tile_ts = T->potrf.tile_ts == 2 ? 2 : 4;
+    c->tile_mpg = clampi(T->potrf.tile_mpg, 1, 64);
+    c->psolve = clampi(T->potrf.psolve, 0, 2);
+    c->psolve_wg = la_wg(ctx, T->potrf.psolve_wg, 1);
     c->noscan = 0;
-    c->lanes_n = clampi(gala_tune(ctx, "potrf.lanes_n", dt, 0), 0, 1 << 30);
-    c->lanes_min = clampi(gala_tune(ctx, "potrf.lanes_min", dt, 64), 2, 1 << 30);
+    c->lanes_n = clampi(T->potrf.lanes_n, 0, 1 << 30);
+    c->lanes_min = clampi(T->potrf.lanes_min, 2, 1 << 30);
     c->wbase = 0;
-    c->p32_min = clampi(gala_tune(ctx, "potrf.p32_min", dt, 0), 0, 1 << 30);
-    c->p32_vb = gala_tune(ctx, "potrf.p32_vb", dt, 0) != 0;
+    c->p32_min = clampi(T->potrf.p32_min, 0, 1 << 30);
+    c->p32_vb = T->potrf.p32_vb;
 }
 
 /* potrf.p32_min: a strided batch of order 33..64 and at least p32_min matrices takes the
@@ -162,23 +163,24 @@ static void pf_key_base(const gala_context *ctx, gala_dtype dt, int N, int wg,
     gala_key_init(key, "potrf", dt);
     gala_key_def(key, "N", N);
     gala_key_def(key, "WG", wg);
-    gala_key_def(key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    gala_key_def(key, "UNROLL", gala_tuned(ctx, dt)->la.unroll);
 }
 
 /* splitk: the program of chunked launches (modes SPLIT and COPY compiled in) */
 static gala_status pf_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int splitk,
                              const char *name, gala_kernel **k)
 {
+    const gala_tuning *T = gala_tuned(ctx, dt);
     gala_program_key key;
     pf_key_base(ctx, dt, N, wg, &key);
-    gala_key_def(&key, "SEL", gala_tune(ctx, "potrf.select", dt, 0) != 0 &&
-                                  N <= gala_tune(ctx, "potrf.select_max", dt, 64));
-    gala_key_def(&key, "VEC", gala_tune(ctx, "potrf.vec", dt, 1) != 0);
+    gala_key_def(&key, "SEL", T->potrf.select &&
+                                  N <= T->potrf.select_max);
+    gala_key_def(&key, "VEC", T->potrf.vec);
     gala_key_def(&key, "SPLITK", splitk);
     /* rows of 64 only: the first 32 rows (one warp) stop their update at column 31 */
-    if (N == 64 && gala_tune(ctx, "potrf.half", dt, 0) != 0) gala_key_def(&key, "HALF", 1);
+    if (N == 64 && T->potrf.half) gala_key_def(&key, "HALF", 1);
     /* register rows of 64 set the kernel's register count: an occupancy hint there */
-    const int minb = N == 64 ? (int)gala_tune(ctx, "potrf.minb", dt, 0) : 0;
+    const int minb = N == 64 ? (int)T->potrf.minb : 0;
     if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
     return gala_kernel_get(ctx, &key, name, k);
 }
@@ -253,14 +255,15 @@ static size_t pf_tile_wg(const gala_context *ctx, gala_dtype dt, int N, int ts, 
 static gala_status pf_tile_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, int ts,
                                   int mpg, gala_kernel **k)
 {
+    const gala_tuning *T = gala_tuned(ctx, dt);
     gala_program_key key;
     pf_key_base(ctx, dt, N, wg, &key);
     gala_key_def(&key, "TILE", 1);
     gala_key_def(&key, "TS", ts);
     gala_key_def(&key, "MPG", mpg);
-    const int minb = (int)gala_tune(ctx, "potrf.tile_minb", dt, 0);
+    const int minb = (int)T->potrf.tile_minb;
     if (minb > 0 && minb <= 32) gala_key_def(&key, "MINB", minb);
-    if (gala_tune(ctx, "potrf.tile_stream", dt, 0)) gala_key_def(&key, "PT_STREAM", 1);
+    if (T->potrf.tile_stream) gala_key_def(&key, "PT_STREAM", 1);
     return gala_kernel_get(ctx, &key, "potrf_tile", k);
 }
 
@@ -277,7 +280,7 @@ static int pf_pair_on(const pf_cfg *c, int N)
 static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const pf_cfg *c,
                                   int diag, gala_kernel **k)
 {
-    const int minb = (int)gala_tune(ctx, "potrf.pair_minb", dt, 0);
+    const int minb = (int)gala_tuned(ctx, dt)->potrf.pair_minb;
     gala_program_key key;
     pf_key_base(ctx, dt, N, c->wg_fused, &key);
     gala_key_def(&key, "PAIR", 1);
@@ -404,7 +407,7 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
     }
     if (nchunks > 0)
         GALA_TRY(pf_form_kernel(ctx, dt, N, wg, "TRSM", "VEC",
-                                gala_tune(ctx, "potrf.vec", dt, 1) != 0, "potrf_trsm", &kt));
+                                gala_tuned(ctx, dt)->potrf.vec, "potrf_trsm", &kt));
     int per = nchunks > 0 ? (int)((1LL << 30) / nchunks) : 1 << 30;
     if (per < 1) per = 1;
     gala_buffer *W = (gala_buffer *)s->A;
@@ -795,7 +798,7 @@ static gala_status pf_blas3(gala_context *ctx, gala_dtype dt, int up, const la_s
     pf_cfg cb = *cfg;
     cb.big = 1;
     /* the panel width of this path (potrf.blas3_pnb, a power of two dividing the step) */
-    const long pnb = gala_tune(ctx, "potrf.blas3_pnb", dt, cfg->nb);
+    const long pnb = gala_tuned(ctx, dt)->potrf.blas3_pnb;
     if (pnb >= 8 && pnb <= 64 && (pnb & (pnb - 1)) == 0 && cfg->blas3_nb % pnb == 0)
         cb.nb = (int)pnb;
     cb.tnb = cb.tnb / cb.nb * cb.nb;

@@ -30,14 +30,15 @@ typedef struct pi_cfg {
 
 static void pi_config(const gala_context *ctx, gala_dtype dt, pi_cfg *c)
 {
-    long nb = gala_tune(ctx, "potri.nb", dt, 64);
+    const gala_tuning *T = gala_tuned(ctx, dt);
+    long nb = T->potri.nb;
     c->nb = la_pow2(nb < 8 ? 8 : nb > 64 ? 64 : (int)nb, 8);
-    long mb = gala_tune(ctx, "la.min_bucket", dt, 8);
+    long mb = T->la.min_bucket;
     c->min_bucket = la_pow2(mb < 1 ? 1 : mb > 64 ? 64 : (int)mb, 1);
-    c->wg = la_wg(ctx, gala_tune(ctx, "potri.wg", dt, 128), 8);
-    long b3 = gala_tune(ctx, "potri.blas3_min", dt, 256);
+    c->wg = la_wg(ctx, T->potri.wg, 8);
+    long b3 = T->potri.blas3_min;
     c->blas3_min = b3 < 1 ? 1 : b3 > (1L << 30) ? 1 << 30 : (int)b3;
-    long bnb = gala_tune(ctx, "potri.blas3_nb", dt, 1024);
+    long bnb = T->potri.blas3_nb;
     bnb = bnb < c->nb ? c->nb : bnb > (1L << 20) ? 1L << 20 : bnb;
     c->blas3_nb = (int)(bnb / c->nb * c->nb);
 }
@@ -49,7 +50,7 @@ static gala_status pi_kernel(gala_context *ctx, gala_dtype dt, int N, int wg, co
     gala_key_init(&key, "potri", dt);
     gala_key_def(&key, "N", N);
     gala_key_def(&key, "WG", wg);
-    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    gala_key_def(&key, "UNROLL", gala_tuned(ctx, dt)->la.unroll);
     return gala_kernel_get(ctx, &key, name, k);
 }
 

@@ -41,18 +41,19 @@ static int clampi(long v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : 
  * columns than that (RC = 4 with one right-hand side left three of every four idle). */
 static void ps_config(const gala_context *ctx, gala_dtype dt, int maxrhs, ps_cfg *c)
 {
-    c->nb = la_pow2(clampi(gala_tune(ctx, "potrs.nb", dt, 64), 8, 64), 8);
-    c->fused_max = clampi(gala_tune(ctx, "potrs.fused_max", dt, 64), 0, 64);
-    c->min_bucket = la_pow2(clampi(gala_tune(ctx, "la.min_bucket", dt, 8), 1, 64), 1);
-    c->wg = la_wg(ctx, gala_tune(ctx, "potrs.wg", dt, 128), 8);
-    c->rc = clampi(gala_tune(ctx, "potrs.rc", dt, 4), 1, 16);
+    const gala_tuning *T = gala_tuned(ctx, dt);
+    c->nb = la_pow2(clampi(T->potrs.nb, 8, 64), 8);
+    c->fused_max = clampi(T->potrs.fused_max, 0, 64);
+    c->min_bucket = la_pow2(clampi(T->la.min_bucket, 1, 64), 1);
+    c->wg = la_wg(ctx, T->potrs.wg, 8);
+    c->rc = clampi(T->potrs.rc, 1, 16);
     if (maxrhs >= 1 && c->rc > maxrhs) c->rc = maxrhs;
-    c->rpg = c->rc * clampi(gala_tune(ctx, "potrs.chunks", dt, 8), 1, 1 << 20);
-    c->blas3_min = clampi(gala_tune(ctx, "potrf.blas3_min", dt, 1024), 1, 1 << 30);
-    c->blas3_nrhs = clampi(gala_tune(ctx, "potrs.blas3_nrhs", dt, 32), 1, 1 << 30);
-    c->rl = gala_tune(ctx, "potrs.rl", dt, 1) != 0;
-    c->sw_min = clampi(gala_tune(ctx, "potrs.sweep_min", dt, 256), 0, 1 << 30);
-    c->sw_rhs_min = clampi(gala_tune(ctx, "potrs.sweep_rhs_min", dt, 1), 1, 1 << 30);
+    c->rpg = c->rc * clampi(T->potrs.chunks, 1, 1 << 20);
+    c->blas3_min = clampi(T->potrf.blas3_min, 1, 1 << 30);
+    c->blas3_nrhs = clampi(T->potrs.blas3_nrhs, 1, 1 << 30);
+    c->rl = T->potrs.rl;
+    c->sw_min = clampi(T->potrs.sweep_min, 0, 1 << 30);
+    c->sw_rhs_min = clampi(T->potrs.sweep_rhs_min, 1, 1 << 30);
 }
 
 /* The sweep's shape for nrhs right-hand sides (cl/potrs.cl): N <= WG <= N·N, at most 64
@@ -61,10 +62,11 @@ static void ps_config(const gala_context *ctx, gala_dtype dt, int maxrhs, ps_cfg
  * that may take the sweep. Returns 0 when nothing fits (no sweep then). */
 static int ps_sweep_shape(const gala_context *ctx, gala_dtype dt, int nrhs, ps_shape *h)
 {
-    h->wg = la_wg(ctx, gala_tune(ctx, "potrs.sweep_wg", dt, 512), 16);
-    h->nb = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_nb", dt, 128), 16, 256), 16);
-    h->tl = la_pow2(clampi(gala_tune(ctx, "potrs.sweep_tl", dt, 8), 1, 32), 1);
-    h->rc = clampi(gala_tune(ctx, "potrs.sweep_rc", dt, 4), 1, 16);
+    const gala_tuning *T = gala_tuned(ctx, dt);
+    h->wg = la_wg(ctx, T->potrs.sweep_wg, 16);
+    h->nb = la_pow2(clampi(T->potrs.sweep_nb, 16, 256), 16);
+    h->tl = la_pow2(clampi(T->potrs.sweep_tl, 1, 32), 1);
+    h->rc = clampi(T->potrs.sweep_rc, 1, 16);
     if (nrhs >= 1 && h->rc > nrhs) h->rc = nrhs;
     const size_t es = gala_dtype_size(dt);
     for (;;) {
@@ -94,7 +96,7 @@ static gala_status ps_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
     gala_key_def(&key, "N", N);
     gala_key_def(&key, "WG", wg);
     gala_key_def(&key, "RC", c->rc);
-    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    gala_key_def(&key, "UNROLL", gala_tuned(ctx, dt)->la.unroll);
     GALA_TRY(gala_kernel_get(ctx, &key, "potrs_fused", &k));
     const int mpg = wg / N;
     const long long mgroups = ((long long)count + mpg - 1) / mpg;
@@ -192,7 +194,7 @@ static gala_status ps_sweep(gala_context *ctx, gala_dtype dt, int up, const la_s
     gala_key_def(&key, "WG", h->wg);
     gala_key_def(&key, "RC", RC);
     gala_key_def(&key, "TL", h->tl);
-    gala_key_def(&key, "UNROLL", gala_tune(ctx, "la.unroll", dt, 1) != 0);
+    gala_key_def(&key, "UNROLL", gala_tuned(ctx, dt)->la.unroll);
     gala_key_def(&key, "SWEEP", 1);
     GALA_TRY(gala_kernel_get(ctx, &key, "potrs_sweep", &k));
     const size_t cg = ((size_t)s->nrhs + (size_t)RC - 1) / (size_t)RC; /* <= 65535: ps_run */

@@ -270,7 +270,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     if (!F->gd || !F->exp_pos || !F->perm_off || !F->st_h) goto oom;
 
     /* layout of the groups: V bases, workspace bases, schedule offsets */
-    F->baseline = gala_tune(ctx, "sldlt.baseline", dt, 0) != 0;
+    F->baseline = gala_tuned(ctx, dt)->sldlt.baseline;
     /* a device that cuts a work-item's loops short after `limit` iterations (issue 39):
      * launches split below it (G_STEPS), one worker per matrix, no column baseline */
     const long limit = gala_loop_limit(ctx);
@@ -371,11 +371,11 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
 
     /* launch shape */
     const long maxwg = gala_max_wg(ctx);
-    long wg = gala_tune(ctx, "sldlt.wg", dt, 64);
+    long wg = gala_tuned(ctx, dt)->sldlt.wg;
     if (wg > maxwg) wg = maxwg;
     wg = pow2_floor(wg < 1 ? 1 : wg);
     const long cus = ctx->info.compute_units > 0 ? ctx->info.compute_units : 1;
-    long mb = gala_tune(ctx, "sldlt.mb", dt, 0), cw = gala_tune(ctx, "sldlt.cw", dt, 0);
+    long mb = gala_tuned(ctx, dt)->sldlt.mb, cw = gala_tuned(ctx, dt)->sldlt.cw;
     if (!ctx->info.is_gpu) { /* CPUs: a work-group runs on one core; lanes = matrices vectorize */
         if (mb <= 0) mb = wg;
         if (cw <= 0) cw = 1;
@@ -424,8 +424,9 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     gala_key_def(&key, "MB", F->mb);
     gala_key_def(&key, "CW", F->cw);
     /* SYNC (CPU devices with full work-groups): see cl/sldlt.cl */
-    const int sync_default = !ctx->info.is_gpu && total >= F->mb;
-    gala_key_def(&key, "SYNC", F->cw == 1 ? gala_tune(ctx, "sldlt.sync", dt, sync_default) != 0 : 0);
+    const long sync = gala_tuned(ctx, dt)->sldlt.sync; /* -1: the policy's */
+    const int sync_policy = !ctx->info.is_gpu && total >= F->mb;
+    gala_key_def(&key, "SYNC", F->cw == 1 ? (sync < 0 ? sync_policy : sync != 0) : 0);
     s = gala_kernel_get(ctx, &key, F->baseline ? "sldlt_factor_cols" : "sldlt_factor", &F->kfactor);
     if (s == GALA_OK) s = gala_kernel_get(ctx, &key, "sldlt_solve", &F->ksolve);
     if (s != GALA_OK) goto fail;

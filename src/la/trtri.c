@@ -81,36 +81,37 @@ static size_t mm_local_bytes(int ts, int tk, size_t es) { return 2 * (size_t)tk 
 /* Tuning values, made consistent with each other and with the device's limits. */
 static void tr_get_params(const gala_context *ctx, gala_dtype dt, tr_params *p)
 {
+    const gala_tuning *T = gala_tuned(ctx, dt);
     const size_t es = gala_dtype_size(dt), lmem = ctx->info.local_mem_bytes;
     const long maxwg = gala_max_wg(ctx);
-    long v;
-    v = gala_tune(ctx, "trtri.nb", dt, 64);
-    p->nb = is_pow2(v) && v >= 8 && v <= 64 ? (int)v : 64;
-    v = gala_tune(ctx, "trtri.cpt", dt, 1);
+    long v; /* a value this device cannot use falls back to the key's default */
+    v = T->trtri.nb;
+    p->nb = is_pow2(v) && v >= 8 && v <= 64 ? (int)v : (int)GALA_TUNE_DEFAULT(trtri, nb);
+    v = T->trtri.cpt;
     p->cpt = v == 2 ? 2 : 1;
-    p->vec = gala_tune(ctx, "trtri.vec", dt, 1) != 0;
-    p->split = gala_tune(ctx, "trtri.split", dt, 1) != 0;
-    v = gala_tune(ctx, "trtri.wg", dt, 128);
-    p->wg = v >= 1 && v <= maxwg ? (int)v : 128;
+    p->vec = T->trtri.vec;
+    p->split = T->trtri.split;
+    v = T->trtri.wg;
+    p->wg = v >= 1 && v <= maxwg ? (int)v : (int)GALA_TUNE_DEFAULT(trtri, wg);
     /* the diagonal blocks must fit one work-group's local memory */
     while (p->nb > 8 && (di_local_bytes(p->nb, 1, 1, es, p->vec) > lmem || p->nb > maxwg)) p->nb /= 2;
-    v = gala_tune(ctx, "trtri.fused_max", dt, 64);
-    p->fused_max = is_pow2(v) && v <= 64 ? (int)v : (v == 0 ? 0 : 64);
+    v = T->trtri.fused_max;
+    p->fused_max = is_pow2(v) && v <= 64 ? (int)v : (v == 0 ? 0 : (int)GALA_TUNE_DEFAULT(trtri, fused_max));
     if (p->fused_max > p->nb) p->fused_max = p->nb;
     /* product tiles: TS×TS outputs, (TS/WPT)² work-items; rounds with s < TS use TS = s */
-    v = gala_tune(ctx, "trtri.ts", dt, 64);
-    p->ts = is_pow2(v) && v >= 8 && v <= 256 ? (int)v : 64;
-    v = gala_tune(ctx, "trtri.wpt", dt, 4);
-    p->wpt = is_pow2(v) && v <= p->ts / 2 && v <= 16 ? (int)v : 4;
-    p->minb = (int)gala_tune(ctx, "trtri.minb", dt, 0);
+    v = T->trtri.ts;
+    p->ts = is_pow2(v) && v >= 8 && v <= 256 ? (int)v : (int)GALA_TUNE_DEFAULT(trtri, ts);
+    v = T->trtri.wpt;
+    p->wpt = is_pow2(v) && v <= p->ts / 2 && v <= 16 ? (int)v : (int)GALA_TUNE_DEFAULT(trtri, wpt);
+    p->minb = (int)T->trtri.minb;
     if (p->minb < 0) p->minb = 0;
     while ((long)(p->ts / p->wpt) * (p->ts / p->wpt) > maxwg) p->wpt *= 2;
-    v = gala_tune(ctx, "trtri.tk", dt, 16);
-    p->tk = is_pow2(v) && v <= p->nb ? (int)v : 8;
+    v = T->trtri.tk;
+    p->tk = is_pow2(v) && v <= p->nb ? (int)v : 8; /* unusable: a depth any nb takes */
     while (p->tk > 1 && mm_local_bytes(p->ts, p->tk, es) > lmem) p->tk /= 2;
-    p->unroll = gala_tune(ctx, "trtri.unroll", dt, 1) != 0;
-    v = gala_tune(ctx, "trtri.check_wg", dt, 256);
-    p->cwg = is_pow2(v) && v <= maxwg ? (int)v : 64;
+    p->unroll = T->trtri.unroll;
+    v = T->trtri.check_wg;
+    p->cwg = is_pow2(v) && v <= maxwg ? (int)v : 64; /* unusable: a group any device has */
 }
 
 /* ---------------------------------------------------------------- launches */

@@ -32,7 +32,7 @@ gala_status gala_qp_linsys_choose(gala_qp_solver *s, int same_data, const qp_lin
     int maxn = 0;
     for (int k = 0; k < s->count; ++k)
         if (s->slot[k] >= 0 && s->qp_n[k] > maxn) maxn = s->qp_n[k];
-    *ops = maxn >= (int)gala_tune(s->ctx, "qp.sparse_n", s->dt, 8192) ? &gala_qp_linsys_sparse
+    *ops = maxn >= (int)gala_tuned(s->ctx, s->dt)->qp.sparse_n ? &gala_qp_linsys_sparse
                                                                      : &gala_qp_linsys_dense;
     return GALA_OK;
 }

@@ -54,13 +54,13 @@ static size_t local_cap(const gala_qp_solver *s, size_t b)
 /* Local memory one work-group may use (qp.local_bytes; NVIDIA's OpenCL allows 48 KiB). */
 static size_t local_budget(const gala_qp_solver *s)
 {
-    return local_cap(s, (size_t)gala_tune(s->ctx, "qp.local_bytes", s->dt, 47104));
+    return local_cap(s, (size_t)gala_tuned(s->ctx, s->dt)->qp.local_bytes);
 }
 
 /* Largest work-group (qp.wg, a multiple of 32). */
 static int max_wg(const gala_qp_solver *s)
 {
-    int wg = (int)gala_tune(s->ctx, "qp.wg", s->dt, 256); /* the table's value */
+    int wg = (int)gala_tuned(s->ctx, s->dt)->qp.wg; /* the table's value */
     if ((size_t)wg > s->ctx->info.max_work_group_size) wg = (int)s->ctx->info.max_work_group_size;
     wg = wg / 32 * 32;
     return wg < 32 ? 32 : wg;
@@ -80,7 +80,7 @@ static qp_bin class_for(const gala_qp_solver *s, int n, int m, size_t budget, in
     c.rb = 1;
     c.ncap = cap_class(n);
     c.mcap = cap_class(m > 0 ? m : 1);
-    c.ks = c.ncap <= 256 ? clampi((int)gala_tune(s->ctx, "qp.ks", s->dt, 2), 1, 4) : 1;
+    c.ks = c.ncap <= 256 ? clampi((int)gala_tuned(s->ctx, s->dt)->qp.ks, 1, 4) : 1;
     c.wg = clampi(round32(c.ncap) * c.ks, 64, wgmax);
     c.vlocal = 1;
     if (gala_qp_admm_local_bytes(s, &c) > budget) {
@@ -117,7 +117,8 @@ static int merge_small(const gala_qp_solver *s, qp_bin *bins, int nb, int *bin_o
                        const slot_n *order, size_t nv, size_t budget, int wgmax)
 {
     const long cu = s->ctx->info.compute_units > 0 ? s->ctx->info.compute_units : 1;
-    const long min_bin = gala_tune(s->ctx, "qp.min_bin", s->dt, 2 * cu);
+    const long mb = gala_tuned(s->ctx, s->dt)->qp.min_bin;
+    const long min_bin = mb < 0 ? 2 * cu : mb;
     int small = 0;
     for (int b = 0; b < nb; ++b) small += bins[b].count < min_bin;
     if (min_bin <= 1 || small < 2) return nb;
@@ -386,7 +387,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
 /* Which factorization: 1 = gala_potrf + gala_potri (src/la); 0 = the fused sweep kernel
  * (qp_chol_inv, K⁻¹); 2 = qp_chol_inv keeping the Cholesky factor (KFAC: the host backend's
  * kernels solve with it every iteration). Tuning key qp.factor (docs/qp.md). */
-static int use_la(const gala_qp_solver *s) { return gala_tune(s->ctx, "qp.factor", s->dt, 1) == 1; }
+static int use_la(const gala_qp_solver *s) { return gala_tuned(s->ctx, s->dt)->qp.factor == 1; }
 
 static gala_status dense_refactor(qp_dense *dn, gala_qp_solver *s, int all_flagged)
 {
@@ -438,7 +439,7 @@ static gala_status dense_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int 
     const qp_bin *bins = ls->classes;
     int live = 0;
     for (int b = 0; b < nb; ++b) live += bins[b].acount > 0;
-    if (live < 2 || gala_tune(s->ctx, "qp.lanes", s->dt, 1) == 0) {
+    if (live < 2 || gala_tuned(s->ctx, s->dt)->qp.lanes == 0) {
         for (int b = 0; b < nb; ++b)
             GALA_TRY(gala_qp_launch_admm(s, ls, &bins[b], iters, check, adapt, fin));
         return GALA_OK;
@@ -540,10 +541,10 @@ static gala_status shared_setup(gala_qp_solver *s, qp_linsys **out)
     const size_t budget = local_budget(s);
     /* the tile's own budget where a tuning row gives one (qp.tile_bytes), else the per-QP
      * classes' (qp.local_bytes) */
-    const long tbytes = gala_tune(ctx, "qp.tile_bytes", s->dt, 0);
+    const long tbytes = gala_tuned(ctx, s->dt)->qp.tile_bytes;
     const size_t tbudget = tbytes > 0 ? local_cap(s, (size_t)tbytes) : budget;
     const int wgmax = max_wg(s);
-    int tb = (int)gala_tune(ctx, "qp.tb", s->dt, 16);
+    int tb = (int)gala_tuned(ctx, s->dt)->qp.tb;
     int p = 1;
     while (p * 2 <= tb && p * 2 <= wgmax) p *= 2;
     tb = p;
@@ -554,10 +555,10 @@ static gala_status shared_setup(gala_qp_solver *s, qp_linsys **out)
     if (c.mcap < 8) c.mcap = 8;
     c.vlocal = 1;
     c.ks = 1;
-    const int rb = clampi((int)gala_tune(ctx, "qp.rb", s->dt, 1), 1, 8);
-    const int qb_want = clampi((int)gala_tune(ctx, "qp.qb", s->dt, 4), 1, 16);
-    const int minb = clampi((int)gala_tune(ctx, "qp.minb", s->dt, 0), 0, 32);
-    const int tl = gala_tune(ctx, "qp.tl", s->dt, 0) != 0;
+    const int rb = clampi((int)gala_tuned(ctx, s->dt)->qp.rb, 1, 8);
+    const int qb_want = clampi((int)gala_tuned(ctx, s->dt)->qp.qb, 1, 16);
+    const int minb = clampi((int)gala_tuned(ctx, s->dt)->qp.minb, 0, 32);
+    const int tl = gala_tuned(ctx, s->dt)->qp.tl;
     for (c.tb = tb;; c.tb /= 2) {
         int qb = 1;
         while (qb * 2 <= qb_want && qb * 2 <= c.tb) qb *= 2; /* a power of two <= TB */

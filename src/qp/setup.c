@@ -257,7 +257,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     /* Float refines every solve by default, with K as an explicit inverse or as a Cholesky
      * factor (qp.factor = 2): without the step the factor path stalled at max_iter on an
      * equality QP whose first row became an inequality (75 iterations with it). */
-    s->k_factored = gala_tune(ctx, "qp.factor", s->dt, 1) == 2;
+    s->k_factored = gala_tuned(ctx, s->dt)->qp.factor == 2;
     s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
     s->prof_mark = t0;
     gala_status st = setup_impl(s, problems);

@@ -207,8 +207,8 @@ int gala_host_threads(const gala_host_launch *L, long items, double work)
 {
     const int t = L->ctx->info.compute_units;
     if (t <= 1 || items < 2) return 1;
-    /* host.par_work (tuning_table.h): the work that pays for each thread */
-    const double min = (double)gala_tune(L->ctx, "host.par_work", L->key->dtype, 16384);
+    /* host.par_work (docs/tuning.md): the work that pays for each thread */
+    const double min = (double)gala_tuned(L->ctx, L->key->dtype)->host.par_work;
     if (!(work >= 2 * min)) return 1;
     const double want = min > 0 ? work / min : (double)t;
     long n = want < (double)t ? (long)want : t;

@@ -50,7 +50,8 @@ static gala_status clblast_status(gala_context *ctx, CLBlastStatusCode e, const 
  * clblast.xgemm.mwg on this device and dtype, the sixteen keys below (the names of CLBlast's
  * database, lower case) are handed to CLBlastOverrideParameters before the first BLAS-3 call
  * and again whenever they change (GALA_TUNE sweeps, bench/bench_gemm_sweep.c). A key without a
- * row takes CLBlast's generic value. Values that break the kernel's constraints (below) or
+ * row takes its default (src/core/tuning_keys.h: CLBlast 1.5's row for NVIDIA devices it does
+ * not know). Values that break the kernel's constraints (below) or
  * that CLBlast rejects are not applied: CLBlast's own choice stays. The override is CLBlast's
  * and so belongs to the process and the device: other CLBlast callers in the same process
  * get it too.
@@ -58,14 +59,6 @@ static gala_status clblast_status(gala_context *ctx, CLBlastStatusCode e, const 
 static const char *const xgemm_param[GALA_XGEMM_PARAMS] = {
     "GEMMK", "KREG", "KWG", "KWI", "MDIMA", "MDIMC", "MWG", "NDIMB",
     "NDIMC", "NWG", "SA", "SB", "STRM", "STRN", "VWM", "VWN"};
-static const char *const xgemm_key[GALA_XGEMM_PARAMS] = {
-    "clblast.xgemm.gemmk", "clblast.xgemm.kreg", "clblast.xgemm.kwg", "clblast.xgemm.kwi",
-    "clblast.xgemm.mdima", "clblast.xgemm.mdimc", "clblast.xgemm.mwg", "clblast.xgemm.ndimb",
-    "clblast.xgemm.ndimc", "clblast.xgemm.nwg", "clblast.xgemm.sa", "clblast.xgemm.sb",
-    "clblast.xgemm.strm", "clblast.xgemm.strn", "clblast.xgemm.vwm", "clblast.xgemm.vwn"};
-/* CLBlast 1.5's row for NVIDIA devices it does not know */
-static const long xgemm_generic[GALA_XGEMM_PARAMS] = {0, 1, 32, 2, 32, 32, 64, 8,
-                                                      8, 32, 1, 1, 0, 0, 2, 2};
 enum { X_GEMMK, X_KREG, X_KWG, X_KWI, X_MDIMA, X_MDIMC, X_MWG, X_NDIMB,
        X_NDIMC, X_NWG, X_SA, X_SB, X_STRM, X_STRN, X_VWM, X_VWN };
 
@@ -93,10 +86,12 @@ static int xgemm_valid(const gala_context *ctx, gala_dtype dt, const long *v)
 static void xgemm_tune(gala_context *ctx, gala_dtype dt)
 {
     long *set = gala_opencl_xgemm_set(ctx, dt, 0), *tried = gala_opencl_xgemm_set(ctx, dt, 1);
-    if (gala_tune(ctx, "clblast.xgemm.mwg", dt, 0) <= 0) return; /* CLBlast's own database */
-    long v[GALA_XGEMM_PARAMS];
-    for (int i = 0; i < GALA_XGEMM_PARAMS; ++i)
-        v[i] = gala_tune(ctx, xgemm_key[i], dt, xgemm_generic[i]);
+    const gala_tune_clblast_xgemm *t = &gala_tuned(ctx, dt)->clblast_xgemm;
+    if (t->mwg <= 0) return; /* CLBlast's own database */
+    /* in the order of xgemm_param */
+    long v[GALA_XGEMM_PARAMS] = {t->gemmk, t->kreg, t->kwg,  t->kwi, t->mdima, t->mdimc,
+                                 t->mwg,   t->ndimb, t->ndimc, t->nwg, t->sa,    t->sb,
+                                 t->strm,  t->strn, t->vwm,  t->vwn};
     /* in force already, or refused last time (offered again only once the values change) */
     if (memcmp(v, set, sizeof v) == 0 || memcmp(v, tried, sizeof v) == 0) return;
     memcpy(tried, v, sizeof v);
