@@ -215,6 +215,19 @@ gala_buffer *tu_other_precision(gala_context *ctx, gala_dtype dt, size_t n, cons
 
 int tu_run(Suite *s)
 {
+    /* GALA_TEST_REQUIRE_DEVICE=name: fail unless a target runs on a device of that name */
+    const char *req = getenv("GALA_TEST_REQUIRE_DEVICE");
+    if (req && *req) {
+        int found = 0;
+        for (int i = 0; i < tu_target_count() && !found; ++i)
+            found = strstr(tu_target_get(i)->name, req) != NULL;
+        if (!found) {
+            fprintf(stderr, "GALA_TEST_REQUIRE_DEVICE=%s: no target runs on such a device\n", req);
+            srunner_free(srunner_create(s)); /* frees the suite */
+            tu_release();
+            return EXIT_FAILURE;
+        }
+    }
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);

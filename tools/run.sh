@@ -20,7 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PKGS=(cmake make gcc clang pkg-config ca-certificates
       ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
-      libclblast-dev check libsubunit-dev libsuitesparse-dev
+      libclblast-dev check libsubunit-dev libsuitesparse-dev mesa-opencl-icd
       liblapacke-dev libopenblas-dev valgrind g++ python3-venv python3-dev doxygen
       clang-15 llvm-spirv-15)
 
