@@ -498,6 +498,10 @@ START_TEST(prefetched_programs_build_on_threads)
     ck_assert_msg(strstr(gala_last_error(ctx), "before") != NULL, "last error: %s",
                   gala_last_error(ctx));
     ck_assert(gala_build_rejected(ctx, GALA_ERR_KERNEL_BUILD));
+    for (int i = 1; i < 3; ++i) { /* settled before the environment changes */
+        gala_kernel *k;
+        ck_assert_int_eq(gala_kernel_get(ctx, &keys[i], "axpby", &k), GALA_ERR_KERNEL_BUILD);
+    }
     unsetenv("GALA_CL_DIR");
     TU_OK(ctx, axpby_check(ctx)); /* usable once the sources are good again */
     gala_context_destroy(ctx);
