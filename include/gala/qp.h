@@ -125,6 +125,11 @@ GALA_API int gala_qp_count(const gala_qp_solver *solver);
 /** @brief The strategy the solver uses (gala_qp_linsys), or -1 for NULL. */
 GALA_API int gala_qp_linsys_used(const gala_qp_solver *solver);
 
+/** @brief Number of chunks the batch is solved in, one after another on the device: 1 when
+ *  its device workspace fits settings.device_mem_limit and it has at most settings.max_chunk
+ *  QPs (docs/qp.md, "Batches larger than the device"); 0 for NULL. */
+GALA_API int gala_qp_chunk_count(const gala_qp_solver *solver);
+
 /**
  * @brief Information about QP @p k (0-based) after setup or solve. After gala_qp_setup and
  * gala_qp_update_matrices, a QP whose K was found not positive definite already has status
