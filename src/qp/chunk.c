@@ -59,10 +59,11 @@ typedef struct {
 /* The bytes of one valid QP: its vectors (QP_NV n-sections, QP_MV m-sections), values (the
  * expanded P, A, Aᵀ and the raw CSC values, unless stored once), row kinds, metadata,
  * state, lists, its patterns when they may be its own, K⁻¹ (dense) or the strategy's
- * workspace, the device-vector state (made at the first device-vector call) and the
- * factorization's descriptors. The sparse strategy's factor is estimated at eight times
- * the KKT matrix's entries (AMD's fill on the benchmark families), at most its dense
- * triangle. Each is the allocation the setup makes (setup.c, layout.c, linsys*.c). */
+ * workspace (with the factorization's scratch), the device-vector state (made at the first
+ * device-vector call) and the factorization's descriptors. The sparse strategy's factor is
+ * estimated at eight times the KKT matrix's entries (AMD's fill on the benchmark
+ * families), at most its dense triangle. Each is an allocation the setup makes (setup.c,
+ * layout.c, linsys*.c). */
 static void qp_use(const gala_qp_solver *s, const gala_qp_problem *p, const qp_scan *sc,
                    int lin, chunk_use *u)
 {
@@ -90,8 +91,10 @@ static void qp_use(const gala_qp_solver *s, const gala_qp_problem *p, const qp_s
         b += rs * (kk + 2 * d + l) + 4.0 * (3 + kk) + 4.0 * 3 * l;
         u->K += rs * l;
     } else if (lin != GALA_QP_LINSYS_DENSE_SHARED) {
+        /* K⁻¹, and the factorization's workspace in the context's scratch: the triangular
+         * inverse's largest round is below n²/4 elements per matrix (src/la/trtri.c) */
         const double kb = rs * (double)kalign((size_t)p->n * (size_t)p->n);
-        b += kb + 8;
+        b += kb + 8 + rs * n * n / 4;
         u->K += kb;
     }
     u->total += b;
@@ -470,6 +473,7 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
         }
     }
     if (st != GALA_OK) return st;
+    s->prof_mark = gala_now(); /* the chunks' phases are their own profiles' */
     /* the batch's per-QP arrays live in the chunks now */
     void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qp_n, s->c0,
                     s->res.x_offset, s->res.cert_offset};
