@@ -570,11 +570,14 @@ gala_status gala_qp_chunked_solve(gala_qp_solver *o)
         }
         cs->cur = c;
         gala_status st = chunk_enter(o, c);
+        const double tc = gala_now() - t0; /* the chunk's times count from the call */
         if (st == GALA_OK) {
             const void *was = own(o, in);
             st = gala_qp_solve(in);
             own_end(o, was);
         }
+        for (int q = 0; st == GALA_OK && q < in->nvis; ++q)
+            if (in->slot[q] >= 0) in->info[q].solve_time += tc;
         in->set.progress = NULL;
         in->set.progress_user = NULL;
         if (st != GALA_OK) {
