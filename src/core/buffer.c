@@ -256,17 +256,18 @@ static int dropped(const gala_buffer *b, gala_buffer *const *drop, int ndrop)
     return 0;
 }
 
-/* Both directions are all or nothing: park queues every read into fresh host copies, waits,
+/* Both directions are all or nothing: park queues every read into the host copies, waits,
  * and releases the device memory only once every read has landed; unpark allocates and
- * queues every write (parked = 2 meanwhile), waits, and frees the host copies only then;
- * a failure undoes the call's own steps. */
+ * queues every write (parked = 2 meanwhile) and waits; a failure undoes the call's own
+ * steps. A buffer keeps its host copy once made (freed with the buffer): the next park of
+ * a large batch reuses it instead of allocating and first-touching gigabytes again. */
 gala_status gala_buffers_park(gala_context *ctx, const void *owner, gala_buffer *const *drop,
                               int ndrop, size_t *host_bytes)
 {
     gala_status st = GALA_OK;
     for (gala_buffer *b = ctx->buffers; b && st == GALA_OK; b = b->next) {
         if (!parkable(b, owner) || b->parked || dropped(b, drop, ndrop)) continue;
-        b->host_copy = gala_malloc(b->bytes);
+        if (!b->host_copy) b->host_copy = gala_malloc(b->bytes);
         if (!b->host_copy)
             st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "parking a buffer: no host memory for "
                             "%zu bytes", b->bytes);
@@ -278,18 +279,18 @@ gala_status gala_buffers_park(gala_context *ctx, const void *owner, gala_buffer 
     size_t hb = 0;
     for (gala_buffer *b = ctx->buffers; b; b = b->next) {
         if (!parkable(b, owner)) continue;
-        if (!b->parked && st != GALA_OK) { /* undone: the device copy stays the one */
-            gala_free(b->host_copy);
-            b->host_copy = NULL;
-            continue;
-        }
+        if (!b->parked && st != GALA_OK) continue; /* undone: the device copy stays the one */
         if (!b->parked) {
             ctx->ops->mem_free(ctx, b->handle);
             b->handle = NULL;
             b->parked = 1;
             ctx->stats.bytes_live -= b->bytes;
+            if (dropped(b, drop, ndrop)) { /* its contents go: no stale copy may stand in */
+                gala_free(b->host_copy);
+                b->host_copy = NULL;
+            }
         }
-        if (b->host_copy) hb += b->bytes;
+        if (b->host_copy && !dropped(b, drop, ndrop)) hb += b->bytes;
     }
     if (host_bytes) *host_bytes = st == GALA_OK ? hb : 0;
     return st;
@@ -331,9 +332,7 @@ gala_status gala_buffers_unpark(gala_context *ctx, const void *owner)
             ctx->stats.bytes_live -= b->bytes;
             continue;
         }
-        b->parked = 0;
-        gala_free(b->host_copy);
-        b->host_copy = NULL;
+        b->parked = 0; /* its host copy stays for the next park */
     }
     return st;
 }

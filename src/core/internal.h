@@ -193,14 +193,15 @@ GALA_INTERNAL gala_status gala_lane_join(struct gala_context *ctx, gala_status s
 /** Tag the buffers made from now on with owner (NULL: no tag); returns the previous tag. */
 GALA_INTERNAL const void *gala_buffer_owner(struct gala_context *ctx, const void *owner);
 /** Park every buffer of owner (wrapped ones excepted): its contents go to host memory (the
- *  ndrop buffers of drop[] lose theirs), its device memory is released. On failure the
- *  buffers parked so far stay parked and the others on the device (each one is either).
+ *  ndrop buffers of drop[] lose theirs), its device memory is released; all or nothing (on
+ *  failure every buffer stays where it was).
  *  *host_bytes (may be NULL) receives the host bytes the owner's parked buffers hold. */
 GALA_INTERNAL gala_status gala_buffers_park(struct gala_context *ctx, const void *owner,
                                             struct gala_buffer *const *drop, int ndrop,
                                             size_t *host_bytes);
 /** Give every parked buffer of owner device memory and its contents back (a dropped one:
- *  memory only, contents undefined). On failure the buffers not yet back stay parked. */
+ *  memory only, contents undefined), all or nothing. A buffer keeps its host copy for the
+ *  next park (released with the buffer). */
 GALA_INTERNAL gala_status gala_buffers_unpark(struct gala_context *ctx, const void *owner);
 /** Whether any buffer of owner is parked. */
 GALA_INTERNAL int gala_buffers_parked(const struct gala_context *ctx, const void *owner);
