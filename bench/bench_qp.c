@@ -8,6 +8,7 @@
  *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
  *            [--max-seconds 1800] [--threads N] [--breakdown] [--refine -1|0|1]
  *            [--linsys auto|dense|dense-shared|sparse-ldlt|pcg] [--share-matrices]
+ *            [--max-chunk N] [--device-mem-limit BYTES]
  *
  * Each family's largest batch is generated once (on all cores) and smaller batches take its
  * first QPs. Per family and dtype, a first call (batch 1, cold: kernel compilation or the
@@ -20,6 +21,9 @@
  * --share-matrices (di only): every QP of the batch is given the very P and A arrays of its
  * first QP, as a program that builds its controller once passes them (setup then validates
  * and compares them once); by default each QP has its own copy, compared by value.
+ * --max-chunk and --device-mem-limit set the settings of the same names: a batch larger than
+ * the device (or the limit) is solved in chunks (docs/qp.md); the result line and the JSON
+ * row say how many ("chunks").
  *
  * Families: control = OSQP's control/MPC benchmark (nx = 10: 160 variables, 270 rows), QP k
  * of a batch with seed + k, default settings (eps 1e-3, adaptive ρ); di = the double
@@ -217,6 +221,8 @@ static gala_qp_problem *generate(const char *family, int nx, int horizon, uint64
 typedef struct {
     int reps, threads, breakdown, refine;
     int linsys; /* gala_qp_linsys, or -1: the default (AUTO) */
+    int max_chunk;
+    double mem_limit; /* settings.device_mem_limit */
 } run_opts;
 
 /* The settings of a run: the family's, then the command line's. */
@@ -226,6 +232,8 @@ static void run_settings(const run_spec *r, const run_opts *ro, gala_qp_settings
     s->threads = ro->threads;
     s->refine = ro->refine;
     if (ro->linsys >= 0) s->linsys_solver = ro->linsys;
+    s->max_chunk = ro->max_chunk;
+    s->device_mem_limit = ro->mem_limit;
 }
 
 static int parse_linsys(const char *v)
@@ -283,7 +291,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     /* above 10000 QPs two calls: the first one at a new size also pays one-time costs
      * (device memory and page-locked staging growing: Z8 on an H100, 2026-11-27, control
      * float 68 108 QPs/s with one call, 86 208 the best of two) */
-    int linsys = -1, reps = ro->reps > 0 ? ro->reps : (B <= 10000 ? 3 : 2);
+    int linsys = -1, chunks = 0, reps = ro->reps > 0 ? ro->reps : (B <= 10000 ? 3 : 2);
     if (reps > 64) reps = 64;
     double obj_sum = 0;
     for (int rep = 0; rep < reps; ++rep) {
@@ -306,6 +314,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
             obj_sum = 0;
             memset(counts, 0, sizeof counts);
             linsys = gala_qp_linsys_used(sv);
+            chunks = gala_qp_chunk_count(sv);
             for (long long k = 0; k < B; ++k) {
                 gala_qp_info in;
                 gala_qp_get_info(sv, (int)k, &in);
@@ -334,17 +343,17 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     double qps = (double)B / best_total;
     bu_progress_clear();
     fprintf(stderr, "%-8s %-6s batch %7lld: %10.1f QPs/s (setup %.4f s, solve %.4f s; median "
-            "total %.4f s of %d), mean iter %.1f, solved %lld/%lld, linsys %d%s\n", r->family,
-            gala_dtype_name(r->dt), B, qps, best_setup, best_solve, median, ntot,
-            (double)iters / (double)B, counts[1] + counts[2], B, linsys,
-            r->shared_arrays ? ", shared P and A arrays" : "");
+            "total %.4f s of %d), mean iter %.1f, solved %lld/%lld, linsys %d, %d chunk%s%s\n",
+            r->family, gala_dtype_name(r->dt), B, qps, best_setup, best_solve, median, ntot,
+            (double)iters / (double)B, counts[1] + counts[2], B, linsys, chunks,
+            chunks == 1 ? "" : "s", r->shared_arrays ? ", shared P and A arrays" : "");
     if (ro->breakdown) print_profile(r->family, r->dt, B, &prof, psu, pso);
     char objstr[100 * 24 + 1];
     size_t ol = 0;
     objstr[0] = 0;
     for (int k = 0; k < nobj && ol + 24 < sizeof objstr; ++k)
         ol += (size_t)snprintf(objstr + ol, sizeof objstr - ol, "%s%.12g", k ? "," : "", objs[k]);
-    bu_json_row(js, "ssssiiddddddddiiiidiisi", "bench", "qp", "device", device, "family", r->family,
+    bu_json_row(js, "ssssiiddddddddiiiidiisii", "bench", "qp", "device", device, "family", r->family,
                 "dtype", gala_dtype_name(r->dt), "batch", (int)B, "linsys", linsys,
                 "qps_per_s", qps, "setup_s", best_setup, "solve_s", best_solve,
                 "median_total_s", median, "generate_s", tg,
@@ -353,7 +362,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
                 "solved", (int)counts[1], "solved_inaccurate", (int)counts[2],
                 "max_iter", (int)counts[7], "other_status", (int)(B - counts[1] - counts[2] - counts[7]),
                 "reps", (double)ntot, "threads", ro->threads, "refine", ro->refine,
-                "obj_first", objstr, "shared_arrays", r->shared_arrays);
+                "obj_first", objstr, "shared_arrays", r->shared_arrays, "chunks", chunks);
     if (ro->breakdown) {
         /* one row per phase, so that report scripts can pick them */
         for (int p = 0; p < GALA_QP_NPHASES; ++p)
@@ -417,7 +426,7 @@ int main(int argc, char **argv)
     int share_arg = 0;
     uint64_t seed = 1;
     double max_seconds = 1800;
-    run_opts ro = {0, 0, 0, -1, -1};
+    run_opts ro = {0, 0, 0, -1, -1, 0, 0};
     bu_opts o;
     /* the common options (--backend, --device, --reps, --json, --quick) first */
     for (int i = 1; i < argc; ++i)
@@ -439,6 +448,8 @@ int main(int argc, char **argv)
         else if (OPT("--max-seconds")) max_seconds = atof(v);
         else if (OPT("--threads")) ro.threads = atoi(v);
         else if (OPT("--refine")) ro.refine = atoi(v);
+        else if (OPT("--max-chunk")) ro.max_chunk = atoi(v);
+        else if (OPT("--device-mem-limit")) ro.mem_limit = atof(v);
         else if (OPT("--linsys")) {
             if ((ro.linsys = parse_linsys(v)) < 0) {
                 fprintf(stderr, "--linsys: auto, dense, dense-shared, sparse-ldlt or pcg\n");

@@ -1043,7 +1043,8 @@ static void qp_settings(gala_qp_settings *set, gala_dtype dt, int linsys)
 }
 
 /* which: 0 setup + solve (DENSE), 1 DENSE_SHARED, 2 updates + warm start + solve,
- * 3 cold start + solve, 4 a new ρ and settings + solve. */
+ * 3 cold start + solve, 4 a new ρ and settings + solve, 5 = 2 in chunks (every QP its
+ * own: setup, solve, updates, warm start, solve). */
 static gala_status op_qp(gala_context *ctx, gala_dtype dt, uint64_t seed, char *msg, size_t cap,
                          int which)
 {
@@ -1058,15 +1059,22 @@ static gala_status op_qp(gala_context *ctx, gala_dtype dt, uint64_t seed, char *
     }
     gala_qp_settings set;
     qp_settings(&set, dt, which == 1 ? GALA_QP_LINSYS_DENSE_SHARED : GALA_QP_LINSYS_DENSE);
+    if (which == 5) set.max_chunk = 1;
     gala_qp_solver *s = NULL;
     if (which <= 1) {
         WINDOW(gala_qp_setup(ctx, pb, C, &set, &s));
         EXPECT(gala_qp_count(s) == C && gala_qp_linsys_used(s) == set.linsys_solver, "solver");
         WINDOW(gala_qp_solve(s));
     } else {
-        PREP(gala_qp_setup(ctx, pb, C, &set, &s) == GALA_OK);
-        PREP(gala_qp_solve(s) == GALA_OK);
-        if (which == 2) {
+        if (which == 5) {
+            WINDOW(gala_qp_setup(ctx, pb, C, &set, &s));
+            EXPECT(gala_qp_chunk_count(s) == C, "%d chunks", gala_qp_chunk_count(s));
+            WINDOW(gala_qp_solve(s));
+        } else {
+            PREP(gala_qp_setup(ctx, pb, C, &set, &s) == GALA_OK);
+            PREP(gala_qp_solve(s) == GALA_OK);
+        }
+        if (which == 2 || which == 5) {
             /* new q for QP 1, new P values for QP 2, then a warm start of QP 0 */
             qpb nb;
             qp_box(&r, &nb, 0);
@@ -1105,6 +1113,7 @@ FORM_OP(op_qp_shared, op_qp, 1)
 FORM_OP(op_qp_update, op_qp, 2)
 FORM_OP(op_qp_cold_start, op_qp, 3)
 FORM_OP(op_qp_rho, op_qp, 4)
+FORM_OP(op_qp_chunked, op_qp, 5)
 
 /* ------------------------------------------------------------------ QPS (host only) */
 
@@ -1189,6 +1198,7 @@ const tu_op tu_ops[] = {
     {"qp_update+warm_start+solve", op_qp_update, TU_OP_SLOW},
     {"qp_cold_start+solve", op_qp_cold_start, TU_OP_SLOW},
     {"qp_update_rho+settings+solve", op_qp_rho, TU_OP_SLOW},
+    {"qp_chunked:setup+solve+update+warm_start+solve", op_qp_chunked, TU_OP_SLOW},
     {"qps_write+read", op_qps, TU_OP_NO_CTX},
 };
 const int tu_op_count = (int)(sizeof tu_ops / sizeof tu_ops[0]);

@@ -876,6 +876,52 @@ START_TEST(settings_reach_the_solver)
 }
 END_TEST
 
+/* --max-chunk and --device-mem-limit (settings of the table): the batch is solved in chunks,
+ * the report says how many, and every solution file is the unchunked run's, byte for byte. */
+START_TEST(chunked_batches)
+{
+    const char *opts[3][2] = {{NULL, NULL}, {"--max-chunk", "7"}, {"--device-mem-limit", "3e5"}};
+    char dir[3][300];
+    jv doc[3];
+    for (int v = 0; v < 3; ++v) {
+        snprintf(dir[v], sizeof dir[v], "%s/sol%d", g_tmp, v);
+        run_result r = v == 0 ? RUN("solve", "--generate", "mpc:3x40", "--generate", "random:4x9",
+                                    "--backend", "host", "--json", "--solution-dir", dir[v])
+                              : RUN("solve", "--generate", "mpc:3x40", "--generate", "random:4x9",
+                                    "--backend", "host", "--json", "--solution-dir", dir[v],
+                                    opts[v][0], opts[v][1]);
+        EXPECT_CODE(r, 0);
+        parse_report(&r, &doc[v]);
+        run_free(&r);
+    }
+    ck_assert_int_eq((int)jnum(&doc[0], "chunks"), 1);
+    ck_assert_int_eq((int)jnum(&doc[1], "chunks"), 7); /* 49 QPs, 7 a chunk */
+    ck_assert_int_eq((int)jnum(jget(&doc[1], "settings"), "max_chunk"), 7);
+    ck_assert_msg(jnum(&doc[2], "chunks") > 1, "a limit of 3e5 bytes: one chunk");
+    ck_assert_double_eq(jnum(jget(&doc[2], "settings"), "device_mem_limit"), 3e5);
+    const jv *ps = jget(&doc[0], "problems");
+    ck_assert_int_eq(ps->n, 49);
+    for (int i = 0; i < ps->n; ++i) {
+        const char *name = jstr(&ps->kids[i], "name");
+        char path[400];
+        snprintf(path, sizeof path, "%s/%s.sol", dir[0], name);
+        char *a = slurp(path);
+        ck_assert_msg(a != NULL, "%s: no solution file", path);
+        for (int v = 1; v < 3; ++v) {
+            snprintf(path, sizeof path, "%s/%s.sol", dir[v], name);
+            char *b = slurp(path);
+            ck_assert_msg(b && !strcmp(a, b), "%s: %s differs from the unchunked run's", name, opts[v][0]);
+            free(b);
+        }
+        free(a);
+    }
+    for (int v = 0; v < 3; ++v) {
+        jv_free(&doc[v]);
+        rm_tree(dir[v]);
+    }
+}
+END_TEST
+
 START_TEST(opencl_device)
 {
 #ifdef GALA_HAVE_OPENCL
@@ -916,6 +962,7 @@ int main(void)
     tcase_add_test(tc, solution_files);
     tcase_add_test(tc, statuses_and_exit_codes);
     tcase_add_test(tc, settings_reach_the_solver);
+    tcase_add_test(tc, chunked_batches);
     tcase_add_test(tc, opencl_device);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);

@@ -332,6 +332,92 @@ START_TEST(buffers_roundtrip_with_offsets)
 }
 END_TEST
 
+/* Parking (src/core/buffer.c, the QP solver's chunks): the buffers made for an owner go to
+ * host memory and come back with their contents (a dropped one without); meanwhile they are
+ * read, written, filled and copied in their host copies, a kernel launch naming one fails,
+ * and the context's device bytes fall; a fault in either direction leaves every buffer
+ * where it was; other owners' and untagged buffers never move. */
+START_TEST(buffers_park_and_unpark)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    enum { N = 301 };
+    double v[N], w[N], u[N];
+    for (int i = 0; i < N; ++i) {
+        v[i] = tu_normal(&r);
+        u[i] = tu_normal(&r);
+    }
+    tu_round(dt, v, N);
+    tu_round(dt, u, N);
+    int owner, other;
+    const void *was = gala_buffer_owner(ctx, &owner);
+    gala_buffer *a = tu_upload(ctx, dt, v, N), *k = tu_upload(ctx, dt, u, N);
+    gala_buffer_owner(ctx, &other);
+    gala_buffer *o = tu_upload(ctx, dt, u, N);
+    gala_buffer_owner(ctx, was);
+    gala_buffer *free_b = tu_upload(ctx, dt, v, N); /* no owner */
+    gala_stats s0, s1;
+    TU_OK(ctx, gala_context_stats(ctx, &s0));
+    ck_assert(!gala_buffers_parked(ctx, &owner));
+    /* a transfer fault at the second of the two reads of parking: nothing moves */
+    gala_fault_arm(GALA_FAULT_TRANSFER, 2);
+    ck_assert_int_eq(gala_buffers_park(ctx, &owner, NULL, 0, NULL), GALA_ERR_DEVICE);
+    ck_assert_int_eq(gala_fault_pending(GALA_FAULT_TRANSFER), 0);
+    gala_fault_arm(GALA_FAULT_TRANSFER, 0);
+    ck_assert(!gala_buffers_parked(ctx, &owner));
+    TU_OK(ctx, gala_context_stats(ctx, &s1));
+    ck_assert_uint_eq(s1.bytes_live, s0.bytes_live);
+    size_t hb = 0;
+    TU_OK(ctx, gala_buffers_park(ctx, &owner, &k, 1, &hb));
+    ck_assert(gala_buffers_parked(ctx, &owner) && !gala_buffers_parked(ctx, &other));
+    ck_assert_uint_eq(hb, gala_dtype_size(dt) * N); /* a's contents; k's were dropped */
+    TU_OK(ctx, gala_context_stats(ctx, &s1));
+    ck_assert_uint_eq(s1.bytes_live, s0.bytes_live - 2 * gala_dtype_size(dt) * N);
+    ck_assert_int_eq(s1.buffers_live, s0.buffers_live);
+    /* the host copy takes transfers, fills and copies (both directions) */
+    tu_download(a, 0, w, N);
+    for (int i = 0; i < N; ++i) ck_assert(w[i] == v[i]);
+    TU_OK(ctx, gala_buffer_fill(a, 10, 5, 3.0));
+    TU_OK(ctx, gala_buffer_copy(o, 20, a, 100, 7)); /* device -> parked */
+    TU_OK(ctx, gala_buffer_copy(a, 200, free_b, 0, 4)); /* parked -> device */
+    ck_assert_int_eq(gala_buffer_read(k, 0, 1, w), GALA_ERR_INTERNAL); /* dropped */
+    gala_buffer *tmp;
+    TU_OK(ctx, gala_scratch(ctx, 2, dt, 4, &tmp));
+    /* a launch naming a parked buffer */
+    ck_assert_int_eq(gala_axpby_batched(ctx, 4, 1.0, a, 0, 4, 1.0, free_b, 0, 4, 1), GALA_ERR_INTERNAL);
+    ck_assert_ptr_nonnull(strstr(gala_last_error(ctx), "parked"));
+    /* an allocation fault while unparking: everything stays parked */
+    gala_fault_arm(GALA_FAULT_ALLOC, 2);
+    ck_assert_int_eq(gala_buffers_unpark(ctx, &owner), GALA_ERR_DEVICE_MEMORY);
+    gala_fault_arm(GALA_FAULT_ALLOC, 0);
+    TU_OK(ctx, gala_context_stats(ctx, &s1));
+    ck_assert_uint_eq(s1.bytes_live, s0.bytes_live - 2 * gala_dtype_size(dt) * N);
+    TU_OK(ctx, gala_buffers_unpark(ctx, &owner));
+    ck_assert(!gala_buffers_parked(ctx, &owner));
+    TU_OK(ctx, gala_context_stats(ctx, &s1));
+    ck_assert_uint_eq(s1.bytes_live, s0.bytes_live);
+    tu_download(a, 0, w, N);
+    for (int i = 0; i < N; ++i) {
+        double want = v[i];
+        if (i >= 10 && i < 15) want = 3.0;
+        if (i >= 100 && i < 107) want = u[i - 80];
+        ck_assert_msg(w[i] == want, "element %d: %g, want %g", i, w[i], want);
+    }
+    tu_download(free_b, 0, w, 4);
+    for (int i = 0; i < 4; ++i) ck_assert(w[i] == v[200 + i]);
+    /* a parked buffer freed: its host copy goes, the counters stay right */
+    TU_OK(ctx, gala_buffers_park(ctx, &owner, NULL, 0, NULL));
+    gala_buffer_free(a);
+    gala_buffer_free(k);
+    gala_buffer_free(o);
+    gala_buffer_free(free_b);
+    TU_OK(ctx, gala_context_stats(ctx, &s1));
+    ck_assert_int_eq(s1.buffers_live, s0.buffers_live - 4);
+    ck_assert_uint_eq(s1.bytes_live, s0.bytes_live - 4 * gala_dtype_size(dt) * N);
+}
+END_TEST
+
 /* Transfers of several MB (drivers split and stage those): a size and an offset that are
  * not multiples of anything, blocking and asynchronous, every element checked. */
 START_TEST(large_transfers_roundtrip)
@@ -467,6 +553,7 @@ int main(void)
     tcase_add_loop_test(tc, buffers_roundtrip_with_offsets, 0, nt);
     tcase_add_loop_test(tc, large_transfers_roundtrip, 0, nt);
     tcase_add_loop_test(tc, buffer_errors, 0, nt);
+    tcase_add_loop_test(tc, buffers_park_and_unpark, 0, nt);
     tcase_add_loop_test(tc, timers_measure_something, 0, nt);
     tcase_add_test(tc, last_error_is_per_thread_for_null_context);
     suite_add_tcase(s, tc);

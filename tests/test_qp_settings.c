@@ -171,8 +171,9 @@ START_TEST(fixed_after_setup)
         TU_OK(ctx, gala_qp_get_settings(sv, &now));
         double v;
         TU_OK(NULL, gala_qp_settings_get(&now, i, &v));
-        /* another valid value: the next one up, or down at the top of the range */
-        double w = d->kind == GALA_QP_SETTING_REAL ? v * 1.5 : v + 1;
+        /* another valid value: the next one up, or down at the top of the range (a real of
+         * 0, as device_mem_limit's "automatic", goes to 1) */
+        double w = d->kind == GALA_QP_SETTING_REAL ? (v != 0 ? v * 1.5 : 1) : v + 1;
         if (gala_qp_settings_set(&now, i, w) != GALA_OK) {
             w = d->kind == GALA_QP_SETTING_REAL ? v * 0.75 : v - 1;
             TU_OK(NULL, gala_qp_settings_set(&now, i, w));

@@ -1004,6 +1004,7 @@ static int cmd_solve(tool *t)
             goto done;
         }
         run.linsys = gala_qp_linsys_used(sv);
+        run.chunks = gala_qp_chunk_count(sv);
         for (int k = 0; k < l.n; ++k) {
             gqp_item *it = &l.v[k];
             if (it->batch_index < 0) continue;

@@ -39,6 +39,7 @@ typedef struct gqp_run {
     char device[512];      /* "backend: platform / device" */
     char backend[16];
     int linsys;            /* strategy used (gala_qp_linsys), -1 if nothing was solved */
+    int chunks;            /* chunks the batch was solved in (gala_qp_chunk_count), 0: none */
     double read_time;      /* reading files and generating, seconds */
     double setup_time;     /* gala_qp_setup */
     double solve_time;     /* gala_qp_solve (with polishing) */

@@ -440,8 +440,10 @@ void gqp_report_summary(FILE *f, const gqp_run *run)
     fprintf(f, "time: read %.3f s, setup %.3f s, solve %.3f s; %.1f QPs/s (setup + solve)%s\n",
             run->read_time, run->setup_time, run->solve_time, qps_per_second(run),
             run->interrupted ? "; interrupted" : "");
-    fprintf(f, "device: %s (%s, linear systems %s)\n", run->device,
+    fprintf(f, "device: %s (%s, linear systems %s", run->device,
             gala_dtype_name(run->settings.dtype), linsys_name(run->linsys));
+    if (run->chunks > 1) fprintf(f, ", %d chunks", run->chunks);
+    fprintf(f, ")\n");
     if (run->with_ref)
         fprintf(f, "reference: %d of %d objectives within %g of the reference value "
                    "(|f - ref| / max(1, |ref|); largest %.2e)\n",
@@ -514,6 +516,8 @@ static void js_settings(FILE *f, const gala_qp_settings *s)
     JS_NUM("rho_ladder_ratio", s->rho_ladder_ratio);
     JS_INT("iters_per_launch", s->iters_per_launch);
     JS_INT("refine", s->refine);
+    JS_NUM("device_mem_limit", s->device_mem_limit);
+    JS_INT("max_chunk", s->max_chunk);
     fputs("}", f);
 }
 
@@ -527,6 +531,7 @@ void gqp_report_json(FILE *f, const gqp_run *run)
     JS_STR("device", run->device);
     JS_STR("backend", run->backend);
     JS_STR("linsys_used", linsys_name(run->linsys));
+    JS_INT("chunks", run->chunks);
     js_key(f, "settings", &first);
     js_settings(f, &run->settings);
     js_key(f, "problems", &first);

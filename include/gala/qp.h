@@ -99,6 +99,11 @@ typedef struct gala_qp_solver gala_qp_solver;
  * square or with entries below the diagonal, malformed CSC) does not make the call fail:
  * it gets status GALA_QP_INVALID_DATA and the others are solved. A QP whose P is found
  * not convex (K = P + σI + AᵀρA not positive definite) gets GALA_QP_NON_CVX.
+ * A batch whose device workspace exceeds settings.device_mem_limit (default: 80 % of a
+ * GPU's memory less what the context holds), or that has more than settings.max_chunk QPs,
+ * is set up in chunks of consecutive QPs that are solved one after another, with the same
+ * results and API as one batch; the chunks not on the device wait in host memory
+ * (docs/qp.md, "Batches larger than the device"; gala_qp_chunk_count).
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL arguments, count < 1, bad settings, or the
  *         shared strategy forced on problems that do not share P and A); GALA_ERR_OUT_OF_MEMORY;
  *         GALA_ERR_DEVICE_MEMORY; GALA_ERR_NOT_SUPPORTED (double on a device without fp64,
@@ -113,7 +118,9 @@ GALA_API gala_status gala_qp_setup(struct gala_context *ctx, const gala_qp_probl
  * @brief Solve every QP of the batch. All QPs advance together on the device; each stops on
  * its own (status, max_iter); the call returns when all have stopped, the time limit is
  * reached, or the progress callback asked to stop. Results: gala_qp_get_info(),
- * gala_qp_get_solution().
+ * gala_qp_get_solution(). A batch in chunks is solved chunk after chunk; when one chunk's
+ * part fails, its QPs get GALA_QP_UNSOLVED (no solution), the other chunks are solved, and
+ * the call returns the failure's status with the chunk named in the message.
  * @return GALA_OK (whatever the per-QP statuses); GALA_ERR_INVALID_ARG; GALA_ERR_DEVICE and
  *         the other device errors.
  */
@@ -124,6 +131,11 @@ GALA_API int gala_qp_count(const gala_qp_solver *solver);
 
 /** @brief The strategy the solver uses (gala_qp_linsys), or -1 for NULL. */
 GALA_API int gala_qp_linsys_used(const gala_qp_solver *solver);
+
+/** @brief Number of chunks the batch is solved in, one after another on the device: 1 when
+ *  its device workspace fits settings.device_mem_limit and it has at most settings.max_chunk
+ *  QPs (docs/qp.md, "Batches larger than the device"); 0 for NULL. */
+GALA_API int gala_qp_chunk_count(const gala_qp_solver *solver);
 
 /**
  * @brief Information about QP @p k (0-based) after setup or solve. After gala_qp_setup and

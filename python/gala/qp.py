@@ -245,6 +245,12 @@ class QPBatch:
         return _ext.qp_linsys_name(self._solver.linsys_used)
 
     @property
+    def chunks(self) -> int:
+        """Number of chunks the batch is solved in, one after another on the device: 1 when
+        its device workspace fits (settings ``device_mem_limit``, ``max_chunk``)."""
+        return self._solver.chunk_count
+
+    @property
     def settings(self) -> dict:
         """The settings the batch runs with, by name."""
         return _settings.as_dict(self._solver.get_settings())

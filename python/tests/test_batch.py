@@ -176,6 +176,35 @@ def test_matrices_update_and_certificates(host, rng):
     assert np.abs(Ai.T @ pc).max() < 1e-3 and np.isnan(dc).all()
 
 
+def test_chunked_batch_equals_unchunked(target, rng):
+    """A batch cut into chunks (max_chunk, device_mem_limit) gives the unchunked batch's
+    results bit for bit, through an update and a warm start."""
+    qps = [random_qp(rng, int(rng.integers(1, 14)), int(rng.integers(0, 9))) for _ in range(19)]
+    kw = dict(context=target.context, dtype=target.dtype, **eps(target))
+    whole = gala.QPBatch.from_problems(qps, **kw)
+    assert whole.chunks == 1
+    q2 = [rng.standard_normal(qp[0].shape[0]) for qp in qps]
+    for chunked in (gala.QPBatch.from_problems(qps, max_chunk=4, **kw),
+                    gala.QPBatch.from_problems(qps, device_mem_limit=1.5e4, **kw)):
+        assert chunked.chunks > 1 and chunked.settings["max_chunk"] in (0, 4)
+        a, b = whole.solve(), chunked.solve()
+        for step in range(3):
+            assert (a.status == b.status).all() and (a.iter == b.iter).all()
+            for i in range(len(qps)):
+                assert np.array_equal(a.x[i], b.x[i]) and np.array_equal(a.y[i], b.y[i])
+            np.testing.assert_array_equal(a.obj_val, b.obj_val)
+            if step == 0:
+                for batch in (whole, chunked):
+                    batch.update(q=np.concatenate(q2))
+            elif step == 1:
+                for batch in (whole, chunked):
+                    batch.warm_start(x=np.concatenate(a.x), k=None)
+            a, b = whole.solve(), chunked.solve()
+        whole = gala.QPBatch.from_problems(qps, **kw)  # the same history for the next one
+    with pytest.raises(ValueError, match="max_chunk"):
+        gala.QPBatch.from_problems(qps, max_chunk=-1, **kw)
+
+
 def test_batch_of_thousands(host, rng):
     """2000 double integrators from random initial states, on the host backend: every QP
     solved, and a few checked against osqp."""

@@ -44,6 +44,7 @@ gala_status gala_buffer_create(gala_context *ctx, gala_dtype dtype, size_t count
     b->count = count;
     b->bytes = bytes;
     b->owned = 1;
+    b->owner = ctx->buf_owner;
     b->next = ctx->buffers;
     if (ctx->buffers) ctx->buffers->prev = b;
     ctx->buffers = b;
@@ -100,9 +101,10 @@ gala_status gala_buffer_free(gala_buffer *b)
     gala_context *ctx = b->ctx;
     if (b->prev) b->prev->next = b->next; else ctx->buffers = b->next;
     if (b->next) b->next->prev = b->prev;
-    if (b->owned) ctx->ops->mem_free(ctx, b->handle);
+    if (b->owned && !b->parked) ctx->ops->mem_free(ctx, b->handle);
     ctx->stats.buffers_live--;
-    ctx->stats.bytes_live -= b->bytes;
+    if (!b->parked) ctx->stats.bytes_live -= b->bytes;
+    gala_free(b->host_copy);
     gala_free(b);
     return GALA_OK;
 }
@@ -137,6 +139,14 @@ static gala_status transfer(gala_buffer *b, size_t off, size_t count, void *host
     }
     if (gala_fault_hit(GALA_FAULT_TRANSFER))
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: transfer failed (injected fault)", fn);
+    if (b->parked) { /* its host copy */
+        if (!b->host_copy) return gala_error(ctx, GALA_ERR_INTERNAL, "%s: the buffer is parked "
+                                             "without its contents", fn);
+        unsigned char *h = (unsigned char *)b->host_copy + off * es;
+        if (write) memcpy(h, host, count * es);
+        else memcpy(host, h, count * es);
+        return GALA_OK;
+    }
     return write ? ctx->ops->mem_write(ctx, b->handle, off * es, count * es, host, blocking)
                  : ctx->ops->mem_read(ctx, b->handle, off * es, count * es, host, blocking);
 }
@@ -178,6 +188,19 @@ gala_status gala_buffer_copy(const gala_buffer *src, size_t so, gala_buffer *dst
     if (gala_fault_hit(GALA_FAULT_TRANSFER))
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: copy failed (injected fault)", fn);
     size_t es = gala_dtype_size(src->dtype);
+    if (src->parked || dst->parked) { /* one side (or both) in its host copy */
+        if ((src->parked && !src->host_copy) || (dst->parked && !dst->host_copy))
+            return gala_error(ctx, GALA_ERR_INTERNAL, "%s: a buffer is parked without its "
+                              "contents", fn);
+        unsigned char *sh = src->parked ? (unsigned char *)src->host_copy + so * es : NULL;
+        unsigned char *dh = dst->parked ? (unsigned char *)dst->host_copy + d_o * es : NULL;
+        if (sh && dh) {
+            memmove(dh, sh, count * es);
+            return GALA_OK;
+        }
+        return sh ? ctx->ops->mem_write(ctx, dst->handle, d_o * es, count * es, sh, 1)
+                  : ctx->ops->mem_read(ctx, src->handle, so * es, count * es, dh, 1);
+    }
     return ctx->ops->mem_copy(ctx, src->handle, so * es, dst->handle, d_o * es, count * es);
 }
 
@@ -202,7 +225,123 @@ gala_status gala_buffer_fill(gala_buffer *b, size_t off, size_t count, double va
     }
     if (gala_fault_hit(GALA_FAULT_TRANSFER))
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: fill failed (injected fault)", fn);
+    if (b->parked) {
+        if (!b->host_copy) return gala_error(ctx, GALA_ERR_INTERNAL, "%s: the buffer is parked "
+                                             "without its contents", fn);
+        unsigned char *h = (unsigned char *)b->host_copy + off * es;
+        for (size_t i = 0; i < count; ++i) memcpy(h + i * es, pat, es);
+        return GALA_OK;
+    }
     return ctx->ops->mem_fill(ctx, b->handle, off * es, count * es, pat, es);
+}
+
+/* ---------------------------------------------------------------- parking */
+
+const void *gala_buffer_owner(gala_context *ctx, const void *owner)
+{
+    const void *was = ctx->buf_owner;
+    ctx->buf_owner = owner;
+    return was;
+}
+
+static int parkable(const gala_buffer *b, const void *owner)
+{
+    return owner && b->owner == owner && b->owned;
+}
+
+static int dropped(const gala_buffer *b, gala_buffer *const *drop, int ndrop)
+{
+    for (int i = 0; i < ndrop; ++i)
+        if (drop[i] == b) return 1;
+    return 0;
+}
+
+/* Both directions are all or nothing: park queues every read into the host copies, waits,
+ * and releases the device memory only once every read has landed; unpark allocates and
+ * queues every write (parked = 2 meanwhile) and waits; a failure undoes the call's own
+ * steps. A buffer keeps its host copy once made (freed with the buffer): the next park of
+ * a large batch reuses it instead of allocating and first-touching gigabytes again. */
+gala_status gala_buffers_park(gala_context *ctx, const void *owner, gala_buffer *const *drop,
+                              int ndrop, size_t *host_bytes)
+{
+    gala_status st = GALA_OK;
+    for (gala_buffer *b = ctx->buffers; b && st == GALA_OK; b = b->next) {
+        if (!parkable(b, owner) || b->parked || dropped(b, drop, ndrop)) continue;
+        if (!b->host_copy) b->host_copy = gala_malloc(b->bytes);
+        if (!b->host_copy)
+            st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "parking a buffer: no host memory for "
+                            "%zu bytes", b->bytes);
+        else
+            st = gala_buffer_read_async(b, 0, b->count, b->host_copy);
+    }
+    const gala_status f = ctx->ops->finish(ctx);
+    if (st == GALA_OK) st = f;
+    size_t hb = 0;
+    for (gala_buffer *b = ctx->buffers; b; b = b->next) {
+        if (!parkable(b, owner)) continue;
+        if (!b->parked && st != GALA_OK) continue; /* undone: the device copy stays the one */
+        if (!b->parked) {
+            ctx->ops->mem_free(ctx, b->handle);
+            b->handle = NULL;
+            b->parked = 1;
+            ctx->stats.bytes_live -= b->bytes;
+            if (dropped(b, drop, ndrop)) { /* its contents go: no stale copy may stand in */
+                gala_free(b->host_copy);
+                b->host_copy = NULL;
+            }
+        }
+        if (b->host_copy && !dropped(b, drop, ndrop)) hb += b->bytes;
+    }
+    if (host_bytes) *host_bytes = st == GALA_OK ? hb : 0;
+    return st;
+}
+
+gala_status gala_buffers_unpark(gala_context *ctx, const void *owner)
+{
+    gala_status st = GALA_OK;
+    for (gala_buffer *b = ctx->buffers; b && st == GALA_OK; b = b->next) {
+        if (!parkable(b, owner) || b->parked != 1) continue;
+        if (gala_fault_hit(GALA_FAULT_ALLOC) || gala_fault_alloc_refused(b->bytes)) {
+            st = gala_error(ctx, GALA_ERR_DEVICE_MEMORY, "unparking a buffer: allocation of %zu "
+                            "bytes failed (injected fault)", b->bytes);
+            break;
+        }
+        void *h = NULL;
+        st = ctx->ops->mem_alloc(ctx, b->bytes, &h);
+        if (st != GALA_OK) break;
+        b->handle = h;
+        b->parked = 2; /* device memory held, contents on their way */
+        ctx->stats.bytes_live += b->bytes;
+        if (b->host_copy) {
+            /* transfer() writes a parked buffer's host copy: queue the device write here */
+            if (gala_fault_hit(GALA_FAULT_TRANSFER))
+                st = gala_error(ctx, GALA_ERR_DEVICE, "unparking a buffer: transfer failed "
+                                "(injected fault)");
+            else
+                st = ctx->ops->mem_write(ctx, h, 0, b->bytes, b->host_copy, 0);
+        }
+    }
+    const gala_status f = ctx->ops->finish(ctx);
+    if (st == GALA_OK) st = f;
+    for (gala_buffer *b = ctx->buffers; b; b = b->next) {
+        if (!parkable(b, owner) || b->parked != 2) continue;
+        if (st != GALA_OK) { /* undone: the host copy stays the one */
+            ctx->ops->mem_free(ctx, b->handle);
+            b->handle = NULL;
+            b->parked = 1;
+            ctx->stats.bytes_live -= b->bytes;
+            continue;
+        }
+        b->parked = 0; /* its host copy stays for the next park */
+    }
+    return st;
+}
+
+int gala_buffers_parked(const gala_context *ctx, const void *owner)
+{
+    for (const gala_buffer *b = ctx->buffers; b; b = b->next)
+        if (parkable(b, owner) && b->parked) return 1;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- timers */

@@ -46,6 +46,12 @@ struct gala_buffer {
     void *handle; /* backend memory handle (host pointer, cl_mem, CUdeviceptr) */
     int owned;    /* 0 for wrapped caller memory */
     struct gala_buffer *prev, *next;
+    /* parking (gala_buffers_park): the object a buffer was made for (ctx->buf_owner when it
+     * was created; NULL: none), and while parked (handle NULL, no device memory) the host
+     * copy of its contents (NULL: the contents were dropped) */
+    const void *owner;
+    void *host_copy;
+    int parked;
 };
 
 enum { GALA_MAX_FALLBACKS = 8 };
@@ -71,6 +77,8 @@ struct gala_context {
 
     /* live buffers */
     struct gala_buffer *buffers;
+    /* the owner that buffers made now are tagged with (gala_buffer_owner; NULL: none) */
+    const void *buf_owner;
 
     /* scratch buffers reused by algorithms (see gala_scratch). Slots 1-3 are shared by the
      * dense routines (each call rewrites what it needs); 4-6 hold the descriptors of
@@ -197,6 +205,28 @@ GALA_INTERNAL gala_status gala_lane_reserve(struct gala_context *ctx, int units)
 /** Back to lane 0, which waits for lane 1; BLAS-3 reservations dropped. Returns s when s is
  *  an error (the first error wins), else the status of the join. */
 GALA_INTERNAL gala_status gala_lane_join(struct gala_context *ctx, gala_status s);
+
+/* Parking (the QP solver's chunks, src/qp/chunk.c): the buffers made for one object are
+ * tagged with it; parking copies their contents to host memory and releases their device
+ * memory, unparking gives both back. The gala_buffer objects stay valid meanwhile, so the
+ * object's pointers do not change. A parked buffer is read, written, filled and copied in
+ * its host copy (a host operation, checked for injected transfer faults as a device one);
+ * a kernel launch that names one fails with GALA_ERR_INTERNAL. */
+/** Tag the buffers made from now on with owner (NULL: no tag); returns the previous tag. */
+GALA_INTERNAL const void *gala_buffer_owner(struct gala_context *ctx, const void *owner);
+/** Park every buffer of owner (wrapped ones excepted): its contents go to host memory (the
+ *  ndrop buffers of drop[] lose theirs), its device memory is released; all or nothing (on
+ *  failure every buffer stays where it was).
+ *  *host_bytes (may be NULL) receives the host bytes the owner's parked buffers hold. */
+GALA_INTERNAL gala_status gala_buffers_park(struct gala_context *ctx, const void *owner,
+                                            struct gala_buffer *const *drop, int ndrop,
+                                            size_t *host_bytes);
+/** Give every parked buffer of owner device memory and its contents back (a dropped one:
+ *  memory only, contents undefined), all or nothing. A buffer keeps its host copy for the
+ *  next park (released with the buffer). */
+GALA_INTERNAL gala_status gala_buffers_unpark(struct gala_context *ctx, const void *owner);
+/** Whether any buffer of owner is parked. */
+GALA_INTERNAL int gala_buffers_parked(const struct gala_context *ctx, const void *owner);
 
 /** Get scratch buffer `slot` of at least `count` elements of dtype, growing it when
  *  needed. The buffer stays owned by the context; contents are undefined. */

@@ -345,7 +345,7 @@ gala_status gala_qp_host_copies(gala_qp_solver *s, const gala_qp_problem *pb, qp
     /* what crosses the bus in bulk (q, l, u up; x, y down) lives in the context's
      * page-locked block when it can have it (several times the pageable rate) */
     const size_t nqlu = s->ntot + 2 * s->mtot + 1, nxy = s->ntot + s->mtot;
-    const int direct = nv == count; /* results read straight into x, y (collect) */
+    const int direct = nv == count && !s->hidden_slot; /* results read straight into x, y */
     s->staging = gala_staging_take(ctx, flt ? sizeof(float) * (nqlu + nxy)
                                         : sizeof(double) * (nqlu + (direct ? nxy : 0)));
     s->host.q = !flt && s->staging ? (double *)s->staging : gala_malloc(sizeof(double) * nqlu);

@@ -114,7 +114,8 @@ static int same_class(const qp_bin *a, const qp_bin *b)
  * capacities and work-groups); classes of min_bin QPs or more stay as they are. Returns
  * the new number of classes; bins and bin_of are rewritten. */
 static int merge_small(const gala_qp_solver *s, qp_bin *bins, int nb, int *bin_of,
-                       const slot_n *order, size_t nv, size_t budget, int wgmax)
+                       const slot_n *order, size_t nv, const int *qn, const int *qm,
+                       size_t budget, int wgmax)
 {
     const long cu = s->ctx->info.compute_units > 0 ? s->ctx->info.compute_units : 1;
     const long mb = gala_tuned(s->ctx, s->dt)->qp.min_bin;
@@ -146,9 +147,8 @@ static int merge_small(const gala_qp_solver *s, qp_bin *bins, int nb, int *bin_o
         }
         grp[sl] = ng;
         ++gcount;
-        const int *mt = s->meta + (size_t)sl * QP_NMETA;
-        if (mt[QP_M_N] > gmax[2 * ng]) gmax[2 * ng] = mt[QP_M_N];
-        if (mt[QP_M_M] > gmax[2 * ng + 1]) gmax[2 * ng + 1] = mt[QP_M_M];
+        if (qn[sl] > gmax[2 * ng]) gmax[2 * ng] = qn[sl];
+        if (qm[sl] > gmax[2 * ng + 1]) gmax[2 * ng + 1] = qm[sl];
     }
     if (ng > 0 && gcount < min_bin) { /* a short last group joins the one before it */
         for (size_t sl = 0; sl < nv; ++sl)
@@ -191,6 +191,85 @@ static void dense_destroy(qp_linsys *ls)
     gala_free(d);
 }
 
+gala_status gala_qp_dense_classes(const gala_qp_solver *s, const int *n, const int *m, int nvi,
+                                  qp_bin **bins_out, int *nb_out, int *bin_of)
+{
+    const size_t nv = (size_t)nvi;
+    *bins_out = NULL;
+    *nb_out = 0;
+    slot_n *order = gala_malloc(sizeof(slot_n) * (nv ? nv : 1));
+    qp_bin *bins = gala_calloc(nv ? nv : 1, sizeof(qp_bin));
+    if (!order || !bins) {
+        gala_free(order);
+        gala_free(bins);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    const size_t budget = local_budget(s);
+    const int wgmax = max_wg(s);
+    int nb = 0;
+    for (size_t sl = 0; sl < nv; ++sl) {
+        qp_bin c = class_for(s, n[sl], m[sl], budget, wgmax);
+        int b;
+        for (b = 0; b < nb && !same_class(&bins[b], &c); ++b) {}
+        if (b == nb) bins[nb++] = c;
+        bins[b].count++;
+        bin_of[sl] = b;
+        order[sl].sl = (int)sl;
+        order[sl].n = n[sl];
+    }
+    qsort(order, nv, sizeof *order, by_n_desc);
+    nb = merge_small(s, bins, nb, bin_of, order, nv, n, m, budget, wgmax);
+    gala_free(order);
+    *bins_out = bins;
+    *nb_out = nb;
+    return GALA_OK;
+}
+
+/* The classes of this batch's slots: its own (gala_qp_dense_classes), or in a chunk those
+ * the whole batch gives its QPs (s->plan_class; merge_small's groups depend on the batch,
+ * and a class's local sizes and work-group set the order of a QP's sums). */
+static gala_status slot_classes(const gala_qp_solver *s, qp_bin **bins_out, int *nb_out,
+                                int *bin_of)
+{
+    const size_t nv = (size_t)s->nvalid;
+    if (!s->plan_class) {
+        int *nm = gala_malloc(sizeof(int) * 2 * nv);
+        if (!nm) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        for (size_t sl = 0; sl < nv; ++sl) {
+            nm[sl] = s->meta[sl * QP_NMETA + QP_M_N];
+            nm[nv + sl] = s->meta[sl * QP_NMETA + QP_M_M];
+        }
+        gala_status st = gala_qp_dense_classes(s, nm, nm + nv, (int)nv, bins_out, nb_out, bin_of);
+        gala_free(nm);
+        return st;
+    }
+    /* the plan's classes that this chunk uses, in the plan's order */
+    int *map = gala_malloc(sizeof(int) * (size_t)(s->plan_nb > 0 ? s->plan_nb : 1));
+    qp_bin *bins = gala_calloc(nv ? nv : 1, sizeof(qp_bin));
+    if (!map || !bins) {
+        gala_free(map);
+        gala_free(bins);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    for (int b = 0; b < s->plan_nb; ++b) map[b] = -1;
+    for (size_t sl = 0; sl < nv; ++sl) map[s->plan_class[sl]] = 0;
+    int nb = 0;
+    for (int b = 0; b < s->plan_nb; ++b)
+        if (map[b] == 0) {
+            bins[nb] = s->plan_bins[b];
+            bins[nb].count = 0;
+            map[b] = nb++;
+        }
+    for (size_t sl = 0; sl < nv; ++sl) {
+        bin_of[sl] = map[s->plan_class[sl]];
+        bins[bin_of[sl]].count++;
+    }
+    gala_free(map);
+    *bins_out = bins;
+    *nb_out = nb;
+    return GALA_OK;
+}
+
 static gala_status dense_setup(gala_qp_solver *s, qp_linsys **out)
 {
     gala_context *ctx = s->ctx;
@@ -203,30 +282,24 @@ static gala_status dense_setup(gala_qp_solver *s, qp_linsys **out)
     int *kofs = gala_malloc(sizeof(int) * nv);
     int *bin_of = gala_malloc(sizeof(int) * nv);
     slot_n *order = gala_malloc(sizeof(slot_n) * nv);
-    qp_bin *bins = gala_calloc(nv, sizeof(qp_bin));
+    qp_bin *bins = NULL;
     int *list = gala_malloc(sizeof(int) * nv);
     gala_status st = GALA_OK;
-    if (!kofs || !bin_of || !order || !bins || !list)
+    if (!kofs || !bin_of || !order || !list)
         st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    size_t budget = local_budget(s);
-    int wgmax = max_wg(s), nb = 0;
+    int nb = 0;
     for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl) {
         int *mt = s->meta + sl * QP_NMETA;
-        int n = mt[QP_M_N], m = mt[QP_M_M];
+        int n = mt[QP_M_N];
         if (ko / QP_KALIGN > 0x7fffffffu)
             st = gala_error(ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: the dense matrices of "
                             "the batch are too large");
         mt[QP_M_KO] = kofs[sl] = (int)(ko / QP_KALIGN);
         ko += kalign((size_t)n * (size_t)n);
-        qp_bin c = class_for(s, n, m, budget, wgmax);
-        int b;
-        for (b = 0; b < nb && !same_class(&bins[b], &c); ++b) {}
-        if (b == nb) bins[nb++] = c;
-        bins[b].count++;
-        bin_of[sl] = b;
         order[sl].sl = (int)sl;
         order[sl].n = n;
     }
+    if (st == GALA_OK) st = slot_classes(s, &bins, &nb, bin_of);
     if (st == GALA_OK) st = gala_buffer_create(ctx, s->dt, ko ? ko : 1, &dn->base.K);
     if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &dn->kofs);
     if (st == GALA_OK) st = gala_buffer_write(dn->kofs, 0, nv, kofs);
@@ -234,7 +307,6 @@ static gala_status dense_setup(gala_qp_solver *s, qp_linsys **out)
     if (st == GALA_OK) st = gala_buffer_create(ctx, GALA_INT, nv, &dn->jinfo);
     /* per bin, the QPs largest first (the long work-groups start early) */
     if (st == GALA_OK) qsort(order, nv, sizeof *order, by_n_desc);
-    if (st == GALA_OK) nb = merge_small(s, bins, nb, bin_of, order, nv, budget, wgmax);
     if (st == GALA_OK) {
         dn->base.classes = bins;
         dn->base.nclasses = nb;

@@ -31,6 +31,7 @@ gala_status gala_qp_get_profile(const gala_qp_solver *s, gala_qp_profile *p)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_profile: solver is NULL");
     if (!p) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_profile: profile is NULL");
+    if (s->chunks) return gala_qp_chunked_get_profile(s, p);
     *p = s->prof;
     p->enabled = s->set.profile != 0;
     return GALA_OK;

@@ -199,6 +199,24 @@ struct gala_qp_solver {
     /* vectors in the caller's device memory (vectors_device.c): made at the first such
      * call, NULL until then */
     struct qp_dio *dio;
+
+    /* chunks (chunk.c). The solver of a batch too large for the device holds the solvers
+     * of its chunks (chunks != NULL) and none of the arrays above but ctx, set, dt, count,
+     * nvalid and prof; every public call goes to the chunks. */
+    struct qp_chunks *chunks;
+    /* A chunk's solver: its QPs nvis .. count - 1 are hidden (the batch's reference QP,
+     * which the chunk needs for its patterns and, in the shared strategy, its scaling):
+     * k = -1 of the updates means QPs 0 .. nvis - 1, the caller's layouts hold those only
+     * (a hidden QP has n = m = 0 in qp_n, qp_m) and their results are never read. */
+    int nvis;
+    int hidden_slot;        /* 1: the hidden QP has a slot (slot 0, the shared reference) */
+    /* dense: the launch classes of the whole batch (plan_bins, plan_nb) and per slot the
+     * class its QP has there (plan_class), so that a chunk launches every QP as the
+     * unchunked batch would (linsys_dense.c); NULL: the classes of this batch */
+    const qp_bin *plan_bins;
+    int plan_nb;
+    int *plan_class;
+    int k_stale;            /* K was dropped while parked (chunk.c): refactor before a solve */
 };
 
 /** The device's CSR copy of pattern t (layout.c): P as its full symmetric matrix, with
@@ -244,6 +262,79 @@ typedef struct {
 
 /** The duality-gap test in force: check_dualgap, or -1 = on for double, off for float. */
 GALA_INTERNAL int gala_qp_dualgap_of(const gala_qp_settings *s);
+/** The per-QP arrays of a solver of s->count QPs (info, host_status, slot, qp_of, qp_n,
+ *  qp_m, c0, result offsets), uninitialized. (setup.c) */
+GALA_INTERNAL gala_status gala_qp_alloc_per_qp(struct gala_qp_solver *s);
+/** Setup's first phases: per-QP arrays, validation (*scan: per QP, freed by the caller;
+ *  *ref: the first valid QP; *same_data). (setup.c) */
+GALA_INTERNAL gala_status gala_qp_setup_front(struct gala_qp_solver *s, const gala_qp_problem *pb,
+                                              qp_scan **scan, int *ref, int *same_data);
+/** Setup's other phases on validated QPs: results, strategy (ops, or NULL: the settings'
+ *  choice), layout, uploads, scaling, factorization, the device's verdicts. (setup.c) */
+GALA_INTERNAL gala_status gala_qp_setup_build(struct gala_qp_solver *s, const gala_qp_problem *pb,
+                                              const qp_scan *scan, int ref, int same_data,
+                                              const qp_linsys_ops *ops);
+
+/* ---- chunks (chunk.c): batches larger than the device ------------------------------- */
+
+/** After validation: whether the batch fits the device (settings device_mem_limit,
+ *  max_chunk); *one = 1: it does (the caller builds it as one batch); else the chunks'
+ *  solvers are built and s becomes their holder (*one = 0). */
+GALA_INTERNAL gala_status gala_qp_chunked_setup(struct gala_qp_solver *s, const gala_qp_problem *pb,
+                                                const qp_scan *scan, int ref, int same_data,
+                                                int *one);
+/** The setup time into every chunk's info. */
+GALA_INTERNAL void gala_qp_chunked_setup_time(struct gala_qp_solver *s);
+/** Free the chunks (gala_qp_destroy); nothing when s has none. */
+GALA_INTERNAL void gala_qp_chunks_free(struct gala_qp_solver *s);
+GALA_INTERNAL int gala_qp_chunked_linsys(const struct gala_qp_solver *s);
+GALA_INTERNAL int gala_qp_chunked_count(const struct gala_qp_solver *s);
+/* The public calls on a solver with chunks (the public functions call them first). */
+GALA_INTERNAL gala_status gala_qp_chunked_solve(struct gala_qp_solver *s);
+GALA_INTERNAL gala_status gala_qp_chunked_get_info(const struct gala_qp_solver *s, int k,
+                                                   gala_qp_info *info);
+GALA_INTERNAL gala_status gala_qp_chunked_get_infos(const struct gala_qp_solver *s, int k0,
+                                                    int count, gala_qp_info *infos);
+GALA_INTERNAL gala_status gala_qp_chunked_get_solution(const struct gala_qp_solver *s, int k,
+                                                       const double **x, const double **y,
+                                                       const double **pcert,
+                                                       const double **dcert);
+GALA_INTERNAL gala_status gala_qp_chunked_get_solutions(const struct gala_qp_solver *s, double *x,
+                                                        double *y);
+GALA_INTERNAL gala_status gala_qp_chunked_update_vectors(struct gala_qp_solver *s, int k,
+                                                         const double *q, const double *l,
+                                                         const double *u);
+GALA_INTERNAL gala_status gala_qp_chunked_update_matrices(struct gala_qp_solver *s, int k,
+                                                          const double *Px, const double *Ax);
+GALA_INTERNAL gala_status gala_qp_chunked_update_rho(struct gala_qp_solver *s, int k, double rho);
+GALA_INTERNAL gala_status gala_qp_chunked_update_settings(struct gala_qp_solver *s,
+                                                          const gala_qp_settings *settings);
+GALA_INTERNAL gala_status gala_qp_chunked_warm_start(struct gala_qp_solver *s, int k,
+                                                     const double *x, const double *y);
+GALA_INTERNAL gala_status gala_qp_chunked_cold_start(struct gala_qp_solver *s);
+GALA_INTERNAL gala_status gala_qp_chunked_get_profile(const struct gala_qp_solver *s,
+                                                      gala_qp_profile *p);
+GALA_INTERNAL gala_status gala_qp_chunked_update_vectors_device(
+    struct gala_qp_solver *s, const gala_buffer *q, size_t q_off, const gala_buffer *l,
+    size_t l_off, const gala_buffer *u, size_t u_off);
+GALA_INTERNAL gala_status gala_qp_chunked_get_solution_device(const struct gala_qp_solver *s,
+                                                              gala_buffer *x, size_t x_off,
+                                                              gala_buffer *y, size_t y_off);
+GALA_INTERNAL gala_status gala_qp_chunked_warm_start_device(struct gala_qp_solver *s,
+                                                            const gala_buffer *x, size_t x_off,
+                                                            const gala_buffer *y, size_t y_off);
+/** A device-vector buffer argument: of the context and dtype, holding [off, off + extent)
+ *  (vectors_device.c). */
+GALA_INTERNAL gala_status gala_qp_check_vec(struct gala_qp_solver *s, const char *fn,
+                                            const char *name, const gala_buffer *b, size_t off,
+                                            size_t extent);
+
+/* dense strategy (linsys_dense.c) */
+/** The launch classes the dense strategy makes for nv QPs (per slot n[sl], m[sl]): the
+ *  classes (*bins, count filled; freed by the caller) and per slot its class. */
+GALA_INTERNAL gala_status gala_qp_dense_classes(const struct gala_qp_solver *s, const int *n,
+                                                const int *m, int nv, qp_bin **bins, int *nb,
+                                                int *bin_of);
 /** Validate every QP (several threads), compare it with the reference QP (*ref), and give
  *  the valid ones their slots (s->slot, s->qp_of, s->nvalid); hn, hm: the QPs' total n and
  *  m (the work that sets s->nthreads). *same_data: every valid QP has the reference's P, A

@@ -227,7 +227,7 @@ gala_status gala_qp_collect(gala_qp_solver *s, const double *sync_t, const int *
     gala_status st = GALA_OK;
     if (!stt || !inf) st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no memory");
     /* the slots' layout is the QPs' when every QP is on the device: read into the results */
-    const int direct = s->nvalid == s->count;
+    const int direct = s->nvalid == s->count && !s->hidden_slot;
     double *ox = NULL, *oy = NULL;
     if (st == GALA_OK && nv) {
         gala_kernel *k;
@@ -284,6 +284,7 @@ gala_status gala_qp_collect(gala_qp_solver *s, const double *sync_t, const int *
 gala_status gala_qp_get_info(const gala_qp_solver *s, int k, gala_qp_info *info)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_info: solver is NULL");
+    if (s->chunks) return gala_qp_chunked_get_info(s, k, info);
     if (!info) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_info: info is NULL");
     if (k < 0 || k >= s->count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_info: k = %d outside 0..%d",
@@ -299,6 +300,7 @@ gala_status gala_qp_get_solution(const gala_qp_solver *s, int k, const double **
                                  const double **y, const double **pcert, const double **dcert)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_get_solution: solver is NULL");
+    if (s->chunks) return gala_qp_chunked_get_solution(s, k, x, y, pcert, dcert);
     if (k < 0 || k >= s->count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_get_solution: k = %d outside "
                           "0..%d", k, s->count - 1);
@@ -320,6 +322,7 @@ gala_status gala_qp_get_infos(const gala_qp_solver *s, int k0, int count, gala_q
 {
     static const char fn[] = "gala_qp_get_infos";
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (s->chunks) return gala_qp_chunked_get_infos(s, k0, count, infos);
     if (!infos && count > 0) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: infos is NULL", fn);
     if (k0 < 0 || count < 0 || k0 > s->count - count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: QPs %d..%d outside 0..%d", fn, k0,
@@ -357,6 +360,7 @@ gala_status gala_qp_get_solutions(const gala_qp_solver *s, double *x, double *y)
 {
     static const char fn[] = "gala_qp_get_solutions";
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (s->chunks) return gala_qp_chunked_get_solutions(s, x, y);
     if (!s->solved) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
     GALA_TRY(gala_qp_dio_host((gala_qp_solver *)s, QP_DIO_VERDICTS)); /* host_status */
     /* on the solver's host threads: a batch's results are tens of MB, and the caller's

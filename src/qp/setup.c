@@ -19,10 +19,33 @@ int gala_qp_dualgap_of(const gala_qp_settings *s)
     return s->check_dualgap < 0 ? s->dtype == GALA_DOUBLE : s->check_dualgap;
 }
 
-/* Per QP (batch order): info, statuses, sizes, where its results go; the result arrays and
- * the NaN vector. hn, hm: the QPs' total n and m. */
+/* Per QP (batch order): info, statuses, sizes, where its results go. hn, hm: the QPs'
+ * total n and m. */
 static gala_status alloc_per_qp(gala_qp_solver *s, const gala_qp_problem *pb, size_t *hn_out,
                                 size_t *hm_out)
+{
+    const int count = s->count;
+    GALA_TRY(gala_qp_alloc_per_qp(s));
+    size_t hn = 0, hm = 0;
+    for (int k = 0; k < count; ++k) {
+        const gala_qp_problem *p = &pb[k];
+        s->info[k].status = GALA_QP_UNSOLVED;
+        s->slot[k] = -1;
+        s->res.cert_offset[k] = SIZE_MAX;
+        s->qp_n[k] = p->n > 0 ? p->n : 0;
+        s->qp_m[k] = p->m > 0 ? p->m : 0;
+        s->c0[k] = p->c0;
+        s->res.x_offset[k] = hn;
+        s->res.y_offset[k] = hm;
+        hn += (size_t)s->qp_n[k];
+        hm += (size_t)s->qp_m[k];
+    }
+    *hn_out = hn;
+    *hm_out = hm;
+    return GALA_OK;
+}
+
+gala_status gala_qp_alloc_per_qp(gala_qp_solver *s)
 {
     const int count = s->count;
     s->info = gala_calloc((size_t)count, sizeof *s->info);
@@ -38,17 +61,15 @@ static gala_status alloc_per_qp(gala_qp_solver *s, const gala_qp_problem *pb, si
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     s->qp_m = s->qp_n + count;
     s->res.y_offset = s->res.x_offset + count;
+    return GALA_OK;
+}
+
+/* The result arrays (every QP's x and y, in batch order, at res.x_offset / res.y_offset) and
+ * the NaN vector, once the QPs' sizes are known. */
+static gala_status alloc_results(gala_qp_solver *s)
+{
     size_t hn = 0, hm = 0, big = 1;
-    for (int k = 0; k < count; ++k) {
-        const gala_qp_problem *p = &pb[k];
-        s->info[k].status = GALA_QP_UNSOLVED;
-        s->slot[k] = -1;
-        s->res.cert_offset[k] = SIZE_MAX;
-        s->qp_n[k] = p->n > 0 ? p->n : 0;
-        s->qp_m[k] = p->m > 0 ? p->m : 0;
-        s->c0[k] = p->c0;
-        s->res.x_offset[k] = hn;
-        s->res.y_offset[k] = hm;
+    for (int k = 0; k < s->count; ++k) {
         hn += (size_t)s->qp_n[k];
         hm += (size_t)s->qp_m[k];
         if ((size_t)s->qp_n[k] > big) big = (size_t)s->qp_n[k];
@@ -60,8 +81,6 @@ static gala_status alloc_per_qp(gala_qp_solver *s, const gala_qp_problem *pb, si
     if (!s->res.x || !s->res.y || !s->res.nan_vec)
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     for (size_t i = 0; i < big; ++i) s->res.nan_vec[i] = NAN;
-    *hn_out = hn;
-    *hm_out = hm;
     return GALA_OK;
 }
 
@@ -133,32 +152,37 @@ static gala_status prefetch_programs(gala_qp_solver *s)
     return st;
 }
 
-/* Setup, phase by phase: per-QP arrays, validation (validate.c), the strategy (linsys.c),
- * patterns and layout (layout.c), uploads, the strategy's object, scaling and the first
- * factorization on the device. */
-static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
+/* The first phases of setup: per-QP arrays and validation (validate.c). *scan: per QP what
+ * validation found, for the build (the caller frees it); *ref: the reference QP (the first
+ * valid one); *same_data: every valid QP has its P, A and row kinds. */
+gala_status gala_qp_setup_front(gala_qp_solver *s, const gala_qp_problem *pb, qp_scan **scan,
+                                int *ref, int *same_data)
 {
-    qp_scan *scan = NULL;
-    qp_stage sg = {0, NULL, NULL, NULL};
-    const qp_linsys_ops *ops = NULL;
     size_t hn = 0, hm = 0;
-    int ref = 0, same_data = 0;
-    gala_status st = alloc_per_qp(s, pb, &hn, &hm);
-    if (st != GALA_OK) goto done;
-    scan = gala_calloc((size_t)s->count, sizeof *scan);
-    if (!scan) {
-        st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-        goto done;
-    }
-    st = gala_qp_validate(s, pb, hn, hm, scan, &ref, &same_data);
-    if (st != GALA_OK || s->nvalid == 0) goto done;
+    *scan = NULL;
+    *ref = 0;
+    *same_data = 0;
+    GALA_TRY(alloc_per_qp(s, pb, &hn, &hm));
+    *scan = gala_calloc((size_t)s->count, sizeof **scan);
+    if (!*scan) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    return gala_qp_validate(s, pb, hn, hm, *scan, ref, same_data);
+}
+
+/* The rest of setup, phase by phase, on validated QPs: the result arrays, the strategy
+ * (linsys.c; ops, when given, instead of the settings' choice), patterns and layout
+ * (layout.c), uploads, the strategy's object, scaling and the first factorization on the
+ * device, then the verdicts the device left. */
+gala_status gala_qp_setup_build(gala_qp_solver *s, const gala_qp_problem *pb, const qp_scan *scan,
+                                int ref, int same_data, const qp_linsys_ops *ops)
+{
+    qp_stage sg = {0, NULL, NULL, NULL};
+    gala_status st = alloc_results(s);
+    if (st != GALA_OK || s->nvalid == 0) return st;
     /* the strategy before the layout: the shared one stores the values once */
-    st = gala_qp_linsys_choose(s, same_data, &ops);
-    if (st != GALA_OK) goto done;
+    if (!ops) st = gala_qp_linsys_choose(s, same_data, &ops);
+    if (st != GALA_OK) return st;
     s->same_data = ops == &gala_qp_linsys_shared;
     st = gala_qp_assign_patterns(s, pb, scan, ref);
-    gala_free(scan);
-    scan = NULL;
     if (st == GALA_OK) st = gala_qp_layout(s, pb, ref, &sg);
     if (st == GALA_OK) st = gala_qp_host_copies(s, pb, &sg);
     gala_qp_prof(s, GALA_QP_PHASE_LAYOUT);
@@ -173,9 +197,10 @@ static gala_status setup_impl(gala_qp_solver *s, const gala_qp_problem *pb)
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
     if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
-done:
-    gala_free(scan);
     gala_qp_stage_free(s, &sg);
+    if (st == GALA_OK) st = gala_finish(s->ctx);
+    if (st == GALA_OK) st = gala_qp_read_hstat(s);
+    if (st == GALA_OK) st = gala_qp_read_factor_status(s);
     return st;
 }
 
@@ -260,17 +285,23 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
     s->k_factored = gala_tuned(ctx, s->dt)->qp.factor == 2;
     s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
     s->prof_mark = t0;
-    gala_status st = setup_impl(s, problems);
-    if (st == GALA_OK) st = gala_finish(ctx);
-    if (st == GALA_OK) st = gala_qp_read_hstat(s);
-    if (st == GALA_OK) st = gala_qp_read_factor_status(s);
+    s->nvis = count;
+    qp_scan *scan = NULL;
+    int ref = 0, same_data = 0, one = 1;
+    gala_status st = gala_qp_setup_front(s, problems, &scan, &ref, &same_data);
+    /* a batch whose device workspace does not fit is solved in chunks (chunk.c) */
+    if (st == GALA_OK) st = gala_qp_chunked_setup(s, problems, scan, ref, same_data, &one);
+    if (st == GALA_OK && one) st = gala_qp_setup_build(s, problems, scan, ref, same_data, NULL);
+    gala_free(scan);
     gala_qp_prof(s, GALA_QP_PHASE_SETUP_OTHER);
     if (st != GALA_OK) {
         gala_qp_destroy(s);
         return st;
     }
     s->setup_time = gala_now() - t0;
-    for (int k = 0; k < count; ++k) s->info[k].setup_time = s->setup_time;
+    if (s->chunks) gala_qp_chunked_setup_time(s);
+    else
+        for (int k = 0; k < count; ++k) s->info[k].setup_time = s->setup_time;
     *solver = s;
     return GALA_OK;
 }
@@ -278,6 +309,7 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
 gala_status gala_qp_destroy(gala_qp_solver *s)
 {
     if (!s) return GALA_OK;
+    gala_qp_chunks_free(s);
     gala_qp_dio_release(s);
     gala_qp_linsys_destroy(s->ls);
     gala_buffer *bufs[] = {s->b_meta,     s->b_slots,  s->b_one_slot,   s->b_state,
@@ -295,15 +327,20 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
                     s->qp_n,     s->c0,          s->p_pattern, s->patterns,
                     s->pattern_mem, s->host.q,   s->host.vals, s->meta,
                     s->res.x_offset, s->res.x,   s->res.y,     s->res.cert,
-                    s->res.cert_offset, s->res.nan_vec};
+                    s->res.cert_offset, s->res.nan_vec, s->plan_class};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
     gala_free(s);
     return GALA_OK;
 }
 
 int gala_qp_count(const gala_qp_solver *s) { return s ? s->count : 0; }
+int gala_qp_chunk_count(const gala_qp_solver *s)
+{
+    return s ? (s->chunks ? gala_qp_chunked_count(s) : 1) : 0;
+}
 int gala_qp_linsys_used(const gala_qp_solver *s)
 {
+    if (s && s->chunks) return gala_qp_chunked_linsys(s);
     return s ? (s->ls ? s->ls->ops->id : GALA_QP_LINSYS_DENSE) : -1;
 }
 

@@ -116,6 +116,11 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
                               int *nsync)
 {
     gala_qp_settings *set = &s->set;
+    if (s->k_stale) { /* K was dropped while the chunk was parked (chunk.c): factor it again */
+        GALA_TRY(gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1));
+        GALA_TRY(s->ls->ops->update_matrices(s->ls, s));
+        s->k_stale = 0;
+    }
     if (!set->warm_starting) GALA_TRY(gala_qp_cold_start(s));
     GALA_TRY(reset_state(s, 1));
     active_reset(s);
@@ -202,6 +207,7 @@ static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int
 gala_status gala_qp_solve(gala_qp_solver *s)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_solve: solver is NULL");
+    if (s->chunks) return gala_qp_chunked_solve(s);
     double t0 = gala_now();
     double *sync_t = NULL;
     int *sync_it = NULL, nsync = 0;

@@ -10,6 +10,7 @@
 static gala_status check_k(gala_qp_solver *s, int k, const char *fn)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (s->chunks) return GALA_OK; /* chunk.c checks */
     if (k < -1 || k >= s->count)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: k = %d outside -1..%d", fn, k,
                           s->count - 1);
@@ -108,10 +109,11 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
 {
     static const char fn[] = "gala_qp_update_vectors";
     GALA_TRY(check_k(s, k, fn));
+    if (s->chunks) return gala_qp_chunked_update_vectors(s, k, q, l, u);
     /* validation reads the kept vectors and statuses: a device update's first */
     GALA_TRY(gala_qp_dio_host(s, QP_DIO_VERDICTS | QP_DIO_VECTORS));
     double t0 = gala_now();
-    const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->count : k + 1, nk = k1 - k0;
+    const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->nvis : k + 1, nk = k1 - k0;
     size_t *off = gala_malloc(sizeof(size_t) * 2 * (size_t)nk);
     int *changed = gala_calloc((size_t)nk, sizeof(int));
     gala_status st = GALA_OK;
@@ -166,6 +168,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
 {
     static const char fn[] = "gala_qp_update_matrices";
     GALA_TRY(check_k(s, k, fn));
+    if (s->chunks) return gala_qp_chunked_update_matrices(s, k, Px, Ax);
     if (s->same_data && k != -1)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: the shared strategy updates every QP "
                           "at once (k = -1)", fn);
@@ -174,7 +177,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     double t0 = gala_now();
     s->prof_mark = t0;
     if (k >= 0 && s->slot[k] < 0) return GALA_OK; /* rejected at setup: nothing on the device */
-    const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->count : k + 1;
+    const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->nvis : k + 1;
     /* validate first; the caller's arrays hold the values of the valid QPs one after another */
     size_t po = 0, ao = 0;
     const double *P0 = NULL, *A0 = NULL;
@@ -252,6 +255,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
     if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
+    if (st == GALA_OK) s->k_stale = 0;
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = gala_qp_read_hstat(s);
     if (st == GALA_OK) st = gala_qp_read_factor_status(s);
@@ -263,6 +267,7 @@ gala_status gala_qp_update_rho(gala_qp_solver *s, int k, double rho)
 {
     static const char fn[] = "gala_qp_update_rho";
     GALA_TRY(check_k(s, k, fn));
+    if (s->chunks) return gala_qp_chunked_update_rho(s, k, rho);
     gala_context *ctx = s->ctx;
     if (!(rho > 0) || !isfinite(rho))
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: rho = %g must be positive and finite",
@@ -322,6 +327,7 @@ gala_status gala_qp_update_settings(gala_qp_solver *s, const gala_qp_settings *s
     static const char fn[] = "gala_qp_update_settings";
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
     gala_context *ctx = s->ctx;
+    if (s->chunks) return gala_qp_chunked_update_settings(s, settings);
     if (!settings) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: settings is NULL", fn);
     GALA_TRY(gala_qp_settings_validate(ctx, fn, settings));
     /* what the setup built from (scaling, K and its ρ ladder, the programs, the thread
@@ -341,13 +347,15 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
 {
     static const char fn[] = "gala_qp_warm_start";
     GALA_TRY(check_k(s, k, fn));
+    if (s->chunks) return gala_qp_chunked_warm_start(s, k, x, y);
     s->set.warm_starting = 1;
     if (!s->nvalid || (!x && !y) || (k >= 0 && s->slot[k] < 0)) return GALA_OK;
     /* the caller's vectors (every QP's n and m, one after another for k = -1) in slot
      * layout, unscaled, into XT and YPREV (W keeps the last solve's y); qp_warm scales them
      * and sets z = A x */
-    const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->count : k + 1;
-    double *tx = gala_malloc(sizeof(double) * (s->ntot + s->mtot + 1));
+    const int k0 = k < 0 ? 0 : k, k1 = k < 0 ? s->nvis : k + 1;
+    /* zeros where no QP of the call writes (a chunk's hidden QP, chunk.c) */
+    double *tx = gala_calloc(s->ntot + s->mtot + 1, sizeof(double));
     if (!tx) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no memory", fn);
     double *ty = tx + s->ntot;
     size_t xc = 0, yc = 0;
@@ -382,6 +390,7 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
 gala_status gala_qp_cold_start(gala_qp_solver *s)
 {
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "gala_qp_cold_start: solver is NULL");
+    if (s->chunks) return gala_qp_chunked_cold_start(s);
     if (!s->nvalid) return GALA_OK;
     GALA_TRY(gala_buffer_fill(s->b_nvec, QP_V_X * s->ntot, s->ntot, 0));
     GALA_TRY(gala_buffer_fill(s->b_nvec, QP_V_XPREV * s->ntot, s->ntot, 0));

@@ -91,7 +91,7 @@ static gala_status dio_get(gala_qp_solver *s, const char *fn, qp_dio **out)
     s->dio = d;
     for (int k = 0; k < s->count; ++k) {
         int *t = d->qtab + (size_t)k * QP_NQT;
-        t[QP_T_SLOT] = s->slot[k];
+        t[QP_T_SLOT] = k < s->nvis ? s->slot[k] : -1; /* a chunk's hidden QP: none */
         t[QP_T_N] = s->qp_n[k];
         t[QP_T_M] = s->qp_m[k];
         t[QP_T_XO] = (int)s->res.x_offset[k];
@@ -147,7 +147,8 @@ static gala_status dio_fold(gala_qp_solver *s, qp_dio *d)
     if (!v) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     gala_status st = gala_buffer_read(d->b_verd, 0, 2 * nv, v);
     int any = 0;
-    for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl) any |= v[2 * sl] != QP_VD_OK;
+    for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl)
+        any |= s->qp_of[sl] < s->nvis && v[2 * sl] != QP_VD_OK;
     if (st == GALA_OK && any) {
         bad = gala_malloc(sizeof(double) * 2 * nv);
         st = bad ? gala_qp_read_real(s, d->b_vbad, 0, 2 * nv, bad)
@@ -155,6 +156,7 @@ static gala_status dio_fold(gala_qp_solver *s, qp_dio *d)
     }
     for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl) {
         const int k = s->qp_of[sl], code = v[2 * sl], i = v[2 * sl + 1];
+        if (k >= s->nvis) continue; /* a chunk's hidden QP: not in the caller's vectors */
         char *msg = s->info[k].message;
         const size_t cap = sizeof s->info[k].message;
         if (code == QP_VD_OK) {
@@ -271,8 +273,8 @@ void gala_qp_dio_release(gala_qp_solver *s)
 /* ------------------------------------------------------------------ the calls */
 
 /* A buffer argument: of the context and dtype, holding [off, off + extent). */
-static gala_status check_vec(gala_qp_solver *s, const char *fn, const char *name,
-                             const gala_buffer *b, size_t off, size_t extent)
+gala_status gala_qp_check_vec(gala_qp_solver *s, const char *fn, const char *name,
+                              const gala_buffer *b, size_t off, size_t extent)
 {
     if (!b) return GALA_OK;
     if (off > SIZE_MAX - extent)
@@ -296,12 +298,13 @@ gala_status gala_qp_update_vectors_device(gala_qp_solver *s, const gala_buffer *
 {
     static const char fn[] = "gala_qp_update_vectors_device";
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (s->chunks) return gala_qp_chunked_update_vectors_device(s, q, q_off, l, l_off, u, u_off);
     double t0 = gala_now();
     size_t hn, hm;
     caller_totals(s, &hn, &hm);
-    GALA_TRY(check_vec(s, fn, "q", q, q_off, hn));
-    GALA_TRY(check_vec(s, fn, "l", l, l_off, hm));
-    GALA_TRY(check_vec(s, fn, "u", u, u_off, hm));
+    GALA_TRY(gala_qp_check_vec(s, fn, "q", q, q_off, hn));
+    GALA_TRY(gala_qp_check_vec(s, fn, "l", l, l_off, hm));
+    GALA_TRY(gala_qp_check_vec(s, fn, "u", u, u_off, hm));
     if (!s->nvalid) {
         s->update_time = gala_now() - t0;
         return GALA_OK;
@@ -350,12 +353,13 @@ gala_status gala_qp_get_solution_device(const gala_qp_solver *cs, gala_buffer *x
 {
     static const char fn[] = "gala_qp_get_solution_device";
     if (!cs) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (cs->chunks) return gala_qp_chunked_get_solution_device(cs, x, x_off, y, y_off);
     gala_qp_solver *s = (gala_qp_solver *)cs; /* its device-vector state changes */
     if (!s->solved) return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
     size_t hn, hm;
     caller_totals(s, &hn, &hm);
-    GALA_TRY(check_vec(s, fn, "x", x, x_off, hn));
-    GALA_TRY(check_vec(s, fn, "y", y, y_off, hm));
+    GALA_TRY(gala_qp_check_vec(s, fn, "x", x, x_off, hn));
+    GALA_TRY(gala_qp_check_vec(s, fn, "y", y, y_off, hm));
     if (x && y && gala_ranges_overlap(x, x_off, hn, y, y_off, hm))
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: the ranges of x and y overlap", fn);
     if (!x && !y) return GALA_OK;
@@ -382,10 +386,11 @@ gala_status gala_qp_warm_start_device(gala_qp_solver *s, const gala_buffer *x, s
 {
     static const char fn[] = "gala_qp_warm_start_device";
     if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (s->chunks) return gala_qp_chunked_warm_start_device(s, x, x_off, y, y_off);
     size_t hn, hm;
     caller_totals(s, &hn, &hm);
-    GALA_TRY(check_vec(s, fn, "x", x, x_off, hn));
-    GALA_TRY(check_vec(s, fn, "y", y, y_off, hm));
+    GALA_TRY(gala_qp_check_vec(s, fn, "x", x, x_off, hn));
+    GALA_TRY(gala_qp_check_vec(s, fn, "y", y, y_off, hm));
     s->set.warm_starting = 1;
     if (!s->nvalid || (!x && !y)) return GALA_OK;
     qp_dio *d;

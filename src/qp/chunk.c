@@ -1,0 +1,1049 @@
+/* Batches larger than the device (docs/design.md, "Chunks"): a batch whose device workspace
+ * exceeds device_mem_limit (or has more than max_chunk QPs) is cut into chunks of consecutive
+ * QPs, each set up as a solver of its own ("inner" solver). One chunk at a time has its
+ * buffers on the device; the others are parked (src/core/buffer.c, gala_buffers_park): their
+ * contents wait in host memory, except the dense strategy's K⁻¹, which is dropped and
+ * factored again when the chunk comes back. The solver the caller holds keeps the chunks and
+ * sends every public call to them, with the QPs' indices and the caller's array offsets
+ * moved to the chunk's.
+ *
+ * Results equal the unchunked solve's bit for bit, because every QP gets the same
+ * arithmetic: the strategy is chosen once for the batch; the dense strategy's launch
+ * classes are the batch's (s->plan_class); a chunk after the batch's reference QP (its first
+ * valid one) carries that QP as a hidden last QP, for the reference's patterns and, in the
+ * shared strategy, as slot 0, whose scaling every QP takes (it never iterates: its host
+ * status is INVALID_DATA); the dropped K⁻¹ is factored again from the same scaled data. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "qp_internal.h"
+
+typedef struct qp_chunk {
+    gala_qp_solver *s;  /* its solver (NULL until made) */
+    int k0, k1;         /* its QPs of the batch: k0 .. k1 - 1, the solver's 0 .. k1 - k0 - 1 */
+    int phantom;        /* its solver has one QP more, the batch's reference, hidden */
+    size_t xo, yo;      /* Σ n, Σ m of the QPs before k0: the caller's vector layout */
+    size_t nx, ny;      /* Σ n, Σ m of its QPs */
+    size_t po, ao;      /* P and A entries of the valid QPs before k0: matrix updates */
+    size_t host_bytes;  /* host memory its parked buffers hold */
+    int failed;         /* its part of the last solve failed: its QPs report UNSOLVED */
+} qp_chunk;
+
+struct qp_chunks {
+    int n;
+    qp_chunk *c;
+    int on_device;      /* the chunk whose buffers are on the device, or -1 */
+    int ref, ref_chunk; /* the batch's reference QP and its chunk */
+    int linsys;         /* the strategy of every chunk (gala_qp_linsys) */
+    qp_bin *bins;       /* dense: the batch's launch classes, and per batch slot its class */
+    int nb;
+    int *bin_of;
+    double xfer_setup, xfer_solve; /* seconds of parking and unparking */
+    int cur, done_before, stop;    /* a solve's progress: the chunk, QPs of earlier ones */
+};
+
+/* ------------------------------------------------------------------ sizes */
+
+static size_t kalign(size_t n) { return (n + QP_KALIGN - 1) / QP_KALIGN * QP_KALIGN; }
+
+/* What a chunk's QPs take on the device, in bytes, and the entries of the buffers whose
+ * size has a limit of its own (max_alloc_bytes, and 2^31 entries for the int offsets). */
+typedef struct {
+    double total, K, vals, nvec, mvec; /* bytes */
+    double n, m, v;                    /* entries: Σ n, Σ m, expanded values */
+} chunk_use;
+
+/* The bytes of one valid QP: its vectors (QP_NV n-sections, QP_MV m-sections), values (the
+ * expanded P, A, Aᵀ and the raw CSC values, unless stored once), row kinds, metadata,
+ * state, lists, its patterns when they may be its own, K⁻¹ (dense) or the strategy's
+ * workspace (with the factorization's scratch), the device-vector state (made at the first
+ * device-vector call) and the factorization's descriptors. The sparse strategy's factor is
+ * estimated at eight times the KKT matrix's entries (AMD's fill on the benchmark
+ * families), at most its dense triangle. Each is an allocation the setup makes (setup.c,
+ * layout.c, linsys*.c). */
+static void qp_use(const gala_qp_solver *s, const gala_qp_problem *p, const qp_scan *sc,
+                   int lin, chunk_use *u)
+{
+    const double rs = (double)gala_dtype_size(s->dt);
+    const double n = p->n, m = p->m, pz = p->P.p[p->n], az = p->A.p[p->n];
+    double b = rs * (QP_NV * n + QP_MV * m) + 4.0 * (QP_NMETA + QP_NSTATE + 6) + rs * QP_NINFO;
+    b += rs * (n + 2 * m) + 4.0 * (QP_NQT + 3) + 2 * rs + 64;
+    u->nvec += rs * QP_NV * n;
+    u->mvec += rs * QP_MV * m;
+    u->n += n;
+    u->m += m;
+    if (lin != GALA_QP_LINSYS_DENSE_SHARED) {
+        b += 4.0 * m + rs * 3 * (pz + az);
+        u->vals += rs * 2 * (pz + az);
+        u->v += 2 * (pz + az);
+        if (!sc->same_pp) b += 4.0 * (n + 1 + 4 * pz);
+        if (!sc->same_ap) b += 4.0 * (m + n + 2 + 3 * az);
+    }
+    if (lin == GALA_QP_LINSYS_PCG) {
+        b += rs * (QP_PW_NV * n + m + QP_NPST);
+    } else if (lin == GALA_QP_LINSYS_SPARSE_LDLT) {
+        const double kk = pz + n + az + m, d = n + m;
+        double l = 8 * kk;
+        if (l > d * (d + 1) / 2) l = d * (d + 1) / 2;
+        b += rs * (kk + 2 * d + l) + 4.0 * (3 + kk) + 4.0 * 3 * l;
+        u->K += rs * l;
+    } else if (lin != GALA_QP_LINSYS_DENSE_SHARED) {
+        /* K⁻¹, and the factorization's workspace in the context's scratch: the triangular
+         * inverse's largest round is below n²/4 elements per matrix (src/la/trtri.c) */
+        const double kb = rs * (double)kalign((size_t)p->n * (size_t)p->n);
+        b += kb + 8 + rs * n * n / 4;
+        u->K += kb;
+    }
+    u->total += b;
+}
+
+/* Bytes every chunk has whatever its QPs: the reference's patterns; in the shared strategy
+ * its values, row kinds, ρ ladder of K⁻¹ (as shared_setup counts its rungs) and the hidden
+ * reference QP's vectors. */
+static double chunk_base(const gala_qp_solver *s, const gala_qp_problem *r, const qp_scan *sr,
+                         int lin)
+{
+    const double rs = (double)gala_dtype_size(s->dt);
+    const double n = r->n, m = r->m, pz = r->P.p[r->n], az = r->A.p[r->n];
+    double b = 4.0 * (n + 1 + 4 * pz) + 4.0 * (m + n + 2 + 3 * az) + 4096;
+    if (lin == GALA_QP_LINSYS_DENSE_SHARED) {
+        int nr = 1;
+        const double ratio = s->set.rho_ladder_ratio, rho = s->set.rho;
+        if (s->set.adaptive_rho != GALA_QP_ADAPTIVE_RHO_DISABLED) {
+            int kneg = 0, kpos = 0;
+            for (double v = rho / ratio; v >= QP_RHO_MIN * (1 - 1e-12) && kneg < 64; v /= ratio) ++kneg;
+            for (double v = rho * ratio; v <= QP_RHO_MAX * (1 + 1e-12) && kpos < 64; v *= ratio) ++kpos;
+            nr += kneg + kpos;
+        }
+        b += rs * 3 * (pz + az) + 4.0 * m + rs * nr * (double)kalign((size_t)r->n * (size_t)r->n);
+        chunk_use u;
+        memset(&u, 0, sizeof u);
+        qp_use(s, r, sr, lin, &u);
+        b += u.total;
+    }
+    return b;
+}
+
+/* Whether u fits: the limit, the largest allocation, 2^31 entries of the int offsets. */
+static int fits(const chunk_use *u, double limit, double maxa)
+{
+    const double imax = 2147483647.0;
+    return u->total <= limit && u->K <= maxa && u->vals <= maxa && u->nvec <= maxa &&
+           u->mvec <= maxa && u->n <= imax && u->m <= imax && u->v <= imax;
+}
+
+/* The chunks' boundaries (*bounds: nch + 1 QP indices), greedily in batch order: a chunk
+ * takes QPs while they fit (a QP that does not fit alone gets a chunk of its own, and its
+ * setup reports what the device refuses). */
+static gala_status plan_chunks(const gala_qp_solver *s, const gala_qp_problem *pb,
+                               const qp_scan *scan, int ref, int lin, int **bounds, int *nch)
+{
+    const gala_context *ctx = s->ctx;
+    double limit = s->set.device_mem_limit;
+    if (!(limit > 0)) {
+        /* automatic: 80 % of a device's memory less what the context holds; the host
+         * backend's "device memory" is the host's, where parking would gain nothing */
+        const double g = (double)ctx->info.global_mem_bytes;
+        limit = ctx->ops->backend == GALA_BACKEND_HOST || !(g > 0)
+                    ? INFINITY
+                    : 0.8 * g - (double)ctx->stats.bytes_live;
+    }
+    const double maxa = ctx->info.max_alloc_bytes ? (double)ctx->info.max_alloc_bytes : INFINITY;
+    const int maxq = s->set.max_chunk > 0 ? s->set.max_chunk : s->count;
+    const double base = chunk_base(s, &pb[ref], &scan[ref], lin);
+    int *b = gala_malloc(sizeof(int) * ((size_t)s->count + 1));
+    if (!b) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    int n = 0, in_chunk = 0;
+    chunk_use u;
+    memset(&u, 0, sizeof u);
+    u.total = base;
+    b[0] = 0;
+    for (int k = 0; k < s->count; ++k) {
+        chunk_use v = u;
+        if (s->slot[k] >= 0) qp_use(s, &pb[k], &scan[k], lin, &v);
+        else v.total += 4.0 * (QP_NQT + 1);
+        if (in_chunk > 0 && (in_chunk >= maxq || !fits(&v, limit, maxa))) {
+            b[++n] = k;
+            memset(&u, 0, sizeof u);
+            u.total = base;
+            in_chunk = 0;
+            v = u;
+            if (s->slot[k] >= 0) qp_use(s, &pb[k], &scan[k], lin, &v);
+            else v.total += 4.0 * (QP_NQT + 1);
+        }
+        u = v;
+        ++in_chunk;
+    }
+    b[++n] = s->count;
+    *bounds = b;
+    *nch = n;
+    return GALA_OK;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static int chunk_of(const struct qp_chunks *cs, int k)
+{
+    int lo = 0, hi = cs->n - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (cs->c[mid].k0 <= k) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Calls on a chunk's solver tag the buffers they make with it (its parking set). */
+static const void *own(const gala_qp_solver *o, const gala_qp_solver *in)
+{
+    return gala_buffer_owner(o->ctx, in);
+}
+
+static void own_end(const gala_qp_solver *o, const void *was)
+{
+    gala_buffer_owner(o->ctx, was);
+}
+
+/* Chunk c's buffers to host memory (the dense strategy's K⁻¹ dropped). */
+static gala_status chunk_park(gala_qp_solver *o, int c)
+{
+    struct qp_chunks *cs = o->chunks;
+    qp_chunk *ch = &cs->c[c];
+    gala_qp_solver *in = ch->s;
+    gala_buffer *drop = in->ls && in->ls->ops == &gala_qp_linsys_dense ? in->ls->K : NULL;
+    const double t0 = gala_now();
+    gala_status st = gala_buffers_park(o->ctx, in, &drop, drop ? 1 : 0, &ch->host_bytes);
+    const double dt = gala_now() - t0;
+    if (o->in_solve) cs->xfer_solve += dt;
+    else cs->xfer_setup += dt;
+    if (st != GALA_OK) return st;
+    if (drop && drop->parked) in->k_stale = 1;
+    if (cs->on_device == c) cs->on_device = -1;
+    return GALA_OK;
+}
+
+/* Chunk c's buffers back on the device, the one there before parked first. */
+static gala_status chunk_enter(gala_qp_solver *o, int c)
+{
+    struct qp_chunks *cs = o->chunks;
+    gala_qp_solver *in = cs->c[c].s;
+    if (cs->on_device == c || in->nvalid == 0) return GALA_OK; /* nothing of it on the device */
+    if (cs->on_device >= 0) GALA_TRY(chunk_park(o, cs->on_device));
+    const double t0 = gala_now();
+    gala_status st = gala_buffers_unpark(o->ctx, in);
+    const double dt = gala_now() - t0;
+    if (o->in_solve) cs->xfer_solve += dt;
+    else cs->xfer_setup += dt;
+    if (st != GALA_OK) return st;
+    cs->c[c].host_bytes = 0;
+    cs->on_device = c;
+    return GALA_OK;
+}
+
+/* The order calls visit the chunks in: first (the one on the device when the call began: no
+ * transfer), then the others in batch order. */
+static int visit(int first, int i)
+{
+    if (i == 0) return first;
+    return i <= first ? i - 1 : i;
+}
+
+static int first_chunk(const struct qp_chunks *cs) { return cs->on_device >= 0 ? cs->on_device : 0; }
+
+/* A failed call's message, with the chunk named (the first failure of a call wins). */
+static void note_failure(const gala_qp_solver *o, const qp_chunk *ch, int c, const char *fn,
+                         gala_status st, gala_status *first, char *msg, size_t cap)
+{
+    if (*first != GALA_OK) return;
+    *first = st;
+    snprintf(msg, cap, "%s: chunk %d of %d (QPs %d..%d): %s", fn, c, o->chunks->n, ch->k0,
+             ch->k1 - 1, gala_last_error(o->ctx));
+}
+
+static gala_status check_k(const gala_qp_solver *s, int k, const char *fn)
+{
+    if (k < -1 || k >= s->count)
+        return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: k = %d outside -1..%d", fn, k,
+                          s->count - 1);
+    return GALA_OK;
+}
+
+/* The update time of the last update call, as every chunk's info reports it. */
+static void set_update_time(gala_qp_solver *o, double t)
+{
+    o->update_time = t;
+    for (int c = 0; c < o->chunks->n; ++c) o->chunks->c[c].s->update_time = t;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+/* The solver of chunk c from the batch's validation (per QP: info, statuses, sizes, slots,
+ * scan), with the reference QP appended hidden when the chunk comes after it and has valid
+ * QPs; then its setup's other phases (gala_qp_setup_build) with the batch's strategy. */
+static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, const qp_scan *scan,
+                              int same_data, int c, const qp_linsys_ops *ops, int set_linsys)
+{
+    struct qp_chunks *cs = o->chunks;
+    qp_chunk *ch = &cs->c[c];
+    const int k0 = ch->k0, nvis = ch->k1 - ch->k0, ref = cs->ref;
+    const int shared = ops == &gala_qp_linsys_shared;
+    int valid = 0;
+    for (int k = k0; k < ch->k1; ++k) valid += o->slot[k] >= 0;
+    const int ph = valid > 0 && ref < k0;
+    ch->phantom = ph;
+    gala_qp_solver *in = gala_calloc(1, sizeof *in);
+    if (!in) return gala_error(o->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    ch->s = in;
+    in->ctx = o->ctx;
+    in->set = o->set;
+    in->set.progress = NULL;
+    in->set.progress_user = NULL;
+    if (set_linsys) in->set.linsys_solver = ops->id;
+    in->dt = o->dt;
+    in->dualgap = o->dualgap;
+    in->refine = o->refine;
+    in->k_factored = o->k_factored;
+    in->nthreads = o->nthreads;
+    in->prof_mark = gala_now();
+    in->count = nvis + ph;
+    in->nvis = nvis;
+    GALA_TRY(gala_qp_alloc_per_qp(in));
+    size_t xo = 0, yo = 0;
+    for (int i = 0; i < in->count; ++i) {
+        const int k = i < nvis ? k0 + i : ref;
+        in->info[i] = o->info[k];
+        in->host_status[i] = i < nvis ? o->host_status[k] : GALA_QP_INVALID_DATA;
+        in->c0[i] = o->c0[k];
+        in->slot[i] = -1;
+        in->res.cert_offset[i] = SIZE_MAX;
+        in->qp_n[i] = i < nvis ? o->qp_n[k] : 0;
+        in->qp_m[i] = i < nvis ? o->qp_m[k] : 0;
+        in->res.x_offset[i] = xo;
+        in->res.y_offset[i] = yo;
+        xo += (size_t)in->qp_n[i];
+        yo += (size_t)in->qp_m[i];
+    }
+    ch->nx = xo;
+    ch->ny = yo;
+    if (ph) {
+        in->info[nvis].status = GALA_QP_INVALID_DATA;
+        snprintf(in->info[nvis].message, sizeof in->info[nvis].message, "hidden reference QP");
+    }
+    int nsl = 0;
+    if (ph && shared) { /* the shared reference: slot 0, whose scaling every QP takes */
+        in->slot[nvis] = nsl;
+        in->qp_of[nsl++] = nvis;
+        in->hidden_slot = 1;
+    }
+    for (int i = 0; i < nvis; ++i)
+        if (o->slot[k0 + i] >= 0) {
+            in->slot[i] = nsl;
+            in->qp_of[nsl++] = i;
+        }
+    in->nvalid = nsl;
+    qp_scan *sc = gala_malloc(sizeof *sc * (size_t)in->count);
+    gala_qp_problem *tmp = ph ? gala_malloc(sizeof *tmp * (size_t)in->count) : NULL;
+    if (cs->bins && nsl) {
+        in->plan_bins = cs->bins;
+        in->plan_nb = cs->nb;
+        in->plan_class = gala_malloc(sizeof(int) * (size_t)nsl);
+    }
+    if (!sc || (ph && !tmp) || (cs->bins && nsl && !in->plan_class)) {
+        gala_free(sc);
+        gala_free(tmp);
+        return gala_error(o->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    for (int i = 0; i < in->count; ++i) sc[i] = scan[i < nvis ? k0 + i : ref];
+    for (int sl = 0; in->plan_class && sl < nsl; ++sl) {
+        const int i = in->qp_of[sl];
+        in->plan_class[sl] = i < nvis ? cs->bin_of[o->slot[k0 + i]] : 0;
+    }
+    const gala_qp_problem *ipb = pb + k0;
+    if (ph) {
+        memcpy(tmp, pb + k0, sizeof *tmp * (size_t)nvis);
+        tmp[nvis] = pb[ref];
+        ipb = tmp;
+    }
+    const int iref = ref >= k0 && ref < ch->k1 ? ref - k0 : (ph ? nvis : 0);
+    const void *was = own(o, in);
+    gala_status st = gala_qp_setup_build(in, ipb, sc, iref, same_data, ops);
+    own_end(o, was);
+    gala_free(sc);
+    gala_free(tmp);
+    if (st == GALA_OK && in->nvalid) o->chunks->on_device = c;
+    return st;
+}
+
+gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, const qp_scan *scan,
+                                  int ref, int same_data, int *one)
+{
+    *one = 1;
+    if (s->nvalid == 0) return GALA_OK;
+    /* the strategy, as gala_qp_linsys_choose decides it for the whole batch; AUTO's sparse
+     * candidate is decided by the first chunk with valid QPs (a cost estimate over its
+     * patterns) and kept for the others */
+    const qp_linsys_ops *ops = NULL;
+    int maxn = 0, decide = 0;
+    for (int k = 0; k < s->count; ++k)
+        if (s->slot[k] >= 0 && s->qp_n[k] > maxn) maxn = s->qp_n[k];
+    switch (s->set.linsys_solver) {
+    case GALA_QP_LINSYS_DENSE: ops = &gala_qp_linsys_dense; break;
+    case GALA_QP_LINSYS_SPARSE_LDLT: ops = &gala_qp_linsys_sparse; break;
+    case GALA_QP_LINSYS_PCG: ops = &gala_qp_linsys_pcg; break;
+    case GALA_QP_LINSYS_DENSE_SHARED: ops = &gala_qp_linsys_shared; break;
+    default:
+        if (s->nvalid > 1 && same_data) ops = &gala_qp_linsys_shared;
+        else if (maxn >= (int)gala_tuned(s->ctx, s->dt)->qp.sparse_n) {
+            ops = &gala_qp_linsys_sparse;
+            decide = 1;
+        } else {
+            ops = &gala_qp_linsys_dense;
+        }
+    }
+    const int lin = decide ? GALA_QP_LINSYS_DENSE : ops->id; /* the estimate's strategy */
+    int *bounds = NULL, nch = 0;
+    GALA_TRY(plan_chunks(s, pb, scan, ref, lin, &bounds, &nch));
+    if (nch <= 1) {
+        gala_free(bounds);
+        return GALA_OK;
+    }
+    if (ops == &gala_qp_linsys_shared && s->nvalid > 1 && !same_data) {
+        gala_free(bounds);
+        return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: DENSE_SHARED needs the "
+                          "same P, A and row kinds (equality / inequality / free) in every QP");
+    }
+    *one = 0;
+    struct qp_chunks *cs = gala_calloc(1, sizeof *cs);
+    if (cs) cs->c = gala_calloc((size_t)nch, sizeof *cs->c);
+    if (!cs || !cs->c) {
+        gala_free(cs);
+        gala_free(bounds);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    s->chunks = cs;
+    cs->n = nch;
+    cs->on_device = -1;
+    cs->ref = ref;
+    size_t po = 0, ao = 0;
+    for (int c = 0; c < nch; ++c) {
+        qp_chunk *ch = &cs->c[c];
+        ch->k0 = bounds[c];
+        ch->k1 = bounds[c + 1];
+        ch->xo = s->res.x_offset[ch->k0];
+        ch->yo = s->res.y_offset[ch->k0];
+        ch->po = po;
+        ch->ao = ao;
+        for (int k = ch->k0; k < ch->k1; ++k)
+            if (s->slot[k] >= 0) {
+                po += (size_t)pb[k].P.p[pb[k].n];
+                ao += (size_t)pb[k].A.p[pb[k].n];
+            }
+    }
+    gala_free(bounds);
+    cs->ref_chunk = chunk_of(cs, ref);
+    gala_status st = GALA_OK;
+    /* the dense strategy's launch classes of the whole batch (merge_small groups small
+     * classes by the batch's composition) */
+    if (ops == &gala_qp_linsys_dense || decide) {
+        const size_t nv = (size_t)s->nvalid;
+        int *nm = gala_malloc(sizeof(int) * 2 * nv);
+        cs->bin_of = gala_malloc(sizeof(int) * nv);
+        if (!nm || !cs->bin_of)
+            st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        for (size_t sl = 0; st == GALA_OK && sl < nv; ++sl) {
+            nm[sl] = s->qp_n[s->qp_of[sl]];
+            nm[nv + sl] = s->qp_m[s->qp_of[sl]];
+        }
+        if (st == GALA_OK)
+            st = gala_qp_dense_classes(s, nm, nm + nv, (int)nv, &cs->bins, &cs->nb, cs->bin_of);
+        gala_free(nm);
+    }
+    cs->linsys = ops->id;
+    for (int c = 0; st == GALA_OK && c < nch; ++c) {
+        if (cs->on_device >= 0) st = chunk_park(s, cs->on_device);
+        if (st == GALA_OK) st = chunk_make(s, pb, scan, same_data, c, ops, !decide);
+        gala_qp_solver *in = cs->c[c].s;
+        if (st == GALA_OK && decide && in->nvalid) { /* AUTO's sparse candidate, decided */
+            ops = in->ls->ops;
+            cs->linsys = ops->id;
+            decide = 0;
+        }
+    }
+    if (st != GALA_OK) return st;
+    s->prof_mark = gala_now(); /* the chunks' phases are their own profiles' */
+    /* the batch's per-QP arrays live in the chunks now */
+    void *ptrs[] = {s->info, s->host_status, s->slot, s->qp_of, s->qp_n, s->c0,
+                    s->res.x_offset, s->res.cert_offset};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i) gala_free(ptrs[i]);
+    s->info = NULL;
+    s->host_status = s->slot = s->qp_of = s->qp_n = s->qp_m = NULL;
+    s->c0 = NULL;
+    s->res.x_offset = s->res.y_offset = s->res.cert_offset = NULL;
+    return GALA_OK;
+}
+
+void gala_qp_chunked_setup_time(gala_qp_solver *s)
+{
+    for (int c = 0; c < s->chunks->n; ++c) {
+        gala_qp_solver *in = s->chunks->c[c].s;
+        in->setup_time = s->setup_time;
+        for (int k = 0; k < in->count; ++k) in->info[k].setup_time = s->setup_time;
+    }
+}
+
+void gala_qp_chunks_free(gala_qp_solver *s)
+{
+    struct qp_chunks *cs = s->chunks;
+    if (!cs) return;
+    for (int c = 0; c < cs->n; ++c) gala_qp_destroy(cs->c[c].s);
+    gala_free(cs->c);
+    gala_free(cs->bins);
+    gala_free(cs->bin_of);
+    gala_free(cs);
+    s->chunks = NULL;
+}
+
+int gala_qp_chunked_linsys(const gala_qp_solver *s) { return s->chunks->linsys; }
+int gala_qp_chunked_count(const gala_qp_solver *s) { return s->chunks->n; }
+
+/* ------------------------------------------------------------------ solve */
+
+/* The caller's progress callback, told the batch's counts: QPs of the chunks solved before,
+ * those this chunk finished (its hidden QP excluded), the iteration of this chunk. A stop
+ * asked for in one chunk stops the later ones at their first check. */
+static int chunk_progress(void *user, int done, int total, int iteration)
+{
+    (void)total;
+    gala_qp_solver *o = user;
+    struct qp_chunks *cs = o->chunks;
+    if (cs->stop) return 1;
+    const int d = cs->done_before + done - cs->c[cs->cur].phantom;
+    if (o->set.progress(o->set.progress_user, d, o->count, iteration)) cs->stop = 1;
+    return cs->stop;
+}
+
+/* Chunk c's QPs after a failed solve of it: UNSOLVED, no solution (rejected and non-convex
+ * ones keep their status). */
+static void chunk_failed(qp_chunk *ch)
+{
+    gala_qp_solver *in = ch->s;
+    ch->failed = 1;
+    for (int i = 0; i < in->nvis; ++i) {
+        gala_qp_info *f = &in->info[i];
+        if (in->slot[i] < 0 || in->host_status[i] || f->status == GALA_QP_NON_CVX) continue;
+        f->status = GALA_QP_UNSOLVED;
+        f->iter = f->rho_updates = 0;
+        f->status_polish = 0;
+        f->obj_val = f->dual_obj_val = f->prim_res = f->dual_res = f->duality_gap = NAN;
+    }
+}
+
+gala_status gala_qp_chunked_solve(gala_qp_solver *o)
+{
+    static const char fn[] = "gala_qp_solve";
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    const double t0 = gala_now();
+    const gala_qp_settings *set = &o->set;
+    const int timed = set->time_limit > 0 && set->time_limit < 1e9;
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    o->solved = 0;
+    o->in_solve = 1;
+    cs->xfer_solve = 0;
+    cs->stop = 0;
+    cs->done_before = 0;
+    for (int i = 0; i < cs->n; ++i) {
+        const int c = visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        gala_qp_solver *in = ch->s;
+        /* the settings the caller may change between solves, and this call's limits */
+        in->set.progress = set->progress ? chunk_progress : NULL;
+        in->set.progress_user = o;
+        in->set.time_limit = set->time_limit;
+        if (timed) {
+            const double left = set->time_limit - (gala_now() - t0);
+            in->set.time_limit = left > 1e-9 ? left : 1e-9;
+        }
+        cs->cur = c;
+        gala_status st = chunk_enter(o, c);
+        const double tc = gala_now() - t0; /* the chunk's times count from the call */
+        if (st == GALA_OK) {
+            const void *was = own(o, in);
+            st = gala_qp_solve(in);
+            own_end(o, was);
+        }
+        for (int q = 0; st == GALA_OK && q < in->nvis; ++q)
+            if (in->slot[q] >= 0) in->info[q].solve_time += tc;
+        in->set.progress = NULL;
+        in->set.progress_user = NULL;
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            chunk_failed(ch);
+        } else {
+            ch->failed = 0;
+        }
+        cs->done_before += ch->k1 - ch->k0;
+    }
+    o->in_solve = 0;
+    o->solved = 1; /* the other chunks' results stand */
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
+
+/* ------------------------------------------------------------------ results */
+
+gala_status gala_qp_chunked_get_info(const gala_qp_solver *o, int k, gala_qp_info *info)
+{
+    static const char fn[] = "gala_qp_get_info";
+    if (!info) return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: info is NULL", fn);
+    if (k < 0 || k >= o->count)
+        return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: k = %d outside 0..%d", fn, k,
+                          o->count - 1);
+    const qp_chunk *ch = &o->chunks->c[chunk_of(o->chunks, k)];
+    return gala_qp_get_info(ch->s, k - ch->k0, info);
+}
+
+gala_status gala_qp_chunked_get_infos(const gala_qp_solver *o, int k0, int count,
+                                      gala_qp_info *infos)
+{
+    static const char fn[] = "gala_qp_get_infos";
+    if (!infos && count > 0) return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: infos is NULL", fn);
+    if (k0 < 0 || count < 0 || k0 > o->count - count)
+        return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: QPs %d..%d outside 0..%d", fn, k0,
+                          k0 + count - 1, o->count - 1);
+    for (int k = k0; k < k0 + count;) {
+        const qp_chunk *ch = &o->chunks->c[chunk_of(o->chunks, k)];
+        const int n = (ch->k1 < k0 + count ? ch->k1 : k0 + count) - k;
+        GALA_TRY(gala_qp_get_infos(ch->s, k - ch->k0, n, infos + (k - k0)));
+        k += n;
+    }
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_get_solution(const gala_qp_solver *o, int k, const double **x,
+                                         const double **y, const double **pcert,
+                                         const double **dcert)
+{
+    static const char fn[] = "gala_qp_get_solution";
+    if (k < 0 || k >= o->count)
+        return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: k = %d outside 0..%d", fn, k,
+                          o->count - 1);
+    if (!o->solved) return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
+    const qp_chunk *ch = &o->chunks->c[chunk_of(o->chunks, k)];
+    if (ch->failed) { /* its QPs were not solved: no solution, no certificate */
+        const double *nan = ch->s->res.nan_vec;
+        if (x) *x = nan;
+        if (y) *y = nan;
+        if (pcert) *pcert = nan;
+        if (dcert) *dcert = nan;
+        return GALA_OK;
+    }
+    return gala_qp_get_solution(ch->s, k - ch->k0, x, y, pcert, dcert);
+}
+
+gala_status gala_qp_chunked_get_solutions(const gala_qp_solver *o, double *x, double *y)
+{
+    static const char fn[] = "gala_qp_get_solutions";
+    if (!o->solved) return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
+    for (int c = 0; c < o->chunks->n; ++c) {
+        const qp_chunk *ch = &o->chunks->c[c];
+        double *cx = x ? x + ch->xo : NULL, *cy = y ? y + ch->yo : NULL;
+        if (ch->failed) {
+            for (size_t i = 0; cx && i < ch->nx; ++i) cx[i] = NAN;
+            for (size_t i = 0; cy && i < ch->ny; ++i) cy[i] = NAN;
+            continue;
+        }
+        GALA_TRY(gala_qp_get_solutions(ch->s, cx, cy));
+    }
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_get_profile(const gala_qp_solver *o, gala_qp_profile *p)
+{
+    const struct qp_chunks *cs = o->chunks;
+    *p = o->prof; /* validation, on the batch */
+    for (int c = 0; c < cs->n; ++c) {
+        const gala_qp_profile *q = &cs->c[c].s->prof;
+        for (int i = 0; i < GALA_QP_NPHASES; ++i) {
+            p->seconds[i] += q->seconds[i];
+            p->calls[i] += q->calls[i];
+        }
+    }
+    if (o->set.profile) { /* parking and unparking: with the uploads, with the solve's rest */
+        p->seconds[GALA_QP_PHASE_UPLOAD] += cs->xfer_setup;
+        p->seconds[GALA_QP_PHASE_SOLVE_OTHER] += cs->xfer_solve;
+    }
+    p->enabled = o->set.profile != 0;
+    return GALA_OK;
+}
+
+/* ------------------------------------------------------------------ updates */
+
+gala_status gala_qp_chunked_update_vectors(gala_qp_solver *o, int k, const double *q,
+                                           const double *l, const double *u)
+{
+    static const char fn[] = "gala_qp_update_vectors";
+    GALA_TRY(check_k(o, k, fn));
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    const double t0 = gala_now();
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    const int one = k >= 0 ? chunk_of(cs, k) : -1;
+    for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
+        const int c = k >= 0 ? one : visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        gala_qp_solver *in = ch->s;
+        const int kk = k >= 0 ? k - ch->k0 : -1;
+        gala_status st = GALA_OK;
+        /* the device's copies change where a valid QP gets a vector */
+        if ((q || l || u) && in->nvalid && (kk < 0 || in->slot[kk] >= 0)) st = chunk_enter(o, c);
+        if (st == GALA_OK) {
+            const void *was = own(o, in);
+            st = kk >= 0 ? gala_qp_update_vectors(in, kk, q, l, u)
+                         : gala_qp_update_vectors(in, -1, q ? q + ch->xo : NULL,
+                                                  l ? l + ch->yo : NULL, u ? u + ch->yo : NULL);
+            own_end(o, was);
+        }
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            break;
+        }
+    }
+    set_update_time(o, gala_now() - t0);
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
+
+/* The hidden reference QP of chunk c takes the reference's current host copies of q, l, u,
+ * as the unchunked batch's slot 0 has them when a matrix update scales it again. */
+static gala_status phantom_sync(gala_qp_solver *o, int c)
+{
+    struct qp_chunks *cs = o->chunks;
+    const qp_chunk *rc = &cs->c[cs->ref_chunk];
+    gala_qp_solver *r = rc->s, *in = cs->c[c].s;
+    GALA_TRY(gala_qp_dio_host(r, QP_DIO_VECTORS));
+    GALA_TRY(gala_qp_dio_host(in, QP_DIO_VECTORS));
+    const int rsl = r->slot[cs->ref - rc->k0];
+    const int *rm = r->meta + (size_t)rsl * QP_NMETA, *pm = in->meta; /* the hidden QP: slot 0 */
+    const size_t n = (size_t)rm[QP_M_N], m = (size_t)rm[QP_M_M];
+    memcpy(in->host.q + pm[QP_M_XO], r->host.q + rm[QP_M_XO], sizeof(double) * n);
+    memcpy(in->host.l + pm[QP_M_ZO], r->host.l + rm[QP_M_ZO], sizeof(double) * m);
+    memcpy(in->host.u + pm[QP_M_ZO], r->host.u + rm[QP_M_ZO], sizeof(double) * m);
+    gala_qp_dio_host_changed(in);
+    return GALA_OK;
+}
+
+/* The checks of gala_qp_update_matrices over the whole batch, before any chunk changes:
+ * finite values, and in the shared strategy the same values in every QP. */
+static gala_status check_matrices(gala_qp_solver *o, int k, const double *Px, const double *Ax)
+{
+    static const char fn[] = "gala_qp_update_matrices";
+    struct qp_chunks *cs = o->chunks;
+    const int shared = cs->linsys == GALA_QP_LINSYS_DENSE_SHARED;
+    if (shared && k != -1)
+        return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: the shared strategy updates every QP "
+                          "at once (k = -1)", fn);
+    size_t po = 0, ao = 0;
+    const double *P0 = NULL, *A0 = NULL;
+    int seen = 0;
+    const int c0 = k >= 0 ? chunk_of(cs, k) : 0, c1 = k >= 0 ? c0 + 1 : cs->n;
+    for (int c = c0; c < c1; ++c) {
+        const qp_chunk *ch = &cs->c[c];
+        const gala_qp_solver *in = ch->s;
+        const int i0 = k >= 0 ? k - ch->k0 : 0, i1 = k >= 0 ? i0 + 1 : in->nvis;
+        for (int i = i0; i < i1; ++i) {
+            const int sl = in->slot[i];
+            if (sl < 0) continue;
+            const int *mt = in->meta + (size_t)sl * QP_NMETA;
+            const int pn = mt[QP_M_PNZ], an = mt[QP_M_ANZ], kk = ch->k0 + i;
+            for (int e = 0; Px && e < pn; ++e)
+                if (!isfinite(Px[po + (size_t)e]))
+                    return gala_error(o->ctx, GALA_ERR_NOT_FINITE, "%s: QP %d: P value %d is %g",
+                                      fn, kk, e, Px[po + (size_t)e]);
+            for (int e = 0; Ax && e < an; ++e)
+                if (!isfinite(Ax[ao + (size_t)e]))
+                    return gala_error(o->ctx, GALA_ERR_NOT_FINITE, "%s: QP %d: A value %d is %g",
+                                      fn, kk, e, Ax[ao + (size_t)e]);
+            if (shared) {
+                if (!seen) {
+                    P0 = Px ? Px + po : NULL;
+                    A0 = Ax ? Ax + ao : NULL;
+                    seen = 1;
+                } else if ((Px && memcmp(Px + po, P0, sizeof(double) * (size_t)pn)) ||
+                           (Ax && memcmp(Ax + ao, A0, sizeof(double) * (size_t)an))) {
+                    return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: the shared strategy "
+                                      "needs the same values in every QP (QP %d differs)", fn, kk);
+                }
+            }
+            po += (size_t)pn;
+            ao += (size_t)an;
+        }
+    }
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_update_matrices(gala_qp_solver *o, int k, const double *Px,
+                                            const double *Ax)
+{
+    static const char fn[] = "gala_qp_update_matrices";
+    GALA_TRY(check_k(o, k, fn));
+    GALA_TRY(check_matrices(o, k, Px, Ax));
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    const int shared = cs->linsys == GALA_QP_LINSYS_DENSE_SHARED;
+    const double t0 = gala_now();
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    const int one = k >= 0 ? chunk_of(cs, k) : -1;
+    for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
+        const int c = k >= 0 ? one : visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        gala_qp_solver *in = ch->s;
+        const int kk = k >= 0 ? k - ch->k0 : -1;
+        if (!in->nvalid || (kk >= 0 && in->slot[kk] < 0)) continue; /* nothing on the device */
+        gala_status st = GALA_OK;
+        if (shared && ch->phantom && (Px || Ax)) st = phantom_sync(o, c);
+        if (st == GALA_OK && (Px || Ax)) st = chunk_enter(o, c);
+        if (st == GALA_OK) {
+            const void *was = own(o, in);
+            st = kk >= 0 ? gala_qp_update_matrices(in, kk, Px, Ax)
+                         : gala_qp_update_matrices(in, -1, Px ? Px + ch->po : NULL,
+                                                   Ax ? Ax + ch->ao : NULL);
+            own_end(o, was);
+        }
+        if (st == GALA_OK && (Px || Ax)) in->k_stale = 0; /* factored with the new values */
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            break;
+        }
+    }
+    set_update_time(o, gala_now() - t0);
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_update_rho(gala_qp_solver *o, int k, double rho)
+{
+    static const char fn[] = "gala_qp_update_rho";
+    GALA_TRY(check_k(o, k, fn));
+    if (!(rho > 0) || !isfinite(rho))
+        return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: rho = %g must be positive and finite",
+                          fn, rho);
+    struct qp_chunks *cs = o->chunks;
+    /* ρ and the refactor flags live in small buffers: a parked chunk's host copies take
+     * them (src/core/buffer.c), no chunk moves */
+    const int c0 = k >= 0 ? chunk_of(cs, k) : 0, c1 = k >= 0 ? c0 + 1 : cs->n;
+    for (int c = c0; c < c1; ++c) {
+        qp_chunk *ch = &cs->c[c];
+        gala_status st = gala_qp_update_rho(ch->s, k >= 0 ? k - ch->k0 : -1, rho);
+        if (st != GALA_OK) {
+            char msg[512];
+            gala_status first = GALA_OK;
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            return gala_error(o->ctx, first, "%s", msg);
+        }
+    }
+    if (k < 0) o->set.rho = cs->c[0].s->set.rho;
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_update_settings(gala_qp_solver *o, const gala_qp_settings *n)
+{
+    static const char fn[] = "gala_qp_update_settings";
+    gala_context *ctx = o->ctx;
+    if (!n) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: settings is NULL", fn);
+    GALA_TRY(gala_qp_settings_validate(ctx, fn, n));
+    GALA_TRY(gala_qp_settings_fixed_kept(ctx, fn, &o->set, n));
+    struct qp_chunks *cs = o->chunks;
+    for (int c = 0; c < cs->n; ++c)
+        if (n->polishing && cs->c[c].s->nvalid && !cs->c[c].s->host.vals)
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: polishing can be turned on only in a "
+                              "solver set up with it (the host copies of P and A it needs are "
+                              "kept only then)", fn);
+    o->set = *n;
+    o->dualgap = gala_qp_dualgap_of(n);
+    for (int c = 0; c < cs->n; ++c) {
+        gala_qp_solver *in = cs->c[c].s;
+        gala_qp_settings ns = *n;
+        ns.linsys_solver = in->set.linsys_solver; /* the strategy the batch was given */
+        ns.progress = NULL;
+        ns.progress_user = NULL;
+        in->set = ns;
+        in->dualgap = o->dualgap;
+    }
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_warm_start(gala_qp_solver *o, int k, const double *x, const double *y)
+{
+    static const char fn[] = "gala_qp_warm_start";
+    GALA_TRY(check_k(o, k, fn));
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    o->set.warm_starting = 1;
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    const int one = k >= 0 ? chunk_of(cs, k) : -1;
+    for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
+        const int c = k >= 0 ? one : visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        gala_qp_solver *in = ch->s;
+        const int kk = k >= 0 ? k - ch->k0 : -1;
+        gala_status st = GALA_OK;
+        if ((x || y) && in->nvalid && (kk < 0 || in->slot[kk] >= 0)) st = chunk_enter(o, c);
+        if (st == GALA_OK) {
+            const void *was = own(o, in);
+            st = kk >= 0 ? gala_qp_warm_start(in, kk, x, y)
+                         : gala_qp_warm_start(in, -1, x ? x + ch->xo : NULL, y ? y + ch->yo : NULL);
+            own_end(o, was);
+        }
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            break;
+        }
+    }
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_cold_start(gala_qp_solver *o)
+{
+    static const char fn[] = "gala_qp_cold_start";
+    struct qp_chunks *cs = o->chunks;
+    for (int c = 0; c < cs->n; ++c) { /* fills: a parked chunk's host copies take them */
+        gala_status st = gala_qp_cold_start(cs->c[c].s);
+        if (st != GALA_OK) {
+            char msg[512];
+            gala_status first = GALA_OK;
+            note_failure(o, &cs->c[c], c, fn, st, &first, msg, sizeof msg);
+            return gala_error(o->ctx, first, "%s", msg);
+        }
+    }
+    return GALA_OK;
+}
+
+/* ------------------------------------------------------------------ device vectors */
+
+static void batch_totals(const gala_qp_solver *o, size_t *hn, size_t *hm)
+{
+    const qp_chunk *last = &o->chunks->c[o->chunks->n - 1];
+    *hn = last->xo + last->nx;
+    *hm = last->yo + last->ny;
+}
+
+gala_status gala_qp_chunked_update_vectors_device(gala_qp_solver *o, const gala_buffer *q,
+                                                  size_t q_off, const gala_buffer *l,
+                                                  size_t l_off, const gala_buffer *u,
+                                                  size_t u_off)
+{
+    static const char fn[] = "gala_qp_update_vectors_device";
+    size_t hn, hm;
+    batch_totals(o, &hn, &hm);
+    GALA_TRY(gala_qp_check_vec(o, fn, "q", q, q_off, hn));
+    GALA_TRY(gala_qp_check_vec(o, fn, "l", l, l_off, hm));
+    GALA_TRY(gala_qp_check_vec(o, fn, "u", u, u_off, hm));
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    const double t0 = gala_now();
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    for (int i = 0; i < cs->n; ++i) {
+        const int c = visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        gala_qp_solver *in = ch->s;
+        gala_status st = chunk_enter(o, c);
+        if (st == GALA_OK) {
+            const void *was = own(o, in);
+            st = gala_qp_update_vectors_device(in, q, q_off + ch->xo, l, l_off + ch->yo, u,
+                                               u_off + ch->yo);
+            own_end(o, was);
+        }
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            break;
+        }
+    }
+    set_update_time(o, gala_now() - t0);
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_get_solution_device(const gala_qp_solver *co, gala_buffer *x,
+                                                size_t x_off, gala_buffer *y, size_t y_off)
+{
+    static const char fn[] = "gala_qp_get_solution_device";
+    gala_qp_solver *o = (gala_qp_solver *)co; /* chunks move */
+    if (!o->solved) return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
+    size_t hn, hm;
+    batch_totals(o, &hn, &hm);
+    GALA_TRY(gala_qp_check_vec(o, fn, "x", x, x_off, hn));
+    GALA_TRY(gala_qp_check_vec(o, fn, "y", y, y_off, hm));
+    if (x && y && gala_ranges_overlap(x, x_off, hn, y, y_off, hm))
+        return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: the ranges of x and y overlap", fn);
+    if (!x && !y) return GALA_OK;
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    for (int i = 0; i < cs->n; ++i) {
+        const int c = visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        gala_qp_solver *in = ch->s;
+        gala_status st = GALA_OK;
+        if (ch->failed) {
+            if (x && ch->nx) st = gala_buffer_fill(x, x_off + ch->xo, ch->nx, NAN);
+            if (st == GALA_OK && y && ch->ny) st = gala_buffer_fill(y, y_off + ch->yo, ch->ny, NAN);
+        } else {
+            st = chunk_enter(o, c);
+            if (st == GALA_OK) {
+                const void *was = own(o, in);
+                st = gala_qp_get_solution_device(in, x, x_off + ch->xo, y, y_off + ch->yo);
+                own_end(o, was);
+            }
+        }
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            break;
+        }
+    }
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
+
+gala_status gala_qp_chunked_warm_start_device(gala_qp_solver *o, const gala_buffer *x,
+                                              size_t x_off, const gala_buffer *y, size_t y_off)
+{
+    static const char fn[] = "gala_qp_warm_start_device";
+    size_t hn, hm;
+    batch_totals(o, &hn, &hm);
+    GALA_TRY(gala_qp_check_vec(o, fn, "x", x, x_off, hn));
+    GALA_TRY(gala_qp_check_vec(o, fn, "y", y, y_off, hm));
+    o->set.warm_starting = 1;
+    if (!x && !y) return GALA_OK;
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    for (int i = 0; i < cs->n; ++i) {
+        const int c = visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        gala_qp_solver *in = ch->s;
+        gala_status st = chunk_enter(o, c);
+        if (st == GALA_OK) {
+            const void *was = own(o, in);
+            st = gala_qp_warm_start_device(in, x, x_off + ch->xo, y, y_off + ch->yo);
+            own_end(o, was);
+        }
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            break;
+        }
+    }
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
