@@ -23,8 +23,8 @@ static long loop_probe(gala_context *ctx)
     if (s == GALA_OK) s = gala_buffer_read(out, 0, 4, res);
     gala_buffer_free(out);
     if (s != GALA_OK) {
-        gala_error_clear(ctx); /* no answer: as without a limit, as before the probe */
-        return 0;
+        gala_error_clear(ctx); /* no answer now (e.g. no memory): asked again next time */
+        return -1;
     }
     return res[0] > 0 && res[0] < LOOP_PROBE_N ? res[0] : 0;
 }
@@ -38,7 +38,8 @@ long gala_loop_limit(gala_context *ctx)
     if (ctx->ops->backend != GALA_BACKEND_OPENCL) return ctx->loop_limit = 0;
     if (ctx->dry) return 0; /* measured by the real call */
     gala_fault_pause(1);    /* the probe is not one of the call's steps */
-    ctx->loop_limit = loop_probe(ctx);
+    const long found = loop_probe(ctx);
     gala_fault_pause(-1);
-    return ctx->loop_limit;
+    if (found < 0) return 0; /* as without a limit, this once */
+    return ctx->loop_limit = found;
 }
