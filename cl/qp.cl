@@ -885,7 +885,7 @@ KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int
 /* is factored by gala_sparse_ldlt (one symbolic analysis per pair of P and A patterns);    */
 /* one ADMM iteration is qp_kkt_rhs, one batched sparse solve, and qp_kkt_update, the same  */
 /* iteration as qp_admm with K⁻¹r replaced by the solve:                                    */
-/*     [x̃; ν] = KKT⁻¹ [σx − q; z − y/ρ],  x ← αx̃ + (1 − α)x,  z̃ = Ax̃,                     */
+/*     [x̃; ν] = KKT⁻¹ [σx − q; z − y/ρ],  x ← αx̃ + (1 − α)x,  z̃ = z + (ν − y)/ρ (= Ax̃),    */
 /*     ẑ = αz̃ + (1 − α)z,  z ← Π(ẑ + y/ρ),  y ← y + ρ(ẑ − z).                               */
 /* kq per slot (NKQ ints): its matrix in the factor object, the offset of its group's value */
 /* map, the KKT entries. Map entry 8·k + type: 0 P's CSR value k, 1 the same + σ (diagonal),*/
@@ -897,6 +897,12 @@ KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int
 #define KQ_MAP 1
 #define KQ_NNZ 2
 #define NKQ 3
+/* qp_kkt_update's flags (QP_KKT_* of src/qp/qp_layout.h) */
+#define KKT_CORR 1
+#define KKT_NU 2
+/* 1/ρ of a row from the kernel's rv0 (free), rv1 (inequality), rv2 (equality), as OSQP's
+ * rho_inv_vec: products instead of per-row divisions */
+#define QP_RINV(c) ((c) == 0 ? rv0 : ((c) == 2 ? rv2 : rv1))
 
 /* qp_kkt_rhs / _update / _resid: the listed QP of this work-group, if it still runs (else the
  * work-group returns: these kernels have no barrier), and its KKT column q0 = q·kbm. */
@@ -956,8 +962,10 @@ KERNEL void qp_kkt_rhs(GLOBAL const int *meta, GLOBAL const int *list, const int
         r[j * kbe] = sigma * x[j] - q[j];
         if (last) xp[j] = x[j];
     }
+    const REAL rv0 = (REAL)1 / qp_rho_row(0, rho), rv1 = (REAL)1 / rho;
+    const REAL rv2 = (REAL)1 / qp_rho_row(2, rho);
     for (int i = lid; i < m; i += WG) {
-        r[(n + i) * kbe] = z[i] - y[i] / qp_rho_row(ct[i], rho);
+        r[(n + i) * kbe] = z[i] - QP_RINV(ct[i]) * y[i];
         if (last) yp[i] = y[i];
     }
 }
@@ -978,16 +986,23 @@ KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const 
     GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
     GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
     GLOBAL const REAL *xt = kx + q0, *xc = kc + q0;
-    /* x̃ = the solve (+ its correction, refinement) */
-#define QP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
+    const int fix = corr & KKT_CORR, nu = corr & KKT_NU;
+    const REAL rv0 = (REAL)1 / qp_rho_row(0, rho), rv1 = (REAL)1 / rho;
+    const REAL rv2 = (REAL)1 / qp_rho_row(2, rho);
+    /* x̃ (and ν) = the solve (+ its correction, refinement) */
+#define QP_XT(e) (fix ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
     for (int j = lid; j < n; j += WG) x[j] = alpha * QP_XT(j) + ((REAL)1 - alpha) * x[j];
     for (int i = lid; i < m; i += WG) {
-        REAL zt = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * QP_XT(Ac[k]);
-        const REAL ri = qp_rho_row(ct[i], rho);
+        const REAL ri = qp_rho_row(ct[i], rho), rv = QP_RINV(ct[i]);
         const REAL zold = z[i], yold = y[i];
+        REAL zt = 0;
+        if (nu) { /* OSQP's z̃ = (z − y/ρ) + ν/ρ: the KKT solve's second block */
+            zt = (zold - rv * yold) + rv * QP_XT(n + i);
+        } else {
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * QP_XT(Ac[k]);
+        }
         const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
-        REAL zn = zh + yold / ri;
+        REAL zn = zh + rv * yold;
         zn = zn < l[i] ? l[i] : zn;
         zn = zn > u[i] ? u[i] : zn;
         y[i] = yold + ri * (zh - zn);

@@ -7,9 +7,10 @@
  * is factored by gala_sparse_ldlt (src/la): one symbolic analysis (AMD) per distinct pair of
  * P and A patterns, all QPs factored by one launch (groups), refactored in place when ρ
  * changes. One ADMM iteration is three launches for the whole batch: qp_kkt_rhs, the batched
- * sparse solve, qp_kkt_update (cl/qp.cl), five with the refinement step of float
- * (qp_kkt_resid and a second solve); the termination check is the dense strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs whose dense K would be large,
- * and for one sparse QP on the host backend. */
+ * sparse solve, qp_kkt_update (cl/qp.cl; z̃ from the solve's second block ν, as OSQP), five
+ * with the refinement step of float (qp_kkt_resid and a second solve); the termination check
+ * is the dense strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs
+ * whose dense K would be large, and for one sparse QP on the host backend. */
 #include <stdlib.h>
 
 #include "qp_internal.h"
@@ -390,11 +391,13 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
                                  ga_long((long long)tot), ga_real(s->set.sigma)));
             GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, p->b_kb, 0, 1, 0, tot));
         }
+        /* z̃ from the solve's ν (QP_KKT_NU): no product with A per iteration */
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
                              ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
                              ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(p->refine),
+                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb),
+                             ga_int(QP_KKT_NU | (p->refine ? QP_KKT_CORR : 0)),
                              ga_long(1), ga_long((long long)tot), ga_real(s->set.alpha),
                              ga_int(last ? iters : 0)));
     }

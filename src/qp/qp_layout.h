@@ -102,6 +102,12 @@
 #define QP_CG_TOL_MIN 1e-7
 #define QP_KALIGN 32
 
+/* qp_kkt_update's flags (its corr argument): add the refinement's correction kc to the
+ * solution kx; the solution holds ν in entries n .. n + m − 1 (the sparse KKT solve, whose
+ * z̃ is then OSQP's (z − y/ρ) + ν/ρ; PCG gives x̃ only: z̃ = Ax̃) */
+#define QP_KKT_CORR 1
+#define QP_KKT_NU 2
+
 #define QP_RHO_MIN 1e-6
 #define QP_RHO_MAX 1e6
 #define QP_RHO_EQ 1e3

@@ -110,6 +110,12 @@ static REAL SUF(rho_row)(int ct, REAL rho)
 {
     return ct == 0 ? (REAL)QP_RHO_MIN : (ct == 2 ? (REAL)QP_RHO_EQ * rho : rho);
 }
+/* 1/ρ of the three row kinds (free, inequality, equality: HQP_RK), as OSQP's rho_inv_vec:
+ * the per-row divisions become products */
+static void SUF(rho_inv3)(REAL rho, REAL *rinv)
+{
+    for (int k = 0; k < 3; ++k) rinv[k] = (REAL)1 / SUF(rho_row)(k, rho);
+}
 static REAL SUF(polar)(REAL v, REAL l, REAL u)
 {
     if (u > (REAL)QP_INFV) return l < -(REAL)QP_INFV ? (REAL)0 : (v < 0 ? v : (REAL)0);
@@ -746,6 +752,7 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
 /* The sparse strategy's kernels (cl/qp.cl: qp_kkt_values, qp_kkt_rhs, qp_kkt_update). */
 #ifndef HQP_NKQ
 #define HQP_NKQ 3 /* kq per slot: matrix index, value-map offset, KKT entries */
+#define HQP_RK(ct) ((ct) == 0 ? 0 : (ct) == 2 ? 2 : 1) /* row kind → rho_inv3's index */
 /* qp_kkt_rhs / _update / _resid: listed QP g (an item: returns unless it runs); its KKT
  * column q0 */
 #define HQP_KKT_QP                                                                          \
@@ -822,8 +829,10 @@ static void SUF(qp_kkt_rhs_item)(const gala_host_launch *L, const void *arg, lon
     REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
     REAL *yp = vm + QP_V_YPREV * mtot + zo;
     REAL *r = kb + q0;
+    REAL rinv[3];
+    SUF(rho_inv3)(rho, rinv);
     for (int j = 0; j < n; ++j) r[j * kbe] = sigma * x[j] - q[j];
-    for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - y[i] / SUF(rho_row)(ct[i], rho);
+    for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - rinv[HQP_RK(ct[i])] * y[i];
     if (last) {
         memcpy(xp, x, sizeof(REAL) * (size_t)n);
         memcpy(yp, y, sizeof(REAL) * (size_t)m);
@@ -853,7 +862,7 @@ static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, 
     const ptrdiff_t ntot = HLONG(9), mtot = HLONG(11);
     const int *ctype = HBUF(int, 12);
     const REAL *info = HBUF(REAL, 13), *kx = HBUF(REAL, 14), *kc = HBUF(REAL, 15);
-    const int corr = HINT(16);
+    const int corr = HINT(16) & QP_KKT_CORR, nu = HINT(16) & QP_KKT_NU;
     const ptrdiff_t kbm = HLONG(17), kbe = HLONG(18);
     const REAL alpha = HREAL(19);
     const int iters = HINT(20);
@@ -867,14 +876,21 @@ static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, 
     const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     const REAL *xt = kx + q0, *xc = kc + q0;
 #define HQP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
+    REAL rinv[3];
+    SUF(rho_inv3)(rho, rinv);
     for (int j = 0; j < n; ++j) x[j] = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
     for (int i = 0; i < m; ++i) {
+        const int rk = HQP_RK(ct[i]);
+        const REAL ri = SUF(rho_row)(ct[i], rho), rv = rinv[rk];
         REAL zt = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
+        if (nu) { /* OSQP's z̃ = (z − y/ρ) + ν/ρ: the KKT solve's second block */
+            zt = (z[i] - rv * y[i]) + rv * HQP_XT(n + i);
+        } else {
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
+        }
 #undef HQP_XT
-        const REAL ri = SUF(rho_row)(ct[i], rho);
         const REAL zh = alpha * zt + ((REAL)1 - alpha) * z[i];
-        REAL zn = zh + y[i] / ri;
+        REAL zn = zh + rv * y[i];
         zn = zn < l[i] ? l[i] : zn;
         zn = zn > u[i] ? u[i] : zn;
         y[i] += ri * (zh - zn);
