@@ -31,10 +31,17 @@ typedef struct {
 } hs_item;
 
 /* The runs of every group's batch (× nrhs right-hand sides), about `per` matrices each (at
- * most HS_CHUNK), in *items (allocated here; NULL when there are none or no memory: *count
- * -1). *work: the launch's multiply-adds, roughly. */
+ * most HS_CHUNK): in buf when they fit its HS_LOCAL entries (one matrix: no allocation per
+ * solve), else allocated here (free with hs_free); NULL when there are none or no memory
+ * (*count -1). *work: the launch's multiply-adds, roughly. */
+#define HS_LOCAL 8
+static void hs_free(hs_item *it, const hs_item *buf)
+{
+    if (it != buf) gala_free(it);
+}
+
 static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, int *count,
-                         double *work)
+                         double *work, hs_item *buf)
 {
     const int ngroups = HINT(0);
     const int *gd = HBUF(int, 1);
@@ -55,7 +62,7 @@ static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, 
     if (per < 1) per = 1;
     long n = 0;
     for (int g = 0; g < ngroups; ++g) n += (gd[g * SLDLT_GDESC + G_BATCH] + per - 1) / per;
-    hs_item *it = gala_malloc(sizeof *it * (size_t)(n * nrhs));
+    hs_item *it = n * nrhs <= HS_LOCAL ? buf : gala_malloc(sizeof *it * (size_t)(n * nrhs));
     if (!it) {
         *count = -1;
         return NULL;
@@ -183,12 +190,13 @@ static gala_status SUF(sldlt_factor)(const gala_host_launch *L)
 {
     int count;
     double work;
-    hs_item *it = hs_items(L, 1, 4, &count, &work);
+    hs_item buf[HS_LOCAL];
+    hs_item *it = hs_items(L, 1, 4, &count, &work, buf);
     if (count < 0)
         return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_factor: no host memory");
     const gala_status s = gala_host_items(L, "sldlt_factor", count, work, SUF(factor_run), it,
                                           0, NULL);
-    gala_free(it);
+    hs_free(it, buf);
     return s;
 }
 
@@ -271,12 +279,13 @@ static gala_status SUF(sldlt_factor_cols)(const gala_host_launch *L)
 {
     int count;
     double work;
-    hs_item *it = hs_items(L, 1, 4, &count, &work);
+    hs_item buf[HS_LOCAL];
+    hs_item *it = hs_items(L, 1, 4, &count, &work, buf);
     if (count < 0)
         return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_factor_cols: no host memory");
     const gala_status s = gala_host_items(L, "sldlt_factor_cols", count, work,
                                           SUF(factor_cols_run), it, 0, NULL);
-    gala_free(it);
+    hs_free(it, buf);
     return s;
 }
 
@@ -351,11 +360,12 @@ static gala_status SUF(sldlt_solve)(const gala_host_launch *L)
 {
     int count;
     double work;
-    hs_item *it = hs_items(L, HINT(4), 2, &count, &work);
+    hs_item buf[HS_LOCAL];
+    hs_item *it = hs_items(L, HINT(4), 2, &count, &work, buf);
     if (count < 0) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_solve: no host memory");
     const gala_status st = gala_host_items(L, "sldlt_solve", count, work, SUF(solve_run), it, 0,
                                            NULL);
-    gala_free(it);
+    hs_free(it, buf);
     return st;
 }
 
