@@ -6,10 +6,11 @@
  *
  * is factored by gala_sparse_ldlt (src/la): one symbolic analysis (AMD) per distinct pair of
  * P and A patterns, all QPs factored by one launch (groups), refactored in place when ρ
- * changes. One ADMM iteration is three launches for the whole batch: qp_kkt_rhs, the batched
- * sparse solve, qp_kkt_update (cl/qp.cl; z̃ from the solve's second block ν, as OSQP), five
- * with the refinement step of float (qp_kkt_resid and a second solve); the termination check
- * is the dense strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs
+ * changes. One ADMM iteration is two launches for the whole batch: the batched sparse solve
+ * and qp_kkt_update (cl/qp.cl; z̃ from the solve's second block ν, as OSQP, and the next
+ * iteration's right-hand side; qp_kkt_rhs makes a launch's first), four with the refinement
+ * step of float (qp_kkt_resid and a second solve); the termination check is the dense
+ * strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs
  * whose dense K would be large, and for one sparse QP on the host backend. */
 #include <stdlib.h>
 
@@ -213,7 +214,7 @@ static double dense_work(const gala_qp_solver *s, const qp_pat *tp, const qp_pat
 /* AUTO (linsys.c: a QP reached qp.sparse_n variables, or the device analyzes batches of at
  * most qp.sparse_patterns patterns): keep the strategy only when its iteration costs less
  * than the dense one's, from the QPs' sparsity: per QP a solve with the factors,
- * 4·nnz(L) + 2·(n + m), plus qp.sparse_fixed for the batch (a sparse iteration is three
+ * 4·nnz(L) + 2·(n + m), plus qp.sparse_fixed for the batch (a sparse iteration is two
  * launches, the dense strategy launches once per termination check), weighted by
  * qp.sparse_weight (percent: one of these multiply-adds against one of dense_work's, which
  * stream contiguous rows), against dense_work.
@@ -450,11 +451,14 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
     gala_buffer *kx = p->refine ? p->b_kx : p->b_kb;
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
-        GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec), ga_long(ntot),
-                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1),
-                             ga_long((long long)tot), ga_real(s->set.sigma), ga_int(last)));
+        /* the right-hand side: here for a launch's first iteration, then from the update */
+        if (it == 0)
+            GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec),
+                                 ga_long(ntot), ga_buf(s->b_mvec), ga_long(mtot),
+                                 ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
+                                 ga_long(1), ga_long((long long)tot), ga_real(s->set.sigma),
+                                 ga_int(last)));
         GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, kx, 0, 1, 0, tot));
         if (p->refine) {
             GALA_TRY(GALA_LAUNCH(s->ctx, ke, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
@@ -464,15 +468,17 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
                                  ga_long((long long)tot), ga_real(s->set.sigma)));
             GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, p->b_kb, 0, 1, 0, tot));
         }
-        /* z̃ from the solve's ν (QP_KKT_NU): no product with A per iteration */
+        /* z̃ from the solve's ν (QP_KKT_NU): no product with A per iteration; the next
+         * iteration's right-hand side into kb (QP_KKT_NEXT) */
+        const int fl = QP_KKT_NU | (p->refine ? QP_KKT_CORR : 0) |
+                       (last ? 0 : QP_KKT_NEXT | (it + 2 == iters ? QP_KKT_NEXT_LAST : 0));
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
                              ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
                              ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb),
-                             ga_int(QP_KKT_NU | (p->refine ? QP_KKT_CORR : 0)),
+                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(fl),
                              ga_long(1), ga_long((long long)tot), ga_real(s->set.alpha),
-                             ga_int(last ? iters : 0)));
+                             ga_real(s->set.sigma), ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, ls, c, 0, check, adapt, fin));

@@ -88,7 +88,7 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     K(qp_kkt_values, "bbibbbbbblr"),
     K(qp_kkt_rhs, "bbibbblblbbbllri"),
-    K(qp_kkt_update, "bbibbbbbblblbbbbillri"),
+    K(qp_kkt_update, "bbibbbbbblblbbbbillrri"),
     K(qp_kkt_resid, "bbibbbbbbbbbllr"),
     K(qp_pcg_precond, "bbibbibbbbbblr"),
     K(qp_pcg, "bbibbbbblbbbbbriirii"),
@@ -752,7 +752,9 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
 /* The sparse strategy's kernels (cl/qp.cl: qp_kkt_values, qp_kkt_rhs, qp_kkt_update). */
 #ifndef HQP_NKQ
 #define HQP_NKQ 3 /* kq per slot: matrix index, value-map offset, KKT entries */
-#define HQP_RK(ct) ((ct) == 0 ? 0 : (ct) == 2 ? 2 : 1) /* row kind → rho_inv3's index */
+/* a row's kind as rho_inv3's index: qp_vec_in's kinds are 0 (free), 1 (inequality) and 2
+ * (equality), the same numbers (no branch per row) */
+#define HQP_RK(ct) (ct)
 /* qp_kkt_rhs / _update / _resid: listed QP g (an item: returns unless it runs); its KKT
  * column q0 */
 #define HQP_KKT_QP                                                                          \
@@ -861,41 +863,60 @@ static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, 
     REAL *vn = HBUF(REAL, 8), *vm = HBUF(REAL, 10);
     const ptrdiff_t ntot = HLONG(9), mtot = HLONG(11);
     const int *ctype = HBUF(int, 12);
-    const REAL *info = HBUF(REAL, 13), *kx = HBUF(REAL, 14), *kc = HBUF(REAL, 15);
-    const int corr = HINT(16) & QP_KKT_CORR, nu = HINT(16) & QP_KKT_NU;
+    const REAL *info = HBUF(REAL, 13), *kx = HBUF(REAL, 14);
+    REAL *kc = HBUF(REAL, 15);
+    const int fl = HINT(16), corr = fl & QP_KKT_CORR, nu = fl & QP_KKT_NU;
+    const int next = nu && (fl & QP_KKT_NEXT), nlast = next && (fl & QP_KKT_NEXT_LAST);
     const ptrdiff_t kbm = HLONG(17), kbe = HLONG(18);
-    const REAL alpha = HREAL(19);
-    const int iters = HINT(20);
+    const REAL alpha = HREAL(19), sigma = HREAL(20);
+    const int iters = HINT(21);
     (void)nlist;
     HQP_KKT_QP;
     const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
     const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
     const REAL *Av = mv + mt[QP_M_AV];
-    REAL *x = vn + QP_V_X * ntot + xo;
+    REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    const REAL *q = vn + QP_V_Q * ntot + xo;
     REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+    REAL *yp = vm + QP_V_YPREV * mtot + zo;
     const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     const REAL *xt = kx + q0, *xc = kc + q0;
+    REAL *r = kc + q0; /* next: the next iteration's right-hand side, entry by entry after its read */
 #define HQP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
-    REAL rinv[3];
+    /* the rows' ρ and 1/ρ by kind (0 free, 1 inequality, 2 equality: qp_vec_in's kind) */
+    REAL rinv[3], rr[3];
     SUF(rho_inv3)(rho, rinv);
-    for (int j = 0; j < n; ++j) x[j] = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
+    for (int k = 0; k < 3; ++k) rr[k] = SUF(rho_row)(k, rho);
+    for (int j = 0; j < n; ++j) {
+        const REAL xn = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
+        x[j] = xn;
+        if (next) { /* qp_kkt_rhs's, fused */
+            r[j * kbe] = sigma * xn - q[j];
+            if (nlast) xp[j] = xn;
+        }
+    }
     for (int i = 0; i < m; ++i) {
         const int rk = HQP_RK(ct[i]);
-        const REAL ri = SUF(rho_row)(ct[i], rho), rv = rinv[rk];
+        const REAL ri = rr[rk], rv = rinv[rk];
         REAL zt = 0;
         if (nu) { /* OSQP's z̃ = (z − y/ρ) + ν/ρ: the KKT solve's second block */
             zt = (z[i] - rv * y[i]) + rv * HQP_XT(n + i);
         } else {
             for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
         }
-#undef HQP_XT
         const REAL zh = alpha * zt + ((REAL)1 - alpha) * z[i];
         REAL zn = zh + rv * y[i];
         zn = zn < l[i] ? l[i] : zn;
         zn = zn > u[i] ? u[i] : zn;
-        y[i] += ri * (zh - zn);
+        const REAL yn = y[i] + ri * (zh - zn);
+        y[i] = yn;
         z[i] = zn;
+        if (next) {
+            r[(n + i) * kbe] = zn - rv * yn;
+            if (nlast) yp[i] = yn;
+        }
     }
+#undef HQP_XT
     state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
 }
 
