@@ -31,8 +31,6 @@ GALA_TUNE_ROW(qp, sparse_n, HOST, NULL, NULL, ANY, 1024)
 GALA_TUNE_ROW(qp, sparse_n, OPENCL, "Portable Computing Language", NULL, ANY, 1024)
 /* host backend: one sparse QP (or a few patterns) is analyzed for sparse LDLᵀ (Maros–Meszaros one at a time) */
 GALA_TUNE_ROW(qp, sparse_patterns, HOST, NULL, NULL, ANY, 16)
-/* host backend: the sparse solve's indexed entries cost 2.5x the envelope solves' (Maros–Meszaros, 2026-11-28) */
-GALA_TUNE_ROW(qp, sparse_weight, HOST, NULL, NULL, ANY, 250)
 /* host backend: keep the Cholesky factor and solve with it (one core: 1250-1350 QPs/s, K⁻¹ 244) */
 GALA_TUNE_ROW(qp, factor, HOST, NULL, NULL, ANY, 2)
 
