@@ -195,7 +195,6 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     F->perm_off = gala_malloc(((size_t)ngroups + 1) * sizeof *F->perm_off);
     F->st_h = gala_malloc(((size_t)total * 3 + 1) * sizeof *F->st_h);
     gala_status s = GALA_OK;
-    int *img = NULL;
     if (!F->gd || !F->exp_pos || !F->perm_off || !F->st_h) goto oom;
 
     /* layout of the groups: V bases, workspace bases, schedule offsets */
@@ -257,12 +256,10 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     }
     F->perm_off[ngroups] = plen;
     F->perm = gala_malloc((plen ? plen : 1) * sizeof *F->perm);
-    img = gala_malloc((img_len ? img_len : 1) * sizeof *img);
-    if (!F->perm || !img) goto oom;
+    if (!F->perm) goto oom;
     for (int g = 0; g < ngroups; ++g) {
         const gala_sparse_ldlt_symbolic *S = sym[g];
         if (S->n) memcpy(F->perm + F->perm_off[g], S->perm, (size_t)S->n * sizeof *F->perm);
-        memcpy(img + F->gd[g * SLDLT_GDESC + G_LEV] - S->o_lev, S->img, S->img_len * sizeof *img);
     }
 
     /* launch shape */
@@ -303,15 +300,17 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     s = gala_buffer_create(ctx, GALA_INT, (size_t)ngroups * SLDLT_GDESC, &F->gdesc);
     if (s == GALA_OK) s = gala_buffer_write(F->gdesc, 0, (size_t)ngroups * SLDLT_GDESC, F->gd);
     if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, img_len ? img_len : 1, &F->sched);
-    if (s == GALA_OK && img_len) s = gala_buffer_write(F->sched, 0, img_len, img);
+    /* each group's image straight to its place (no concatenated host copy) */
+    for (int g = 0; s == GALA_OK && g < ngroups; ++g)
+        if (sym[g]->img_len)
+            s = gala_buffer_write(F->sched, (size_t)(F->gd[g * SLDLT_GDESC + G_LEV] - sym[g]->o_lev),
+                                  sym[g]->img_len, sym[g]->img);
     if (s == GALA_OK) s = gala_buffer_create(ctx, dt, vlen ? vlen : 1, &F->V);
     if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, (size_t)total * 3 + 1, &F->st);
     if (s == GALA_OK && F->baseline) {
         s = gala_buffer_create(ctx, dt, wlen ? wlen : 1, &F->W);
         if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, wlen ? 3 * wlen : 1, &F->IW);
     }
-    gala_free(img);
-    img = NULL;
     if (s != GALA_OK) goto fail;
 
     /* kernels: fetched now, so refactor and solve build nothing */
@@ -339,7 +338,6 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
 oom:
     s = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
 fail:
-    gala_free(img);
     gala_sparse_ldlt_destroy(F);
     return s;
 }
