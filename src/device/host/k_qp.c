@@ -847,6 +847,54 @@ static gala_status SUF(qp_kkt_rhs)(const gala_host_launch *L)
     return hqp_run(L, "qp_kkt_rhs", nlist, hqp_running_work(L, 1, 0), SUF(qp_kkt_rhs_item), 0);
 }
 
+/* qp_kkt_update of one QP whose solve gave ν, entries contiguous (kbe = 1: one QP alone, or
+ * the first of a batch...): the loops of the general case below without its aliasing (the
+ * solution xt is read before the next right-hand side r, which may be the same memory, is
+ * written, in a second pass), so that they vectorize. Same arithmetic, same results. */
+HQP_CLONES static void SUF(kkt_update_nu)(int n, int m, REAL alpha, REAL sigma,
+                                         const REAL *xt, const REAL *xc, int next, int nlast,
+                                         const REAL *restrict rr, const REAL *restrict rinv,
+                                         const int *restrict ct, const REAL *restrict q,
+                                         const REAL *restrict l, const REAL *restrict u,
+                                         REAL *restrict x, REAL *restrict z, REAL *restrict y,
+                                         REAL *restrict xp, REAL *restrict yp, REAL *r)
+{
+    const REAL a1 = (REAL)1 - alpha, r0 = rr[0], r1 = rr[1], r2 = rr[2];
+    const REAL v0 = rinv[0], v1 = rinv[1], v2 = rinv[2];
+    {
+        const REAL *restrict t = xt, *restrict c = xc;
+        if (c)
+            for (int j = 0; j < n; ++j) x[j] = alpha * (t[j] + c[j]) + a1 * x[j];
+        else
+            for (int j = 0; j < n; ++j) x[j] = alpha * t[j] + a1 * x[j];
+        const REAL *restrict tn = xt + n, *restrict cn = xc ? xc + n : NULL;
+        for (int i = 0; i < m; ++i) {
+            const int k = ct[i];
+            const REAL ri = k == 0 ? r0 : (k == 2 ? r2 : r1), rv = k == 0 ? v0 : (k == 2 ? v2 : v1);
+            const REAL nu = cn ? tn[i] + cn[i] : tn[i];
+            const REAL zt = (z[i] - rv * y[i]) + rv * nu;
+            const REAL zh = alpha * zt + a1 * z[i];
+            REAL zn = zh + rv * y[i];
+            zn = zn < l[i] ? l[i] : zn;
+            zn = zn > u[i] ? u[i] : zn;
+            y[i] = y[i] + ri * (zh - zn);
+            z[i] = zn;
+        }
+    }
+    if (!next) return;
+    /* the next right-hand side (qp_kkt_rhs's), now that xt is read */
+    REAL *restrict rx = r, *restrict rz = r + n;
+    for (int j = 0; j < n; ++j) rx[j] = sigma * x[j] - q[j];
+    for (int i = 0; i < m; ++i) {
+        const int k = ct[i];
+        rz[i] = z[i] - (k == 0 ? v0 : (k == 2 ? v2 : v1)) * y[i];
+    }
+    if (nlast) {
+        memcpy(xp, x, sizeof(REAL) * (size_t)n);
+        memcpy(yp, y, sizeof(REAL) * (size_t)m);
+    }
+}
+
 static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
                                     int *hit)
 {
@@ -887,6 +935,12 @@ static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, 
     REAL rinv[3], rr[3];
     SUF(rho_inv3)(rho, rinv);
     for (int k = 0; k < 3; ++k) rr[k] = SUF(rho_row)(k, rho);
+    if (nu && kbe == 1) {
+        SUF(kkt_update_nu)(n, m, alpha, sigma, xt, corr ? xc : NULL, next, nlast, rr, rinv, ct,
+                           q, l, u, x, z, y, xp, yp, r);
+        state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
+        return;
+    }
     for (int j = 0; j < n; ++j) {
         const REAL xn = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
         x[j] = xn;
