@@ -1706,6 +1706,10 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     if (!do_check) return;
 
     const int U = !scaled_term;
+    /* w2 = x − x_prev and w = the polar part of y − y_prev, once per entry instead of once
+     * per matrix entry that reads them (the scratch of the iterations, free now; qp_unscale
+     * writes the results there after the checks) */
+    for (int j = 0; j < n; ++j) w2[j] = x[j] - xp[j];
     REAL prim = 0, prims = 0, ptol = 0, ptols = 0, sup = 0, ndy = 0, lhs = 0;
     for (int i = 0; i < m; ++i) {
         REAL ax = 0;
@@ -1721,6 +1725,7 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         if (SUF(qabs)(ypp) < (REAL)QP_DEADZONE_R) ypp = 0;
         sup += SUF(support)(ypp, l[i], u[i]);
         const REAL dyp = SUF(polar)(y[i] - yp[i], l[i], u[i]);
+        w[i] = dyp;
         ndy = SUF(qmax)(ndy, SUF(qabs)(dyp) * (U ? E[i] : (REAL)1));
         lhs += SUF(support)(dyp, l[i], u[i]);
     }
@@ -1730,12 +1735,12 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
             const int c = Pc[k];
             px += Pv[k] * x[c];
-            pdx += Pv[k] * (x[c] - xp[c]);
+            pdx += Pv[k] * w2[c];
         }
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
             const int i = Tc[k];
             aty += Tv[k] * y[i];
-            atdy += Tv[k] * SUF(polar)(y[i] - yp[i], l[i], u[i]);
+            atdy += Tv[k] * w[i];
         }
         const REAL sc = U ? (REAL)1 / D[j] : (REAL)1;
         const REAL dr = SUF(qabs)(px + q[j] + aty);
@@ -1756,7 +1761,7 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     const REAL tols[2] = {eps_dinf * ndx, 10 * eps_dinf * ndx};
     for (int i = 0; i < m; ++i) {
         REAL adx = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += Av[k] * (x[Ac[k]] - xp[Ac[k]]);
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += Av[k] * w2[Ac[k]];
         if (U) adx /= E[i];
         for (int p = 0; p < 2; ++p)
             viol[p] += ((u[i] < (REAL)QP_INFV && adx > tols[p]) ||
