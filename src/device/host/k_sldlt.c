@@ -289,7 +289,40 @@ static gala_status SUF(sldlt_factor_cols)(const gala_host_launch *L)
     return s;
 }
 
-/* run `item`: right-hand side r of matrices b0 .. b0 + nb − 1 of a group */
+/* One matrix (nb = 1): the sweeps with two running sums per row or column (entries taken
+ * alternately; the row's or column's value is their sum), so that each sum waits on every
+ * other entry only: one sum was a chain of dependent subtractions, the adder's latency per
+ * entry. Inlined with ldv = x_es = 1 (one QP's solve) as well as general. */
+static GALA_CLONE_INLINE void SUF(solve_one)(const int *stask, const int *frow,
+                                             const int *bidx, const REAL *v, REAL *xv, int n,
+                                             int nnzl, ptrdiff_t ldv, ptrdiff_t x_es)
+{
+    for (int t = 0; t < n; ++t) {
+        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+        REAL a = xv[U[S_PI] * x_es], b = 0;
+        int f = U[S_R0];
+        for (; f + 1 < U[S_R1]; f += 2) {
+            a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+            b -= v[frow[2 * f + 2] * ldv] * xv[frow[2 * f + 3] * x_es];
+        }
+        if (f < U[S_R1]) a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+        xv[U[S_PI] * x_es] = a + b;
+    }
+    for (int t = n - 1; t >= 0; --t) {
+        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+        REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv], b = 0;
+        int e = U[S_L0];
+        for (; e + 1 < U[S_L1]; e += 2) {
+            a -= v[e * ldv] * xv[bidx[e] * x_es];
+            b -= v[(e + 1) * ldv] * xv[bidx[e + 1] * x_es];
+        }
+        if (e < U[S_L1]) a -= v[e * ldv] * xv[bidx[e] * x_es];
+        xv[U[S_PI] * x_es] = a + b;
+    }
+}
+
+/* run `item`: right-hand side r of matrices b0 .. b0 + nb − 1 of a group (the matrices
+ * innermost; each matrix's arithmetic that of solve_one, whatever the run) */
 static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item, void *wk,
                            int *hit)
 {
@@ -303,7 +336,7 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
     const ptrdiff_t b_off = HLONG(7), b_ms = HLONG(8), b_rs = HLONG(9), b_es = HLONG(10);
     REAL *X = HBUF(REAL, 11);
     const ptrdiff_t x_off = HLONG(12), x_ms = HLONG(13), x_rs = HLONG(14), x_es = HLONG(15);
-    REAL s[HS_CHUNK];
+    REAL s[HS_CHUNK], s2[HS_CHUNK];
     const int *G = gd + it->g * SLDLT_GDESC;
     const int n = G[G_N], nnzl = G[G_NNZL];
     const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
@@ -316,42 +349,55 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
         if (copy)
             for (int e = 0; e < n; ++e)
                 for (int c = 0; c < nb; ++c) xv[e * x_es + c * x_ms] = bv[e * b_es + c * b_ms];
-        if (nb == 1) { /* one matrix: plain loops */
-            for (int t = 0; t < n; ++t) {
-                const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                REAL a = xv[U[S_PI] * x_es];
-                for (int f = U[S_R0]; f < U[S_R1]; ++f)
-                    a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
-                xv[U[S_PI] * x_es] = a;
-            }
-            for (int t = n - 1; t >= 0; --t) {
-                const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv];
-                for (int e = U[S_L0]; e < U[S_L1]; ++e) a -= v[e * ldv] * xv[bidx[e] * x_es];
-                xv[U[S_PI] * x_es] = a;
-            }
+        if (nb == 1) {
+            if (ldv == 1 && x_es == 1) SUF(solve_one)(stask, frow, bidx, v, xv, n, nnzl, 1, 1);
+            else SUF(solve_one)(stask, frow, bidx, v, xv, n, nnzl, ldv, x_es);
             return;
         }
         for (int t = 0; t < n; ++t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
             REAL *xi = xv + U[S_PI] * x_es;
-            for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms];
-            for (int f = U[S_R0]; f < U[S_R1]; ++f) {
+            for (int c = 0; c < nb; ++c) {
+                s[c] = xi[c * x_ms];
+                s2[c] = 0;
+            }
+            int f = U[S_R0];
+            for (; f + 1 < U[S_R1]; f += 2) {
+                const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
+                const REAL *lw = v + frow[2 * f + 2] * ldv, *xk = xv + frow[2 * f + 3] * x_es;
+                for (int c = 0; c < nb; ++c) {
+                    s[c] -= lv[c] * xj[c * x_ms];
+                    s2[c] -= lw[c] * xk[c * x_ms];
+                }
+            }
+            if (f < U[S_R1]) {
                 const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
                 for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
             }
-            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c] + s2[c];
         }
         for (int t = n - 1; t >= 0; --t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
             REAL *xi = xv + U[S_PI] * x_es;
             const REAL *dv = v + (nnzl + U[S_I]) * ldv;
-            for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms] / dv[c];
-            for (int e = U[S_L0]; e < U[S_L1]; ++e) {
+            for (int c = 0; c < nb; ++c) {
+                s[c] = xi[c * x_ms] / dv[c];
+                s2[c] = 0;
+            }
+            int e = U[S_L0];
+            for (; e + 1 < U[S_L1]; e += 2) {
+                const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
+                const REAL *lw = v + (e + 1) * ldv, *xk = xv + bidx[e + 1] * x_es;
+                for (int c = 0; c < nb; ++c) {
+                    s[c] -= lv[c] * xj[c * x_ms];
+                    s2[c] -= lw[c] * xk[c * x_ms];
+                }
+            }
+            if (e < U[S_L1]) {
                 const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
                 for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
             }
-            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c] + s2[c];
         }
     }
 }
