@@ -206,8 +206,8 @@ END_TEST
 
 /* The same, each file alone (bench/ref_mm_osqp.py's timed runs, issue 41's comparison with
  * OSQP one QP at a time), on the host backend, whose AUTO strategy takes the sparse LDLᵀ for
- * the QPs whose factor is cheaper than the dense iteration (QBANDM, QSHARE1B, PRIMALC1):
- * the same statuses, and objectives within 1e-3 of OPT. */
+ * the QPs whose factor is cheaper than the dense iteration (QBANDM, QSHARE1B, PRIMALC1,
+ * QADLITTL): the same statuses, and objectives within 1e-3 of OPT. */
 START_TEST(maros_meszaros_alone)
 {
     if (tu_target_get(_i)->dtype != GALA_DOUBLE || tu_target_get(_i)->backend != GALA_BACKEND_HOST)
