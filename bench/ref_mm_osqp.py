@@ -21,6 +21,18 @@ with all files as one batch (statuses, iterations, objectives, and the batch's t
 each file alone (the time column: setup + solve of that QP by itself, the fastest of --reps
 runs, after a warm-up run so that no kernel compilation is counted). The --markdown table puts them next to OSQP's, whose
 time is its setup_time + solve_time (the fastest of --reps). Needs numpy, scipy, osqp (pip install osqp).
+
+Both solvers' best of --reps runs are taken within one process, OSQP's in this script's
+and gala's in gala-qp's (--repeat): caches, memory and lazily bound symbols warm for
+both. --gala-cold times gala as before, one gala-qp process per run (the first solve of a
+process: on the 2-core development machine 0.1 ms more for a tiny QP, a few ms for the
+larger ones).
+
+--interleave (with --gala-qp): on a shared machine, time both solvers in the same minutes:
+each of --rounds rounds solves every file alone with each backend of gala-qp and then with
+OSQP, file by file (each the best of --reps); the best of the rounds counts for both, and
+stderr and the JSON (--json: "rounds", per round the totals, and the load average at its
+start) show every round, so that the spread and the median of the totals can be read.
 """
 import argparse
 import json
@@ -238,8 +250,8 @@ def short(st):
             "problem non convex": "non convex"}.get(st, st)
 
 
-def run_gala(exe, backend, files, eps, max_iter, ref, reps):
-    """gala-qp on all files as one batch, then each file alone. Returns (by name, batch summary)."""
+def gala_runner(exe, backend, eps, max_iter, ref):
+    """A function running gala-qp on some files with the comparison's settings (its JSON)."""
     base = [exe, "solve", "--backend", backend, "--eps", str(eps), "--max-iter", str(max_iter),
             "--json", "--no-progress"]
     if ref:
@@ -251,17 +263,33 @@ def run_gala(exe, backend, files, eps, max_iter, ref, reps):
             sys.exit(f"gala-qp failed ({p.returncode}): {p.stderr}")
         return json.loads(p.stdout)
 
+    return run
+
+
+def gala_alone(run, path, reps, cold=False):
+    """One file alone, the best of reps runs (in one gala-qp process, --repeat; cold: one
+    process each): (name, setup + solve seconds, its problem record, linsys used)."""
+    best = None
+    for _ in range(reps if cold else 1):
+        one = run([path] + ([] if cold else ["--repeat", str(reps)]))
+        s = one["summary"]
+        t = s["setup_time"] + s["solve_time"]
+        if best is None or t < best[1]:
+            best = (one["problems"][0]["name"], t, one["problems"][0], one.get("linsys_used"))
+    return best
+
+
+def run_gala(exe, backend, files, eps, max_iter, ref, reps, alone=True, cold=False):
+    """gala-qp on all files as one batch, then (alone) each file alone. Returns (by name,
+    batch summary)."""
+    run = gala_runner(exe, backend, eps, max_iter, ref)
     run(files[:1])  # warm-up: kernels compiled and cached
     batch = run(files)
     out = {p["name"]: dict(p) for p in batch["problems"]}
-    for path in files:
-        best = None
-        for _ in range(reps):
-            one = run([path])
-            s = one["summary"]
-            t = s["setup_time"] + s["solve_time"]
-            best = t if best is None else min(best, t)
-        out[one["problems"][0]["name"]]["alone_time"] = best
+    for path in files if alone else []:
+        name, t, _, ls = gala_alone(run, path, reps, cold)
+        out[name]["alone_time"] = t
+        out[name]["alone_linsys"] = ls
     return out, batch
 
 
@@ -274,8 +302,14 @@ def main():
     ap.add_argument("--json", default=None, help="write OSQP's results as JSON")
     ap.add_argument("--gala-qp", default=None, help="path of gala-qp, to run it on the same files")
     ap.add_argument("--backends", default="host", help="gala-qp backends, comma-separated")
-    ap.add_argument("--reps", type=int, default=3, help="times each QP is solved alone; the fastest counts")
+    ap.add_argument("--reps", type=int, default=3,
+                    help="times each QP is solved alone, in one process per solver; the fastest counts")
     ap.add_argument("--markdown", default=None, help="write the comparison table")
+    ap.add_argument("--interleave", action="store_true",
+                    help="with --gala-qp: rounds of gala alone and OSQP file by file, in the same minutes")
+    ap.add_argument("--rounds", type=int, default=3, help="--interleave: rounds (default 3)")
+    ap.add_argument("--gala-cold", action="store_true",
+                    help="time gala with one gala-qp process per run (default: --repeat, warm)")
     a = ap.parse_args()
     import osqp
 
@@ -287,13 +321,47 @@ def main():
         else:
             files.append(p)
     ref = read_reference(a.reference) if a.reference else {}
+    backends = a.backends.split(",") if a.gala_qp else []
+    problems = {path: read_qps(path) for path in files}
+    rounds = []
+    osqp_best, gala_best = {}, {}  # interleaved: path -> best time; (backend, name) -> ...
+    if a.interleave and a.gala_qp:
+        runs = {b: gala_runner(a.gala_qp, b, a.eps, a.max_iter, a.reference) for b in backends}
+        for b in backends:
+            runs[b](files[:1])  # warm-up
+        for rnd in range(a.rounds):
+            load = os.getloadavg()[0]
+            tot = {"osqp": 0.0}
+            per = {}
+            for path in files:
+                for b in backends:
+                    name, t, rec, ls = gala_alone(runs[b], path, a.reps, a.gala_cold)
+                    tot[b] = tot.get(b, 0.0) + t
+                    per.setdefault(name, {})[b] = t
+                    k = (b, name)
+                    if k not in gala_best or t < gala_best[k][0]:
+                        gala_best[k] = (t, ls, rec["status"], rec["iterations"])
+                r = solve_osqp(problems[path], a.eps, a.max_iter)
+                for _ in range(a.reps - 1):
+                    r["time"] = min(r["time"], solve_osqp(problems[path], a.eps, a.max_iter)["time"])
+                tot["osqp"] += r["time"]
+                stem = os.path.splitext(os.path.basename(path))[0]
+                per.setdefault(stem, {})["osqp"] = r["time"]
+                if path not in osqp_best or r["time"] < osqp_best[path]["time"]:
+                    osqp_best[path] = r
+            rounds.append({"round": rnd + 1, "loadavg": load, "totals": tot, "times": per})
+            print(f"round {rnd + 1} (load {load:.2f}): " +
+                  ", ".join(f"{k} {1e3 * v:.1f} ms" for k, v in tot.items()), file=sys.stderr)
     results = []
     for path in files:
         stem = os.path.splitext(os.path.basename(path))[0]
-        pb = read_qps(path)
-        r = solve_osqp(pb, a.eps, a.max_iter)
-        for _ in range(a.reps - 1):
-            r["time"] = min(r["time"], solve_osqp(pb, a.eps, a.max_iter)["time"])
+        pb = problems[path]
+        if path in osqp_best:
+            r = osqp_best[path]
+        else:
+            r = solve_osqp(pb, a.eps, a.max_iter)
+            for _ in range(a.reps - 1):
+                r["time"] = min(r["time"], solve_osqp(pb, a.eps, a.max_iter)["time"])
         key = "".join(ch for ch in stem.lower() if ch.isalnum())
         r.update(name=stem, n=pb["n"], m=pb["m"], reference=ref.get(key))
         r["ref_error"] = ref_error(r["objective"], r["reference"])
@@ -302,18 +370,30 @@ def main():
               f"obj {fmt(r['objective'], '.9e')} err {fmt(r['ref_error'], '.1e')} {r['time']:.4f} s",
               file=sys.stderr)
     doc = {"tool": "ref_mm_osqp.py", "osqp_version": getattr(osqp, "__version__", "unknown"),
+           "reps": a.reps, "gala_cold": a.gala_cold,
            "eps": a.eps, "max_iter": a.max_iter, "date": time.strftime("%Y-%m-%d"),
            "problems": results}
     galas = []
     if a.gala_qp:
-        for backend in a.backends.split(","):
-            by_name, batch = run_gala(a.gala_qp, backend, files, a.eps, a.max_iter, a.reference, a.reps)
+        for backend in backends:
+            by_name, batch = run_gala(a.gala_qp, backend, files, a.eps, a.max_iter, a.reference,
+                                      a.reps, alone=not a.interleave, cold=a.gala_cold)
+            if a.interleave:
+                for (b, name), (t, ls, st, it) in gala_best.items():
+                    if b == backend and name in by_name:
+                        p = by_name[name]
+                        p.update(alone_time=t, alone_linsys=ls, alone_status=st, alone_iterations=it)
+                        if (st, it) != (p["status"], p["iterations"]):
+                            print(f"gala {backend}: {name} alone {st} in {it} iterations ({ls}), "
+                                  f"in the batch {p['status']} in {p['iterations']}", file=sys.stderr)
             galas.append((backend, by_name, batch))
             bs = batch["summary"]
             print(f"gala {backend} ({batch['device']}): solved {bs['solved']} of {bs['total']}, "
                   f"batch setup + solve {bs['setup_time'] + bs['solve_time']:.3f} s", file=sys.stderr)
         doc["gala"] = [{"backend": b, "device": bt["device"], "summary": bt["summary"],
                         "problems": list(bn.values())} for b, bn, bt in galas]
+    if rounds:
+        doc["rounds"] = rounds
     if a.json:
         with open(a.json, "w") as f:
             json.dump(doc, f, indent=1)
@@ -329,8 +409,10 @@ def main():
             for _, g, _ in galas:
                 p = g.get(r["name"])
                 t = p.get("alone_time")
+                ls = p.get("alone_linsys")
+                mark = " (sparse)" if ls == "sparse-ldlt" else ""
                 row += (f" {short(p['status'])} | {p['iterations']} | {fmt(p.get('ref_error'), '.1e')} |"
-                        f" {fmt(None if t is None else 1e3 * t, '.1f')} |")
+                        f" {fmt(None if t is None else 1e3 * t, '.1f')}{mark} |")
             row += (f" {short(r['status'])} | {r['iterations']} | {fmt(r['ref_error'], '.1e')} |"
                     f" {1e3 * r['time']:.1f} |")
             lines.append(row)

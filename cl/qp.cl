@@ -883,9 +883,10 @@ KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int
 /*                                 A's row i, then −1/ρ_i                                   */
 /*                                                                                          */
 /* is factored by gala_sparse_ldlt (one symbolic analysis per pair of P and A patterns);    */
-/* one ADMM iteration is qp_kkt_rhs, one batched sparse solve, and qp_kkt_update, the same  */
-/* iteration as qp_admm with K⁻¹r replaced by the solve:                                    */
-/*     [x̃; ν] = KKT⁻¹ [σx − q; z − y/ρ],  x ← αx̃ + (1 − α)x,  z̃ = Ax̃,                     */
+/* one ADMM iteration is one batched sparse solve and qp_kkt_update (which also makes the  */
+/* next right-hand side; qp_kkt_rhs a launch's first), the same iteration as qp_admm with   */
+/* K⁻¹r replaced by the solve:                                                               */
+/*     [x̃; ν] = KKT⁻¹ [σx − q; z − y/ρ],  x ← αx̃ + (1 − α)x,  z̃ = z + (ν − y)/ρ (= Ax̃),    */
 /*     ẑ = αz̃ + (1 − α)z,  z ← Π(ẑ + y/ρ),  y ← y + ρ(ẑ − z).                               */
 /* kq per slot (NKQ ints): its matrix in the factor object, the offset of its group's value */
 /* map, the KKT entries. Map entry 8·k + type: 0 P's CSR value k, 1 the same + σ (diagonal),*/
@@ -897,6 +898,14 @@ KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int
 #define KQ_MAP 1
 #define KQ_NNZ 2
 #define NKQ 3
+/* qp_kkt_update's flags (QP_KKT_* of src/qp/qp_layout.h) */
+#define KKT_CORR 1
+#define KKT_NU 2
+#define KKT_NEXT 4
+#define KKT_NEXT_LAST 8
+/* 1/ρ of a row from the kernel's rv0 (free), rv1 (inequality), rv2 (equality), as OSQP's
+ * rho_inv_vec: products instead of per-row divisions */
+#define QP_RINV(c) ((c) == 0 ? rv0 : ((c) == 2 ? rv2 : rv1))
 
 /* qp_kkt_rhs / _update / _resid: the listed QP of this work-group, if it still runs (else the
  * work-group returns: these kernels have no barrier), and its KKT column q0 = q·kbm. */
@@ -956,8 +965,10 @@ KERNEL void qp_kkt_rhs(GLOBAL const int *meta, GLOBAL const int *list, const int
         r[j * kbe] = sigma * x[j] - q[j];
         if (last) xp[j] = x[j];
     }
+    const REAL rv0 = (REAL)1 / qp_rho_row(0, rho), rv1 = (REAL)1 / rho;
+    const REAL rv2 = (REAL)1 / qp_rho_row(2, rho);
     for (int i = lid; i < m; i += WG) {
-        r[(n + i) * kbe] = z[i] - y[i] / qp_rho_row(ct[i], rho);
+        r[(n + i) * kbe] = z[i] - QP_RINV(ct[i]) * y[i];
         if (last) yp[i] = y[i];
     }
 }
@@ -967,31 +978,56 @@ KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const 
                           GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL REAL *vn,
                           const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
                           GLOBAL const int *ctype, GLOBAL const REAL *info,
-                          GLOBAL const REAL *kx, GLOBAL const REAL *kc, const int corr,
-                          const gidx kbm, const gidx kbe, const REAL alpha, const int iters)
+                          GLOBAL const REAL *kx, GLOBAL REAL *kc, const int corr,
+                          const gidx kbm, const gidx kbe, const REAL alpha, const REAL sigma,
+                          const int iters)
 {
     QP_KKT_QP;
     const gidx xo = mt[M_XO], zo = mt[M_ZO];
     GLOBAL const int *Ap = rp + mt[M_AP], *Ac = ci + mt[M_AC];
     GLOBAL const REAL *Av = mv + mt[M_AV];
-    GLOBAL REAL *x = vn + V_X * ntot + xo;
+    GLOBAL REAL *x = vn + V_X * ntot + xo, *xp = vn + V_XPREV * ntot + xo;
+    GLOBAL const REAL *q = vn + V_Q * ntot + xo;
     GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
+    GLOBAL REAL *yp = vm + V_YPREV * mtot + zo;
     GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
     GLOBAL const REAL *xt = kx + q0, *xc = kc + q0;
-    /* x̃ = the solve (+ its correction, refinement) */
-#define QP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
-    for (int j = lid; j < n; j += WG) x[j] = alpha * QP_XT(j) + ((REAL)1 - alpha) * x[j];
+    /* KKT_NEXT: the next iteration's right-hand side into kc, each entry after its read */
+    GLOBAL REAL *r = kc + q0;
+    const int fix = corr & KKT_CORR, nu = corr & KKT_NU;
+    const int next = nu && (corr & KKT_NEXT), nlast = next && (corr & KKT_NEXT_LAST);
+    const REAL rv0 = (REAL)1 / qp_rho_row(0, rho), rv1 = (REAL)1 / rho;
+    const REAL rv2 = (REAL)1 / qp_rho_row(2, rho);
+    /* x̃ (and ν) = the solve (+ its correction, refinement) */
+#define QP_XT(e) (fix ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
+    for (int j = lid; j < n; j += WG) {
+        const REAL xn = alpha * QP_XT(j) + ((REAL)1 - alpha) * x[j];
+        x[j] = xn;
+        if (next) { /* qp_kkt_rhs's, fused */
+            r[j * kbe] = sigma * xn - q[j];
+            if (nlast) xp[j] = xn;
+        }
+    }
     for (int i = lid; i < m; i += WG) {
-        REAL zt = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * QP_XT(Ac[k]);
-        const REAL ri = qp_rho_row(ct[i], rho);
+        const REAL ri = qp_rho_row(ct[i], rho), rv = QP_RINV(ct[i]);
         const REAL zold = z[i], yold = y[i];
+        REAL zt = 0;
+        if (nu) { /* OSQP's z̃ = (z − y/ρ) + ν/ρ: the KKT solve's second block */
+            zt = (zold - rv * yold) + rv * QP_XT(n + i);
+        } else {
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * QP_XT(Ac[k]);
+        }
         const REAL zh = alpha * zt + ((REAL)1 - alpha) * zold;
-        REAL zn = zh + yold / ri;
+        REAL zn = zh + rv * yold;
         zn = zn < l[i] ? l[i] : zn;
         zn = zn > u[i] ? u[i] : zn;
-        y[i] = yold + ri * (zh - zn);
+        const REAL yn = yold + ri * (zh - zn);
+        y[i] = yn;
         z[i] = zn;
+        if (next) {
+            r[(n + i) * kbe] = zn - rv * yn;
+            if (nlast) yp[i] = yn;
+        }
     }
     if (iters && lid == 0) state[(gidx)b * NSTATE + S_ITER] += iters;
 #undef QP_XT

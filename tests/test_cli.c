@@ -868,6 +868,22 @@ START_TEST(settings_reach_the_solver)
     ck_assert_double_eq_tol(jnum(jproblem(&doc, "HS21"), "objective"), -99.96, 1e-3);
     jv_free(&doc);
     run_free(&r);
+    /* --repeat: the batch set up and solved three times in the process, the same results;
+     * QSHARE1B alone takes the sparse strategy on the host backend (AUTO, its sparsity) */
+    r = RUN("solve", MM "QSHARE1B.QPS", "--backend", "host", "--json", "--repeat", "3",
+            "--max-iter", "200");
+    EXPECT_CODE(r, 1);
+    parse_report(&r, &doc);
+    ck_assert_str_eq(jstr(&doc, "linsys_used"), "sparse-ldlt");
+    p = jproblem(&doc, "QSHARE1B");
+    ck_assert_int_eq((int)jnum(p, "iterations"), 200);
+    ck_assert_msg(jnum(jget(&doc, "summary"), "solve_time") > 0, "no solve time");
+    jv_free(&doc);
+    run_free(&r);
+    r = RUN("solve", MM "HS21.QPS", "--repeat", "0");
+    EXPECT_CODE(r, 2);
+    ck_assert_msg(has(r.err, "--repeat: '0' is not an integer >= 1"), "%s", r.err);
+    run_free(&r);
     /* dense-shared forced on problems that do not share P and A: the library's refusal */
     r = RUN("solve", MM "HS21.QPS", MM "HS35.QPS", "--backend", "host", "--linsys", "dense-shared");
     EXPECT_CODE(r, 2);

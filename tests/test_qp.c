@@ -195,6 +195,9 @@ START_TEST(kkt_generated_batch)
      * (GALA_TEST_SEED=92493068118) takes 24950 iterations in double at 1e-6, with OSQP's
      * adaptive ρ moving 123 times; this test checks the answer, not the speed */
     s.max_iter = 60000;
+    /* the dense strategy's size classes (AUTO takes the sparse one on the host backend: ten
+     * patterns, and huber's P is diagonal) */
+    s.linsys_solver = GALA_QP_LINSYS_DENSE;
     gala_qp_solver *sv;
     TU_OK(ctx, gala_qp_setup(ctx, pb, 10, &s, &sv));
     TU_ASSERT(gala_qp_linsys_used(sv) == GALA_QP_LINSYS_DENSE, _i, "strategy %d", gala_qp_linsys_used(sv));
@@ -964,15 +967,15 @@ START_TEST(sparse_ldlt_strategy)
     }
     gala_qp_destroy(sp);
     gala_qp_destroy(de);
-    /* AUTO: at qp.sparse_n = 0, control QPs of nx = 20 (n = 330: a solve with the factors
-     * is cheaper than the product with K⁻¹) take the sparse strategy; random QPs (dense
-     * rows of A fill the factor) stay dense */
+    /* AUTO: at qp.sparse_n = 0, a lasso QP (n = 204: 271 entries in the factor against
+     * n² = 41616 in K⁻¹) takes the sparse strategy; random QPs (dense rows of A fill the
+     * factor) stay dense */
     const char *old = getenv("GALA_TUNE");
     char *keep = old ? strdup(old) : NULL;
     setenv("GALA_TUNE", "qp.sparse_n=0", 1);
     s.linsys_solver = GALA_QP_LINSYS_AUTO;
     static const struct { gala_qp_family fam; int size, seed, want; const char *what; } autos[] = {
-        {GALA_QP_GEN_CONTROL, 20, 36, GALA_QP_LINSYS_SPARSE_LDLT, "AUTO, control"},
+        {GALA_QP_GEN_LASSO, 2, 36, GALA_QP_LINSYS_SPARSE_LDLT, "AUTO, lasso"},
         {GALA_QP_GEN_RANDOM, 40, 35, GALA_QP_LINSYS_DENSE, "AUTO, random"},
     };
     for (int a = 0; a < 2; ++a) {
@@ -993,6 +996,103 @@ START_TEST(sparse_ldlt_strategy)
         if (k == Q_BAD_DIM) pb[k].A.m = 1;
         free_qp(&pb[k]);
     }
+}
+END_TEST
+
+/* AUTO from the QPs' sparsity (linsys.c, linsys_sparse.c). Where the device analyzes
+ * batches of few patterns (qp.sparse_patterns > 0: the host backend) one QP takes the sparse
+ * LDLᵀ strategy when an iteration with its factor costs less than the dense one: a lasso QP
+ * (n = 204: 271 entries in L; the dense iteration solves within an envelope of 5843) and
+ * QBANDM of Maros–Meszaros (6547 entries in L, an envelope of 80774); the dense strategy
+ * stays for QSC205 (1642 entries in L, but K's envelope has 1707), a random QP (dense rows
+ * of A fill the factor) and a tiny one (HS21, n = 2: no analysis). Both strategies give the
+ * same status, objective and solution. Elsewhere (GPUs, PoCL: qp.sparse_patterns = 0)
+ * nothing below qp.sparse_n changes: all stay dense. A batch of more patterns than
+ * qp.sparse_patterns stays dense, and takes the sparse strategy once the key allows as
+ * many. */
+START_TEST(auto_strategy_from_sparsity)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    long few = 0, big = 0;
+    TU_OK(ctx, gala_tune_get(ctx, "qp.sparse_patterns", dt, &few));
+    TU_OK(ctx, gala_tune_get(ctx, "qp.sparse_n", dt, &big));
+    enum { NP = 5 };
+    gala_qp_problem pb[NP];
+    static const char *what[NP] = {"lasso(2)", "QBANDM", "QSC205", "random(40)", "HS21"};
+    const int sp = few > 0 ? GALA_QP_LINSYS_SPARSE_LDLT : GALA_QP_LINSYS_DENSE;
+    const int want[NP] = {sp, sp, GALA_QP_LINSYS_DENSE, GALA_QP_LINSYS_DENSE,
+                          GALA_QP_LINSYS_DENSE};
+    const int solve[NP] = {1, 0, 1, 1, 1}; /* QBANDM: 12050 iterations to eps 1e-5 */
+    char path[512];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_LASSO, 2, 36, &pb[0]));
+    snprintf(path, sizeof path, "%s/maros_meszaros/QBANDM.QPS", GALA_TEST_DATA_DIR);
+    TU_OK(NULL, gala_qp_read_qps(path, &pb[1]));
+    snprintf(path, sizeof path, "%s/maros_meszaros/QSC205.QPS", GALA_TEST_DATA_DIR);
+    TU_OK(NULL, gala_qp_read_qps(path, &pb[2]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 40, 35, &pb[3]));
+    snprintf(path, sizeof path, "%s/maros_meszaros/HS21.QPS", GALA_TEST_DATA_DIR);
+    TU_OK(NULL, gala_qp_read_qps(path, &pb[4]));
+    gala_qp_settings s = tight_settings(_i);
+    for (int k = 0; k < NP; ++k) {
+        TU_ASSERT(pb[k].n < big, _i, "%s (n = %d) is below qp.sparse_n = %ld", what[k], pb[k].n,
+                  big);
+        gala_qp_solver *au, *de;
+        s.linsys_solver = GALA_QP_LINSYS_AUTO;
+        TU_OK(ctx, gala_qp_setup(ctx, &pb[k], 1, &s, &au));
+        TU_ASSERT(gala_qp_linsys_used(au) == want[k], _i, "%s alone, AUTO: strategy %d, want %d "
+                  "(qp.sparse_patterns = %ld)", what[k], gala_qp_linsys_used(au), want[k], few);
+        if (!solve[k]) {
+            gala_qp_destroy(au);
+            continue;
+        }
+        TU_OK(ctx, gala_qp_solve(au));
+        s.linsys_solver = GALA_QP_LINSYS_DENSE;
+        TU_OK(ctx, gala_qp_setup(ctx, &pb[k], 1, &s, &de));
+        TU_OK(ctx, gala_qp_solve(de));
+        gala_qp_info a, b;
+        const double *xa, *ya, *xb, *yb;
+        TU_OK(ctx, gala_qp_get_info(au, 0, &a));
+        TU_OK(ctx, gala_qp_get_info(de, 0, &b));
+        TU_OK(ctx, gala_qp_get_solution(au, 0, &xa, &ya, NULL, NULL));
+        TU_OK(ctx, gala_qp_get_solution(de, 0, &xb, &yb, NULL, NULL));
+        if (dt == GALA_DOUBLE) { /* QSC205 needs more than float's digits at eps 1e-6 */
+            TU_ASSERT(a.status == GALA_QP_SOLVED && b.status == GALA_QP_SOLVED, _i, "%s: AUTO %s "
+                      "(%d iterations), dense %s (%d)", what[k], gala_qp_status_string(a.status),
+                      a.iter, gala_qp_status_string(b.status), b.iter);
+            assert_kkt(au, 0, &pb[k], 1e-4, _i, what[k]);
+            TU_ASSERT(fabs(a.obj_val - b.obj_val) <= 1e-6 * (1 + fabs(b.obj_val)), _i,
+                      "%s: objective %.12g AUTO, %.12g dense", what[k], a.obj_val, b.obj_val);
+            double xs = 0, dx = 0;
+            for (int j = 0; j < pb[k].n; ++j) {
+                xs = fmax(xs, fabs(xb[j]));
+                dx = fmax(dx, fabs(xa[j] - xb[j]));
+            }
+            TU_ASSERT(dx <= 1e-4 * (1 + xs), _i, "%s: |x_auto - x_dense| = %g (|x| %g)", what[k],
+                      dx, xs);
+        }
+        gala_qp_destroy(au);
+        gala_qp_destroy(de);
+    }
+    for (int k = 0; k < NP; ++k) free_qp(&pb[k]);
+    /* 17 lasso QPs of 17 patterns (n = 204 each; the data's pattern is drawn with the seed) */
+    enum { NL = 17 };
+    gala_qp_problem la[NL];
+    for (int k = 0; k < NL; ++k)
+        TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_LASSO, 2, 100 + (uint64_t)k, &la[k]));
+    s.linsys_solver = GALA_QP_LINSYS_AUTO;
+    for (int pass = 0; pass < 2; ++pass) {
+        const long cap = pass ? NL : few;
+        if (pass) TU_OK(ctx, gala_tune_set(ctx, "qp.sparse_patterns", dt, NL));
+        gala_qp_solver *sv;
+        TU_OK(ctx, gala_qp_setup(ctx, la, NL, &s, &sv));
+        const int w = cap >= NL ? GALA_QP_LINSYS_SPARSE_LDLT : GALA_QP_LINSYS_DENSE;
+        TU_ASSERT(gala_qp_linsys_used(sv) == w, _i, "%d lasso QPs, qp.sparse_patterns = %ld: "
+                  "strategy %d, want %d", NL, cap, gala_qp_linsys_used(sv), w);
+        gala_qp_destroy(sv);
+    }
+    TU_OK(ctx, gala_tune_set(ctx, "qp.sparse_patterns", dt, few));
+    for (int k = 0; k < NL; ++k) free_qp(&la[k]);
 }
 END_TEST
 
@@ -1451,6 +1551,7 @@ int main(void)
     tcase_add_loop_test(tc, staging_paths, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
     tcase_add_loop_test(tc, sparse_ldlt_strategy, 0, nt);
+    tcase_add_loop_test(tc, auto_strategy_from_sparsity, 0, nt);
     tcase_add_loop_test(tc, pcg_strategy, 0, nt);
     tcase_add_loop_test(tc, pcg_batch_and_single, 0, nt);
     tcase_add_loop_test(tc, device_failures_are_clean, 0, nt);

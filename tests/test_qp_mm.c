@@ -1,8 +1,9 @@
 /* Maros–Meszaros validation: every QPS file of tests/data/maros_meszaros (read with the QPS
  * reader) solved in one heterogeneous batch in double at eps_abs = eps_rel = 1e-5, the other
  * settings OSQP's defaults (max_iter 4000), objectives recomputed from x against the OPT
- * column of 00README.QP (BPMPD), primal residuals checked independently in double; and a
- * batch in which every QP ends with its own status. docs/maros_meszaros.md has the results
+ * column of 00README.QP (BPMPD), primal residuals checked independently in double; the same
+ * with each file alone on the host backend (AUTO's sparse strategy for the sparse ones); and
+ * a batch in which every QP ends with its own status. docs/maros_meszaros.md has the results
  * next to OSQP's on the same files and settings (bench/ref_mm_osqp.py). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -101,6 +102,86 @@ static int list_mm(mm_file *files, int cap)
 
 enum { MAXMM = 160 };
 
+/* The files of the set read, with their OPT (count returned; 0 after a failed assertion). */
+static int read_mm(int target, mm_file *files, gala_qp_problem *pb, double *opt)
+{
+    int count = list_mm(files, MAXMM);
+    TU_ASSERT(count >= 24, target, "%d QPS files in %s", count, MM_DIR);
+    for (int k = 0; k < count; ++k) {
+        char path[sizeof MM_DIR + sizeof files[k].file + 1];
+        snprintf(path, sizeof path, "%s/%.*s", MM_DIR, (int)sizeof files[k].file - 1,
+                 files[k].file);
+        TU_ASSERT(gala_qp_read_qps(path, &pb[k]) == GALA_OK, target, "%s: %.200s", files[k].name,
+                  gala_last_error(NULL));
+        TU_ASSERT(readme_opt(files[k].name, &opt[k]), target, "%s: no OPT in 00README.QP",
+                  files[k].name);
+    }
+    return count;
+}
+
+/* The settings of the comparison with OSQP: its defaults, eps 1e-5. */
+static gala_qp_settings mm_settings(void)
+{
+    gala_qp_settings s;
+    gala_qp_settings_default(&s);
+    s.eps_abs = 1e-5;
+    s.eps_rel = 1e-5;
+    return s;
+}
+
+/* QP k of solver sv, problem file f: its status (SOLVED, or the listed one), and for the
+ * solved ones (and the listed ones whose objective holds) the primal residual and the
+ * objective recomputed from x against OPT. *solved / *listed count them. */
+static void check_mm(int target, gala_qp_solver *sv, int k, const mm_file *f,
+                     const gala_qp_problem *p, double opt, const gala_qp_settings *s,
+                     const char *how, int *solved, int *listed)
+{
+    gala_qp_info in;
+    const double *x, *y;
+    TU_OK(NULL, gala_qp_get_info(sv, k, &in));
+    TU_OK(NULL, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
+    int exc = -1;
+    for (int e = 0; e < NNOT; ++e)
+        if (!strcmp(f->name, not_reached[e].name)) exc = e;
+    if (exc >= 0) {
+        ++*listed;
+        TU_ASSERT(in.status == not_reached[exc].status, target, "%s (%s): status %s after %d "
+                  "iterations, listed as %s (%s): update the list and docs/maros_meszaros.md",
+                  f->name, how, gala_qp_status_string(in.status), in.iter,
+                  gala_qp_status_string(not_reached[exc].status), not_reached[exc].why);
+        if (!not_reached[exc].objective_ok) return;
+    } else {
+        TU_ASSERT(in.status == GALA_QP_SOLVED, target, "%s (%s): status %s after %d iterations",
+                  f->name, how, gala_qp_status_string(in.status), in.iter);
+        ++*solved;
+    }
+    /* objective from x, in double, with c0 */
+    double obj = p->c0, pr = 0, ax_scale = 0;
+    double *ax = calloc((size_t)p->m + 1, sizeof(double));
+    for (int j = 0; j < p->n; ++j) {
+        obj += p->q[j] * x[j];
+        for (int e = p->P.p[j]; e < p->P.p[j + 1]; ++e) {
+            int i = p->P.i[e];
+            obj += (i == j ? 0.5 : 1.0) * p->P.x[e] * x[i] * x[j];
+        }
+        for (int e = p->A.p[j]; e < p->A.p[j + 1]; ++e) ax[p->A.i[e]] += p->A.x[e] * x[j];
+    }
+    for (int i = 0; i < p->m; ++i) {
+        double z = ax[i] < p->l[i] ? p->l[i] : (ax[i] > p->u[i] ? p->u[i] : ax[i]);
+        pr = fmax(pr, fabs(ax[i] - z));
+        ax_scale = fmax(ax_scale, fabs(ax[i]));
+    }
+    free(ax);
+    /* the solver's own stopping test, with the tenfold margin of SOLVED_INACCURATE */
+    TU_ASSERT(pr <= 10 * (s->eps_abs + s->eps_rel * ax_scale), target, "%s (%s): primal "
+              "residual %g", f->name, how, pr);
+    TU_ASSERT(fabs(obj - in.obj_val) <= 1e-9 * fmax(1, fabs(obj)), target,
+              "%s (%s): reported objective %.17g, from x %.17g", f->name, how, in.obj_val, obj);
+    double err = fabs(obj - opt) / fmax(1, fabs(opt));
+    TU_ASSERT(err <= 1e-3, target, "%s (%s): objective %.9g, OPT %.9g: error %.2e", f->name, how,
+              obj, opt, err);
+}
+
 START_TEST(maros_meszaros_all)
 {
     if (tu_target_get(_i)->dtype != GALA_DOUBLE) return; /* float: see docs/qp.md */
@@ -108,74 +189,50 @@ START_TEST(maros_meszaros_all)
     static mm_file files[MAXMM];
     static gala_qp_problem pb[MAXMM];
     static double opt[MAXMM];
-    int count = list_mm(files, MAXMM);
-    TU_ASSERT(count >= 24, _i, "%d QPS files in %s", count, MM_DIR);
-    for (int k = 0; k < count; ++k) {
-        char path[sizeof MM_DIR + sizeof files[k].file + 1];
-        snprintf(path, sizeof path, "%s/%.*s", MM_DIR, (int)sizeof files[k].file - 1,
-                 files[k].file);
-        TU_ASSERT(gala_qp_read_qps(path, &pb[k]) == GALA_OK, _i, "%s: %.200s", files[k].name,
-                  gala_last_error(NULL));
-        TU_ASSERT(readme_opt(files[k].name, &opt[k]), _i, "%s: no OPT in 00README.QP", files[k].name);
-    }
-    gala_qp_settings s;
-    gala_qp_settings_default(&s);
-    s.eps_abs = 1e-5;
-    s.eps_rel = 1e-5;
+    const int count = read_mm(_i, files, pb, opt);
+    gala_qp_settings s = mm_settings();
     gala_qp_solver *sv;
     TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &sv));
     TU_OK(ctx, gala_qp_solve(sv));
     int solved = 0, listed = 0;
-    for (int k = 0; k < count; ++k) {
-        gala_qp_info in;
-        const double *x, *y;
-        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
-        TU_OK(ctx, gala_qp_get_solution(sv, k, &x, &y, NULL, NULL));
-        int exc = -1;
-        for (int e = 0; e < NNOT; ++e)
-            if (!strcmp(files[k].name, not_reached[e].name)) exc = e;
-        if (exc >= 0) {
-            ++listed;
-            TU_ASSERT(in.status == not_reached[exc].status, _i, "%s: status %s after %d iterations, "
-                      "listed as %s (%s): update the list and docs/maros_meszaros.md", files[k].name,
-                      gala_qp_status_string(in.status), in.iter,
-                      gala_qp_status_string(not_reached[exc].status), not_reached[exc].why);
-            if (!not_reached[exc].objective_ok) continue;
-        } else {
-            TU_ASSERT(in.status == GALA_QP_SOLVED, _i, "%s: status %s after %d iterations", files[k].name,
-                      gala_qp_status_string(in.status), in.iter);
-            ++solved;
-        }
-        /* objective from x, in double, with c0 */
-        const gala_qp_problem *p = &pb[k];
-        double obj = p->c0, pr = 0, ax_scale = 0;
-        double *ax = calloc((size_t)p->m + 1, sizeof(double));
-        for (int j = 0; j < p->n; ++j) {
-            obj += p->q[j] * x[j];
-            for (int e = p->P.p[j]; e < p->P.p[j + 1]; ++e) {
-                int i = p->P.i[e];
-                obj += (i == j ? 0.5 : 1.0) * p->P.x[e] * x[i] * x[j];
-            }
-            for (int e = p->A.p[j]; e < p->A.p[j + 1]; ++e) ax[p->A.i[e]] += p->A.x[e] * x[j];
-        }
-        for (int i = 0; i < p->m; ++i) {
-            double z = ax[i] < p->l[i] ? p->l[i] : (ax[i] > p->u[i] ? p->u[i] : ax[i]);
-            pr = fmax(pr, fabs(ax[i] - z));
-            ax_scale = fmax(ax_scale, fabs(ax[i]));
-        }
-        free(ax);
-        /* the solver's own stopping test, with the tenfold margin of SOLVED_INACCURATE */
-        TU_ASSERT(pr <= 10 * (s.eps_abs + s.eps_rel * ax_scale), _i, "%s: primal residual %g",
-                  files[k].name, pr);
-        TU_ASSERT(fabs(obj - in.obj_val) <= 1e-9 * fmax(1, fabs(obj)), _i,
-                  "%s: reported objective %.17g, from x %.17g", files[k].name, in.obj_val, obj);
-        double err = fabs(obj - opt[k]) / fmax(1, fabs(opt[k]));
-        TU_ASSERT(err <= 1e-3, _i, "%s: objective %.9g, OPT %.9g: error %.2e", files[k].name, obj,
-                  opt[k], err);
-    }
+    for (int k = 0; k < count; ++k)
+        check_mm(_i, sv, k, &files[k], &pb[k], opt[k], &s, "batch", &solved, &listed);
     TU_ASSERT(listed == NNOT && solved == count - NNOT, _i, "%d solved of %d, %d listed", solved,
               count, listed);
     gala_qp_destroy(sv);
+    for (int k = 0; k < count; ++k) gala_qp_problem_free(&pb[k]);
+}
+END_TEST
+
+/* The same, each file alone (bench/ref_mm_osqp.py's timed runs, issue 41's comparison with
+ * OSQP one QP at a time), on the host backend, whose AUTO strategy takes the sparse LDLᵀ for
+ * the QPs whose factor is cheaper than the dense iteration (QBANDM, QSHARE1B, PRIMALC1,
+ * QADLITTL): the same statuses, and objectives within 1e-3 of OPT. */
+START_TEST(maros_meszaros_alone)
+{
+    if (tu_target_get(_i)->dtype != GALA_DOUBLE || tu_target_get(_i)->backend != GALA_BACKEND_HOST)
+        return;
+    gala_context *ctx = tu_ctx(_i);
+    static mm_file files[MAXMM];
+    static gala_qp_problem pb[MAXMM];
+    static double opt[MAXMM];
+    const int count = read_mm(_i, files, pb, opt);
+    gala_qp_settings s = mm_settings();
+    int solved = 0, listed = 0, sparse = 0;
+    for (int k = 0; k < count; ++k) {
+        gala_qp_solver *sv;
+        TU_OK(ctx, gala_qp_setup(ctx, &pb[k], 1, &s, &sv));
+        TU_OK(ctx, gala_qp_solve(sv));
+        const int ls = gala_qp_linsys_used(sv);
+        sparse += ls == GALA_QP_LINSYS_SPARSE_LDLT;
+        check_mm(_i, sv, 0, &files[k], &pb[k], opt[k], &s,
+                 ls == GALA_QP_LINSYS_SPARSE_LDLT ? "alone, sparse" : "alone, dense", &solved,
+                 &listed);
+        gala_qp_destroy(sv);
+    }
+    TU_ASSERT(listed == NNOT && solved == count - NNOT, _i, "%d solved of %d, %d listed", solved,
+              count, listed);
+    TU_ASSERT(sparse >= 3, _i, "%d of the files alone took the sparse strategy", sparse);
     for (int k = 0; k < count; ++k) gala_qp_problem_free(&pb[k]);
 }
 END_TEST
@@ -279,6 +336,7 @@ int main(void)
     Suite *s = suite_create("qp_mm");
     TCase *tc = tcase_create("qp_mm");
     tcase_add_loop_test(tc, maros_meszaros_all, 0, tu_target_count());
+    tcase_add_loop_test(tc, maros_meszaros_alone, 0, tu_target_count());
     tcase_add_loop_test(tc, mixed_statuses_one_batch, 0, tu_target_count());
     suite_add_tcase(s, tc);
     int rc = tu_run(s);

@@ -32,10 +32,13 @@ extern "C" {
 #endif
 
 /** Linear-system strategy (docs/qp.md). AUTO picks DENSE_SHARED when every QP has the same
- *  P and A (values and pattern) and the same kinds of rows; otherwise, once the largest QP
- *  has qp.sparse_n variables or more (tuning: 1024 on the host backend and CPU OpenCL, 8192
- *  on GPUs), SPARSE_LDLT where a solve with its factors costs at most half of a product
- *  with the dense K⁻¹; DENSE otherwise. */
+ *  P and A (values and pattern) and the same kinds of rows; otherwise SPARSE_LDLT where an
+ *  iteration with its factors costs less than a dense one (from the QPs' sparsity: nnz(L)
+ *  against the n² of K⁻¹, or K's envelope on the host backend, tuning qp.sparse_weight and
+ *  qp.sparse_fixed), considered once the largest QP has qp.sparse_n
+ *  variables or more (tuning: 1024 on the host backend and CPU OpenCL, 8192 on GPUs) or,
+ *  below that, for a batch of at most qp.sparse_patterns distinct P and A patterns (16 on
+ *  the host backend, so one sparse QP alone; none elsewhere); DENSE otherwise. */
 typedef enum gala_qp_linsys {
     /** Chosen per batch, as above (the default). */
     GALA_QP_LINSYS_AUTO = 0,
@@ -108,8 +111,9 @@ typedef enum gala_qp_setting_kind {
     X(ENUM, int, linsys_solver, GALA_QP_LINSYS_AUTO, 0, 4, GALA_QP_S_OSQP | GALA_QP_S_FIXED, "linsys",             \
       "auto\0dense\0dense-shared\0sparse-ldlt\0pcg\0",                                           \
       "linear-system strategy (gala_qp_linsys; OSQP's name, gala's values): auto picks "         \
-      "dense-shared when every QP has the same P, A and row kinds, sparse-ldlt for large "      \
-      "sparse QPs, dense otherwise; pcg (OSQP's indirect solver) only when asked for")           \
+      "dense-shared when every QP has the same P, A and row kinds, sparse-ldlt where the KKT "  \
+      "factor is cheaper than K^-1 (large sparse QPs; on the host backend also a sparse QP "    \
+      "alone), dense otherwise; pcg (OSQP's indirect solver) only when asked for")              \
     X(BOOL, int, warm_starting, 1, 0, 1, GALA_QP_S_OSQP | GALA_QP_S_NOCLI, NULL, NULL,           \
       "start each solve from the last iterates")                                                 \
     X(INT, int, scaling, 10, 0, INT_MAX, GALA_QP_S_OSQP | GALA_QP_S_FIXED, NULL, NULL,           \

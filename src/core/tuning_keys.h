@@ -198,4 +198,7 @@ GALA_TUNE_KEY(qp, minb, long, 0, 0, 32, "__launch_bounds__ minimum groups per SM
 GALA_TUNE_KEY(qp, tl, bool, 0, 0, 1, "the tile layout of a shared tile's local vectors (-D TL)")
 GALA_TUNE_KEY(qp, factor, long, 1, 0, 2, "K^-1 by 1 potrf + potri (src/la), 0 the fused sweep kernel, 2 keep the Cholesky factor and solve with it (host backend)")
 GALA_TUNE_KEY(qp, sparse_n, long, 8192, 0, 1 << 30, "linsys AUTO: batches whose largest QP has this many variables are analyzed for the sparse LDL' strategy")
+GALA_TUNE_KEY(qp, sparse_fixed, long, 500, 0, 1 << 30, "linsys AUTO: the sparse LDL' iteration's fixed cost for the batch (its launches against one per check), in multiply-adds of the dense product it is compared with")
+GALA_TUNE_KEY(qp, sparse_weight, long, 200, 1, 100000, "linsys AUTO: a multiply-add of the sparse LDL' solve against one of the dense strategy's product or envelope solves, in percent")
+GALA_TUNE_KEY(qp, sparse_patterns, long, 0, 0, 1 << 30, "linsys AUTO: below qp.sparse_n, batches with at most this many distinct (P, A) patterns are analyzed for the sparse LDL' strategy too (0: none)")
 GALA_TUNE_END(qp)

@@ -31,6 +31,8 @@ GALA_TUNE_ROW(qp, tile_bytes, CUDA, NULL, NULL, DOUBLE, 47104)
 /* CPUs: the sparse LDLᵀ strategy from 1024 variables (GPUs: for QPs whose dense K won't fit) */
 GALA_TUNE_ROW(qp, sparse_n, HOST, NULL, NULL, ANY, 1024)
 GALA_TUNE_ROW(qp, sparse_n, OPENCL, "@cpu", NULL, ANY, 1024)
+/* host backend: one sparse QP (or a few patterns) is analyzed for sparse LDLᵀ (Maros–Meszaros one at a time) */
+GALA_TUNE_ROW(qp, sparse_patterns, HOST, NULL, NULL, ANY, 16)
 /* host backend: keep the Cholesky factor and solve with it (one core: 1250-1350 QPs/s, K⁻¹ 244) */
 GALA_TUNE_ROW(qp, factor, HOST, NULL, NULL, ANY, 2)
 

@@ -266,7 +266,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     F->perm_off = gala_malloc(((size_t)ngroups + 1) * sizeof *F->perm_off);
     F->st_h = gala_malloc(((size_t)total * 3 + 1) * sizeof *F->st_h);
     gala_status s = GALA_OK;
-    int *img = NULL, *steps = NULL;
+    int *steps = NULL;
     if (!F->gd || !F->exp_pos || !F->perm_off || !F->st_h) goto oom;
 
     /* layout of the groups: V bases, workspace bases, schedule offsets */
@@ -357,17 +357,11 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     }
     for (int g = 0; g < ngroups; ++g) F->gd[g * SLDLT_GDESC + G_STEPS] += (int)img_len;
     F->perm = gala_malloc((plen ? plen : 1) * sizeof *F->perm);
-    img = gala_malloc((img_len + steps_len) * sizeof *img);
-    if (!F->perm || !img) goto oom;
+    if (!F->perm) goto oom;
     for (int g = 0; g < ngroups; ++g) {
         const gala_sparse_ldlt_symbolic *S = sym[g];
         if (S->n) memcpy(F->perm + F->perm_off[g], S->perm, (size_t)S->n * sizeof *F->perm);
-        memcpy(img + F->gd[g * SLDLT_GDESC + G_LEV] - S->o_lev, S->img, S->img_len * sizeof *img);
     }
-    memcpy(img + img_len, steps, steps_len * sizeof *img);
-    img_len += steps_len;
-    gala_free(steps);
-    steps = NULL;
 
     /* launch shape */
     const long maxwg = gala_max_wg(ctx);
@@ -406,16 +400,22 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     /* device memory */
     s = gala_buffer_create(ctx, GALA_INT, (size_t)ngroups * SLDLT_GDESC, &F->gdesc);
     if (s == GALA_OK) s = gala_buffer_write(F->gdesc, 0, (size_t)ngroups * SLDLT_GDESC, F->gd);
-    if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, img_len ? img_len : 1, &F->sched);
-    if (s == GALA_OK && img_len) s = gala_buffer_write(F->sched, 0, img_len, img);
+    if (s == GALA_OK)
+        s = gala_buffer_create(ctx, GALA_INT, img_len + steps_len ? img_len + steps_len : 1, &F->sched);
+    /* each group's image straight to its place (no concatenated host copy), the launch steps after */
+    for (int g = 0; s == GALA_OK && g < ngroups; ++g)
+        if (sym[g]->img_len)
+            s = gala_buffer_write(F->sched, (size_t)(F->gd[g * SLDLT_GDESC + G_LEV] - sym[g]->o_lev),
+                                  sym[g]->img_len, sym[g]->img);
+    if (s == GALA_OK && steps_len) s = gala_buffer_write(F->sched, img_len, steps_len, steps);
+    gala_free(steps);
+    steps = NULL;
     if (s == GALA_OK) s = gala_buffer_create(ctx, dt, vlen ? vlen : 1, &F->V);
     if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, (size_t)total * 3 + 1, &F->st);
     if (s == GALA_OK && F->baseline) {
         s = gala_buffer_create(ctx, dt, wlen ? wlen : 1, &F->W);
         if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, wlen ? 3 * wlen : 1, &F->IW);
     }
-    gala_free(img);
-    img = NULL;
     if (s != GALA_OK) goto fail;
 
     /* kernels: fetched now, so refactor and solve build nothing */
@@ -444,7 +444,6 @@ oom:
     s = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
 fail:
     gala_free(steps);
-    gala_free(img);
     gala_sparse_ldlt_destroy(F);
     return s;
 }

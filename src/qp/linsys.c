@@ -23,18 +23,26 @@ gala_status gala_qp_linsys_choose(gala_qp_solver *s, int same_data, const qp_lin
     default: break;
     }
     /* AUTO: the shared ladder for a batch of one P and A; else the sparse KKT factorization
-     * is considered once a QP reaches qp.sparse_n variables (gala_qp_linsys_make keeps it
-     * only where it is cheaper); else dense */
+     * is a candidate (gala_qp_linsys_make keeps it only where it is cheaper, from the QPs'
+     * sparsity) once a QP reaches qp.sparse_n variables, or on devices that analyze batches
+     * of few patterns at any size (qp.sparse_patterns: one sparse QP on the host backend);
+     * else dense */
     if (s->nvalid > 1 && same_data) {
         *ops = &gala_qp_linsys_shared;
         return GALA_OK;
     }
+    const gala_tune_qp *tq = &gala_tuned(s->ctx, s->dt)->qp;
+    *ops = gala_qp_auto_max_n(s) >= (int)tq->sparse_n || tq->sparse_patterns > 0
+               ? &gala_qp_linsys_sparse : &gala_qp_linsys_dense;
+    return GALA_OK;
+}
+
+int gala_qp_auto_max_n(const gala_qp_solver *s)
+{
     int maxn = 0;
     for (int k = 0; k < s->count; ++k)
         if (s->slot[k] >= 0 && s->qp_n[k] > maxn) maxn = s->qp_n[k];
-    *ops = maxn >= (int)gala_tuned(s->ctx, s->dt)->qp.sparse_n ? &gala_qp_linsys_sparse
-                                                                     : &gala_qp_linsys_dense;
-    return GALA_OK;
+    return maxn;
 }
 
 gala_status gala_qp_linsys_make(gala_qp_solver *s, const qp_linsys_ops *ops, qp_linsys **ls)

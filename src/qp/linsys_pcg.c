@@ -133,7 +133,7 @@ static gala_status pcg_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int ch
                              ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
                              ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
                              ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(p->b_kb), ga_int(0),
-                             ga_long(1), ga_long(1), ga_real(t->alpha),
+                             ga_long(1), ga_long(1), ga_real(t->alpha), ga_real(t->sigma),
                              ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);

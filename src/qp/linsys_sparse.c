@@ -6,10 +6,12 @@
  *
  * is factored by gala_sparse_ldlt (src/la): one symbolic analysis (AMD) per distinct pair of
  * P and A patterns, all QPs factored by one launch (groups), refactored in place when ρ
- * changes. One ADMM iteration is three launches for the whole batch: qp_kkt_rhs, the batched
- * sparse solve, qp_kkt_update (cl/qp.cl), five with the refinement step of float
- * (qp_kkt_resid and a second solve); the termination check is the dense strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs whose dense K would be large,
- * and for one sparse QP on the host backend. */
+ * changes. One ADMM iteration is two launches for the whole batch: the batched sparse solve
+ * and qp_kkt_update (cl/qp.cl; z̃ from the solve's second block ν, as OSQP, and the next
+ * iteration's right-hand side; qp_kkt_rhs makes a launch's first), four with the refinement
+ * step of float (qp_kkt_resid and a second solve); the termination check is the dense
+ * strategy's qp_check. Nothing here is O(n²): this is the strategy for QPs
+ * whose dense K would be large, and for one sparse QP on the host backend. */
 #include <stdlib.h>
 
 #include "qp_internal.h"
@@ -103,9 +105,10 @@ typedef struct { int p, a, first, count, nnz, dim; } sp_group;
 
 /* Groups: the distinct (P pattern, A pattern) pairs, in order of first appearance (a linear
  * scan per slot over a table keyed by the P pattern would do for huge mixes; batches have
- * few distinct pairs); gof: per slot its group; *kmapn: value-map entries of all groups. */
-static gala_status sparse_groups(const gala_qp_solver *s, sp_group *grp, int *gof, int *ng_out,
-                                 size_t *kmapn_out)
+ * few distinct pairs); gof: per slot its group; *kmapn: value-map entries of all groups.
+ * More than cap groups: *ng_out = cap + 1 and nothing else is set (AUTO, few patterns). */
+static gala_status sparse_groups(const gala_qp_solver *s, int cap, sp_group *grp, int *gof,
+                                 int *ng_out, size_t *kmapn_out)
 {
     const int nv = s->nvalid;
     int ng = 0;
@@ -114,6 +117,10 @@ static gala_status sparse_groups(const gala_qp_solver *s, sp_group *grp, int *go
         const int pp = s->p_pattern[sl], pa = s->a_pattern[sl];
         int g = 0;
         for (g = 0; g < ng && !(grp[g].p == pp && grp[g].a == pa); ++g) {}
+        if (g == ng && ng == cap) {
+            *ng_out = cap + 1;
+            return GALA_OK;
+        }
         if (g == ng) {
             const qp_pat *tp = &s->patterns[pp], *ta = &s->patterns[pa];
             /* value-map entries are 8·position + kind in an int */
@@ -179,21 +186,74 @@ static gala_status sparse_analyze(gala_qp_solver *s, qp_sparse *p, sp_group *grp
     return st;
 }
 
-/* AUTO (linsys.c considers this strategy because a QP reached qp.sparse_n variables): keep
- * it only when a solve with the factors costs at most half of a product with the dense K⁻¹
- * (per QP 4·nnz(L) + 2·(n + m) against n² multiply-adds); the random QPs of the benchmark
- * families (dense rows of A) fill in and stay dense. */
-static int sparse_dearer(const gala_qp_solver *s, const qp_sparse *p, const sp_group *grp)
+/* The dense strategy's work in one iteration of a QP of pattern pair (tp, ta), in
+ * multiply-adds: the products with A and Aᵀ (which the sparse iteration does not have, its
+ * solve gives ν), and the product with K⁻¹ (n²) or, where the device keeps K's Cholesky
+ * factor (qp.factor = 2: the host backend), the two solves within the factor's envelope:
+ * 2·Σ_j (j − the first row of column j of K = P + σI + AᵀρA, from the patterns, as the
+ * host kernels' kprof) + 1). rmin: scratch of ta->rows ints. */
+static double dense_work(const gala_qp_solver *s, const qp_pat *tp, const qp_pat *ta, int *rmin)
 {
-    double sparse = 0, dense = 0;
-    for (int g = 0; g < p->ngroups; ++g) {
-        gala_sparse_ldlt_stats t;
-        gala_sparse_ldlt_symbolic_stats(p->sym[g], &t);
-        const double n = s->patterns[grp[g].p].cols;
-        sparse += grp[g].count * (4.0 * (double)t.nnz_l + 2.0 * t.n);
-        dense += grp[g].count * n * n;
+    const int n = tp->cols, m = ta->rows;
+    const double prod = 2.0 * ta->nnz;
+    if (!s->k_factored) return prod + (double)n * n;
+    for (int i = 0; i < m; ++i) rmin[i] = n;
+    for (int j = 0; j < n; ++j)
+        for (int k = ta->p[j]; k < ta->p[j + 1]; ++k)
+            if (j < rmin[ta->i[k]]) rmin[ta->i[k]] = j;
+    double env = 0;
+    for (int j = 0; j < n; ++j) {
+        int f = j;
+        for (int k = tp->p[j]; k < tp->p[j + 1]; ++k) f = tp->i[k] < f ? tp->i[k] : f;
+        for (int k = ta->p[j]; k < ta->p[j + 1]; ++k) f = rmin[ta->i[k]] < f ? rmin[ta->i[k]] : f;
+        env += j - f + 1;
     }
-    return 2 * sparse > dense;
+    return prod + 2 * env;
+}
+
+/* AUTO (linsys.c: a QP reached qp.sparse_n variables, or the device analyzes batches of at
+ * most qp.sparse_patterns patterns): keep the strategy only when its iteration costs less
+ * than the dense one's, from the QPs' sparsity: per QP a solve with the factors,
+ * 4·nnz(L) + 2·(n + m), plus qp.sparse_fixed for the batch (a sparse iteration is two
+ * launches, the dense strategy launches once per termination check), weighted by
+ * qp.sparse_weight (percent: one of these multiply-adds against one of dense_work's, which
+ * stream contiguous rows), against dense_work.
+ *
+ * Before any analysis (sym NULL) nnz(L) is estimated from the KKT matrix's own entries below
+ * the diagonal, which L has whatever the fill, times `fill`: with fill 1 a bound (if even
+ * that is dearer the QPs are dense: tiny QPs, or dense rows of A as in the random QPs of
+ * the benchmark families, and no AMD runs); below qp.sparse_n, SPARSE_FILL: the analysis
+ * costs about as much as the dense set-up, and a QP that would win only with a factor of
+ * fewer entries wins little per iteration (Maros–Meszaros: L has 1.45–3× the KKT's entries
+ * below the diagonal, the control family 1.7×). After the analysis, the factors' own nnz(L).
+ * *err: no host memory for the scratch. */
+#define SPARSE_FILL 1.5
+static int sparse_dearer(gala_qp_solver *s, int ngroups, const sp_group *grp,
+                         gala_sparse_ldlt_symbolic *const *sym, double fill, gala_status *err)
+{
+    const gala_tune_qp *tq = &gala_tuned(s->ctx, s->dt)->qp;
+    double sparse = (double)tq->sparse_fixed, dense = 0;
+    int mmax = 1;
+    for (int g = 0; g < ngroups; ++g)
+        if (s->patterns[grp[g].a].rows > mmax) mmax = s->patterns[grp[g].a].rows;
+    int *rmin = gala_malloc(sizeof(int) * (size_t)mmax);
+    if (!rmin) {
+        *err = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        return 1;
+    }
+    *err = GALA_OK;
+    for (int g = 0; g < ngroups; ++g) {
+        double nnzl = fill * ((double)grp[g].nnz - grp[g].dim); /* KKT's strict triangle */
+        if (sym) {
+            gala_sparse_ldlt_stats t;
+            gala_sparse_ldlt_symbolic_stats(sym[g], &t);
+            nnzl = (double)t.nnz_l;
+        }
+        sparse += grp[g].count * (4.0 * nnzl + 2.0 * grp[g].dim);
+        dense += grp[g].count * dense_work(s, &s->patterns[grp[g].p], &s->patterns[grp[g].a], rmin);
+    }
+    gala_free(rmin);
+    return (double)tq->sparse_weight / 100 * sparse > dense;
 }
 
 /* The matrices' order (group by group, slots in order within a group: kq, qslot) and the
@@ -268,8 +328,18 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
     p->inertia = p->info + nv;
     int ng = 0;
     size_t kmapn = 0, moff = 0;
-    st = sparse_groups(s, grp, gof, &ng, &kmapn);
+    /* AUTO below qp.sparse_n: only batches of few patterns (one analysis each) */
+    const gala_tune_qp *tq = &gala_tuned(ctx, s->dt)->qp;
+    const int small = only_if_cheaper && gala_qp_auto_max_n(s) < (int)tq->sparse_n;
+    const int cap = small ? (int)(tq->sparse_patterns < nv ? tq->sparse_patterns : nv) : nv;
+    st = sparse_groups(s, cap, grp, gof, &ng, &kmapn);
     if (st != GALA_OK) goto done;
+    if (only_if_cheaper &&
+        (ng > cap || sparse_dearer(s, ng, grp, NULL, small ? SPARSE_FILL : 1, &st))) {
+        sparse_destroy(&p->base); /* too many patterns, or dearer before any analysis */
+        *out = NULL;
+        goto done;
+    }
     p->ngroups = ng;
     p->total = nv;
     p->sym = gala_calloc((size_t)ng, sizeof *p->sym);
@@ -278,7 +348,13 @@ static gala_status sparse_make(gala_qp_solver *s, int only_if_cheaper, qp_linsys
     if (!p->sym || !p->gcount || !kmap)
         st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     if (st == GALA_OK) st = sparse_analyze(s, p, grp, kmap, &moff);
-    if (only_if_cheaper && (st == GALA_ERR_NOT_SUPPORTED || (st == GALA_OK && sparse_dearer(s, p, grp)))) {
+    gala_status es = GALA_OK;
+    if (only_if_cheaper && (st == GALA_ERR_NOT_SUPPORTED ||
+                            (st == GALA_OK && sparse_dearer(s, ng, grp, p->sym, 1, &es)))) {
+        if (es != GALA_OK) {
+            st = es;
+            goto done;
+        }
         gala_error_clear(ctx); /* no AMD in this build, or dearer */
         sparse_destroy(&p->base);
         *out = NULL;
@@ -376,11 +452,14 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
     gala_buffer *kx = p->refine ? p->b_kx : p->b_kb;
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
-        GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec), ga_long(ntot),
-                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1),
-                             ga_long((long long)tot), ga_real(s->set.sigma), ga_int(last)));
+        /* the right-hand side: here for a launch's first iteration, then from the update */
+        if (it == 0)
+            GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
+                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec),
+                                 ga_long(ntot), ga_buf(s->b_mvec), ga_long(mtot),
+                                 ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
+                                 ga_long(1), ga_long((long long)tot), ga_real(s->set.sigma),
+                                 ga_int(last)));
         GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, kx, 0, 1, 0, tot));
         if (p->refine) {
             GALA_TRY(GALA_LAUNCH(s->ctx, ke, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
@@ -390,13 +469,17 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
                                  ga_long((long long)tot), ga_real(s->set.sigma)));
             GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, p->b_kb, 0, 1, 0, tot));
         }
+        /* z̃ from the solve's ν (QP_KKT_NU): no product with A per iteration; the next
+         * iteration's right-hand side into kb (QP_KKT_NEXT) */
+        const int fl = QP_KKT_NU | (p->refine ? QP_KKT_CORR : 0) |
+                       (last ? 0 : QP_KKT_NEXT | (it + 2 == iters ? QP_KKT_NEXT_LAST : 0));
         GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
                              ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
                              ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
                              ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(p->refine),
+                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(fl),
                              ga_long(1), ga_long((long long)tot), ga_real(s->set.alpha),
-                             ga_int(last ? iters : 0)));
+                             ga_real(s->set.sigma), ga_int(last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, ls, c, 0, check, adapt, fin));

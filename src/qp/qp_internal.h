@@ -92,9 +92,12 @@ GALA_INTERNAL void gala_qp_linsys_destroy(qp_linsys *ls);
 /** The common part of destroy (the classes' lists, K, the ladder buffers), for the
  *  strategies' destroy functions; the object itself is not freed. */
 GALA_INTERNAL void gala_qp_linsys_release_base(qp_linsys *ls);
-/** AUTO's sparse candidate (linsys_sparse.c): the sparse strategy's object when a solve
- *  with its factors costs at most half of a product with the dense K⁻¹, else *ls = NULL
- *  (no AMD in this build, or dearer) and GALA_OK. */
+/** The most variables of a valid QP of the batch (AUTO's qp.sparse_n test). */
+GALA_INTERNAL int gala_qp_auto_max_n(const struct gala_qp_solver *s);
+/** AUTO's sparse candidate (linsys_sparse.c): the sparse strategy's object when an
+ *  iteration with its factors costs less than a dense one (sparse_dearer), else *ls = NULL
+ *  (no AMD in this build, dearer, or below qp.sparse_n with more than qp.sparse_patterns
+ *  distinct patterns to analyze) and GALA_OK. */
 GALA_INTERNAL gala_status gala_qp_sparse_setup_if_cheaper(struct gala_qp_solver *s,
                                                           qp_linsys **ls);
 

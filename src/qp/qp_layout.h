@@ -102,6 +102,17 @@
 #define QP_CG_TOL_MIN 1e-7
 #define QP_KALIGN 32
 
+/* qp_kkt_update's flags (its corr argument): add the refinement's correction kc to the
+ * solution kx; the solution holds ν in entries n .. n + m − 1 (the sparse KKT solve, whose
+ * z̃ is then OSQP's (z − y/ρ) + ν/ρ; PCG gives x̃ only: z̃ = Ax̃); with NU, write the next
+ * iteration's right-hand side into kc (qp_kkt_rhs fused: one launch less per iteration),
+ * and with NEXT_LAST that next iteration is a launch's last (x and y go to the previous
+ * iterate's copies, as qp_kkt_rhs's last) */
+#define QP_KKT_CORR 1
+#define QP_KKT_NU 2
+#define QP_KKT_NEXT 4
+#define QP_KKT_NEXT_LAST 8
+
 #define QP_RHO_MIN 1e-6
 #define QP_RHO_MAX 1e6
 #define QP_RHO_EQ 1e3

@@ -247,6 +247,13 @@ gala_status gala_host_items(const gala_host_launch *L, const char *name, long co
     if (any_hit) *any_hit = 0;
     if (count <= 0) return GALA_OK;
     const int nt = gala_host_threads(L, count, work);
+    if (nt == 1 && wbytes == 0) { /* one thread, no scratch (one small QP's kernels): no
+                                   * allocation, no pool: a few launches per ADMM iteration */
+        int hit[16] = {0};
+        for (long i = 0; i < count; ++i) item(L, arg, i, NULL, hit);
+        if (any_hit) *any_hit = hit[0];
+        return GALA_OK;
+    }
     host_items_job j = {L, item, arg, NULL, (wbytes + 63) / 64 * 64, NULL};
     /* one block: the hit words, then each thread's scratch on its own cache lines */
     const size_t hbytes = sizeof(int) * 16 * (size_t)nt;

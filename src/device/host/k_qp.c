@@ -88,7 +88,7 @@ const gala_host_kernel gala_host_qp[] = {
     K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
     K(qp_kkt_values, "bbibbbbbblr"),
     K(qp_kkt_rhs, "bbibbblblbbbllri"),
-    K(qp_kkt_update, "bbibbbbbblblbbbbillri"),
+    K(qp_kkt_update, "bbibbbbbblblbbbbillrri"),
     K(qp_kkt_resid, "bbibbbbbbbbbllr"),
     K(qp_pcg_precond, "bbibbibbbbbblr"),
     K(qp_pcg, "bbibbbbblbbbbbriirii"),
@@ -109,6 +109,12 @@ static REAL SUF(limit)(REAL v)
 static REAL SUF(rho_row)(int ct, REAL rho)
 {
     return ct == 0 ? (REAL)QP_RHO_MIN : (ct == 2 ? (REAL)QP_RHO_EQ * rho : rho);
+}
+/* 1/ρ of the three row kinds (free, inequality, equality: HQP_RK), as OSQP's rho_inv_vec:
+ * the per-row divisions become products */
+static void SUF(rho_inv3)(REAL rho, REAL *rinv)
+{
+    for (int k = 0; k < 3; ++k) rinv[k] = (REAL)1 / SUF(rho_row)(k, rho);
 }
 static REAL SUF(polar)(REAL v, REAL l, REAL u)
 {
@@ -746,6 +752,9 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
 /* The sparse strategy's kernels (cl/qp.cl: qp_kkt_values, qp_kkt_rhs, qp_kkt_update). */
 #ifndef HQP_NKQ
 #define HQP_NKQ 3 /* kq per slot: matrix index, value-map offset, KKT entries */
+/* a row's kind as rho_inv3's index: qp_vec_in's kinds are 0 (free), 1 (inequality) and 2
+ * (equality), the same numbers (no branch per row) */
+#define HQP_RK(ct) (ct)
 /* qp_kkt_rhs / _update / _resid: listed QP g (an item: returns unless it runs); its KKT
  * column q0 */
 #define HQP_KKT_QP                                                                          \
@@ -822,8 +831,10 @@ static void SUF(qp_kkt_rhs_item)(const gala_host_launch *L, const void *arg, lon
     REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
     REAL *yp = vm + QP_V_YPREV * mtot + zo;
     REAL *r = kb + q0;
+    REAL rinv[3];
+    SUF(rho_inv3)(rho, rinv);
     for (int j = 0; j < n; ++j) r[j * kbe] = sigma * x[j] - q[j];
-    for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - y[i] / SUF(rho_row)(ct[i], rho);
+    for (int i = 0; i < m; ++i) r[(n + i) * kbe] = z[i] - rinv[HQP_RK(ct[i])] * y[i];
     if (last) {
         memcpy(xp, x, sizeof(REAL) * (size_t)n);
         memcpy(yp, y, sizeof(REAL) * (size_t)m);
@@ -834,6 +845,54 @@ static gala_status SUF(qp_kkt_rhs)(const gala_host_launch *L)
 {
     const int nlist = HINT(2);
     return hqp_run(L, "qp_kkt_rhs", nlist, hqp_running_work(L, 1, 0), SUF(qp_kkt_rhs_item), 0);
+}
+
+/* qp_kkt_update of one QP whose solve gave ν, entries contiguous (kbe = 1: one QP alone, or
+ * the first of a batch...): the loops of the general case below without its aliasing (the
+ * solution xt is read before the next right-hand side r, which may be the same memory, is
+ * written, in a second pass), so that they vectorize. Same arithmetic, same results. */
+HQP_CLONES static void SUF(kkt_update_nu)(int n, int m, REAL alpha, REAL sigma,
+                                         const REAL *xt, const REAL *xc, int next, int nlast,
+                                         const REAL *restrict rr, const REAL *restrict rinv,
+                                         const int *restrict ct, const REAL *restrict q,
+                                         const REAL *restrict l, const REAL *restrict u,
+                                         REAL *restrict x, REAL *restrict z, REAL *restrict y,
+                                         REAL *restrict xp, REAL *restrict yp, REAL *r)
+{
+    const REAL a1 = (REAL)1 - alpha, r0 = rr[0], r1 = rr[1], r2 = rr[2];
+    const REAL v0 = rinv[0], v1 = rinv[1], v2 = rinv[2];
+    {
+        const REAL *restrict t = xt, *restrict c = xc;
+        if (c)
+            for (int j = 0; j < n; ++j) x[j] = alpha * (t[j] + c[j]) + a1 * x[j];
+        else
+            for (int j = 0; j < n; ++j) x[j] = alpha * t[j] + a1 * x[j];
+        const REAL *restrict tn = xt + n, *restrict cn = xc ? xc + n : NULL;
+        for (int i = 0; i < m; ++i) {
+            const int k = ct[i];
+            const REAL ri = k == 0 ? r0 : (k == 2 ? r2 : r1), rv = k == 0 ? v0 : (k == 2 ? v2 : v1);
+            const REAL nu = cn ? tn[i] + cn[i] : tn[i];
+            const REAL zt = (z[i] - rv * y[i]) + rv * nu;
+            const REAL zh = alpha * zt + a1 * z[i];
+            REAL zn = zh + rv * y[i];
+            zn = zn < l[i] ? l[i] : zn;
+            zn = zn > u[i] ? u[i] : zn;
+            y[i] = y[i] + ri * (zh - zn);
+            z[i] = zn;
+        }
+    }
+    if (!next) return;
+    /* the next right-hand side (qp_kkt_rhs's), now that xt is read */
+    REAL *restrict rx = r, *restrict rz = r + n;
+    for (int j = 0; j < n; ++j) rx[j] = sigma * x[j] - q[j];
+    for (int i = 0; i < m; ++i) {
+        const int k = ct[i];
+        rz[i] = z[i] - (k == 0 ? v0 : (k == 2 ? v2 : v1)) * y[i];
+    }
+    if (nlast) {
+        memcpy(xp, x, sizeof(REAL) * (size_t)n);
+        memcpy(yp, y, sizeof(REAL) * (size_t)m);
+    }
 }
 
 static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
@@ -852,34 +911,66 @@ static void SUF(qp_kkt_update_item)(const gala_host_launch *L, const void *arg, 
     REAL *vn = HBUF(REAL, 8), *vm = HBUF(REAL, 10);
     const ptrdiff_t ntot = HLONG(9), mtot = HLONG(11);
     const int *ctype = HBUF(int, 12);
-    const REAL *info = HBUF(REAL, 13), *kx = HBUF(REAL, 14), *kc = HBUF(REAL, 15);
-    const int corr = HINT(16);
+    const REAL *info = HBUF(REAL, 13), *kx = HBUF(REAL, 14);
+    REAL *kc = HBUF(REAL, 15);
+    const int fl = HINT(16), corr = fl & QP_KKT_CORR, nu = fl & QP_KKT_NU;
+    const int next = nu && (fl & QP_KKT_NEXT), nlast = next && (fl & QP_KKT_NEXT_LAST);
     const ptrdiff_t kbm = HLONG(17), kbe = HLONG(18);
-    const REAL alpha = HREAL(19);
-    const int iters = HINT(20);
+    const REAL alpha = HREAL(19), sigma = HREAL(20);
+    const int iters = HINT(21);
     (void)nlist;
     HQP_KKT_QP;
     const ptrdiff_t xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
     const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
     const REAL *Av = mv + mt[QP_M_AV];
-    REAL *x = vn + QP_V_X * ntot + xo;
+    REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    const REAL *q = vn + QP_V_Q * ntot + xo;
     REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+    REAL *yp = vm + QP_V_YPREV * mtot + zo;
     const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     const REAL *xt = kx + q0, *xc = kc + q0;
+    REAL *r = kc + q0; /* next: the next iteration's right-hand side, entry by entry after its read */
 #define HQP_XT(e) (corr ? xt[(e) * kbe] + xc[(e) * kbe] : xt[(e) * kbe])
-    for (int j = 0; j < n; ++j) x[j] = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
+    /* the rows' ρ and 1/ρ by kind (0 free, 1 inequality, 2 equality: qp_vec_in's kind) */
+    REAL rinv[3], rr[3];
+    SUF(rho_inv3)(rho, rinv);
+    for (int k = 0; k < 3; ++k) rr[k] = SUF(rho_row)(k, rho);
+    if (nu && kbe == 1) {
+        SUF(kkt_update_nu)(n, m, alpha, sigma, xt, corr ? xc : NULL, next, nlast, rr, rinv, ct,
+                           q, l, u, x, z, y, xp, yp, r);
+        state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
+        return;
+    }
+    for (int j = 0; j < n; ++j) {
+        const REAL xn = alpha * HQP_XT(j) + ((REAL)1 - alpha) * x[j];
+        x[j] = xn;
+        if (next) { /* qp_kkt_rhs's, fused */
+            r[j * kbe] = sigma * xn - q[j];
+            if (nlast) xp[j] = xn;
+        }
+    }
     for (int i = 0; i < m; ++i) {
+        const int rk = HQP_RK(ct[i]);
+        const REAL ri = rr[rk], rv = rinv[rk];
         REAL zt = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
-#undef HQP_XT
-        const REAL ri = SUF(rho_row)(ct[i], rho);
+        if (nu) { /* OSQP's z̃ = (z − y/ρ) + ν/ρ: the KKT solve's second block */
+            zt = (z[i] - rv * y[i]) + rv * HQP_XT(n + i);
+        } else {
+            for (int k = Ap[i]; k < Ap[i + 1]; ++k) zt += Av[k] * HQP_XT(Ac[k]);
+        }
         const REAL zh = alpha * zt + ((REAL)1 - alpha) * z[i];
-        REAL zn = zh + y[i] / ri;
+        REAL zn = zh + rv * y[i];
         zn = zn < l[i] ? l[i] : zn;
         zn = zn > u[i] ? u[i] : zn;
-        y[i] += ri * (zh - zn);
+        const REAL yn = y[i] + ri * (zh - zn);
+        y[i] = yn;
         z[i] = zn;
+        if (next) {
+            r[(n + i) * kbe] = zn - rv * yn;
+            if (nlast) yp[i] = yn;
+        }
     }
+#undef HQP_XT
     state[(ptrdiff_t)b * QP_NSTATE + QP_S_ITER] += iters;
 }
 
@@ -1615,6 +1706,10 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     if (!do_check) return;
 
     const int U = !scaled_term;
+    /* w2 = x − x_prev and w = the polar part of y − y_prev, once per entry instead of once
+     * per matrix entry that reads them (the scratch of the iterations, free now; qp_unscale
+     * writes the results there after the checks) */
+    for (int j = 0; j < n; ++j) w2[j] = x[j] - xp[j];
     REAL prim = 0, prims = 0, ptol = 0, ptols = 0, sup = 0, ndy = 0, lhs = 0;
     for (int i = 0; i < m; ++i) {
         REAL ax = 0;
@@ -1630,6 +1725,7 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         if (SUF(qabs)(ypp) < (REAL)QP_DEADZONE_R) ypp = 0;
         sup += SUF(support)(ypp, l[i], u[i]);
         const REAL dyp = SUF(polar)(y[i] - yp[i], l[i], u[i]);
+        w[i] = dyp;
         ndy = SUF(qmax)(ndy, SUF(qabs)(dyp) * (U ? E[i] : (REAL)1));
         lhs += SUF(support)(dyp, l[i], u[i]);
     }
@@ -1639,12 +1735,12 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
             const int c = Pc[k];
             px += Pv[k] * x[c];
-            pdx += Pv[k] * (x[c] - xp[c]);
+            pdx += Pv[k] * w2[c];
         }
         for (int k = Tp[j]; k < Tp[j + 1]; ++k) {
             const int i = Tc[k];
             aty += Tv[k] * y[i];
-            atdy += Tv[k] * SUF(polar)(y[i] - yp[i], l[i], u[i]);
+            atdy += Tv[k] * w[i];
         }
         const REAL sc = U ? (REAL)1 / D[j] : (REAL)1;
         const REAL dr = SUF(qabs)(px + q[j] + aty);
@@ -1665,7 +1761,7 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     const REAL tols[2] = {eps_dinf * ndx, 10 * eps_dinf * ndx};
     for (int i = 0; i < m; ++i) {
         REAL adx = 0;
-        for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += Av[k] * (x[Ac[k]] - xp[Ac[k]]);
+        for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += Av[k] * w2[Ac[k]];
         if (U) adx /= E[i];
         for (int p = 0; p < 2; ++p)
             viol[p] += ((u[i] < (REAL)QP_INFV && adx > tols[p]) ||

@@ -31,10 +31,17 @@ typedef struct {
 } hs_item;
 
 /* The runs of every group's batch (× nrhs right-hand sides), about `per` matrices each (at
- * most HS_CHUNK), in *items (allocated here; NULL when there are none or no memory: *count
- * -1). *work: the launch's multiply-adds, roughly. */
+ * most HS_CHUNK): in buf when they fit its HS_LOCAL entries (one matrix: no allocation per
+ * solve), else allocated here (free with hs_free); NULL when there are none or no memory
+ * (*count -1). *work: the launch's multiply-adds, roughly. */
+#define HS_LOCAL 8
+static void hs_free(hs_item *it, const hs_item *buf)
+{
+    if (it != buf) gala_free(it);
+}
+
 static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, int *count,
-                         double *work)
+                         double *work, hs_item *buf)
 {
     const int ngroups = HINT(0);
     const int *gd = HBUF(int, 1);
@@ -55,7 +62,7 @@ static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, 
     if (per < 1) per = 1;
     long n = 0;
     for (int g = 0; g < ngroups; ++g) n += (gd[g * SLDLT_GDESC + G_BATCH] + per - 1) / per;
-    hs_item *it = gala_malloc(sizeof *it * (size_t)(n * nrhs));
+    hs_item *it = n * nrhs <= HS_LOCAL ? buf : gala_malloc(sizeof *it * (size_t)(n * nrhs));
     if (!it) {
         *count = -1;
         return NULL;
@@ -193,12 +200,13 @@ static gala_status SUF(sldlt_factor)(const gala_host_launch *L)
 {
     int count;
     double work;
-    hs_item *it = hs_items(L, 1, 4, &count, &work);
+    hs_item buf[HS_LOCAL];
+    hs_item *it = hs_items(L, 1, 4, &count, &work, buf);
     if (count < 0)
         return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_factor: no host memory");
     const gala_status s = gala_host_items(L, "sldlt_factor", count, work, SUF(factor_run), it,
                                           0, NULL);
-    gala_free(it);
+    hs_free(it, buf);
     return s;
 }
 
@@ -281,16 +289,51 @@ static gala_status SUF(sldlt_factor_cols)(const gala_host_launch *L)
 {
     int count;
     double work;
-    hs_item *it = hs_items(L, 1, 4, &count, &work);
+    hs_item buf[HS_LOCAL];
+    hs_item *it = hs_items(L, 1, 4, &count, &work, buf);
     if (count < 0)
         return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_factor_cols: no host memory");
     const gala_status s = gala_host_items(L, "sldlt_factor_cols", count, work,
                                           SUF(factor_cols_run), it, 0, NULL);
-    gala_free(it);
+    hs_free(it, buf);
     return s;
 }
 
-/* run `item`: right-hand side r of matrices b0 .. b0 + nb − 1 of a group */
+/* One matrix (nb = 1): the sweeps with two running sums per row or column (entries taken
+ * alternately; the row's or column's value is their sum), so that each sum waits on every
+ * other entry only: one sum was a chain of dependent subtractions, the adder's latency per
+ * entry. Inlined with ldv = x_es = 1 (one QP's solve) as well as general. */
+static GALA_CLONE_INLINE void SUF(solve_one)(const int *stask, const int *frow,
+                                             const int *bidx, const REAL *v, REAL *xv, int f0,
+                                             int f1, int b0s, int b1, int nnzl, ptrdiff_t ldv,
+                                             ptrdiff_t x_es)
+{
+    for (int t = f0; t < f1; ++t) {
+        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+        REAL a = xv[U[S_PI] * x_es], b = 0;
+        int f = U[S_R0];
+        for (; f + 1 < U[S_R1]; f += 2) {
+            a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+            b -= v[frow[2 * f + 2] * ldv] * xv[frow[2 * f + 3] * x_es];
+        }
+        if (f < U[S_R1]) a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+        xv[U[S_PI] * x_es] = a + b;
+    }
+    for (int t = b0s - 1; t >= b1; --t) {
+        const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
+        REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv], b = 0;
+        int e = U[S_L0];
+        for (; e + 1 < U[S_L1]; e += 2) {
+            a -= v[e * ldv] * xv[bidx[e] * x_es];
+            b -= v[(e + 1) * ldv] * xv[bidx[e + 1] * x_es];
+        }
+        if (e < U[S_L1]) a -= v[e * ldv] * xv[bidx[e] * x_es];
+        xv[U[S_PI] * x_es] = a + b;
+    }
+}
+
+/* run `item`: right-hand side r of matrices b0 .. b0 + nb − 1 of a group (the matrices
+ * innermost; each matrix's arithmetic that of solve_one, whatever the run) */
 static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item, void *wk,
                            int *hit)
 {
@@ -305,7 +348,7 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
     REAL *X = HBUF(REAL, 11);
     const ptrdiff_t x_off = HLONG(12), x_ms = HLONG(13), x_rs = HLONG(14), x_es = HLONG(15);
     const int step = HINT(16);
-    REAL s[HS_CHUNK];
+    REAL s[HS_CHUNK], s2[HS_CHUNK];
     const int *G = gd + it->g * SLDLT_GDESC;
     const int n = G[G_N], nnzl = G[G_NNZL];
     /* the forward tasks f0 .. f1−1 and backward tasks b0−1 .. b1 of this launch (G_STEPS) */
@@ -323,42 +366,56 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
         if (copy && step == 0)
             for (int e = 0; e < n; ++e)
                 for (int c = 0; c < nb; ++c) xv[e * x_es + c * x_ms] = bv[e * b_es + c * b_ms];
-        if (nb == 1) { /* one matrix: plain loops */
-            for (int t = f0; t < f1; ++t) {
-                const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                REAL a = xv[U[S_PI] * x_es];
-                for (int f = U[S_R0]; f < U[S_R1]; ++f)
-                    a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
-                xv[U[S_PI] * x_es] = a;
-            }
-            for (int t = b0s - 1; t >= b1; --t) {
-                const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-                REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv];
-                for (int e = U[S_L0]; e < U[S_L1]; ++e) a -= v[e * ldv] * xv[bidx[e] * x_es];
-                xv[U[S_PI] * x_es] = a;
-            }
+        if (nb == 1) { /* one matrix: plain loops, the strides known where they are 1 */
+            if (ldv == 1 && x_es == 1)
+                SUF(solve_one)(stask, frow, bidx, v, xv, f0, f1, b0s, b1, nnzl, 1, 1);
+            else SUF(solve_one)(stask, frow, bidx, v, xv, f0, f1, b0s, b1, nnzl, ldv, x_es);
             return;
         }
         for (int t = f0; t < f1; ++t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
             REAL *xi = xv + U[S_PI] * x_es;
-            for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms];
-            for (int f = U[S_R0]; f < U[S_R1]; ++f) {
+            for (int c = 0; c < nb; ++c) {
+                s[c] = xi[c * x_ms];
+                s2[c] = 0;
+            }
+            int f = U[S_R0];
+            for (; f + 1 < U[S_R1]; f += 2) {
+                const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
+                const REAL *lw = v + frow[2 * f + 2] * ldv, *xk = xv + frow[2 * f + 3] * x_es;
+                for (int c = 0; c < nb; ++c) {
+                    s[c] -= lv[c] * xj[c * x_ms];
+                    s2[c] -= lw[c] * xk[c * x_ms];
+                }
+            }
+            if (f < U[S_R1]) {
                 const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
                 for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
             }
-            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c] + s2[c];
         }
         for (int t = b0s - 1; t >= b1; --t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
             REAL *xi = xv + U[S_PI] * x_es;
             const REAL *dv = v + (nnzl + U[S_I]) * ldv;
-            for (int c = 0; c < nb; ++c) s[c] = xi[c * x_ms] / dv[c];
-            for (int e = U[S_L0]; e < U[S_L1]; ++e) {
+            for (int c = 0; c < nb; ++c) {
+                s[c] = xi[c * x_ms] / dv[c];
+                s2[c] = 0;
+            }
+            int e = U[S_L0];
+            for (; e + 1 < U[S_L1]; e += 2) {
+                const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
+                const REAL *lw = v + (e + 1) * ldv, *xk = xv + bidx[e + 1] * x_es;
+                for (int c = 0; c < nb; ++c) {
+                    s[c] -= lv[c] * xj[c * x_ms];
+                    s2[c] -= lw[c] * xk[c * x_ms];
+                }
+            }
+            if (e < U[S_L1]) {
                 const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
                 for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
             }
-            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c];
+            for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c] + s2[c];
         }
     }
 }
@@ -367,11 +424,12 @@ static gala_status SUF(sldlt_solve)(const gala_host_launch *L)
 {
     int count;
     double work;
-    hs_item *it = hs_items(L, HINT(4), 2, &count, &work);
+    hs_item buf[HS_LOCAL];
+    hs_item *it = hs_items(L, HINT(4), 2, &count, &work, buf);
     if (count < 0) return gala_error(L->ctx, GALA_ERR_OUT_OF_MEMORY, "sldlt_solve: no host memory");
     const gala_status st = gala_host_items(L, "sldlt_solve", count, work, SUF(solve_run), it, 0,
                                            NULL);
-    gala_free(it);
+    hs_free(it, buf);
     return st;
 }
 
