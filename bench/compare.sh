@@ -14,6 +14,7 @@
 #                 gzip >REV.tar.gz`: for a machine whose clone lacks the revision)
 #   CASES         comma-separated, default qp,potrf:32,potrf:64:
 #                   qp          bench_qp: control and double integrator at $BATCH (10000)
+#                   qp-sparse   bench_qp: control at $BATCH through the sparse LDLᵀ strategy
 #                   potrf:N     bench_potrf --op potrf --only batched --n N --batch $LA_BATCH
 #                   potrs:N     the same with --op potrs
 #                   potri:N     the same with --op potri
@@ -93,6 +94,8 @@ run_case() { # SIDE ROUND CASE
     case "$c" in
     qp) "$bin/bench_qp" --backend "$backend" "${plat[@]}" --family control,di --batches "$batch" \
             --dtypes "$dtypes" --reps 3 --json "$json" ;;
+    qp-sparse) "$bin/bench_qp" --backend "$backend" "${plat[@]}" --family control --batches "$batch" \
+            --linsys sparse-ldlt --dtypes "$dtypes" --reps 3 --json "$json" ;;
     potrf:*|potrs:*|potri:*)
         "$bin/bench_potrf" --backend "$backend" "${plat[@]}" --op "${c%%:*}" --only batched \
             --n "${c#*:}" --batch "$la_batch" --dtype "$dt_arg" --reps 10 --json "$json" ;;
@@ -122,10 +125,10 @@ for c in cases:
             except (OSError, ValueError):
                 continue
             for x in j["results"]:
-                if c == "qp":
+                if c.startswith("qp"):
                     if x.get("bench") != "qp" or x.get("batch") != batch or "qps_per_s" not in x:
                         continue
-                    key, val, it = f"{x['family']} {x['dtype']} {batch}", x["qps_per_s"], x.get("mean_iter")
+                    key, val, it = f"{x['family']}{'-sparse' if c == 'qp-sparse' else ''} {x['dtype']} {batch}", x["qps_per_s"], x.get("mean_iter")
                 else:
                     if "median_ms" not in x or "async" in x.get("kind", ""):
                         continue
@@ -139,8 +142,9 @@ for b in sides[1:]:
     for (c, key), v in rows.items():
         pair = ("a", b)
         med = {s: statistics.median(v[s]["v"]) if s in v else float("nan") for s in pair}
-        unit = "QPs/s" if c == "qp" else "ms"
-        speed = med[b] / med["a"] if c == "qp" else med["a"] / med[b]
+        qp = c.startswith("qp")
+        unit = "QPs/s" if qp else "ms"
+        speed = med[b] / med["a"] if qp else med["a"] / med[b]
         its = "/".join(f"{statistics.median(v[s]['it']):.1f}" if s in v and v[s]["it"] else "-" for s in pair)
         n = "/".join(str(len(v[s]["v"])) if s in v else "0" for s in pair)
         print(f"{key + ' (' + unit + ')':44} {med['a']:11.4g} {med[b]:11.4g} {speed:10.3f}  {n:>10}  {its}")
