@@ -22,7 +22,7 @@ PKGS=(cmake make gcc clang pkg-config ca-certificates
       ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
       libclblast-dev check libsubunit-dev libsuitesparse-dev mesa-opencl-icd
       liblapacke-dev libopenblas-dev valgrind g++ python3-venv python3-dev doxygen
-      clang-15 llvm-spirv-15)
+      clang-15 llvm-spirv-15 libopenmpi-dev openmpi-bin)
 
 # The Python package's build and test dependencies (PyPI), installed into .venv.
 PY_PKGS=(nanobind scikit-build-core numpy scipy pytest osqp qpsolvers)
@@ -106,11 +106,12 @@ python)
     ;;
 sanitize)
     setup
-    # host backend only (no OpenCL runtime inside the sanitized process), leaks checked; no
-    # CUDA either: without a GPU its only test is test_nvrtc, NVRTC compiling every kernel
-    # (5-8 minutes on two cores), which the test command has already run
+    # host backend only (no OpenCL or MPI runtime inside the sanitized process: their own
+    # allocations would count as leaks), leaks checked; no CUDA either: without a GPU its
+    # only test is test_nvrtc, NVRTC compiling every kernel (5-8 minutes on two cores),
+    # which the test command has already run
     build build-asan -DCMAKE_BUILD_TYPE=Debug -DGALA_SANITIZE=address,undefined \
-        -DGALA_WITH_OPENCL=OFF -DGALA_WITH_CUDA=OFF -DGALA_BUILD_BENCH=OFF
+        -DGALA_WITH_OPENCL=OFF -DGALA_WITH_CUDA=OFF -DGALA_WITH_MPI=OFF -DGALA_BUILD_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --test-dir build-asan --output-on-failure -j"$(jobs)"
     ;;
 tsan)
