@@ -176,6 +176,8 @@ typedef struct {
     const char *family;      /* generate */
     int size, count;
     int have_size;
+    gqp_mpi mpi;             /* under mpirun: this rank (docs/scale.md) */
+    int k0, k1;              /* solve: this rank's inputs (all of them in one process) */
 } tool;
 
 static const char *prog = "gala-qp";
@@ -730,7 +732,7 @@ static int read_one(const tool *t, item_list *l, const char *path)
     return 0;
 }
 
-static int collect_inputs(const tool *t, item_list *l, progress_state *pg)
+static int collect_inputs(tool *t, item_list *l, progress_state *pg)
 {
     /* expand directories first, so that the progress bar knows the total */
     const char **files = NULL;
@@ -766,9 +768,35 @@ static int collect_inputs(const tool *t, item_list *l, progress_state *pg)
             rc = GQP_EXIT_FAILURE;
         }
     }
-    /* read them all, reporting every bad file before giving up */
+    /* under MPI, this rank's share of the inputs (files, then generated QPs, in order) */
+    long long total = nfiles;
+    for (int g = 0; g < t->ngens; ++g) {
+        gala_qp_family fam;
+        int size, count;
+        if (parse_gen_spec(t->gens[g], &fam, &size, &count)) total += count;
+    }
+    if (!rc && total > INT_MAX) {
+        err_("solve: %lld QPs: at most %d in one run", total, INT_MAX);
+        rc = GQP_EXIT_USAGE;
+    }
+    t->k0 = 0;
+    t->k1 = (int)total;
+    if (!rc) gqp_mpi_share(&t->mpi, (int)total, &t->k0, &t->k1);
+    /* read them all (this rank's), reporting every bad file before giving up */
     int bad = 0;
     for (int i = 0; i < nfiles && !rc; ++i) {
+        if (i < t->k0 || i >= t->k1) { /* another rank's: its name only */
+            gqp_item *it = new_item(l);
+            if (!it || !(it->source = dupstr(files[i]))) {
+                if (it) l->n--;
+                err_("out of memory");
+                rc = GQP_EXIT_FAILURE;
+                break;
+            }
+            it->remote = 1;
+            stem(files[i], it->name, sizeof it->name);
+            continue;
+        }
         draw_bar(pg, "reading", i, nfiles, " files,");
         int r = read_one(t, l, files[i]);
         if (r == GQP_EXIT_FAILURE) rc = r;
@@ -795,9 +823,20 @@ static int collect_inputs(const tool *t, item_list *l, progress_state *pg)
         }
         for (int k = 0; k < count; ++k) {
             draw_bar(pg, "generating", k, count, " QPs,");
+            const int index = l->n; /* in the inputs' order */
             gqp_item *it = new_item(l);
             if (!it) return GQP_EXIT_FAILURE;
             unsigned long long seed = (unsigned long long)t->seed + (unsigned long long)k;
+            if (index < t->k0 || index >= t->k1) { /* another rank's: its name only */
+                char src[128];
+                snprintf(src, sizeof src, "generated: %s size %d seed %llu",
+                         gala_qp_family_name(fam), size, seed);
+                if (!(it->source = dupstr(src))) return GQP_EXIT_FAILURE;
+                it->remote = 1;
+                gen_name(&it->pb, fam, size, seed);
+                snprintf(it->name, sizeof it->name, "%s", it->pb.name);
+                continue;
+            }
             gala_status s = gala_qp_generate(fam, size, seed, &it->pb);
             if (s != GALA_OK) {
                 l->n--;
@@ -839,6 +878,33 @@ static gala_context *open_context(const tool *t, int *rc)
     co.device = t->device;
     gala_context *ctx = NULL;
     gala_status s = gala_context_create(&co, &ctx);
+    /* under MPI without --device: the ranks of a node take its devices in turn (the host
+     * backend: its cores shared among them) */
+    char index[16];
+    if (s == GALA_OK && t->mpi.local_size > 1 && !t->device) {
+        gala_device_info di;
+        gala_context_info(ctx, &di);
+        gala_device_desc d[64];
+        int nd = 0, same = 0;
+        gala_device_list(d, 64, &nd);
+        for (int i = 0; i < nd && i < 64; ++i)
+            same += d[i].backend == di.backend && !strcmp(d[i].platform_name, di.platform_name);
+        if (di.backend == GALA_BACKEND_HOST) {
+            long cores = sysconf(_SC_NPROCESSORS_ONLN);
+            co.host_threads = cores > t->mpi.local_size ? (int)(cores / t->mpi.local_size) : 1;
+        } else if (same > 1) {
+            snprintf(index, sizeof index, "%d", t->mpi.local_rank % same);
+            co.device = index;
+            co.platform = di.backend == GALA_BACKEND_OPENCL ? di.platform_name : NULL;
+        }
+        co.backend = di.backend;
+        co.use_environment = 0;
+        if (di.backend == GALA_BACKEND_HOST || same > 1) {
+            gala_context_destroy(ctx);
+            ctx = NULL;
+            s = gala_context_create(&co, &ctx);
+        }
+    }
     if (s != GALA_OK) {
         err_("no device: %s", gala_last_error(NULL));
         *rc = s == GALA_ERR_INVALID_ARG || s == GALA_ERR_NO_DEVICE || s == GALA_ERR_NOT_SUPPORTED
@@ -911,8 +977,9 @@ static int cmd_solve(tool *t)
     gala_context *ctx = NULL;
     gala_qp_solver *sv = NULL;
     gala_qp_problem *batch = NULL;
+    const int root = t->mpi.rank == 0; /* the rank that reports (the only one without MPI) */
     progress_state pg = {0};
-    pg.enabled = t->progress < 0 ? isatty(2) : t->progress;
+    pg.enabled = root && (t->progress < 0 ? isatty(2) : t->progress);
     pg.t0 = gqp_now();
     pg.delay = 0.5;
     gqp_run run;
@@ -920,50 +987,65 @@ static int cmd_solve(tool *t)
     run.settings = t->set;
     run.linsys = -1;
     run.ref_tol = t->ref_tol;
+    run.ranks = t->mpi.size;
 
+    /* Under MPI every phase ends with the ranks agreeing on the worst exit code, so that a
+     * rank's failure (which it reports) stops them all at the same point. */
     double t0 = gqp_now();
     int rc = collect_inputs(t, &l, &pg);
-    run.read_time = gqp_now() - t0;
-    if (rc) goto done;
+    run.read_time = gqp_mpi_max(&t->mpi, gqp_now() - t0);
     run.items = l.v;
     run.count = l.n;
-    if (t->ref) {
+    if (!rc && t->ref) {
         char msg[512];
         int matched = gqp_read_reference(t->ref, l.v, l.n, msg, sizeof msg);
         if (matched < 0) {
             err_("%s", msg);
             rc = GQP_EXIT_USAGE;
-            goto done;
         }
-        if (matched < l.n) warn_(t, "%s: no reference value for %d of %d QPs", t->ref, l.n - matched, l.n);
         run.with_ref = 1;
     }
-    if (!(ctx = open_context(t, &rc))) goto done;
-    gala_device_info di;
-    gala_context_info(ctx, &di);
-    snprintf(run.device, sizeof run.device, "%s: %s / %s", di.backend_name, di.platform_name, di.device_name);
-    snprintf(run.backend, sizeof run.backend, "%s", di.backend_name);
-    if (t->precision_auto) {
-        t->set.dtype = di.fp64 ? GALA_DOUBLE : GALA_FLOAT;
-        run.settings.dtype = t->set.dtype;
+    if ((rc = gqp_mpi_agree(&t->mpi, rc)) != 0) goto done;
+    if (t->ref) { /* QPs without a reference value, over all ranks (each matches its own) */
+        long long missing = 0;
+        for (int k = 0; k < l.n; ++k) missing += !l.v[k].remote && !l.v[k].has_ref;
+        missing = gqp_mpi_sum(&t->mpi, missing);
+        if (missing && root)
+            warn_(t, "%s: no reference value for %lld of %d QPs", t->ref, missing, l.n);
     }
-    if (t->set.dtype == GALA_DOUBLE && !di.fp64) {
-        err_("%s has no double precision: use --precision float", run.device);
-        rc = GQP_EXIT_USAGE;
-        goto done;
+    if ((ctx = open_context(t, &rc)) != NULL) {
+        gala_device_info di;
+        gala_context_info(ctx, &di);
+        snprintf(run.device, sizeof run.device, "%s: %s / %s", di.backend_name, di.platform_name,
+                 di.device_name);
+        if (t->mpi.size > 1) {
+            size_t used = strlen(run.device);
+            snprintf(run.device + used, sizeof run.device - used, " (rank 0 of %d MPI ranks)",
+                     t->mpi.size);
+        }
+        snprintf(run.backend, sizeof run.backend, "%s", di.backend_name);
+        if (t->precision_auto) {
+            t->set.dtype = di.fp64 ? GALA_DOUBLE : GALA_FLOAT;
+            run.settings.dtype = t->set.dtype;
+        }
+        if (t->set.dtype == GALA_DOUBLE && !di.fp64) {
+            err_("%s has no double precision: use --precision float", run.device);
+            rc = GQP_EXIT_USAGE;
+        }
     }
+    if ((rc = gqp_mpi_agree(&t->mpi, rc)) != 0) goto done;
 
-    /* the batch: every QP small enough for the dense strategies (all of them with
-     * --linsys sparse-ldlt or pcg, whose cost follows the sparsity, not n²) */
-    batch = malloc(sizeof *batch * (size_t)l.n);
+    /* the batch (this rank's QPs): every QP small enough for the dense strategies (all of
+     * them with --linsys sparse-ldlt or pcg, whose cost follows the sparsity, not n²) */
+    batch = malloc(sizeof *batch * (size_t)(l.n ? l.n : 1));
     if (!batch) {
         err_("out of memory");
         rc = GQP_EXIT_FAILURE;
-        goto done;
     }
     int nb = 0;
-    for (int k = 0; k < l.n; ++k) {
+    for (int k = 0; k < l.n && batch; ++k) {
         gqp_item *it = &l.v[k];
+        if (it->remote) continue;
         if (it->pb.n > t->max_n && t->set.linsys_solver != GALA_QP_LINSYS_SPARSE_LDLT &&
             t->set.linsys_solver != GALA_QP_LINSYS_PCG) {
             it->info.status = GQP_STATUS_SKIPPED;
@@ -975,7 +1057,8 @@ static int cmd_solve(tool *t)
         it->batch_index = nb;
         batch[nb++] = it->pb;
     }
-    if (nb > 0) {
+    double su_best = 0, so_best = 0;
+    if (nb > 0 && !rc) {
         gala_qp_settings s = t->set;
         s.progress = on_progress; /* draws the bar when enabled, and honours SIGINT */
         s.progress_user = &pg;
@@ -1006,32 +1089,46 @@ static int cmd_solve(tool *t)
                 st = gala_qp_solve(sv);
                 so = gqp_now() - t2;
             }
-            if (rep == 0 || su + so < run.setup_time + run.solve_time) {
-                run.setup_time = su;
-                run.solve_time = so;
+            if (rep == 0 || su + so < su_best + so_best) {
+                su_best = su;
+                so_best = so;
             }
         }
         clear_bar(&pg);
         sigaction(SIGINT, &old, NULL);
-        run.interrupted = g_interrupted != 0;
-        if (rc) goto done;
-        if (st != GALA_OK) {
+        if (!rc && st != GALA_OK) {
             err_("%s", gala_last_error(ctx));
             rc = st == GALA_ERR_INVALID_ARG || st == GALA_ERR_NOT_SUPPORTED ? GQP_EXIT_USAGE
                                                                            : GQP_EXIT_FAILURE;
-            goto done;
         }
-        run.linsys = gala_qp_linsys_used(sv);
-        run.chunks = gala_qp_chunk_count(sv);
-        for (int k = 0; k < l.n; ++k) {
-            gqp_item *it = &l.v[k];
-            if (it->batch_index < 0) continue;
-            gala_qp_get_info(sv, it->batch_index, &it->info);
-            if (gala_qp_get_solution(sv, it->batch_index, &it->x, &it->y, &it->prim_cert,
-                                     &it->dual_cert) != GALA_OK)
-                it->x = it->y = it->prim_cert = it->dual_cert = NULL;
+        if (!rc) {
+            run.linsys = gala_qp_linsys_used(sv);
+            run.chunks = gala_qp_chunk_count(sv);
+            for (int k = 0; k < l.n; ++k) {
+                gqp_item *it = &l.v[k];
+                if (it->batch_index < 0) continue;
+                gala_qp_get_info(sv, it->batch_index, &it->info);
+                if (gala_qp_get_solution(sv, it->batch_index, &it->x, &it->y, &it->prim_cert,
+                                         &it->dual_cert) != GALA_OK)
+                    it->x = it->y = it->prim_cert = it->dual_cert = NULL;
+            }
         }
     }
+    if ((rc = gqp_mpi_agree(&t->mpi, rc)) != 0) goto done;
+    /* the slowest rank's times; the strategy of the rank that used the highest; every chunk */
+    run.setup_time = gqp_mpi_max(&t->mpi, su_best);
+    run.solve_time = gqp_mpi_max(&t->mpi, so_best);
+    run.interrupted = gqp_mpi_agree(&t->mpi, g_interrupted != 0);
+    run.linsys = gqp_mpi_agree(&t->mpi, run.linsys);
+    run.chunks = (int)gqp_mpi_sum(&t->mpi, run.chunks);
+    {
+        char msg[512];
+        if (gqp_mpi_gather(&t->mpi, &run, t->k0, t->k1, sv, batch, msg, sizeof msg) != 0) {
+            err_("%s", msg);
+            rc = GQP_EXIT_FAILURE;
+        }
+    }
+    if ((rc = gqp_mpi_agree(&t->mpi, rc)) != 0 || !root) goto done;
     if (t->soldir) {
         char msg[512];
         if (gqp_write_solutions(t->soldir, &run, msg, sizeof msg) != 0) {
@@ -1045,8 +1142,11 @@ static int cmd_solve(tool *t)
     for (int k = 0; k < l.n; ++k)
         if (!gqp_is_solved(&l.v[k])) rc = GQP_EXIT_UNSOLVED;
 done:
+    /* every rank leaves with rank 0's verdict */
+    if (t->mpi.size > 1) rc = gqp_mpi_bcast_rc(&t->mpi, rc);
     gala_qp_destroy(sv);
     free(batch);
+    free(run.gathered);
     gala_context_destroy(ctx);
     free_items(&l);
     return rc;
@@ -1152,8 +1252,20 @@ int main(int argc, char **argv)
         return GQP_EXIT_USAGE;
     }
     int rc = parse_args(&t, argc, argv, 2);
-    if (rc == 0) rc = t.cmd == 1 ? cmd_solve(&t) : cmd_generate(&t);
-    else if (rc < 0) rc = GQP_EXIT_OK;
+    if (rc == 0 && t.cmd == 1) { /* under mpirun: one share of the QPs per rank */
+        gqp_mpi_init(&argc, &argv, &t.mpi);
+        static char named[48];
+        if (t.mpi.size > 1) {
+            snprintf(named, sizeof named, "gala-qp[rank %d]", t.mpi.rank);
+            prog = named;
+        }
+        rc = cmd_solve(&t);
+        gqp_mpi_finalize(&t.mpi);
+    } else if (rc == 0) {
+        rc = cmd_generate(&t);
+    } else if (rc < 0) {
+        rc = GQP_EXIT_OK;
+    }
     free(t.inputs);
     free(t.gens);
     return rc;

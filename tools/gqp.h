@@ -29,6 +29,7 @@ typedef struct gqp_item {
     gala_qp_info info;    /* result (info.status = GQP_STATUS_SKIPPED when skipped) */
     const double *x, *y;  /* solution, owned by the solver (NULL when skipped) */
     const double *prim_cert, *dual_cert; /* infeasibility certificates (NaN when not infeasible) */
+    int remote;           /* under MPI: another rank reads and solves it (rank 0 gets its result) */
 } gqp_item;
 
 /* What the report needs besides the items. */
@@ -46,6 +47,8 @@ typedef struct gqp_run {
     int interrupted;       /* SIGINT during the solve */
     double ref_tol;        /* relative objective tolerance of the reference check */
     int with_ref;          /* a reference file was given */
+    int ranks;             /* MPI ranks that solved the batch (1: one process) */
+    double *gathered;      /* under MPI, rank 0: every solved QP's vectors (owned) */
 } gqp_run;
 
 /* ---- gqp_io.c ---- */
@@ -90,5 +93,28 @@ void gqp_report_table(FILE *f, const gqp_run *run, int with_rows);
 void gqp_report_summary(FILE *f, const gqp_run *run);
 void gqp_report_json(FILE *f, const gqp_run *run);
 void gqp_report_csv(FILE *f, const gqp_run *run);
+
+/* ---- gqp_mpi.c: gala-qp under mpirun (docs/scale.md); one rank without MPI ---- */
+
+typedef struct gqp_mpi {
+    int active;                 /* MPI initialized (started by an MPI launcher) */
+    int rank, size;             /* in MPI_COMM_WORLD */
+    int local_rank, local_size; /* on this node: local_rank picks the device */
+} gqp_mpi;
+
+void gqp_mpi_init(int *argc, char ***argv, gqp_mpi *m);
+void gqp_mpi_finalize(const gqp_mpi *m);
+/** This rank's inputs k0 .. k1 − 1 of total (contiguous, rank order). */
+void gqp_mpi_share(const gqp_mpi *m, int total, int *k0, int *k1);
+/** The largest of the ranks' values (collective); rank 0's value to every rank. */
+int gqp_mpi_agree(const gqp_mpi *m, int rc);
+int gqp_mpi_bcast_rc(const gqp_mpi *m, int rc);
+double gqp_mpi_max(const gqp_mpi *m, double v);
+long long gqp_mpi_sum(const gqp_mpi *m, long long v);
+/** Rank 0 receives every input's record and the solved QPs' vectors into run->items (k0 ..
+ *  k1 − 1: this rank's share; sv, batch: its solver (NULL if none) and the problems it was set
+ *  up with). Collective. 0, or −1 with a message in err. */
+int gqp_mpi_gather(const gqp_mpi *m, gqp_run *run, int k0, int k1, const gala_qp_solver *sv,
+                   const gala_qp_problem *batch, char *err, size_t errcap);
 
 #endif
