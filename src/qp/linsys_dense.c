@@ -342,14 +342,14 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *K, gala_buffe
     GALA_TRY(gala_qp_kernel(s, "qp_chol_inv", &ki));
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
     /* the sweep works on the full matrix */
-    GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
-                         ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
-                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
-                         ga_buf(K), ga_real(s->set.sigma), ga_int(0)));
+    GALA_TRY(qp_launch_form_k(s->ctx, kf, &d, s->b_meta, jqp, jko,
+                         jrho, jrs, jro, flag, njobs,
+                         s->b_rowptr, s->b_colidx, s->b_vals, s->b_ctype,
+                         K, s->set.sigma, 0));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
-    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
-                       ga_int(njobs), ga_buf(K), ga_buf(jinfo), ga_buf(s->b_state),
-                       ga_int(set_status)));
+    GALA_TRY(qp_launch_chol_inv(s->ctx, ki, &d, s->b_meta, jqp, jko, flag,
+                       njobs, K, jinfo, s->b_state,
+                       set_status));
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
     return GALA_OK;
 }
@@ -405,10 +405,10 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
     if (st == GALA_OK) st = gala_qp_kernel(s, "qp_mirror", &km);
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
     if (st == GALA_OK && cnt)
-        st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
-                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rowptr),
-                         ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype), ga_buf(K),
-                         ga_real(s->set.sigma), ga_int(1));
+        st = qp_launch_form_k(s->ctx, kf, &d, s->b_meta, jqp, jko, jrho,
+                         jrs, jro, flag, njobs, s->b_rowptr,
+                         s->b_colidx, s->b_vals, s->b_ctype, K,
+                         s->set.sigma, 1);
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     if (st == GALA_OK && cnt && !s->ls->la_queued) {
         la_queue(s, nn, K, off, lda, cnt, info);
@@ -438,8 +438,8 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
                 st = gala_buffer_write(flag, (size_t)g, 1, &z);
             }
         if (st == GALA_OK)
-            st = GALA_LAUNCH(s->ctx, km, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
-                             ga_buf(flag), ga_int(njobs), ga_buf(K));
+            st = qp_launch_mirror(s->ctx, km, &d, s->b_meta, jqp, jko,
+                             flag, njobs, K);
         if (st == GALA_OK) st = gala_buffer_fill(flag, 0, (size_t)njobs, 0);
     }
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
