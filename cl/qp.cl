@@ -4,7 +4,7 @@
  * termination / infeasibility tests, ρ decisions, and counting the QPs still running.
  *
  * Data of QP b (all scaled in place by qp_scale):
- *   meta[b·NMETA + ...]   n, m, offsets of its n-vectors, m-vectors, K⁻¹ (/KALIGN), row
+ *   meta[b·QP_NMETA + ...]   n, m, offsets of its n-vectors, m-vectors, K⁻¹ (/QP_KALIGN), row
  *                         kinds; per matrix block (P full symmetric CSR, A CSR, Aᵀ CSR) the
  *                         offsets of its row pointers (rp), column indices (ci), values (mv);
  *                         its raw CSC values and the CSC -> CSR maps (qp_expand)
@@ -14,9 +14,9 @@
  *   rp, ci                row pointers (from the block's start) and column indices, stored
  *                         once per distinct sparsity pattern (QPs of one pattern share them)
  *   mv                    values, per QP (once for the batch in the shared strategy)
- *   K[ko·KALIGN ...]      n×n column-major K⁻¹ = (P + σI + Aᵀdiag(ρ)A)⁻¹
- *   state[b·NSTATE + ...] status (0 running), iterations, ρ updates, ladder rung
- *   info[b·NINFO + ...]   ρ, cost scale c, residuals, objective, gap, ρ estimate, dual
+ *   K[ko·QP_KALIGN ...]      n×n column-major K⁻¹ = (P + σI + Aᵀdiag(ρ)A)⁻¹
+ *   state[b·QP_NSTATE + ...] status (0 running), iterations, ρ updates, ladder rung
+ *   info[b·QP_NINFO + ...]   ρ, cost scale c, residuals, objective, gap, ρ estimate, dual
  *                         objective, the residuals of the scaled problem
  *
  * qp_admm — one work-group owns TB QPs (TB = 1: per-QP K⁻¹; TB > 1: QPs sharing P and A,
@@ -84,94 +84,23 @@
 #if defined(KFAC) && KFAC
 #error "qp.factor = 2 (KFAC: Cholesky factors solved every iteration) is implemented by the host backend's kernels only"
 #endif
-#define NMETA 20
-#define M_N 0
-#define M_M 1
-#define M_XO 2
-#define M_ZO 3
-#define M_KO 4
-#define M_CO 5
-#define M_PP 6
-#define M_PC 7
-#define M_PV 8
-#define M_AP 9
-#define M_AC 10
-#define M_AV 11
-#define M_TP 12
-#define M_TC 13
-#define M_TV 14
-#define M_RO 15
-#define M_PM 16
-#define M_AM 17
-#define M_PNZ 18
-#define M_ANZ 19
 
-#define H_HOST 1
-#define H_KIND 2
-
-#define NQT 5
-#define T_SLOT 0
-#define T_N 1
-#define T_M 2
-#define T_XO 3
-#define T_ZO 4
+/* the layouts, constants and argument lists shared with the host (cl/qp_abi.h) */
+#define QP_REAL_C(x) ((REAL)(x))
+#include "qp_abi.h"
+#ifdef GALA_DOUBLE
+#define QP_DEADZONE ((REAL)QP_DEADZONE_d)
+#else
+#define QP_DEADZONE ((REAL)QP_DEADZONE_f)
+#endif
 
 /* the matrix blocks of a QP: row pointers, column indices, values */
 #define QP_MATS(mt)                                                                         \
-    GLOBAL const int *Pp = rp + (mt)[M_PP], *Pc = ci + (mt)[M_PC];                          \
-    GLOBAL const int *Ap = rp + (mt)[M_AP], *Ac = ci + (mt)[M_AC];                          \
-    GLOBAL const int *Tp = rp + (mt)[M_TP], *Tc = ci + (mt)[M_TC]
+    GLOBAL const int *Pp = rp + (mt)[QP_M_PP], *Pc = ci + (mt)[QP_M_PC];                    \
+    GLOBAL const int *Ap = rp + (mt)[QP_M_AP], *Ac = ci + (mt)[QP_M_AC];                    \
+    GLOBAL const int *Tp = rp + (mt)[QP_M_TP], *Tc = ci + (mt)[QP_M_TC]
 #define QP_VALS(mt, Q)                                                                      \
-    Q REAL *Pv = mv + (mt)[M_PV], *Av = mv + (mt)[M_AV], *Tv = mv + (mt)[M_TV]
-
-#define NSTATE 4
-#define S_STATUS 0
-#define S_ITER 1
-#define S_RHOUPD 2
-#define S_RUNG 3
-
-#define NINFO 10
-#define I_RHO 0
-#define I_C 1
-#define I_PRIM 2
-#define I_DUAL 3
-#define I_OBJ 4
-#define I_GAP 5
-#define I_RHOEST 6
-#define I_DOBJ 7
-#define I_SPRIM 8
-#define I_SDUAL 9
-
-#define V_X 0
-#define V_XPREV 1
-#define V_XT 2
-#define V_R 3
-#define V_Q 4
-#define V_D 5
-#define V_W2 6
-#define V_Z 0
-#define V_Y 1
-#define V_YPREV 2
-#define V_L 3
-#define V_U 4
-#define V_E 5
-#define V_W 6
-
-#define KALIGN 32
-
-#define QP_RHO_MIN ((REAL)1e-6)
-#define QP_RHO_MAX ((REAL)1e6)
-#define QP_RHO_EQ ((REAL)1e3)
-#define QP_INFTY ((REAL)1e30)
-#define QP_INFV ((REAL)1e26) /* OSQP_INFTY·MIN_SCALING: larger bounds count as infinite */
-#define QP_DIVTOL ((REAL)1e-30)
-#define QP_MIN_SCALING ((REAL)1e-4)
-#define QP_MAX_SCALING ((REAL)1e4)
-#ifdef GALA_DOUBLE
-#define QP_DEADZONE ((REAL)1e-15)
-#else
-#define QP_DEADZONE ((REAL)1e-10)
-#endif
+    Q REAL *Pv = mv + (mt)[QP_M_PV], *Av = mv + (mt)[QP_M_AV], *Tv = mv + (mt)[QP_M_TV]
 
 DEVFN REAL qp_rho_row(int ct, REAL rho)
 {
@@ -206,7 +135,7 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
  * (PoCL mishandles barriers in loops nested in other loops). The serial form it replaces
  * had one work-item per column combine wg/tb partials: 4·256 dependent local loads per
  * reduction for one QP per work-group of 256, five reductions per qp_check. */
-#define QP_RED4(part, lid, wg, tb, a, b, c, d, ops)                                          \
+#define QP_RED4(part, lid, wg, tb, a, b, c, d, ops)                                         \
     {                                                                                       \
         LOCAL_BARRIER();                                                                    \
         part[lid] = (a);                                                                    \
@@ -242,7 +171,7 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
 /* ------------------------------------------------------------------------------------ */
 /* Ruiz equilibration and cost scaling as OSQP's scale_data, one round per launch of        */
 /* qp_scale_norms + qp_scale_update (the host loops `scaling` times), then qp_scale_apply.  */
-/* D, E (1 on entry) and c = info[I_C] (1 on entry) accumulate; the matrices are scaled     */
+/* D, E (1 on entry) and c = info[QP_I_C] (1 on entry) accumulate; the matrices are scaled     */
 /* once, at the end, so norms are computed on the fly: |c·D_i P_ij D_j|, |E_i A_ij D_j|.   */
 /* P's column norms are those of its upper triangle (i <= j; row j of the full symmetric P  */
 /* restricted to columns <= j), in the Ruiz step and the cost scaling: OSQP 1.x's builtin   */
@@ -251,24 +180,21 @@ DEVFN REAL qp_support(REAL v, REAL l, REAL u) { return v > 0 ? u * v : (v < 0 ? 
 /* One work-group per QP; R and YPREV hold the round's factors.                             */
 /* (Separate kernels: PoCL mishandles several barrier regions inside a loop.)               */
 /* ------------------------------------------------------------------------------------ */
-#define QP_SCALE_PROLOGUE                                                                    \
+#define QP_SCALE_PROLOGUE                                                                   \
     const gidx g = GRP(0);                                                                  \
     const int ok = g < nlist;                                                               \
     const int b = ok ? list[g] : 0;                                                         \
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;                                          \
-    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;                                   \
-    const gidx xo = mt[M_XO], zo = mt[M_ZO];                                                \
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;                                       \
+    const int n = ok ? mt[QP_M_N] : 0, m = ok ? mt[QP_M_M] : 0;                             \
+    const gidx xo = mt[QP_M_XO], zo = mt[QP_M_ZO];                                          \
     QP_MATS(mt);                                                                            \
-    GLOBAL REAL *Dv = vn + V_D * ntot + xo, *Dt = vn + V_R * ntot + xo;                     \
-    GLOBAL REAL *q = vn + V_Q * ntot + xo;                                                  \
-    GLOBAL REAL *Ev = vm + V_E * mtot + zo, *Et = vm + V_YPREV * mtot + zo;                 \
-    const REAL c = info[(gidx)b * NINFO + I_C];                                             \
+    GLOBAL REAL *Dv = vn + QP_V_D * ntot + xo, *Dt = vn + QP_V_R * ntot + xo;               \
+    GLOBAL REAL *q = vn + QP_V_Q * ntot + xo;                                               \
+    GLOBAL REAL *Ev = vm + QP_V_E * mtot + zo, *Et = vm + QP_V_YPREV * mtot + zo;           \
+    const REAL c = info[(gidx)b * QP_NINFO + QP_I_C];                                       \
     const int lid = (int)LID(0)
 
-KERNEL void qp_scale_norms(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                           GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                           GLOBAL REAL *info)
+KERNEL void qp_scale_norms(GALA_PARAMS(QP_ARGS_scale_norms))
 {
     QP_SCALE_PROLOGUE;
     QP_VALS(mt, GLOBAL const);
@@ -287,10 +213,7 @@ KERNEL void qp_scale_norms(GLOBAL const int *meta, GLOBAL const int *list, const
     }
 }
 
-KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                            GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                            GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                            GLOBAL REAL *info)
+KERNEL void qp_scale_update(GALA_PARAMS(QP_ARGS_scale_norms))
 {
     LOCAL_ARRAY REAL part[4 * WG];
     QP_SCALE_PROLOGUE;
@@ -316,20 +239,17 @@ KERNEL void qp_scale_update(GLOBAL const int *meta, GLOBAL const int *list, cons
     QP_RED4(part, lid, WG, 1, sum, qn, 0, 0, 1);
     if (ok && lid == 0) {
         REAL ct = qp_max(part[0] / (REAL)(n > 0 ? n : 1), qp_limit(part[WG]));
-        info[(gidx)b * NINFO + I_C] = c / qp_limit(ct);
+        info[(gidx)b * QP_NINFO + QP_I_C] = c / qp_limit(ct);
     }
 }
 
-KERNEL void qp_scale_apply(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL REAL *mv,
-                           GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                           GLOBAL REAL *info, GLOBAL int *ctype, const int rho_is_vec)
+KERNEL void qp_scale_apply(GALA_PARAMS(QP_ARGS_scale_apply))
 {
     QP_SCALE_PROLOGUE;
     QP_VALS(mt, GLOBAL);
     (void)Dt;
     (void)Et;
-    GLOBAL REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
+    GLOBAL REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     for (int j = lid; j < n; j += WG) {
         REAL dj = Dv[j];
         for (int k = Pp[j]; k < Pp[j + 1]; ++k) Pv[k] *= c * dj * Dv[Pc[k]];
@@ -345,35 +265,31 @@ KERNEL void qp_scale_apply(GLOBAL const int *meta, GLOBAL const int *list, const
         int t = 1;
         if (lv < -QP_INFV && uv > QP_INFV) t = 0;
         else if (uv - lv < (REAL)1e-4) t = 2;
-        ctype[mt[M_CO] + i] = rho_is_vec ? t : 1;
+        ctype[mt[QP_M_CO] + i] = rho_is_vec ? t : 1;
     }
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* qp_form_k: for job g with flag[g] != 0: K = P + σI + Aᵀdiag(ρ)A (dense, column-major)  */
-/* of QP jqp[g] with ρ = jrho[g·jrs + jro], at K[jko[g]·KALIGN]. One work-group per job:  */
+/* of QP jqp[g] with ρ = jrho[g·jrs + jro], at K[jko[g]·QP_KALIGN]. One work-group per job:  */
 /* the block is zeroed by all work-items (coalesced), then work-item j owns column j:     */
 /*     K(:, j) = P(:, j) + σe_j + Σ_{r: A_rj ≠ 0} ρ_r A_rj A(r, :)ᵀ                       */
 /* With lower != 0 only K(i, j), i >= j, is formed (what a lower Cholesky reads).         */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_form_k(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
-                      GLOBAL const REAL *jrho, const int jrs, const int jro,
-                      GLOBAL const int *flag, const int njobs, GLOBAL const int *rp,
-                      GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL const int *ctype,
-                      GLOBAL REAL *K, const REAL sigma, const int lower)
+KERNEL void qp_form_k(GALA_PARAMS(QP_ARGS_form_k))
 {
     const int lid = (int)LID(0);
     const gidx g = GRP(0) < njobs ? GRP(0) : 0;
     const int active = GRP(0) < njobs && flag[g] != 0;
     const int b = jqp[g];
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
     /* no early exit around the barrier (PoCL): an inactive group runs every loop 0 times */
-    const int n = active ? mt[M_N] : 0;
-    const gidx co = mt[M_CO];
+    const int n = active ? mt[QP_M_N] : 0;
+    const gidx co = mt[QP_M_CO];
     QP_MATS(mt);
     QP_VALS(mt, GLOBAL const);
     const REAL rho = jrho[g * jrs + jro];
-    GLOBAL REAL *Kb = K + (gidx)jko[g] * KALIGN;
+    GLOBAL REAL *Kb = K + (gidx)jko[g] * QP_KALIGN;
     const gidx nn = (gidx)n * n;
     for (gidx idx = lid; idx < nn; idx += WG) Kb[idx] = 0;
     GLOBAL_BARRIER();
@@ -399,9 +315,7 @@ KERNEL void qp_form_k(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL cons
 /* which leaves −K⁻¹; a pivot d ≤ 0 (or NaN) means K is not positive definite: jinfo[g] = */
 /* k + 1, and with set_status the QP's status becomes NON_CVX (9). flag[g] is cleared.     */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_chol_inv(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
-                        GLOBAL int *flag, const int njobs, GLOBAL REAL *K, GLOBAL int *jinfo,
-                        GLOBAL int *state, const int set_status)
+KERNEL void qp_chol_inv(GALA_PARAMS(QP_ARGS_chol_inv))
 {
     const int lid = (int)LID(0);
     /* one work-group per job; no early exit (return, continue, break) around barriers:
@@ -410,8 +324,8 @@ KERNEL void qp_chol_inv(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL co
         const gidx g = GRP(0) < njobs ? GRP(0) : 0;
         const int active = GRP(0) < njobs && flag[g] != 0;
         const int b = jqp[g];
-        const int n = active ? meta[(gidx)b * NMETA + M_N] : 0;
-        GLOBAL REAL *A = K + (gidx)jko[g] * KALIGN;
+        const int n = active ? meta[(gidx)b * QP_NMETA + QP_M_N] : 0;
+        GLOBAL REAL *A = K + (gidx)jko[g] * QP_KALIGN;
         const gidx nn = (gidx)n * n;
         int fail = 0;
         GLOBAL_BARRIER();
@@ -441,23 +355,22 @@ KERNEL void qp_chol_inv(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL co
         if (active && lid == 0) {
             jinfo[g] = fail;
             flag[g] = 0;
-            if (fail && set_status) state[(gidx)b * NSTATE + S_STATUS] = 9;
+            if (fail && set_status) state[(gidx)b * QP_NSTATE + QP_S_STATUS] = 9;
         }
     }
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* qp_mirror: for job g with flag[g] != 0: copy the lower triangle of the n×n matrix at    */
-/* K[jko[g]·KALIGN] to its upper triangle (after gala_potri, which writes one triangle);    */
+/* K[jko[g]·QP_KALIGN] to its upper triangle (after gala_potri, which writes one triangle);    */
 /* with ok[g] != 0 only; clears flag[g]. One work-group per job, no barrier.               */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_mirror(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL const int *jko,
-                      GLOBAL int *flag, const int njobs, GLOBAL REAL *K)
+KERNEL void qp_mirror(GALA_PARAMS(QP_ARGS_mirror))
 {
     const gidx g = GRP(0);
     if (g >= njobs || !flag[g]) return;
-    const int n = meta[(gidx)jqp[g] * NMETA + M_N];
-    GLOBAL REAL *A = K + (gidx)jko[g] * KALIGN;
+    const int n = meta[(gidx)jqp[g] * QP_NMETA + QP_M_N];
+    GLOBAL REAL *A = K + (gidx)jko[g] * QP_KALIGN;
     const gidx nn = (gidx)n * n;
     for (gidx idx = LID(0); idx < nn; idx += WG) {
         const gidx j = idx / n, i = idx - j * n;
@@ -472,15 +385,14 @@ KERNEL void qp_mirror(GLOBAL const int *meta, GLOBAL const int *jqp, GLOBAL cons
 /*     raw: [P.x (PNZ) | A.x (ANZ)]  --map-->  mv: [P rows | A rows | Aᵀ rows]              */
 /* One work-group per QP, no barrier.                                                      */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_expand(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                      GLOBAL const int *map, GLOBAL const REAL *raw, GLOBAL REAL *mv)
+KERNEL void qp_expand(GALA_PARAMS(QP_ARGS_expand))
 {
     const int lid = (int)LID(0);
     for (gidx g = GRP(0); g < nlist; g += NGRP(0)) {
-        GLOBAL const int *mt = meta + (gidx)list[g] * NMETA;
-        const int pnz = mt[M_PNZ], anz = mt[M_ANZ];
-        GLOBAL const REAL *r = raw + mt[M_RO];
-        GLOBAL const int *pm = map + mt[M_PM], *am = map + mt[M_AM];
+        GLOBAL const int *mt = meta + (gidx)list[g] * QP_NMETA;
+        const int pnz = mt[QP_M_PNZ], anz = mt[QP_M_ANZ];
+        GLOBAL const REAL *r = raw + mt[QP_M_RO];
+        GLOBAL const int *pm = map + mt[QP_M_PM], *am = map + mt[QP_M_AM];
         QP_VALS(mt, GLOBAL);
         for (int e = lid; e < pnz; e += WG) {
             const REAL v = r[e];
@@ -500,27 +412,24 @@ KERNEL void qp_expand(GLOBAL const int *meta, GLOBAL const int *list, const int 
 /* rest 0), D = 1, E = 1, state = (running, or INVALID where hstat != 0; 0 iterations,    */
 /* 0 ρ updates, rung rung0). One work-group per QP, no barrier.                            */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_init(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                    GLOBAL int *state, GLOBAL REAL *info, GLOBAL REAL *vn, const gidx ntot,
-                    GLOBAL REAL *vm, const gidx mtot, GLOBAL const int *hstat, const REAL rho,
-                    const int rung0, const int keep_rho)
+KERNEL void qp_init(GALA_PARAMS(QP_ARGS_init))
 {
     const int lid = (int)LID(0);
     for (gidx g = GRP(0); g < nlist; g += NGRP(0)) {
         const int b = list[g];
-        GLOBAL const int *mt = meta + (gidx)b * NMETA;
-        const int n = mt[M_N], m = mt[M_M];
-        GLOBAL REAL *D = vn + V_D * ntot + mt[M_XO], *E = vm + V_E * mtot + mt[M_ZO];
+        GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        GLOBAL REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
         for (int j = lid; j < n; j += WG) D[j] = 1;
         for (int i = lid; i < m; i += WG) E[i] = 1;
-        if (lid < NINFO && !(lid == I_RHO && keep_rho))
-            info[(gidx)b * NINFO + lid] = lid == I_RHO ? rho : (lid == I_C ? (REAL)1 : (REAL)0);
+        if (lid < QP_NINFO && !(lid == QP_I_RHO && keep_rho))
+            info[(gidx)b * QP_NINFO + lid] = lid == QP_I_RHO ? rho : (lid == QP_I_C ? (REAL)1 : (REAL)0);
         if (lid == 0) {
-            GLOBAL int *st = state + (gidx)b * NSTATE;
-            st[S_STATUS] = hstat[b] ? 12 : 0;
-            st[S_ITER] = 0;
-            st[S_RHOUPD] = 0;
-            st[S_RUNG] = rung0;
+            GLOBAL int *st = state + (gidx)b * QP_NSTATE;
+            st[QP_S_STATUS] = hstat[b] ? 12 : 0;
+            st[QP_S_ITER] = 0;
+            st[QP_S_RHOUPD] = 0;
+            st[QP_S_RUNG] = rung0;
         }
     }
 }
@@ -530,59 +439,55 @@ KERNEL void qp_init(GLOBAL const int *meta, GLOBAL const int *list, const int nl
 /* NON_CVX status stay) or after an update (keep = 0: rung = rung0): status INVALID where  */
 /* hstat != 0, else running; iterations and ρ updates 0. One work-item per slot.          */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_reset(GLOBAL int *state, GLOBAL const int *hstat, const int nslots,
-                     const int keep, const int rung0)
+KERNEL void qp_reset(GALA_PARAMS(QP_ARGS_reset))
 {
     const gidx b = GID(0);
     if (b >= nslots) return;
-    GLOBAL int *st = state + b * NSTATE;
-    const int old = st[S_STATUS];
-    st[S_STATUS] = hstat[b] ? 12 : (keep && old == 9 ? 9 : 0);
-    st[S_ITER] = 0;
-    st[S_RHOUPD] = 0;
-    if (!keep) st[S_RUNG] = rung0;
+    GLOBAL int *st = state + b * QP_NSTATE;
+    const int old = st[QP_S_STATUS];
+    st[QP_S_STATUS] = hstat[b] ? 12 : (keep && old == 9 ? 9 : 0);
+    st[QP_S_ITER] = 0;
+    st[QP_S_RHOUPD] = 0;
+    if (!keep) st[QP_S_RUNG] = rung0;
 }
 
 /* A shared-strategy QP b whose row kinds were compared with the batch's (first: the first
- * row that differs, or -1): INVALID with hstat = H_KIND + first, or such an earlier mark
- * (gone after an update) cleared; invalid data (H_HOST) stay so whatever the kinds. */
+ * row that differs, or -1): INVALID with hstat = QP_H_KIND + first, or such an earlier mark
+ * (gone after an update) cleared; invalid data (QP_H_HOST) stay so whatever the kinds. */
 DEVFN void qp_kind_mark(GLOBAL int *hstat, GLOBAL int *state, const int b, const int first)
 {
-    if (hstat[b] == H_HOST) return;
+    if (hstat[b] == QP_H_HOST) return;
     if (first >= 0) {
-        hstat[b] = H_KIND + first;
-        state[(gidx)b * NSTATE + S_STATUS] = 12;
-    } else if (hstat[b] >= H_KIND) {
+        hstat[b] = QP_H_KIND + first;
+        state[(gidx)b * QP_NSTATE + QP_S_STATUS] = 12;
+    } else if (hstat[b] >= QP_H_KIND) {
         hstat[b] = 0;
-        state[(gidx)b * NSTATE + S_STATUS] = 0;
+        state[(gidx)b * QP_NSTATE + QP_S_STATUS] = 0;
     }
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* qp_shared_apply (shared strategy): list[0] is the reference QP, already scaled; every   */
 /* other listed QP takes its D, E and c, scales its own q, l, u and compares its row kinds */
-/* with the reference's ctype[0 .. m): a difference makes it INVALID (hstat = H_KIND + the */
+/* with the reference's ctype[0 .. m): a difference makes it INVALID (hstat = QP_H_KIND + the */
 /* first such row; an earlier such mark is cleared when the kinds agree again). One        */
 /* work-group per QP.                                                                      */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_shared_apply(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                            GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                            GLOBAL REAL *info, GLOBAL const int *ctype, GLOBAL int *state,
-                            GLOBAL int *hstat, const int rho_is_vec)
+KERNEL void qp_shared_apply(GALA_PARAMS(QP_ARGS_shared_apply))
 {
     LOCAL_ARRAY REAL part[4 * WG];
     const int lid = (int)LID(0);
     const gidx g = GRP(0);
     const int ok = g > 0 && g < nlist;
     const int b = ok ? list[g] : list[0], r = list[0];
-    GLOBAL const int *mt = meta + (gidx)b * NMETA, *mr = meta + (gidx)r * NMETA;
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA, *mr = meta + (gidx)r * QP_NMETA;
     /* no early exit around barriers: the reference's group runs its loops 0 times */
-    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
-    GLOBAL REAL *D = vn + V_D * ntot + mt[M_XO], *E = vm + V_E * mtot + mt[M_ZO];
-    GLOBAL const REAL *D0 = vn + V_D * ntot + mr[M_XO], *E0 = vm + V_E * mtot + mr[M_ZO];
-    GLOBAL REAL *q = vn + V_Q * ntot + mt[M_XO];
-    GLOBAL REAL *l = vm + V_L * mtot + mt[M_ZO], *u = vm + V_U * mtot + mt[M_ZO];
-    const REAL c = info[(gidx)r * NINFO + I_C];
+    const int n = ok ? mt[QP_M_N] : 0, m = ok ? mt[QP_M_M] : 0;
+    GLOBAL REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
+    GLOBAL const REAL *D0 = vn + QP_V_D * ntot + mr[QP_M_XO], *E0 = vm + QP_V_E * mtot + mr[QP_M_ZO];
+    GLOBAL REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
+    GLOBAL REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
+    const REAL c = info[(gidx)r * QP_NINFO + QP_I_C];
     for (int j = lid; j < n; j += WG) {
         D[j] = D0[j];
         q[j] *= c * D0[j];
@@ -596,11 +501,11 @@ KERNEL void qp_shared_apply(GLOBAL const int *meta, GLOBAL const int *list, cons
         int t = 1;
         if (lv < -QP_INFV && uv > QP_INFV) t = 0;
         else if (uv - lv < (REAL)1e-4) t = 2;
-        if ((rho_is_vec ? t : 1) != ctype[mr[M_CO] + i] && first == 0) first = (REAL)(m - i);
+        if ((rho_is_vec ? t : 1) != ctype[mr[QP_M_CO] + i] && first == 0) first = (REAL)(m - i);
     }
     QP_RED4(part, lid, WG, 1, first, 0, 0, 0, 0);
     if (ok && lid == 0) {
-        info[(gidx)b * NINFO + I_C] = c;
+        info[(gidx)b * QP_NINFO + QP_I_C] = c;
         qp_kind_mark(hstat, state, b, part[0] > 0 ? m - (int)part[0] : -1);
     }
 }
@@ -610,27 +515,23 @@ KERNEL void qp_shared_apply(GLOBAL const int *meta, GLOBAL const int *list, cons
 /* u (& 4) were written unscaled into Q, L, U: scale them with the QP's D, E, c and        */
 /* recompute the row kinds. A changed kind updates ctype and asks for a refactorization    */
 /* (refac); with shared != 0 (kinds shared by the batch) it makes the QP INVALID as        */
-/* qp_shared_apply does (hstat = H_KIND + the first such row), and agreeing kinds clear    */
+/* qp_shared_apply does (hstat = QP_H_KIND + the first such row), and agreeing kinds clear    */
 /* such an earlier mark. One work-group per QP.                                            */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                          GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                          GLOBAL const REAL *info, GLOBAL int *ctype, GLOBAL int *refac,
-                          GLOBAL int *state, GLOBAL int *hstat, const int which,
-                          const int shared, const int rho_is_vec)
+KERNEL void qp_vec_update(GALA_PARAMS(QP_ARGS_vec_update))
 {
     LOCAL_ARRAY REAL part[4 * WG];
     const int lid = (int)LID(0);
     const gidx g = GRP(0) < nlist ? GRP(0) : 0;
     const int ok = GRP(0) < nlist;
     const int b = list[g];
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
-    GLOBAL const REAL *D = vn + V_D * ntot + mt[M_XO], *E = vm + V_E * mtot + mt[M_ZO];
-    GLOBAL REAL *q = vn + V_Q * ntot + mt[M_XO];
-    GLOBAL REAL *l = vm + V_L * mtot + mt[M_ZO], *u = vm + V_U * mtot + mt[M_ZO];
-    GLOBAL int *ct = ctype + mt[M_CO];
-    const REAL c = info[(gidx)b * NINFO + I_C];
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+    const int n = ok ? mt[QP_M_N] : 0, m = ok ? mt[QP_M_M] : 0;
+    GLOBAL const REAL *D = vn + QP_V_D * ntot + mt[QP_M_XO], *E = vm + QP_V_E * mtot + mt[QP_M_ZO];
+    GLOBAL REAL *q = vn + QP_V_Q * ntot + mt[QP_M_XO];
+    GLOBAL REAL *l = vm + QP_V_L * mtot + mt[QP_M_ZO], *u = vm + QP_V_U * mtot + mt[QP_M_ZO];
+    GLOBAL int *ct = ctype + mt[QP_M_CO];
+    const REAL c = info[(gidx)b * QP_NINFO + QP_I_C];
     if (which & 1)
         for (int j = lid; j < n; j += WG) q[j] *= c * D[j];
     REAL first = 0; /* m − (first row whose kind changed), 0 if none */
@@ -665,17 +566,14 @@ KERNEL void qp_vec_update(GLOBAL const int *meta, GLOBAL const int *list, const 
 /* between solves (the scaling uses it too; an iteration writes it before a check reads    */
 /* it). One work-group per QP.                                                             */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                    GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                    GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                    GLOBAL const REAL *info, const int which)
+KERNEL void qp_warm(GALA_PARAMS(QP_ARGS_warm))
 {
     const int lid = (int)LID(0);
     const gidx g = GRP(0) < nlist ? GRP(0) : 0;
     const int ok = GRP(0) < nlist;
     const int b = list[g];
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+    const int n = ok ? mt[QP_M_N] : 0, m = ok ? mt[QP_M_M] : 0;
     QP_MATS(mt);
     QP_VALS(mt, GLOBAL const);
     (void)Pp;
@@ -684,11 +582,11 @@ KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
     (void)Tc;
     (void)Pv;
     (void)Tv;
-    const gidx xo = mt[M_XO], zo = mt[M_ZO];
-    GLOBAL REAL *x = vn + V_X * ntot + xo, *y = vm + V_Y * mtot + zo, *z = vm + V_Z * mtot + zo;
-    GLOBAL const REAL *xr = vn + V_XT * ntot + xo, *yr = vm + V_YPREV * mtot + zo;
-    GLOBAL const REAL *D = vn + V_D * ntot + xo, *E = vm + V_E * mtot + zo;
-    const REAL c = info[(gidx)b * NINFO + I_C];
+    const gidx xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    GLOBAL REAL *x = vn + QP_V_X * ntot + xo, *y = vm + QP_V_Y * mtot + zo, *z = vm + QP_V_Z * mtot + zo;
+    GLOBAL const REAL *xr = vn + QP_V_XT * ntot + xo, *yr = vm + QP_V_YPREV * mtot + zo;
+    GLOBAL const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
+    const REAL c = info[(gidx)b * QP_NINFO + QP_I_C];
     if (which & 1)
         for (int j = lid; j < n; j += WG) x[j] = xr[j] / D[j];
     if (which & 2)
@@ -705,7 +603,7 @@ KERNEL void qp_warm(GLOBAL const int *meta, GLOBAL const int *list, const int nl
 /* ------------------------------------------------------------------------------------ */
 /* Vectors in the caller's device memory (src/qp/vectors_device.c). The caller's arrays    */
 /* hold every QP's vector one after another in batch order, QPs rejected at setup too;    */
-/* qtab[k·NQT + ...] gives QP k's slot (or -1), n, m and offsets there (XO, ZO):          */
+/* qtab[k·QP_NQT + ...] gives QP k's slot (or -1), n, m and offsets there (XO, ZO):          */
 /*                                                                                         */
 /*   caller q  [ QP 0: n0 | QP 1 (rejected): n1 | QP 2: n2 ]    l, u, x, y alike           */
 /*                  |                              |                                       */
@@ -732,7 +630,7 @@ DEVFN int qp_bounds_bad(REAL lv, REAL uv)
 /* qp_vec_check: valid means q finite and per row no NaN, l ≤ u, l < +∞, u > −∞, with a    */
 /* NULL vector's kept values from raw. verd[2b], verd[2b + 1]: the VD code (0 valid, 1 q,  */
 /* 2 bounds) and the first bad entry or row; vbad[2b], vbad[2b + 1]: its values (q: one;   */
-/* bounds: l, u); hstat = H_HOST when invalid, an H_HOST mark cleared when valid.          */
+/* bounds: l, u); hstat = QP_H_HOST when invalid, an QP_H_HOST mark cleared when valid.          */
 /* qp_vec_in, by the verdict: valid, the new values go to raw and to the given sections;   */
 /* invalid, raw keeps its values and the given sections get them again (as the host path   */
 /* uploads its kept copies). Two kernels, not the copies after the reduction's barrier    */
@@ -740,24 +638,20 @@ DEVFN int qp_bounds_bad(REAL lv, REAL uv)
 /* need no barrier. One work-group per QP (count groups); rejected QPs (slot -1) do        */
 /* nothing.                                                                                */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_vec_check(GLOBAL const int *meta, GLOBAL const int *qtab, const int count,
-                         GLOBAL const REAL *q, const gidx qoff, GLOBAL const REAL *l,
-                         const gidx loff, GLOBAL const REAL *u, const gidx uoff,
-                         GLOBAL const REAL *raw, const gidx ntot, const gidx mtot,
-                         GLOBAL int *hstat, GLOBAL int *verd, GLOBAL REAL *vbad, const int which)
+KERNEL void qp_vec_check(GALA_PARAMS(QP_ARGS_vec_check))
 {
     LOCAL_ARRAY int rq_[WG];
     LOCAL_ARRAY int rl_[WG];
     const int lid = (int)LID(0);
     const gidx k = GRP(0) < count ? GRP(0) : 0;
-    GLOBAL const int *qt = qtab + k * NQT;
-    const int b = qt[T_SLOT];
+    GLOBAL const int *qt = qtab + k * QP_NQT;
+    const int b = qt[QP_T_SLOT];
     const int ok = GRP(0) < count && b >= 0;
-    GLOBAL const int *mt = meta + (gidx)(b >= 0 ? b : 0) * NMETA;
+    GLOBAL const int *mt = meta + (gidx)(b >= 0 ? b : 0) * QP_NMETA;
     /* no early exit around the barriers: a rejected QP's group runs its loops 0 times */
-    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
-    const gidx cq = qoff + qt[T_XO], cl = loff + qt[T_ZO], cu = uoff + qt[T_ZO];
-    GLOBAL const REAL *rl = raw + ntot + mt[M_ZO], *ru = raw + ntot + mtot + mt[M_ZO];
+    const int n = ok ? mt[QP_M_N] : 0, m = ok ? mt[QP_M_M] : 0;
+    const gidx cq = qoff + qt[QP_T_XO], cl = loff + qt[QP_T_ZO], cu = uoff + qt[QP_T_ZO];
+    GLOBAL const REAL *rl = raw + ntot + mt[QP_M_ZO], *ru = raw + ntot + mtot + mt[QP_M_ZO];
     const int wq = which & 1, wl = which & 2, wu = which & 4;
     int bq = n, bl = m; /* this work-item's first bad entry of q, first bad row */
     for (int j = lid; wq && j < n; j += WG)
@@ -782,28 +676,24 @@ KERNEL void qp_vec_check(GLOBAL const int *meta, GLOBAL const int *qtab, const i
         verd[2 * (gidx)b + 1] = code == 1 ? fq : (code == 2 ? fl : 0);
         vbad[2 * (gidx)b] = code == 1 ? q[cq + fq] : (code == 2 ? (wl ? l[cl + fl] : rl[fl]) : (REAL)0);
         vbad[2 * (gidx)b + 1] = code == 2 ? (wu ? u[cu + fl] : ru[fl]) : (REAL)0;
-        if (code) hstat[b] = H_HOST;
-        else if (hstat[b] == H_HOST) hstat[b] = 0;
+        if (code) hstat[b] = QP_H_HOST;
+        else if (hstat[b] == QP_H_HOST) hstat[b] = 0;
     }
 }
 
-KERNEL void qp_vec_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int count,
-                      GLOBAL const REAL *q, const gidx qoff, GLOBAL const REAL *l, const gidx loff,
-                      GLOBAL const REAL *u, const gidx uoff, GLOBAL REAL *vn, const gidx ntot,
-                      GLOBAL REAL *vm, const gidx mtot, GLOBAL REAL *raw,
-                      GLOBAL const int *verd, const int which)
+KERNEL void qp_vec_in(GALA_PARAMS(QP_ARGS_vec_in))
 {
     const int lid = (int)LID(0);
     for (gidx k = GRP(0); k < count; k += NGRP(0)) {
-        GLOBAL const int *qt = qtab + k * NQT;
-        const int b = qt[T_SLOT];
+        GLOBAL const int *qt = qtab + k * QP_NQT;
+        const int b = qt[QP_T_SLOT];
         if (b < 0) continue;
-        GLOBAL const int *mt = meta + (gidx)b * NMETA;
-        const int n = mt[M_N], m = mt[M_M], valid = verd[2 * (gidx)b] == 0;
-        const gidx xo = mt[M_XO], zo = mt[M_ZO];
-        const gidx cq = qoff + qt[T_XO], cl = loff + qt[T_ZO], cu = uoff + qt[T_ZO];
+        GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M], valid = verd[2 * (gidx)b] == 0;
+        const gidx xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+        const gidx cq = qoff + qt[QP_T_XO], cl = loff + qt[QP_T_ZO], cu = uoff + qt[QP_T_ZO];
         GLOBAL REAL *rq = raw + xo, *rl = raw + ntot + zo, *ru = raw + ntot + mtot + zo;
-        GLOBAL REAL *Q = vn + V_Q * ntot + xo, *L = vm + V_L * mtot + zo, *U = vm + V_U * mtot + zo;
+        GLOBAL REAL *Q = vn + QP_V_Q * ntot + xo, *L = vm + QP_V_L * mtot + zo, *U = vm + QP_V_U * mtot + zo;
         for (int j = lid; (which & 1) && j < n; j += WG) {
             const REAL v = valid ? q[cq + j] : rq[j];
             rq[j] = v;
@@ -832,19 +722,16 @@ KERNEL void qp_vec_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int 
 /* NaN where osol[k] = 0 (no solution: not solved, infeasible, non-convex, invalid data,  */
 /* rejected at setup). One work-group per QP, no barrier.                                  */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_sol_out(GLOBAL const int *meta, GLOBAL const int *qtab, const int count,
-                       GLOBAL const int *osol, GLOBAL const REAL *vn, const gidx ntot,
-                       GLOBAL const REAL *vm, const gidx mtot, GLOBAL REAL *x, const gidx xoff,
-                       GLOBAL REAL *y, const gidx yoff, const int which)
+KERNEL void qp_sol_out(GALA_PARAMS(QP_ARGS_sol_out))
 {
     const int lid = (int)LID(0);
     for (gidx k = GRP(0); k < count; k += NGRP(0)) {
-        GLOBAL const int *qt = qtab + k * NQT;
-        const int b = qt[T_SLOT], n = qt[T_N], m = qt[T_M];
+        GLOBAL const int *qt = qtab + k * QP_NQT;
+        const int b = qt[QP_T_SLOT], n = qt[QP_T_N], m = qt[QP_T_M];
         const int sol = b >= 0 && osol[k];
-        GLOBAL const int *mt = meta + (gidx)(sol ? b : 0) * NMETA;
-        GLOBAL const REAL *ox = vn + V_W2 * ntot + mt[M_XO], *oy = vm + V_W * mtot + mt[M_ZO];
-        const gidx cx = xoff + qt[T_XO], cy = yoff + qt[T_ZO];
+        GLOBAL const int *mt = meta + (gidx)(sol ? b : 0) * QP_NMETA;
+        GLOBAL const REAL *ox = vn + QP_V_W2 * ntot + mt[QP_M_XO], *oy = vm + QP_V_W * mtot + mt[QP_M_ZO];
+        const gidx cx = xoff + qt[QP_T_XO], cy = yoff + qt[QP_T_ZO];
         for (int j = lid; (which & 1) && j < n; j += WG) x[cx + j] = sol ? ox[j] : REAL_NAN;
         for (int i = lid; (which & 2) && i < m; i += WG) y[cy + i] = sol ? oy[i] : REAL_NAN;
     }
@@ -856,21 +743,18 @@ KERNEL void qp_sol_out(GLOBAL const int *meta, GLOBAL const int *qtab, const int
 /*   x [ QP 0: n0 | QP 1 (rejected) | QP 2: n2 ]  -->  vn XT [ slot 0 | slot 1 ]           */
 /* One work-group per QP, no barrier.                                                      */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int count,
-                       GLOBAL const REAL *x, const gidx xoff, GLOBAL const REAL *y,
-                       const gidx yoff, GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm,
-                       const gidx mtot, const int which)
+KERNEL void qp_warm_in(GALA_PARAMS(QP_ARGS_warm_in))
 {
     const int lid = (int)LID(0);
     for (gidx k = GRP(0); k < count; k += NGRP(0)) {
-        GLOBAL const int *qt = qtab + k * NQT;
-        const int b = qt[T_SLOT];
+        GLOBAL const int *qt = qtab + k * QP_NQT;
+        const int b = qt[QP_T_SLOT];
         if (b < 0) continue;
-        GLOBAL const int *mt = meta + (gidx)b * NMETA;
-        const int n = mt[M_N], m = mt[M_M];
-        GLOBAL REAL *tx = vn + V_XT * ntot + mt[M_XO], *ty = vm + V_YPREV * mtot + mt[M_ZO];
-        for (int j = lid; (which & 1) && j < n; j += WG) tx[j] = x[xoff + qt[T_XO] + j];
-        for (int i = lid; (which & 2) && i < m; i += WG) ty[i] = y[yoff + qt[T_ZO] + i];
+        GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+        const int n = mt[QP_M_N], m = mt[QP_M_M];
+        GLOBAL REAL *tx = vn + QP_V_XT * ntot + mt[QP_M_XO], *ty = vm + QP_V_YPREV * mtot + mt[QP_M_ZO];
+        for (int j = lid; (which & 1) && j < n; j += WG) tx[j] = x[xoff + qt[QP_T_XO] + j];
+        for (int i = lid; (which & 2) && i < m; i += WG) ty[i] = y[yoff + qt[QP_T_ZO] + i];
     }
 }
 
@@ -888,21 +772,12 @@ KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int
 /* K⁻¹r replaced by the solve:                                                               */
 /*     [x̃; ν] = KKT⁻¹ [σx − q; z − y/ρ],  x ← αx̃ + (1 − α)x,  z̃ = z + (ν − y)/ρ (= Ax̃),    */
 /*     ẑ = αz̃ + (1 − α)z,  z ← Π(ẑ + y/ρ),  y ← y + ρ(ẑ − z).                               */
-/* kq per slot (NKQ ints): its matrix in the factor object, the offset of its group's value */
+/* kq per slot (QP_NKQ ints): its matrix in the factor object, the offset of its group's value */
 /* map, the KKT entries. Map entry 8·k + type: 0 P's CSR value k, 1 the same + σ (diagonal),*/
 /* 2 σ alone (no diagonal entry in P), 3 A's CSR value k, 4 −1/ρ of row k. One work-group   */
 /* per listed QP; kb holds one right-hand side (then solution) of n + m entries per matrix,*/
 /* entry e of matrix q at kb[q·kbm + e·kbe] (interleaved: kbm = 1, kbe = batch).             */
 /* ------------------------------------------------------------------------------------ */
-#define KQ_Q 0
-#define KQ_MAP 1
-#define KQ_NNZ 2
-#define NKQ 3
-/* qp_kkt_update's flags (QP_KKT_* of src/qp/qp_layout.h) */
-#define KKT_CORR 1
-#define KKT_NU 2
-#define KKT_NEXT 4
-#define KKT_NEXT_LAST 8
 /* 1/ρ of a row from the kernel's rv0 (free), rv1 (inequality), rv2 (equality), as OSQP's
  * rho_inv_vec: products instead of per-row divisions */
 #define QP_RINV(c) ((c) == 0 ? rv0 : ((c) == 2 ? rv2 : rv1))
@@ -914,28 +789,25 @@ KERNEL void qp_warm_in(GLOBAL const int *meta, GLOBAL const int *qtab, const int
     const gidx g = GRP(0);                                                                  \
     if (g >= nlist) return;                                                                 \
     const int b = list[g];                                                                  \
-    if (state[(gidx)b * NSTATE + S_STATUS] != 0) return;                                    \
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;                                          \
-    const int n = mt[M_N], m = mt[M_M];                                                     \
-    GLOBAL const int *ct = ctype + mt[M_CO];                                                \
-    const REAL rho = info[(gidx)b * NINFO + I_RHO];                                         \
-    const gidx q0 = (gidx)kq[(gidx)b * NKQ + KQ_Q] * kbm
+    if (state[(gidx)b * QP_NSTATE + QP_S_STATUS] != 0) return;                              \
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;                                       \
+    const int n = mt[QP_M_N], m = mt[QP_M_M];                                               \
+    GLOBAL const int *ct = ctype + mt[QP_M_CO];                                             \
+    const REAL rho = info[(gidx)b * QP_NINFO + QP_I_RHO];                                   \
+    const gidx q0 = (gidx)kq[(gidx)b * QP_NKQ + QP_KQ_Q] * kbm
 
-KERNEL void qp_kkt_values(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                          GLOBAL const int *kq, GLOBAL const int *kmap, GLOBAL const REAL *mv,
-                          GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *kv,
-                          const gidx kstride, const REAL sigma)
+KERNEL void qp_kkt_values(GALA_PARAMS(QP_ARGS_kkt_values))
 {
     const int lid = (int)LID(0);
     const gidx g = GRP(0);
     if (g >= nlist) return;
     const int b = list[g];
-    GLOBAL const int *mt = meta + (gidx)b * NMETA, *k3 = kq + (gidx)b * NKQ;
-    GLOBAL const REAL *Pv = mv + mt[M_PV], *Av = mv + mt[M_AV];
-    GLOBAL const int *map = kmap + k3[KQ_MAP], *ct = ctype + mt[M_CO];
-    GLOBAL REAL *v = kv + (gidx)k3[KQ_Q] * kstride;
-    const REAL rho = info[(gidx)b * NINFO + I_RHO];
-    const int nnz = k3[KQ_NNZ];
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA, *k3 = kq + (gidx)b * QP_NKQ;
+    GLOBAL const REAL *Pv = mv + mt[QP_M_PV], *Av = mv + mt[QP_M_AV];
+    GLOBAL const int *map = kmap + k3[QP_KQ_MAP], *ct = ctype + mt[QP_M_CO];
+    GLOBAL REAL *v = kv + (gidx)k3[QP_KQ_Q] * kstride;
+    const REAL rho = info[(gidx)b * QP_NINFO + QP_I_RHO];
+    const int nnz = k3[QP_KQ_NNZ];
     for (int e = lid; e < nnz; e += WG) {
         const int c = map[e], k = c >> 3, t = c & 7;
         REAL val;
@@ -948,18 +820,14 @@ KERNEL void qp_kkt_values(GLOBAL const int *meta, GLOBAL const int *list, const 
     }
 }
 
-KERNEL void qp_kkt_rhs(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                       GLOBAL const int *state, GLOBAL const int *kq, GLOBAL REAL *vn,
-                       const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                       GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *kb,
-                       const gidx kbm, const gidx kbe, const REAL sigma, const int last)
+KERNEL void qp_kkt_rhs(GALA_PARAMS(QP_ARGS_kkt_rhs))
 {
     QP_KKT_QP;
-    const gidx xo = mt[M_XO], zo = mt[M_ZO];
-    GLOBAL REAL *x = vn + V_X * ntot + xo, *xp = vn + V_XPREV * ntot + xo;
-    GLOBAL const REAL *q = vn + V_Q * ntot + xo;
-    GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
-    GLOBAL REAL *yp = vm + V_YPREV * mtot + zo;
+    const gidx xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    GLOBAL REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    GLOBAL const REAL *q = vn + QP_V_Q * ntot + xo;
+    GLOBAL REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+    GLOBAL REAL *yp = vm + QP_V_YPREV * mtot + zo;
     GLOBAL REAL *r = kb + q0;
     for (int j = lid; j < n; j += WG) {
         r[j * kbe] = sigma * x[j] - q[j];
@@ -973,29 +841,22 @@ KERNEL void qp_kkt_rhs(GLOBAL const int *meta, GLOBAL const int *list, const int
     }
 }
 
-KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                          GLOBAL int *state, GLOBAL const int *kq, GLOBAL const int *rp,
-                          GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL REAL *vn,
-                          const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                          GLOBAL const int *ctype, GLOBAL const REAL *info,
-                          GLOBAL const REAL *kx, GLOBAL REAL *kc, const int corr,
-                          const gidx kbm, const gidx kbe, const REAL alpha, const REAL sigma,
-                          const int iters)
+KERNEL void qp_kkt_update(GALA_PARAMS(QP_ARGS_kkt_update))
 {
     QP_KKT_QP;
-    const gidx xo = mt[M_XO], zo = mt[M_ZO];
-    GLOBAL const int *Ap = rp + mt[M_AP], *Ac = ci + mt[M_AC];
-    GLOBAL const REAL *Av = mv + mt[M_AV];
-    GLOBAL REAL *x = vn + V_X * ntot + xo, *xp = vn + V_XPREV * ntot + xo;
-    GLOBAL const REAL *q = vn + V_Q * ntot + xo;
-    GLOBAL REAL *z = vm + V_Z * mtot + zo, *y = vm + V_Y * mtot + zo;
-    GLOBAL REAL *yp = vm + V_YPREV * mtot + zo;
-    GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
+    const gidx xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    GLOBAL const int *Ap = rp + mt[QP_M_AP], *Ac = ci + mt[QP_M_AC];
+    GLOBAL const REAL *Av = mv + mt[QP_M_AV];
+    GLOBAL REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    GLOBAL const REAL *q = vn + QP_V_Q * ntot + xo;
+    GLOBAL REAL *z = vm + QP_V_Z * mtot + zo, *y = vm + QP_V_Y * mtot + zo;
+    GLOBAL REAL *yp = vm + QP_V_YPREV * mtot + zo;
+    GLOBAL const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
     GLOBAL const REAL *xt = kx + q0, *xc = kc + q0;
-    /* KKT_NEXT: the next iteration's right-hand side into kc, each entry after its read */
+    /* QP_KKT_NEXT: the next iteration's right-hand side into kc, each entry after its read */
     GLOBAL REAL *r = kc + q0;
-    const int fix = corr & KKT_CORR, nu = corr & KKT_NU;
-    const int next = nu && (corr & KKT_NEXT), nlast = next && (corr & KKT_NEXT_LAST);
+    const int fix = corr & QP_KKT_CORR, nu = corr & QP_KKT_NU;
+    const int next = nu && (corr & QP_KKT_NEXT), nlast = next && (corr & QP_KKT_NEXT_LAST);
     const REAL rv0 = (REAL)1 / qp_rho_row(0, rho), rv1 = (REAL)1 / rho;
     const REAL rv2 = (REAL)1 / qp_rho_row(2, rho);
     /* x̃ (and ν) = the solve (+ its correction, refinement) */
@@ -1029,18 +890,14 @@ KERNEL void qp_kkt_update(GLOBAL const int *meta, GLOBAL const int *list, const 
             if (nlast) yp[i] = yn;
         }
     }
-    if (iters && lid == 0) state[(gidx)b * NSTATE + S_ITER] += iters;
+    if (iters && lid == 0) state[(gidx)b * QP_NSTATE + QP_S_ITER] += iters;
 #undef QP_XT
 }
 
 /* qp_kkt_resid (refinement, float by default): kb ← kb − KKT·kx, the residual of the solve
  * kx of the right-hand side kb, with KKT applied through P (full CSR), A and Aᵀ; the next
  * solve of kb is the correction qp_kkt_update adds. */
-KERNEL void qp_kkt_resid(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                         GLOBAL const int *state, GLOBAL const int *kq, GLOBAL const int *rp,
-                         GLOBAL const int *ci, GLOBAL const REAL *mv, GLOBAL const int *ctype,
-                         GLOBAL const REAL *info, GLOBAL REAL *kb, GLOBAL const REAL *kx,
-                         const gidx kbm, const gidx kbe, const REAL sigma)
+KERNEL void qp_kkt_resid(GALA_PARAMS(QP_ARGS_kkt_resid))
 {
     QP_KKT_QP;
     QP_MATS(mt);
@@ -1071,29 +928,14 @@ KERNEL void qp_kkt_resid(GLOBAL const int *meta, GLOBAL const int *list, const i
 /* iterate x; qp_kkt_update then takes x̃ as from the sparse solve (it forms z̃ = Ax̃ itself).*/
 /* Nothing is O(n²): K is applied through P (full CSR), A and Aᵀ (CSR). One work-group per */
 /* listed QP; its vectors in the workspace pw (sections of ntot, PW_*, at the QP's xo, and */
-/* one m-vector section at PW_NV·ntot + zo); the CG iterate in the QP's b₁ entries of kb.  */
+/* one m-vector section at QP_PW_NV·ntot + zo); the CG iterate in the QP's b₁ entries of kb.  */
 /* ------------------------------------------------------------------------------------ */
-#define PW_B 0   /* reduced right-hand side */
-#define PW_R 1   /* residual B − K·X */
-#define PW_P 2   /* search direction */
-#define PW_KP 3  /* K·P */
-#define PW_MI 4  /* M⁻¹ (qp_pcg_precond) */
-#define PW_NV 5  /* n-vector sections; then one m-vector section (ρ∘(A·v)) */
-#define PS_EPS 0 /* pst per slot: the last tolerance, */
-#define PS_RED 1 /* the reduction factor (cg_tol_fraction, halved on stagnation), */
-#define PS_ZERO 2 /* consecutive solves that took no CG iteration */
-#define NPST 3
-#define QP_CG_TOL_MIN ((REAL)1e-7)
 
 /* qp_pcg_precond: for each listed QP with its refactor flag set (every listed QP when all
  * != 0): M⁻¹ into pw; a diagonal entry with P_jj + σ ≤ 0 (or not finite) means P + σI is
  * not positive definite: the QP's status becomes NON_CVX (9), as the dense strategy's
  * failed factorization. One work-group per QP. */
-KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                           GLOBAL int *state, GLOBAL const int *refac, const int all,
-                           GLOBAL const int *rp, GLOBAL const int *ci, GLOBAL const REAL *mv,
-                           GLOBAL const int *ctype, GLOBAL const REAL *info, GLOBAL REAL *pw,
-                           const gidx ntot, const REAL sigma)
+KERNEL void qp_pcg_precond(GALA_PARAMS(QP_ARGS_pcg_precond))
 {
     LOCAL_ARRAY int bad[1];
     const int lid = (int)LID(0);
@@ -1101,13 +943,13 @@ KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const
     if (g >= nlist) return;
     const int b = list[g];
     if (!all && !refac[b]) return;
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int n = mt[M_N];
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+    const int n = mt[QP_M_N];
     QP_MATS(mt);
     QP_VALS(mt, GLOBAL const);
-    GLOBAL const int *ct = ctype + mt[M_CO];
-    const REAL rho = info[(gidx)b * NINFO + I_RHO];
-    GLOBAL REAL *mi = pw + PW_MI * ntot + mt[M_XO];
+    GLOBAL const int *ct = ctype + mt[QP_M_CO];
+    const REAL rho = info[(gidx)b * QP_NINFO + QP_I_RHO];
+    GLOBAL REAL *mi = pw + QP_PW_MI * ntot + mt[QP_M_XO];
     if (lid == 0) bad[0] = 0;
     LOCAL_BARRIER();
     int fail = 0;
@@ -1122,7 +964,7 @@ KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const
     }
     if (fail) bad[0] = 1;
     LOCAL_BARRIER();
-    if (lid == 0 && bad[0]) state[(gidx)b * NSTATE + S_STATUS] = 9;
+    if (lid == 0 && bad[0]) state[(gidx)b * QP_NSTATE + QP_S_STATUS] = 9;
 }
 
 /* K·v for the n-vector v in two halves, ordered by the caller's barriers: tm = ρ∘(A·v)
@@ -1183,38 +1025,32 @@ KERNEL void qp_pcg_precond(GLOBAL const int *meta, GLOBAL const int *list, const
  * iterations, the last tolerance stays). At most maxit CG iterations; the loop ends for the
  * whole work-group at once (its exit test reads only values every work-item holds alike).
  * pᵀKp ≤ 0 (or NaN): K is not positive definite: status NON_CVX (9). */
-KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                   GLOBAL int *state, GLOBAL const int *rp, GLOBAL const int *ci,
-                   GLOBAL const REAL *mv, GLOBAL const REAL *vn, const gidx ntot,
-                   GLOBAL const int *ctype, GLOBAL const REAL *info,
-                   GLOBAL REAL *kb, GLOBAL REAL *pw, GLOBAL REAL *pst,
-                   const REAL sigma, const int maxit, const int tolred, const REAL tolfrac,
-                   const int it0, const int chk)
+KERNEL void qp_pcg(GALA_PARAMS(QP_ARGS_pcg))
 {
     LOCAL_ARRAY REAL part[3 * WG + 96];
     const int lid = (int)LID(0);
     const gidx g = GRP(0);
     if (g >= nlist) return;
     const int b = list[g];
-    GLOBAL int *st = state + (gidx)b * NSTATE;
-    if (st[S_STATUS] != 0) return; /* the whole work-group: before any barrier */
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int n = mt[M_N], m = mt[M_M];
+    GLOBAL int *st = state + (gidx)b * QP_NSTATE;
+    if (st[QP_S_STATUS] != 0) return; /* the whole work-group: before any barrier */
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+    const int n = mt[QP_M_N], m = mt[QP_M_M];
     QP_MATS(mt);
     QP_VALS(mt, GLOBAL const);
-    GLOBAL const int *ct = ctype + mt[M_CO];
-    GLOBAL const REAL *inf = info + (gidx)b * NINFO;
-    const REAL rho = inf[I_RHO];
-    const gidx xo = mt[M_XO];
-    GLOBAL REAL *B = pw + PW_B * ntot + xo, *R = pw + PW_R * ntot + xo;
-    GLOBAL REAL *Pd = pw + PW_P * ntot + xo, *KP = pw + PW_KP * ntot + xo;
-    GLOBAL const REAL *MI = pw + PW_MI * ntot + xo;
-    GLOBAL REAL *tm = pw + PW_NV * ntot + mt[M_ZO];
+    GLOBAL const int *ct = ctype + mt[QP_M_CO];
+    GLOBAL const REAL *inf = info + (gidx)b * QP_NINFO;
+    const REAL rho = inf[QP_I_RHO];
+    const gidx xo = mt[QP_M_XO];
+    GLOBAL REAL *B = pw + QP_PW_B * ntot + xo, *R = pw + QP_PW_R * ntot + xo;
+    GLOBAL REAL *Pd = pw + QP_PW_P * ntot + xo, *KP = pw + QP_PW_KP * ntot + xo;
+    GLOBAL const REAL *MI = pw + QP_PW_MI * ntot + xo;
+    GLOBAL REAL *tm = pw + QP_PW_NV * ntot + mt[QP_M_ZO];
     /* the QP's n + m entries of kb, after the earlier slots': [b₁; b₂] on entry; X, the CG
      * iterate, takes b₁'s place, so x̃ is left where qp_kkt_update reads it */
-    GLOBAL REAL *X = kb + xo + mt[M_ZO];
-    GLOBAL const REAL *x0 = vn + V_X * ntot + xo;
-    GLOBAL REAL *ps = pst + (gidx)b * NPST;
+    GLOBAL REAL *X = kb + xo + mt[QP_M_ZO];
+    GLOBAL const REAL *x0 = vn + QP_V_X * ntot + xo;
+    GLOBAL REAL *ps = pst + (gidx)b * QP_NPST;
     /* B = b₁ + Aᵀ(ρ∘b₂) (rows of Aᵀ; b₂ = X[n ...] is only read), then X = x */
     for (int j = lid; j < n; j += WG) {
         REAL a = X[j];
@@ -1241,9 +1077,9 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
     }
     REAL rnorm, bnorm, rty, unused;
     QP_PCG_RED(rn, bn, ry, rnorm, bnorm, rty);
-    const int admm = st[S_ITER] + it0 + 1;
-    REAL red = ps[PS_RED], eps;
-    int zero = (int)ps[PS_ZERO];
+    const int admm = st[QP_S_ITER] + it0 + 1;
+    REAL red = ps[QP_PS_RED], eps;
+    int zero = (int)ps[QP_PS_ZERO];
     if (admm == 1) {
         red = tolfrac;
         zero = 0;
@@ -1255,7 +1091,7 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
         }
         /* the residuals are this solve's once it has had a check (chk = 0: none, those of
          * the last solve or 0) */
-        const REAL pd = inf[I_SPRIM] * inf[I_SDUAL], prev = ps[PS_EPS];
+        const REAL pd = inf[QP_I_SPRIM] * inf[QP_I_SDUAL], prev = ps[QP_PS_EPS];
         eps = (chk == 0 || admm > chk) && pd >= 0 && pd < QP_INFTY ? red * sqrt(pd) : prev;
         eps = eps < prev ? eps : prev;
         eps = eps > QP_CG_TOL_MIN ? eps : QP_CG_TOL_MIN;
@@ -1299,10 +1135,10 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
         }
     }
     if (lid == 0) {
-        ps[PS_EPS] = eps;
-        ps[PS_RED] = red;
-        ps[PS_ZERO] = (REAL)(iters == 0 ? zero + 1 : 0);
-        if (ncvx) st[S_STATUS] = 9;
+        ps[QP_PS_EPS] = eps;
+        ps[QP_PS_RED] = red;
+        ps[QP_PS_ZERO] = (REAL)(iters == 0 ? zero + 1 : 0);
+        if (ncvx) st[QP_S_STATUS] = 9;
     }
 }
 
@@ -1315,27 +1151,25 @@ KERNEL void qp_pcg(GLOBAL const int *meta, GLOBAL const int *list, const int nli
 /*   dual infeasible (5, 6):   W2 = D∘(x − x_prev) / its ‖·‖∞                            */
 /* Π: projection on the polar of the recession cone of [l, u]. One work-group per QP.    */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_unscale(GLOBAL const int *meta, GLOBAL const int *list, const int nlist,
-                       GLOBAL REAL *vn, const gidx ntot, GLOBAL REAL *vm, const gidx mtot,
-                       GLOBAL const REAL *info, GLOBAL const int *state)
+KERNEL void qp_unscale(GALA_PARAMS(QP_ARGS_unscale))
 {
     LOCAL_ARRAY REAL part[4 * WG];
     const int lid = (int)LID(0);
     const gidx g = GRP(0) < nlist ? GRP(0) : 0;
     const int ok = GRP(0) < nlist;
     const int b = list[g];
-    GLOBAL const int *mt = meta + (gidx)b * NMETA;
-    const int st = state[(gidx)b * NSTATE + S_STATUS];
+    GLOBAL const int *mt = meta + (gidx)b * QP_NMETA;
+    const int st = state[(gidx)b * QP_NSTATE + QP_S_STATUS];
     const int sol = st == 1 || st == 2 || st == 7 || st == 8 || st == 10;
     const int pinf = st == 3 || st == 4, dinf = st == 5 || st == 6;
-    const int n = ok ? mt[M_N] : 0, m = ok ? mt[M_M] : 0;
-    const gidx xo = mt[M_XO], zo = mt[M_ZO];
-    GLOBAL const REAL *x = vn + V_X * ntot + xo, *xp = vn + V_XPREV * ntot + xo;
-    GLOBAL const REAL *D = vn + V_D * ntot + xo, *E = vm + V_E * mtot + zo;
-    GLOBAL const REAL *y = vm + V_Y * mtot + zo, *yp = vm + V_YPREV * mtot + zo;
-    GLOBAL const REAL *l = vm + V_L * mtot + zo, *u = vm + V_U * mtot + zo;
-    GLOBAL REAL *ox = vn + V_W2 * ntot + xo, *oy = vm + V_W * mtot + zo;
-    const REAL c = info[(gidx)b * NINFO + I_C];
+    const int n = ok ? mt[QP_M_N] : 0, m = ok ? mt[QP_M_M] : 0;
+    const gidx xo = mt[QP_M_XO], zo = mt[QP_M_ZO];
+    GLOBAL const REAL *x = vn + QP_V_X * ntot + xo, *xp = vn + QP_V_XPREV * ntot + xo;
+    GLOBAL const REAL *D = vn + QP_V_D * ntot + xo, *E = vm + QP_V_E * mtot + zo;
+    GLOBAL const REAL *y = vm + QP_V_Y * mtot + zo, *yp = vm + QP_V_YPREV * mtot + zo;
+    GLOBAL const REAL *l = vm + QP_V_L * mtot + zo, *u = vm + QP_V_U * mtot + zo;
+    GLOBAL REAL *ox = vn + QP_V_W2 * ntot + xo, *oy = vm + QP_V_W * mtot + zo;
+    const REAL c = info[(gidx)b * QP_NINFO + QP_I_C];
     REAL nx = 0, ny = 0;
     for (int j = lid; j < n; j += WG) {
         const REAL v = sol ? D[j] * x[j] : (dinf ? D[j] * (x[j] - xp[j]) : (REAL)0);
@@ -1359,8 +1193,7 @@ KERNEL void qp_unscale(GLOBAL const int *meta, GLOBAL const int *list, const int
 /* qp_count: out[0] = QPs still running, out[1] = QPs waiting for a refactorization.       */
 /* One work-group.                                                                         */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *state,
-                     GLOBAL const int *refac, GLOBAL int *out)
+KERNEL void qp_count(GALA_PARAMS(QP_ARGS_count))
 {
     LOCAL_ARRAY int c0[WG];
     LOCAL_ARRAY int c1[WG];
@@ -1368,7 +1201,7 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
     int a = 0, r = 0;
     for (int g = lid; g < nlist; g += WG) {
         const int b = list[g];
-        a += state[(gidx)b * NSTATE + S_STATUS] == 0;
+        a += state[(gidx)b * QP_NSTATE + QP_S_STATUS] == 0;
         r += refac[b] != 0;
     }
     c0[lid] = a;
@@ -1399,13 +1232,12 @@ KERNEL void qp_count(GLOBAL const int *list, const int nlist, GLOBAL const int *
 /*   ccnt   [     3      |     1      |  2   ]   offsets 0, 3, 4; out[slot] = 6            */
 /*   alist  [ a  c  d  g  i  j ]                                                           */
 /* ------------------------------------------------------------------------------------ */
-KERNEL void qp_compact_count(GLOBAL const int *list, const int nlist, GLOBAL const int *state,
-                             GLOBAL int *ccnt)
+KERNEL void qp_compact_count(GALA_PARAMS(QP_ARGS_compact_count))
 {
     LOCAL_ARRAY int c0[WG];
     const int lid = (int)LID(0);
     const gidx g = GRP(0), e = g * WG + lid;
-    c0[lid] = e < nlist && state[(gidx)list[e] * NSTATE + S_STATUS] == 0;
+    c0[lid] = e < nlist && state[(gidx)list[e] * QP_NSTATE + QP_S_STATUS] == 0;
     for (int s = WG >> 1; s > 0; s >>= 1) {
         LOCAL_BARRIER();
         if (lid < s) c0[lid] += c0[lid + s];
@@ -1413,9 +1245,7 @@ KERNEL void qp_compact_count(GLOBAL const int *list, const int nlist, GLOBAL con
     if (lid == 0) ccnt[g] = c0[0];
 }
 
-KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL const int *state,
-                             GLOBAL const int *ccnt, GLOBAL int *alist, GLOBAL int *out,
-                             const int slot)
+KERNEL void qp_compact_write(GALA_PARAMS(QP_ARGS_compact_write))
 {
     LOCAL_ARRAY int c0[WG];
     LOCAL_ARRAY int fl[WG];
@@ -1425,7 +1255,7 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
     int before = 0;
     for (gidx k = lid; k < g; k += WG) before += ccnt[k];
     c0[lid] = before;
-    const int run = e < nlist && state[(gidx)list[e] * NSTATE + S_STATUS] == 0;
+    const int run = e < nlist && state[(gidx)list[e] * QP_NSTATE + QP_S_STATUS] == 0;
     fl[lid] = run;
     for (int s = WG >> 1; s > 0; s >>= 1) {
         LOCAL_BARRIER();
@@ -1475,21 +1305,21 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
 #define VY(t, i) ly[(t) * MCAP + (i)]
 #define RK(i) lct[i] /* row kinds, shared by the tile: in local memory */
 #else
-#define VW(t, i) vm[V_W * mtot + czo[t] + (i)]
-#define VX(t, j) vn[V_X * ntot + cxo[t] + (j)]
-#define VR(t, j) vn[V_R * ntot + cxo[t] + (j)]
-#define VXT(t, j) vn[V_XT * ntot + cxo[t] + (j)]
-#define VZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
-#define VY(t, i) vm[V_Y * mtot + czo[t] + (i)]
+#define VW(t, i) vm[QP_V_W * mtot + czo[t] + (i)]
+#define VX(t, j) vn[QP_V_X * ntot + cxo[t] + (j)]
+#define VR(t, j) vn[QP_V_R * ntot + cxo[t] + (j)]
+#define VXT(t, j) vn[QP_V_XT * ntot + cxo[t] + (j)]
+#define VZ(t, i) vm[QP_V_Z * mtot + czo[t] + (i)]
+#define VY(t, i) vm[QP_V_Y * mtot + czo[t] + (i)]
 #define RK(i) ctype[co + (i)]
 #endif
-#define GQ(t, j) vn[V_Q * ntot + cxo[t] + (j)]
-#define GD(t, j) vn[V_D * ntot + cxo[t] + (j)]
-#define GXP(t, j) vn[V_XPREV * ntot + cxo[t] + (j)]
-#define GL(t, i) vm[V_L * mtot + czo[t] + (i)]
-#define GU(t, i) vm[V_U * mtot + czo[t] + (i)]
-#define GE(t, i) vm[V_E * mtot + czo[t] + (i)]
-#define GYP(t, i) vm[V_YPREV * mtot + czo[t] + (i)]
+#define GQ(t, j) vn[QP_V_Q * ntot + cxo[t] + (j)]
+#define GD(t, j) vn[QP_V_D * ntot + cxo[t] + (j)]
+#define GXP(t, j) vn[QP_V_XPREV * ntot + cxo[t] + (j)]
+#define GL(t, i) vm[QP_V_L * mtot + czo[t] + (i)]
+#define GU(t, i) vm[QP_V_U * mtot + czo[t] + (i)]
+#define GE(t, i) vm[QP_V_E * mtot + czo[t] + (i)]
+#define GYP(t, i) vm[QP_V_YPREV * mtot + czo[t] + (i)]
 #define GCT(t, i) ctype[co + (i)]
 /* q, l, u: in local memory for one QP per work-group (TB = 1, VLOCAL), else read */
 #if VLOCAL && TB == 1
@@ -1527,7 +1357,7 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
         (SUM) = (a0_ + a1_) + (a2_ + a3_);                                                  \
     } while (0)
 #if KSPLIT > 1
-#define QP_KINV(SECOND, FINAL)                                                               \
+#define QP_KINV(SECOND, FINAL)                                                              \
     do {                                                                                    \
         const int ch_ = (n + KSPLIT - 1) / KSPLIT;                                          \
         for (int idx = lid; idx < KSPLIT * n; idx += WG) {                                  \
@@ -1548,7 +1378,7 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
         }                                                                                   \
     } while (0)
 #elif TB == 1
-#define QP_KINV(SECOND, FINAL)                                                               \
+#define QP_KINV(SECOND, FINAL)                                                              \
     do {                                                                                    \
         for (int i = lid; i < n && cact[0]; i += WG) {                                      \
             GLOBAL const REAL *Kt = K + cko[0] + i;                                         \
@@ -1637,7 +1467,7 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
         for (int t_ = 0; t_ < TB; ++t_) {                                                   \
             const gidx li_ = g * TB + t_;                                                   \
             const int b_ = li_ < nlist ? list[li_] : -1;                                    \
-            if (b_ >= 0 && state[(gidx)b_ * NSTATE + S_STATUS] == 0) {                      \
+            if (b_ >= 0 && state[(gidx)b_ * QP_NSTATE + QP_S_STATUS] == 0) {                \
                 (B0) = b_;                                                                  \
                 break;                                                                      \
             }                                                                               \
@@ -1649,19 +1479,19 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
             const int t_ = lid;                                                             \
             const gidx li_ = g * TB + t_;                                                   \
             const int b_ = li_ < nlist ? list[li_] : -1;                                    \
-            const int act_ = b_ >= 0 && state[(gidx)b_ * NSTATE + S_STATUS] == 0;           \
+            const int act_ = b_ >= 0 && state[(gidx)b_ * QP_NSTATE + QP_S_STATUS] == 0;     \
             cqp[t_] = b_;                                                                   \
             cact[t_] = act_;                                                                \
             const int bb_ = act_ ? b_ : ((B0) < 0 ? 0 : (B0));                              \
-            cxo[t_] = meta[(gidx)bb_ * NMETA + M_XO];                                       \
-            czo[t_] = meta[(gidx)bb_ * NMETA + M_ZO];                                       \
+            cxo[t_] = meta[(gidx)bb_ * QP_NMETA + QP_M_XO];                                 \
+            czo[t_] = meta[(gidx)bb_ * QP_NMETA + QP_M_ZO];                                 \
             if (nrungs > 0) {                                                               \
-                const int rung_ = state[(gidx)bb_ * NSTATE + S_RUNG];                       \
-                cko[t_] = ((gidx)lad_ko + (gidx)rung_ * lad_ks) * KALIGN;                   \
+                const int rung_ = state[(gidx)bb_ * QP_NSTATE + QP_S_RUNG];                 \
+                cko[t_] = ((gidx)lad_ko + (gidx)rung_ * lad_ks) * QP_KALIGN;                \
                 crho[t_] = lrho[rung_];                                                     \
             } else {                                                                        \
-                cko[t_] = (gidx)meta[(gidx)bb_ * NMETA + M_KO] * KALIGN;                    \
-                crho[t_] = info[(gidx)bb_ * NINFO + I_RHO];                                 \
+                cko[t_] = (gidx)meta[(gidx)bb_ * QP_NMETA + QP_M_KO] * QP_KALIGN;           \
+                crho[t_] = info[(gidx)bb_ * QP_NINFO + QP_I_RHO];                           \
             }                                                                               \
         }                                                                                   \
     } while (0)
@@ -1686,7 +1516,6 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
 #define R_PDX 16
 #define R_VIOL0 17
 #define R_VIOL1 18
-#define NRES 20
 
 /* ACC[c] += Σ_k RV[k]·V(T0 + c, RC[k]) over row ROW of a CSR block (RP, RC, RV), for the QB
  * QPs T0 .. T0 + QB − 1 of a tile: the row's indices and values are read once for all. */
@@ -1699,24 +1528,13 @@ KERNEL void qp_compact_write(GLOBAL const int *list, const int nlist, GLOBAL con
 
 /* The parameters of qp_admm and qp_check: the host launches both with one argument list
  * (ADMM_ARGS in src/qp/solver.c). */
-#define QP_ADMM_PARAMS                                                                      \
-    GLOBAL const int *meta, GLOBAL const int *list, const int nlist, GLOBAL int *state,     \
-        GLOBAL REAL *info, GLOBAL int *refac, GLOBAL const int *rp, GLOBAL const int *ci,   \
-        GLOBAL const REAL *mv, GLOBAL const REAL *K, GLOBAL REAL *vn, const gidx ntot,      \
-        GLOBAL REAL *vm, const gidx mtot, GLOBAL const int *ctype, GLOBAL const REAL *lrho, \
-        GLOBAL const int *rungok, const int nrungs, const int lad_ko, const int lad_ks,     \
-        const int iters, const int check, const int adapt, const int final_status,          \
-        const int scaled_term, const int dualgap, const REAL sigma, const REAL alpha,       \
-        const REAL eps_abs, const REAL eps_rel, const REAL eps_pinf, const REAL eps_dinf,   \
-        const REAL rho_tol
-
 /* MINB > 0 (-D, qp.minb): at least MINB work-groups per SM (CUDA caps the registers) */
 #if defined(MINB) && MINB > 0
 #define QP_ADMM_KERNEL KERNEL_MINB(WG, MINB)
 #else
 #define QP_ADMM_KERNEL KERNEL
 #endif
-QP_ADMM_KERNEL void qp_admm(QP_ADMM_PARAMS)
+QP_ADMM_KERNEL void qp_admm(GALA_PARAMS(QP_ARGS_admm))
 {
 #if defined(QP_TLAYOUT)
     /* the tile layout (VX above); RVEC arrays for the alignment of the vector reads */
@@ -1766,24 +1584,24 @@ QP_ADMM_KERNEL void qp_admm(QP_ADMM_PARAMS)
         QP_TILE_FIRST(b0);
         /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
          * barriers, for PoCL) */
-        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
-        const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
+        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * QP_NMETA;
+        const int n = b0 < 0 ? 0 : mt[QP_M_N], m = b0 < 0 ? 0 : mt[QP_M_M];
         const int iters_g = b0 < 0 ? 0 : iters;
         QP_MATS(mt);
         QP_VALS(mt, GLOBAL const);
-        const gidx co = mt[M_CO]; /* row kinds: the QP's own (TB = 1) or the tile's shared */
+        const gidx co = mt[QP_M_CO]; /* row kinds: the QP's own (TB = 1) or the tile's shared */
         (void)co;
         QP_TILE_CACHE(b0);
         LOCAL_BARRIER();
 #if VLOCAL
         for (int idx = lid; idx < TB * n; idx += WG) {
             const int t = idx / n, j = idx - t * n;
-            VX(t, j) = vn[V_X * ntot + cxo[t] + j];
+            VX(t, j) = vn[QP_V_X * ntot + cxo[t] + j];
         }
         for (int idx = lid; idx < TB * m; idx += WG) {
             const int t = idx / m, i = idx - t * m;
-            VZ(t, i) = vm[V_Z * mtot + czo[t] + i];
-            VY(t, i) = vm[V_Y * mtot + czo[t] + i];
+            VZ(t, i) = vm[QP_V_Z * mtot + czo[t] + i];
+            VY(t, i) = vm[QP_V_Y * mtot + czo[t] + i];
         }
         for (int i = lid; i < m; i += WG) lct[i] = ctype[co + i];
 #if TB == 1
@@ -1882,17 +1700,17 @@ QP_ADMM_KERNEL void qp_admm(QP_ADMM_PARAMS)
 #if VLOCAL
         for (int idx = lid; idx < TB * n; idx += WG) {
             const int t = idx / n, j = idx - t * n;
-            if (cact[t]) vn[V_X * ntot + cxo[t] + j] = VX(t, j);
+            if (cact[t]) vn[QP_V_X * ntot + cxo[t] + j] = VX(t, j);
         }
         for (int idx = lid; idx < TB * m; idx += WG) {
             const int t = idx / m, i = idx - t * m;
             if (cact[t]) {
-                vm[V_Z * mtot + czo[t] + i] = VZ(t, i);
-                vm[V_Y * mtot + czo[t] + i] = VY(t, i);
+                vm[QP_V_Z * mtot + czo[t] + i] = VZ(t, i);
+                vm[QP_V_Y * mtot + czo[t] + i] = VY(t, i);
             }
         }
 #endif
-        if (lid < TB && cact[lid]) state[(gidx)cqp[lid] * NSTATE + S_ITER] += iters_g;
+        if (lid < TB && cact[lid]) state[(gidx)cqp[lid] * QP_NSTATE + QP_S_ITER] += iters_g;
     }
 }
 
@@ -1902,14 +1720,14 @@ QP_ADMM_KERNEL void qp_admm(QP_ADMM_PARAMS)
 /* ρ estimate and decision; reductions in local memory only. A kernel of its own (not the */
 /* tail of qp_admm): PoCL mishandles barriers that follow barrier loops in one kernel.     */
 /* ------------------------------------------------------------------------------------ */
-#define GX(t, j) vn[V_X * ntot + cxo[t] + (j)]
-#define GZ(t, i) vm[V_Z * mtot + czo[t] + (i)]
-#define GY(t, i) vm[V_Y * mtot + czo[t] + (i)]
+#define GX(t, j) vn[QP_V_X * ntot + cxo[t] + (j)]
+#define GZ(t, i) vm[QP_V_Z * mtot + czo[t] + (i)]
+#define GY(t, i) vm[QP_V_Y * mtot + czo[t] + (i)]
 
-KERNEL void qp_check(QP_ADMM_PARAMS)
+KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
 {
     LOCAL_ARRAY REAL part[4 * WG];
-    LOCAL_ARRAY REAL res[TB * NRES];
+    LOCAL_ARRAY REAL res[TB * QP_NRES];
     LOCAL_ARRAY int cqp[TB];
     LOCAL_ARRAY int cact[TB];
     LOCAL_ARRAY gidx cxo[TB];
@@ -1925,11 +1743,11 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
         QP_TILE_FIRST(b0);
         /* b0 < 0: nothing to do; the loops below then run zero times (no early exit around
          * barriers, for PoCL) */
-        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * NMETA;
-        const int n = b0 < 0 ? 0 : mt[M_N], m = b0 < 0 ? 0 : mt[M_M];
+        GLOBAL const int *mt = meta + (gidx)(b0 < 0 ? 0 : b0) * QP_NMETA;
+        const int n = b0 < 0 ? 0 : mt[QP_M_N], m = b0 < 0 ? 0 : mt[QP_M_M];
         QP_MATS(mt);
         QP_VALS(mt, GLOBAL const);
-        const gidx co = mt[M_CO];
+        const gidx co = mt[QP_M_CO];
         (void)co;
         QP_TILE_CACHE(b0);
         LOCAL_BARRIER();
@@ -1959,16 +1777,16 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
         }
         QP_RED4(part, lid, WG, TB, a0, a1, a2, a3, 0);
         if (lid < TB) {
-            res[lid * NRES + R_PRIM] = part[lid];
-            res[lid * NRES + R_PRIMS] = part[WG + lid];
-            res[lid * NRES + R_PTOL] = part[2 * WG + lid];
-            res[lid * NRES + R_PTOLS] = part[3 * WG + lid];
+            res[lid * QP_NRES + R_PRIM] = part[lid];
+            res[lid * QP_NRES + R_PRIMS] = part[WG + lid];
+            res[lid * QP_NRES + R_PTOL] = part[2 * WG + lid];
+            res[lid * QP_NRES + R_PTOLS] = part[3 * WG + lid];
         }
         QP_RED4(part, lid, WG, TB, b0s, b1, b2, 0, 5);
         if (lid < TB) {
-            res[lid * NRES + R_SUP] = part[lid];
-            res[lid * NRES + R_NDY] = part[WG + lid];
-            res[lid * NRES + R_LHS] = part[2 * WG + lid];
+            res[lid * QP_NRES + R_SUP] = part[lid];
+            res[lid * QP_NRES + R_NDY] = part[WG + lid];
+            res[lid * QP_NRES + R_LHS] = part[2 * WG + lid];
         }
         /* pass 2: columns */
         REAL c0 = 0, c1 = 0, c2 = 0, c3 = 0, d0 = 0, d1 = 0, d2 = 0, d3 = 0, e0 = 0, e1 = 0;
@@ -2005,28 +1823,28 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
         }
         QP_RED4(part, lid, WG, TB, c0, c1, c2, c3, 0);
         if (lid < TB) {
-            res[lid * NRES + R_DUAL] = part[lid];
-            res[lid * NRES + R_DUALS] = part[WG + lid];
-            res[lid * NRES + R_DTOL] = part[2 * WG + lid];
-            res[lid * NRES + R_DTOLS] = part[3 * WG + lid];
+            res[lid * QP_NRES + R_DUAL] = part[lid];
+            res[lid * QP_NRES + R_DUALS] = part[WG + lid];
+            res[lid * QP_NRES + R_DTOL] = part[2 * WG + lid];
+            res[lid * QP_NRES + R_DTOLS] = part[3 * WG + lid];
         }
         QP_RED4(part, lid, WG, TB, d0, d1, d2, d3, 1 | 2 | 8);
         if (lid < TB) {
-            res[lid * NRES + R_XPX] = part[lid];
-            res[lid * NRES + R_QX] = part[WG + lid];
-            res[lid * NRES + R_NDX] = part[2 * WG + lid];
-            res[lid * NRES + R_QDX] = part[3 * WG + lid];
+            res[lid * QP_NRES + R_XPX] = part[lid];
+            res[lid * QP_NRES + R_QX] = part[WG + lid];
+            res[lid * QP_NRES + R_NDX] = part[2 * WG + lid];
+            res[lid * QP_NRES + R_QDX] = part[3 * WG + lid];
         }
         QP_RED4(part, lid, WG, TB, e0, e1, 0, 0, 0);
         if (lid < TB) {
-            res[lid * NRES + R_ATDY] = part[lid];
-            res[lid * NRES + R_PDX] = part[WG + lid];
+            res[lid * QP_NRES + R_ATDY] = part[lid];
+            res[lid * QP_NRES + R_PDX] = part[WG + lid];
         }
         LOCAL_BARRIER();
         /* pass 3: A·δx in the recession cone of [l, u], for the exact and the ×10 tolerance */
         REAL v0 = 0, v1 = 0;
         if (ok) {
-            const REAL ndx = res[t * NRES + R_NDX];
+            const REAL ndx = res[t * QP_NRES + R_NDX];
             const REAL tol0 = eps_dinf * ndx, tol1 = 10 * eps_dinf * ndx;
             for (int i = lid / TB; i < m; i += rstep) {
                 REAL adx = 0;
@@ -2042,28 +1860,28 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
         }
         QP_RED4(part, lid, WG, TB, v0, v1, 0, 0, 3);
         if (lid < TB) {
-            res[lid * NRES + R_VIOL0] = part[lid];
-            res[lid * NRES + R_VIOL1] = part[WG + lid];
+            res[lid * QP_NRES + R_VIOL0] = part[lid];
+            res[lid * QP_NRES + R_VIOL1] = part[WG + lid];
         }
         LOCAL_BARRIER();
 
         /* decisions, one work-item per QP */
         if (lid < TB && cact[lid]) {
             const int b = cqp[lid];
-            GLOBAL REAL *inf = info + (gidx)b * NINFO;
-            GLOBAL int *st = state + (gidx)b * NSTATE;
-            LOCAL REAL *R = res + lid * NRES;
-            const REAL c = inf[I_C], cinv = (REAL)1 / c;
+            GLOBAL REAL *inf = info + (gidx)b * QP_NINFO;
+            GLOBAL int *st = state + (gidx)b * QP_NSTATE;
+            LOCAL REAL *R = res + lid * QP_NRES;
+            const REAL c = inf[QP_I_C], cinv = (REAL)1 / c;
             const REAL prim = R[R_PRIM];
             const REAL dual = (U ? cinv : (REAL)1) * R[R_DUAL];
             const REAL xpx = R[R_XPX], qx = R[R_QX], sup = R[R_SUP];
-            inf[I_PRIM] = prim;
-            inf[I_DUAL] = dual;
-            inf[I_SPRIM] = R[R_PRIMS];
-            inf[I_SDUAL] = R[R_DUALS];
-            inf[I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
-            inf[I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
-            inf[I_GAP] = cinv * (xpx + qx + sup);
+            inf[QP_I_PRIM] = prim;
+            inf[QP_I_DUAL] = dual;
+            inf[QP_I_SPRIM] = R[R_PRIMS];
+            inf[QP_I_SDUAL] = R[R_DUALS];
+            inf[QP_I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
+            inf[QP_I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
+            inf[QP_I_GAP] = cinv * (xpx + qx + sup);
             /* the status: at a termination check (check) and at the last iteration
              * (final_status); `exact` is that of the exact tolerances, before the ×10 pass */
             int status = 0, exact = 0;
@@ -2099,7 +1917,7 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
                     }
                     if (!status && final_status) status = final_status;
                 }
-                st[S_STATUS] = status;
+                st[QP_S_STATUS] = status;
             }
             /* adaptive ρ, as OSQP: at every adaptive_rho_interval-th iteration whether or not
              * it is a termination check, after the check and only if it did not stop the QP,
@@ -2115,7 +1933,7 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
                 rn = rn < QP_RHO_MAX ? rn : QP_RHO_MAX;
                 if (rn > rho * rho_tol || rn < rho / rho_tol) {
                     if (nrungs > 0) {
-                        int best = st[S_RUNG];
+                        int best = st[QP_S_RUNG];
                         REAL bd = QP_INFTY;
                         for (int k = 0; k < nrungs; ++k) {
                             if (!rungok[k]) continue;
@@ -2123,23 +1941,23 @@ KERNEL void qp_check(QP_ADMM_PARAMS)
                             const REAL dist = r1 > r2 ? r1 : r2;
                             if (dist < bd) { bd = dist; best = k; }
                         }
-                        if (best != st[S_RUNG]) {
-                            st[S_RUNG] = best;
-                            inf[I_RHO] = lrho[best];
-                            st[S_RHOUPD] += 1;
+                        if (best != st[QP_S_RUNG]) {
+                            st[QP_S_RUNG] = best;
+                            inf[QP_I_RHO] = lrho[best];
+                            st[QP_S_RHOUPD] += 1;
                         }
                     } else {
-                        inf[I_RHO] = rn;
+                        inf[QP_I_RHO] = rn;
                         refac[b] = 1;
-                        st[S_RHOUPD] += 1;
+                        st[QP_S_RHOUPD] += 1;
                     }
                 }
             }
             /* info.rho_estimate: OSQP's estimate at the end of a solve, from the last iterate
              * and the ρ then in use; every check keeps it current */
-            REAL re = inf[I_RHO] * ratio;
+            REAL re = inf[QP_I_RHO] * ratio;
             re = re > QP_RHO_MIN ? re : QP_RHO_MIN;
-            inf[I_RHOEST] = re < QP_RHO_MAX ? re : QP_RHO_MAX;
+            inf[QP_I_RHOEST] = re < QP_RHO_MAX ? re : QP_RHO_MAX;
         }
     }
 }

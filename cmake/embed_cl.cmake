@@ -1,7 +1,7 @@
-# Writes OUT: a C file holding every kernel source file of CL_DIR (*.cl, *.clh) as a
+# Writes OUT: a C file holding every kernel source file of CL_DIR (*.cl, *.clh, *.h) as a
 # NUL-terminated char array, and the table gala_cl_files[] that src/core/program.c reads.
 # Run as: cmake -DOUT=... -DCL_DIR=... -P embed_cl.cmake
-file(GLOB FILES ${CL_DIR}/*.cl ${CL_DIR}/*.clh)
+file(GLOB FILES ${CL_DIR}/*.cl ${CL_DIR}/*.clh ${CL_DIR}/*.h)
 list(SORT FILES)
 set(body "/* Generated from cl/ by cmake/embed_cl.cmake. Do not edit. */\n")
 string(APPEND body "typedef struct { const char *name; const char *text; } gala_cl_file;\n")

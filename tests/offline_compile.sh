@@ -58,7 +58,8 @@ command -v "$CLANG" >/dev/null || { echo "no $CLANG (Debian: clang-15)"; exit 1;
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# the source as gala_kernel_source assembles it: common.clh, then the family's file
+# the source as gala_kernel_source assembles it: common.clh, then the family's file (its
+# #include "<family>_abi.h" found through -I cl_dir)
 for f in "$cl_dir"/*.cl; do
   fam=$(basename "$f" .cl)
   { printf '#line 1 "common.clh"\n'; cat "$cl_dir/common.clh"; printf '\n#line 1 "%s.cl"\n' "$fam"; cat "$f"; printf '\n'; } > "$work/$fam.cl"
@@ -67,7 +68,7 @@ done
 # one compile: target, family, options, id, optimization; writes OK / KNOWN / FAIL with the log
 one() {
   local t=$1 fam=$2 opts=$3 id=$4 opt=$5 log="$work/$4.$1.log" rc
-  local common=(-x cl -cl-std=CL1.2 -Xclang -finclude-default-header -Werror=implicit-function-declaration)
+  local common=(-x cl -cl-std=CL1.2 -Xclang -finclude-default-header -Werror=implicit-function-declaration -I "$cl_dir")
   case $t in
     gfx90a|gfx1100)
       # shellcheck disable=SC2086

@@ -14,6 +14,7 @@
 #include "core/internal.h"
 #include "testutil.h"
 #include "qp_build.h"
+#include "qp_compare.h"
 
 static gala_qp_settings settings_for(int target)
 {
@@ -70,8 +71,6 @@ static int same_bits(const double *a, const double *b, size_t n)
     return n == 0 || memcmp(a, b, sizeof(double) * n) == 0;
 }
 
-#define SAME_D(f) memcmp(&ia.f, &ib.f, sizeof(double)) == 0
-
 /* Every QP's info (times excepted) and solution of a and b, bit for bit; b is chunked. */
 static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b,
                          const gala_qp_problem *pb, int count, int solved, const char *what)
@@ -81,18 +80,7 @@ static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b,
         gala_qp_info ia, ib;
         TU_OK(NULL, gala_qp_get_info(a, k, &ia));
         TU_OK(NULL, gala_qp_get_info(b, k, &ib));
-        TU_ASSERT(ia.status == ib.status && ia.iter == ib.iter && ia.rho_updates == ib.rho_updates &&
-                      ia.status_polish == ib.status_polish,
-                  target, "%s: QP %d: %s after %d iterations (%d rho updates), chunked %s after %d (%d)",
-                  what, k, gala_qp_status_string(ia.status), ia.iter, ia.rho_updates,
-                  gala_qp_status_string(ib.status), ib.iter, ib.rho_updates);
-        TU_ASSERT(SAME_D(obj_val) && SAME_D(dual_obj_val) && SAME_D(prim_res) && SAME_D(dual_res) &&
-                      SAME_D(duality_gap) && SAME_D(rho_estimate) && SAME_D(rho),
-                  target, "%s: QP %d: objective %.17g / %.17g, residuals %.17g %.17g / %.17g %.17g, "
-                  "rho %.17g / %.17g", what, k, ia.obj_val, ib.obj_val, ia.prim_res, ib.prim_res,
-                  ia.dual_res, ib.dual_res, ia.rho, ib.rho);
-        TU_ASSERT(strcmp(ia.message, ib.message) == 0, target, "%s: QP %d: messages '%s' and '%s'",
-                  what, k, ia.message, ib.message);
+        qp_same_info(target, &ia, &ib, k, what);
         const int n = pb[k].n > 0 ? pb[k].n : 0, m = pb[k].m > 0 ? pb[k].m : 0;
         nx += (size_t)n;
         ny += (size_t)m;

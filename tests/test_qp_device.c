@@ -15,6 +15,7 @@
 
 #include "testutil.h"
 #include "qp_build.h"
+#include "qp_compare.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -146,11 +147,6 @@ static void dbuf_free(dbuf *d)
     d->mem = NULL;
 }
 
-static int same_bits(double a, double b)
-{
-    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
-}
-
 /* Twin solvers: h gets the host API, d the device API. */
 typedef struct {
     gala_context *ctx;
@@ -242,11 +238,11 @@ static void twins_compare_solutions(twins *t, const char *what)
             /* in the dtype: a polished solution is computed in double on the host */
 #define TU_DT(v) (t->dt == GALA_FLOAT ? (double)(float)(v) : (v))
             for (int j = 0; j < n; ++j)
-                TU_ASSERT(same_bits(hx[a + (size_t)j], TU_DT(x[j])), t->target,
+                TU_ASSERT(qp_same_real(hx[a + (size_t)j], TU_DT(x[j])), t->target,
                           "%s, pass %d: QP %d x[%d] = %.17g on the device, %.17g by the host API",
                           what, pass, k, j, hx[a + (size_t)j], x[j]);
             for (int i = 0; i < m; ++i)
-                TU_ASSERT(same_bits(hy[b + (size_t)i], TU_DT(y[i])), t->target,
+                TU_ASSERT(qp_same_real(hy[b + (size_t)i], TU_DT(y[i])), t->target,
                           "%s, pass %d: QP %d y[%d] = %.17g on the device, %.17g by the host API",
                           what, pass, k, i, hy[b + (size_t)i], y[i]);
             a += (size_t)n;
@@ -254,10 +250,10 @@ static void twins_compare_solutions(twins *t, const char *what)
 #undef TU_DT
         }
         const double guard = pass ? 777 : NAN;
-        for (size_t i = 0; i < xo; ++i) TU_ASSERT(same_bits(hx[i], guard), t->target, "%s: x guard %zu", what, i);
-        for (size_t i = a; i < gx; ++i) TU_ASSERT(same_bits(hx[i], guard), t->target, "%s: x guard %zu", what, i);
-        for (size_t i = 0; i < yo; ++i) TU_ASSERT(same_bits(hy[i], guard), t->target, "%s: y guard %zu", what, i);
-        for (size_t i = b; i < gy; ++i) TU_ASSERT(same_bits(hy[i], guard), t->target, "%s: y guard %zu", what, i);
+        for (size_t i = 0; i < xo; ++i) TU_ASSERT(qp_same_real(hx[i], guard), t->target, "%s: x guard %zu", what, i);
+        for (size_t i = a; i < gx; ++i) TU_ASSERT(qp_same_real(hx[i], guard), t->target, "%s: x guard %zu", what, i);
+        for (size_t i = 0; i < yo; ++i) TU_ASSERT(qp_same_real(hy[i], guard), t->target, "%s: y guard %zu", what, i);
+        for (size_t i = b; i < gy; ++i) TU_ASSERT(qp_same_real(hy[i], guard), t->target, "%s: y guard %zu", what, i);
     }
     free(hx);
     free(hy);
@@ -270,17 +266,7 @@ static void twins_compare_info(twins *t, const char *what)
         gala_qp_info a, b;
         TU_OK(t->ctx, gala_qp_get_info(t->h, k, &a));
         TU_OK(t->ctx, gala_qp_get_info(t->d, k, &b));
-        TU_ASSERT(strcmp(a.message, b.message) == 0, t->target, "%s: QP %d message '%s' by the "
-                  "host API, '%s' by the device's", what, k, a.message, b.message);
-        TU_ASSERT(a.status == b.status && a.iter == b.iter && a.rho_updates == b.rho_updates &&
-                      a.status_polish == b.status_polish,
-                  t->target, "%s: QP %d status %d / %d, iter %d / %d, rho updates %d / %d, polish "
-                  "%d / %d (host API / device)", what, k, a.status, b.status, a.iter, b.iter,
-                  a.rho_updates, b.rho_updates, a.status_polish, b.status_polish);
-        TU_ASSERT(same_bits(a.obj_val, b.obj_val) && same_bits(a.prim_res, b.prim_res) &&
-                      same_bits(a.dual_res, b.dual_res) && same_bits(a.rho, b.rho),
-                  t->target, "%s: QP %d obj %.17g / %.17g, residuals %g / %g, %g / %g", what, k,
-                  a.obj_val, b.obj_val, a.prim_res, b.prim_res, a.dual_res, b.dual_res);
+        qp_same_info(t->target, &a, &b, k, what);
     }
 }
 

@@ -107,6 +107,30 @@ static inline gala_arg ga_real(double r) {
                        (int)(sizeof((gala_arg[]){__VA_ARGS__}) / sizeof(gala_arg)),        \
                        (gala_arg[]){__VA_ARGS__})
 
+/** A typed launch generated from a family's argument list (cl/<family>_abi.h, the list the
+ *  .cl kernel's parameters and the host kernel's signature are made from):
+ *      GALA_LAUNCHER(qp_launch_expand, QP_ARGS_expand)
+ *  defines static inline gala_status qp_launch_expand(ctx, kernel, dims, meta, list, ...),
+ *  one C parameter per kernel argument (buffer, int, long long, double), so that the compiler
+ *  checks a launch's count and kinds of arguments against the kernel's. */
+#define GALA_LPARAM_B(n) , const struct gala_buffer *n
+#define GALA_LPARAM_I(n) , int n
+#define GALA_LPARAM_L(n) , long long n
+#define GALA_LPARAM_R(n) , double n
+#define GALA_LPARAM(k, t, n) GALA_LPARAM_##k(n)
+#define GALA_LARG_B(n) ga_buf(n)
+#define GALA_LARG_I(n) ga_int(n)
+#define GALA_LARG_L(n) ga_long(n)
+#define GALA_LARG_R(n) ga_real(n)
+#define GALA_LARG(k, t, n) GALA_LARG_##k(n),
+#define GALA_LAUNCHER(fn, LIST)                                                            \
+    static inline gala_status fn(struct gala_context *ctx_, gala_kernel *k_,               \
+                                 const gala_dims *dims_ LIST(GALA_LPARAM, GALA_LPARAM))    \
+    {                                                                                      \
+        const gala_arg a_[] = {LIST(GALA_LARG, GALA_LARG)};                                \
+        return gala_kernel_launch(ctx_, k_, dims_, (int)(sizeof a_ / sizeof a_[0]), a_);   \
+    }
+
 /** 1-D geometry: global = ceil(n / local)·local. */
 static inline gala_dims gala_dims_1d(size_t n, size_t local) {
     gala_dims d; d.ndim = 1;

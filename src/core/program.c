@@ -84,11 +84,18 @@ long long gala_key_value(const gala_program_key *key, const char *name, long lon
 
 const gala_program_key *gala_kernel_key(const gala_kernel *k) { return &k->prog->key; }
 
+/* A family's source (<family>.cl), not a header (common.clh, <family>_abi.h). */
+static int is_family_file(const char *name)
+{
+    const size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".cl") == 0;
+}
+
 int gala_kernel_family_count(void)
 {
     int n = 0;
     for (int i = 0; i < gala_cl_file_count; ++i)
-        if (strstr(gala_cl_files[i].name, ".clh") == NULL) ++n;
+        if (is_family_file(gala_cl_files[i].name)) ++n;
     return n;
 }
 
@@ -97,7 +104,7 @@ const char *gala_kernel_family_name(int idx)
     static _Thread_local char name[64];
     for (int i = 0, n = 0; i < gala_cl_file_count; ++i) {
         const char *f = gala_cl_files[i].name;
-        if (strstr(f, ".clh")) continue;
+        if (!is_family_file(f)) continue;
         if (n++ == idx) {
             gala_strlcpy(name, f, sizeof name);
             char *dot = strrchr(name, '.');
@@ -156,12 +163,66 @@ static gala_status cl_text(const gala_context *ctx, const char *file, char **out
     return gala_error(ctx, GALA_ERR_INTERNAL, "no kernel source named %s in this build", file);
 }
 
+/* text with each line `#include "name"` replaced by cl/name (expanded the same way), between
+ * #line directives so that compilers' messages name the right file and line. The kernel
+ * compilers get one self-contained source: no include paths, the same on every backend. */
+static gala_status expand_includes(const gala_context *ctx, const char *file, const char *text,
+                                   int depth, char **out)
+{
+    size_t cap = strlen(text) + 256, len = 0;
+    char *o = gala_malloc(cap);
+    if (!o) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for kernel source");
+    int line = 1;
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        const size_t ll = e ? (size_t)(e - p) + 1 : strlen(p);
+        char name[64] = "";
+        char *ins = NULL;
+        if (strncmp(p, "#include \"", 10) == 0) {
+            const char *q = p + 10, *qe = memchr(q, '"', ll - 10);
+            if (!qe || (size_t)(qe - q) >= sizeof name || depth >= 4) {
+                gala_free(o);
+                return gala_error(ctx, GALA_ERR_INTERNAL, "%s:%d: bad #include in kernel source",
+                                  file, line);
+            }
+            memcpy(name, q, (size_t)(qe - q));
+            name[qe - q] = '\0';
+            char *raw = NULL;
+            gala_status st = cl_text(ctx, name, &raw);
+            if (st == GALA_OK) st = expand_includes(ctx, name, raw, depth + 1, &ins);
+            gala_free(raw);
+            if (st != GALA_OK) { gala_free(o); return st; }
+        }
+        const size_t need = len + (ins ? strlen(ins) + 2 * sizeof name + 64 : ll) + 1;
+        if (need > cap) {
+            char *no = gala_realloc(o, cap = need * 2);
+            if (!no) { gala_free(o); gala_free(ins); return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for kernel source"); }
+            o = no;
+        }
+        if (ins) {
+            len += (size_t)snprintf(o + len, cap - len, "#line 1 \"%s\"\n%s\n#line %d \"%s\"\n",
+                                    name, ins, line + 1, file);
+            gala_free(ins);
+        } else {
+            memcpy(o + len, p, ll);
+            len += ll;
+        }
+        o[len] = '\0';
+        p += ll;
+        ++line;
+    }
+    *out = o;
+    return GALA_OK;
+}
+
 gala_status gala_kernel_source(const gala_context *ctx, const char *family, char **source)
 {
-    char file[64], *common = NULL, *body = NULL;
+    char file[64], *common = NULL, *raw = NULL, *body = NULL;
     snprintf(file, sizeof file, "%s.cl", family);
     GALA_TRY(cl_text(ctx, "common.clh", &common));
-    gala_status s = cl_text(ctx, file, &body);
+    gala_status s = cl_text(ctx, file, &raw);
+    if (s == GALA_OK) s = expand_includes(ctx, file, raw, 0, &body);
+    gala_free(raw);
     if (s != GALA_OK) { gala_free(common); return s; }
     size_t n = strlen(common) + strlen(body) + 128;
     char *src = gala_malloc(n);

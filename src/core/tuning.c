@@ -35,43 +35,23 @@ typedef struct tune_key {
 
 static const char *const fam_prefix[GALA_TUNE_FAMILIES] = {
 #define GALA_TUNE_FAMILY(fam, prefix, doc) [GALA_TF_##fam] = prefix,
-#define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)
-#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
-#define GALA_TUNE_END(fam)
-#include "tuning_keys.h"
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
+#include "tuning_expand.h"
 };
 
 static const tune_key keys[GALA_TUNE_KEYS] = {
-#define GALA_TUNE_FAMILY(fam, prefix, doc)
 #define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)                                   \
     [GALA_TK_##fam##_##name] = {GALA_TF_##fam, #name, (def), (lo), (hi), 1},
 #define GALA_TUNE_KEY_CTX(fam, name, type, def, lo, hi, doc)                               \
     [GALA_TK_##fam##_##name] = {GALA_TF_##fam, #name, (def), (lo), (hi), 0},
-#define GALA_TUNE_END(fam)
-#include "tuning_keys.h"
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
+#include "tuning_expand.h"
 };
 
 /* The resolved numbers into the family structs, each field of its key's type. */
 static void store(gala_tuning *t, const long *v)
 {
-#define GALA_TUNE_FAMILY(fam, prefix, doc)
 #define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)                                   \
     t->fam.name = (type)v[GALA_TK_##fam##_##name];
-#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
-#define GALA_TUNE_END(fam)
-#include "tuning_keys.h"
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
+#include "tuning_expand.h"
 }
 
 /* The key named "prefix.name", or -1. */

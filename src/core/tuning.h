@@ -18,70 +18,37 @@
 /* struct gala_tune_<family>: one field per key, of the key's type */
 #define GALA_TUNE_FAMILY(fam, prefix, doc) typedef struct gala_tune_##fam {
 #define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc) type name;
-#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
 #define GALA_TUNE_END(fam)                                                                 \
     }                                                                                      \
     gala_tune_##fam;
-#include "tuning_keys.h"
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
+#include "tuning_expand.h"
 
 /* gala_tuning: every family's struct, as member <family> */
 #define GALA_TUNE_FAMILY(fam, prefix, doc) gala_tune_##fam fam;
-#define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)
-#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
-#define GALA_TUNE_END(fam)
 typedef struct gala_tuning {
-#include "tuning_keys.h"
+#include "tuning_expand.h"
 } gala_tuning;
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
 
 /* GALA_TK_<family>_<name>: the keys' indices; GALA_TF_<family>: the families' */
-#define GALA_TUNE_FAMILY(fam, prefix, doc)
 #define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc) GALA_TK_##fam##_##name,
-#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
-#define GALA_TUNE_END(fam)
 enum gala_tune_key_id {
-#include "tuning_keys.h"
+#include "tuning_expand.h"
     GALA_TUNE_KEYS
 };
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
 
 #define GALA_TUNE_FAMILY(fam, prefix, doc) GALA_TF_##fam,
-#define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc)
-#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
-#define GALA_TUNE_END(fam)
 enum gala_tune_family_id {
-#include "tuning_keys.h"
+#include "tuning_expand.h"
     GALA_TUNE_FAMILIES
 };
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
 
 /* GALA_TUNE_DEFAULT(family, name): a key's declared default, for a reader that replaces an
  * unusable value by it (a constant expression) */
-#define GALA_TUNE_FAMILY(fam, prefix, doc)
 #define GALA_TUNE_KEY(fam, name, type, def, lo, hi, doc) GALA_TD_##fam##_##name = (def),
-#define GALA_TUNE_KEY_CTX GALA_TUNE_KEY
-#define GALA_TUNE_END(fam)
 enum gala_tune_default_value {
-#include "tuning_keys.h"
+#include "tuning_expand.h"
     GALA_TD_END_ = 0
 };
-#undef GALA_TUNE_FAMILY
-#undef GALA_TUNE_KEY
-#undef GALA_TUNE_KEY_CTX
-#undef GALA_TUNE_END
 #define GALA_TUNE_DEFAULT(fam, name) ((long)GALA_TD_##fam##_##name)
 
 /* Resolved values of one context: slot 0 for reads without a precision (and GALA_INT),

@@ -263,6 +263,44 @@ static void note_failure(const gala_qp_solver *o, const qp_chunk *ch, int c, con
              ch->k1 - 1, gala_last_error(o->ctx));
 }
 
+/* A public call forwarded to the chunks: k >= 0 the chunk of QP k (kk = k - k0), k = -1
+ * every chunk (kk = -1), the one on the device first. For each chunk, before (NULL: bring it
+ * to the device) sets *enter: 1 bring the chunk to the device (the one there is parked),
+ * 0 leave it where it is, -1 skip it; then call runs with the buffers it makes tagged with
+ * the chunk. The first failure stops the loop and is returned, the chunk named. */
+typedef gala_status (*chunk_before)(gala_qp_solver *o, int c, int kk, void *arg, int *enter);
+typedef gala_status (*chunk_call)(gala_qp_solver *o, int c, int kk, void *arg);
+
+static gala_status forward(gala_qp_solver *o, int k, const char *fn, chunk_before before,
+                           chunk_call call, void *arg)
+{
+    struct qp_chunks *cs = o->chunks;
+    const int first_c = first_chunk(cs);
+    gala_status first = GALA_OK;
+    char msg[512] = "";
+    const int one = k >= 0 ? chunk_of(cs, k) : -1;
+    for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
+        const int c = k >= 0 ? one : visit(first_c, i);
+        qp_chunk *ch = &cs->c[c];
+        const int kk = k >= 0 ? k - ch->k0 : -1;
+        int enter = 1;
+        gala_status st = before ? before(o, c, kk, arg, &enter) : GALA_OK;
+        if (enter < 0) continue;
+        if (st == GALA_OK && enter) st = chunk_enter(o, c);
+        if (st == GALA_OK) {
+            const void *was = own(o, ch->s);
+            st = call(o, c, kk, arg);
+            own_end(o, was);
+        }
+        if (st != GALA_OK) {
+            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            break;
+        }
+    }
+    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return GALA_OK;
+}
+
 static gala_status check_k(const gala_qp_solver *s, int k, const char *fn)
 {
     if (k < -1 || k >= s->count)
@@ -683,40 +721,42 @@ gala_status gala_qp_chunked_get_profile(const gala_qp_solver *o, gala_qp_profile
 
 /* ------------------------------------------------------------------ updates */
 
+typedef struct {
+    const double *a, *b, *c; /* q, l, u; Px, Ax; x, y */
+    const gala_buffer *ba, *bb, *bc;
+    size_t oa, ob, oc;
+    int shared;
+} fwd_args;
+
+/* The device's copies change where a valid QP gets a vector (q, l, u or x, y). */
+static gala_status vec_before(gala_qp_solver *o, int c, int kk, void *arg, int *enter)
+{
+    const fwd_args *a = arg;
+    const gala_qp_solver *in = o->chunks->c[c].s;
+    *enter = (a->a || a->b || a->c) && in->nvalid && (kk < 0 || in->slot[kk] >= 0);
+    return GALA_OK;
+}
+
+static gala_status update_vectors_call(gala_qp_solver *o, int c, int kk, void *arg)
+{
+    const fwd_args *a = arg;
+    const qp_chunk *ch = &o->chunks->c[c];
+    return kk >= 0 ? gala_qp_update_vectors(ch->s, kk, a->a, a->b, a->c)
+                   : gala_qp_update_vectors(ch->s, -1, a->a ? a->a + ch->xo : NULL,
+                                            a->b ? a->b + ch->yo : NULL,
+                                            a->c ? a->c + ch->yo : NULL);
+}
+
 gala_status gala_qp_chunked_update_vectors(gala_qp_solver *o, int k, const double *q,
                                            const double *l, const double *u)
 {
     static const char fn[] = "gala_qp_update_vectors";
     GALA_TRY(check_k(o, k, fn));
-    struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
     const double t0 = gala_now();
-    gala_status first = GALA_OK;
-    char msg[512] = "";
-    const int one = k >= 0 ? chunk_of(cs, k) : -1;
-    for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
-        const int c = k >= 0 ? one : visit(first_c, i);
-        qp_chunk *ch = &cs->c[c];
-        gala_qp_solver *in = ch->s;
-        const int kk = k >= 0 ? k - ch->k0 : -1;
-        gala_status st = GALA_OK;
-        /* the device's copies change where a valid QP gets a vector */
-        if ((q || l || u) && in->nvalid && (kk < 0 || in->slot[kk] >= 0)) st = chunk_enter(o, c);
-        if (st == GALA_OK) {
-            const void *was = own(o, in);
-            st = kk >= 0 ? gala_qp_update_vectors(in, kk, q, l, u)
-                         : gala_qp_update_vectors(in, -1, q ? q + ch->xo : NULL,
-                                                  l ? l + ch->yo : NULL, u ? u + ch->yo : NULL);
-            own_end(o, was);
-        }
-        if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
-            break;
-        }
-    }
+    fwd_args a = {.a = q, .b = l, .c = u};
+    gala_status st = forward(o, k, fn, vec_before, update_vectors_call, &a);
     set_update_time(o, gala_now() - t0);
-    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
-    return GALA_OK;
+    return st;
 }
 
 /* The hidden reference QP of chunk c takes the reference's current host copies of q, l, u,
@@ -787,44 +827,45 @@ static gala_status check_matrices(gala_qp_solver *o, int k, const double *Px, co
     return GALA_OK;
 }
 
+/* Nothing on the device: skip; the shared strategy's hidden reference takes the reference's
+ * vectors first (phantom_sync). */
+static gala_status matrices_before(gala_qp_solver *o, int c, int kk, void *arg, int *enter)
+{
+    const fwd_args *a = arg;
+    const qp_chunk *ch = &o->chunks->c[c];
+    const gala_qp_solver *in = ch->s;
+    if (!in->nvalid || (kk >= 0 && in->slot[kk] < 0)) {
+        *enter = -1;
+        return GALA_OK;
+    }
+    *enter = a->a || a->b;
+    if (a->shared && ch->phantom && (a->a || a->b)) return phantom_sync(o, c);
+    return GALA_OK;
+}
+
+static gala_status update_matrices_call(gala_qp_solver *o, int c, int kk, void *arg)
+{
+    const fwd_args *a = arg;
+    const qp_chunk *ch = &o->chunks->c[c];
+    gala_qp_solver *in = ch->s;
+    gala_status st = kk >= 0 ? gala_qp_update_matrices(in, kk, a->a, a->b)
+                             : gala_qp_update_matrices(in, -1, a->a ? a->a + ch->po : NULL,
+                                                       a->b ? a->b + ch->ao : NULL);
+    if (st == GALA_OK && (a->a || a->b)) in->k_stale = 0; /* factored with the new values */
+    return st;
+}
+
 gala_status gala_qp_chunked_update_matrices(gala_qp_solver *o, int k, const double *Px,
                                             const double *Ax)
 {
     static const char fn[] = "gala_qp_update_matrices";
     GALA_TRY(check_k(o, k, fn));
     GALA_TRY(check_matrices(o, k, Px, Ax));
-    struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
-    const int shared = cs->linsys == GALA_QP_LINSYS_DENSE_SHARED;
     const double t0 = gala_now();
-    gala_status first = GALA_OK;
-    char msg[512] = "";
-    const int one = k >= 0 ? chunk_of(cs, k) : -1;
-    for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
-        const int c = k >= 0 ? one : visit(first_c, i);
-        qp_chunk *ch = &cs->c[c];
-        gala_qp_solver *in = ch->s;
-        const int kk = k >= 0 ? k - ch->k0 : -1;
-        if (!in->nvalid || (kk >= 0 && in->slot[kk] < 0)) continue; /* nothing on the device */
-        gala_status st = GALA_OK;
-        if (shared && ch->phantom && (Px || Ax)) st = phantom_sync(o, c);
-        if (st == GALA_OK && (Px || Ax)) st = chunk_enter(o, c);
-        if (st == GALA_OK) {
-            const void *was = own(o, in);
-            st = kk >= 0 ? gala_qp_update_matrices(in, kk, Px, Ax)
-                         : gala_qp_update_matrices(in, -1, Px ? Px + ch->po : NULL,
-                                                   Ax ? Ax + ch->ao : NULL);
-            own_end(o, was);
-        }
-        if (st == GALA_OK && (Px || Ax)) in->k_stale = 0; /* factored with the new values */
-        if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
-            break;
-        }
-    }
+    fwd_args a = {.a = Px, .b = Ax, .shared = o->chunks->linsys == GALA_QP_LINSYS_DENSE_SHARED};
+    gala_status st = forward(o, k, fn, matrices_before, update_matrices_call, &a);
     set_update_time(o, gala_now() - t0);
-    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
-    return GALA_OK;
+    return st;
 }
 
 gala_status gala_qp_chunked_update_rho(gala_qp_solver *o, int k, double rho)
@@ -879,36 +920,22 @@ gala_status gala_qp_chunked_update_settings(gala_qp_solver *o, const gala_qp_set
     return GALA_OK;
 }
 
+static gala_status warm_start_call(gala_qp_solver *o, int c, int kk, void *arg)
+{
+    const fwd_args *a = arg;
+    const qp_chunk *ch = &o->chunks->c[c];
+    return kk >= 0 ? gala_qp_warm_start(ch->s, kk, a->a, a->b)
+                   : gala_qp_warm_start(ch->s, -1, a->a ? a->a + ch->xo : NULL,
+                                        a->b ? a->b + ch->yo : NULL);
+}
+
 gala_status gala_qp_chunked_warm_start(gala_qp_solver *o, int k, const double *x, const double *y)
 {
     static const char fn[] = "gala_qp_warm_start";
     GALA_TRY(check_k(o, k, fn));
-    struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
     o->set.warm_starting = 1;
-    gala_status first = GALA_OK;
-    char msg[512] = "";
-    const int one = k >= 0 ? chunk_of(cs, k) : -1;
-    for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
-        const int c = k >= 0 ? one : visit(first_c, i);
-        qp_chunk *ch = &cs->c[c];
-        gala_qp_solver *in = ch->s;
-        const int kk = k >= 0 ? k - ch->k0 : -1;
-        gala_status st = GALA_OK;
-        if ((x || y) && in->nvalid && (kk < 0 || in->slot[kk] >= 0)) st = chunk_enter(o, c);
-        if (st == GALA_OK) {
-            const void *was = own(o, in);
-            st = kk >= 0 ? gala_qp_warm_start(in, kk, x, y)
-                         : gala_qp_warm_start(in, -1, x ? x + ch->xo : NULL, y ? y + ch->yo : NULL);
-            own_end(o, was);
-        }
-        if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
-            break;
-        }
-    }
-    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
-    return GALA_OK;
+    fwd_args a = {.a = x, .b = y};
+    return forward(o, k, fn, vec_before, warm_start_call, &a);
 }
 
 gala_status gala_qp_chunked_cold_start(gala_qp_solver *o)
@@ -936,6 +963,15 @@ static void batch_totals(const gala_qp_solver *o, size_t *hn, size_t *hm)
     *hm = last->yo + last->ny;
 }
 
+static gala_status update_vectors_device_call(gala_qp_solver *o, int c, int kk, void *arg)
+{
+    (void)kk;
+    const fwd_args *a = arg;
+    const qp_chunk *ch = &o->chunks->c[c];
+    return gala_qp_update_vectors_device(ch->s, a->ba, a->oa + ch->xo, a->bb, a->ob + ch->yo,
+                                         a->bc, a->oc + ch->yo);
+}
+
 gala_status gala_qp_chunked_update_vectors_device(gala_qp_solver *o, const gala_buffer *q,
                                                   size_t q_off, const gala_buffer *l,
                                                   size_t l_off, const gala_buffer *u,
@@ -947,30 +983,34 @@ gala_status gala_qp_chunked_update_vectors_device(gala_qp_solver *o, const gala_
     GALA_TRY(gala_qp_check_vec(o, fn, "q", q, q_off, hn));
     GALA_TRY(gala_qp_check_vec(o, fn, "l", l, l_off, hm));
     GALA_TRY(gala_qp_check_vec(o, fn, "u", u, u_off, hm));
-    struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
     const double t0 = gala_now();
-    gala_status first = GALA_OK;
-    char msg[512] = "";
-    for (int i = 0; i < cs->n; ++i) {
-        const int c = visit(first_c, i);
-        qp_chunk *ch = &cs->c[c];
-        gala_qp_solver *in = ch->s;
-        gala_status st = chunk_enter(o, c);
-        if (st == GALA_OK) {
-            const void *was = own(o, in);
-            st = gala_qp_update_vectors_device(in, q, q_off + ch->xo, l, l_off + ch->yo, u,
-                                               u_off + ch->yo);
-            own_end(o, was);
-        }
-        if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
-            break;
-        }
-    }
+    fwd_args a = {.ba = q, .bb = l, .bc = u, .oa = q_off, .ob = l_off, .oc = u_off};
+    gala_status st = forward(o, -1, fn, NULL, update_vectors_device_call, &a);
     set_update_time(o, gala_now() - t0);
-    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    return st;
+}
+
+/* A chunk whose solve failed has no solution on the device: NaN, without moving it. */
+static gala_status solution_device_before(gala_qp_solver *o, int c, int kk, void *arg, int *enter)
+{
+    (void)kk;
+    (void)arg;
+    *enter = !o->chunks->c[c].failed;
     return GALA_OK;
+}
+
+static gala_status get_solution_device_call(gala_qp_solver *o, int c, int kk, void *arg)
+{
+    (void)kk;
+    const fwd_args *a = arg;
+    const qp_chunk *ch = &o->chunks->c[c];
+    /* the caller's buffers, written: the const of fwd_args is the inputs' */
+    gala_buffer *x = (gala_buffer *)a->ba, *y = (gala_buffer *)a->bb;
+    if (!ch->failed) return gala_qp_get_solution_device(ch->s, x, a->oa + ch->xo, y, a->ob + ch->yo);
+    gala_status st = GALA_OK;
+    if (x && ch->nx) st = gala_buffer_fill(x, a->oa + ch->xo, ch->nx, NAN);
+    if (st == GALA_OK && y && ch->ny) st = gala_buffer_fill(y, a->ob + ch->yo, ch->ny, NAN);
+    return st;
 }
 
 gala_status gala_qp_chunked_get_solution_device(const gala_qp_solver *co, gala_buffer *x,
@@ -986,33 +1026,16 @@ gala_status gala_qp_chunked_get_solution_device(const gala_qp_solver *co, gala_b
     if (x && y && gala_ranges_overlap(x, x_off, hn, y, y_off, hm))
         return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: the ranges of x and y overlap", fn);
     if (!x && !y) return GALA_OK;
-    struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
-    gala_status first = GALA_OK;
-    char msg[512] = "";
-    for (int i = 0; i < cs->n; ++i) {
-        const int c = visit(first_c, i);
-        qp_chunk *ch = &cs->c[c];
-        gala_qp_solver *in = ch->s;
-        gala_status st = GALA_OK;
-        if (ch->failed) {
-            if (x && ch->nx) st = gala_buffer_fill(x, x_off + ch->xo, ch->nx, NAN);
-            if (st == GALA_OK && y && ch->ny) st = gala_buffer_fill(y, y_off + ch->yo, ch->ny, NAN);
-        } else {
-            st = chunk_enter(o, c);
-            if (st == GALA_OK) {
-                const void *was = own(o, in);
-                st = gala_qp_get_solution_device(in, x, x_off + ch->xo, y, y_off + ch->yo);
-                own_end(o, was);
-            }
-        }
-        if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
-            break;
-        }
-    }
-    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
-    return GALA_OK;
+    fwd_args a = {.ba = x, .bb = y, .oa = x_off, .ob = y_off};
+    return forward(o, -1, fn, solution_device_before, get_solution_device_call, &a);
+}
+
+static gala_status warm_start_device_call(gala_qp_solver *o, int c, int kk, void *arg)
+{
+    (void)kk;
+    const fwd_args *a = arg;
+    const qp_chunk *ch = &o->chunks->c[c];
+    return gala_qp_warm_start_device(ch->s, a->ba, a->oa + ch->xo, a->bb, a->ob + ch->yo);
 }
 
 gala_status gala_qp_chunked_warm_start_device(gala_qp_solver *o, const gala_buffer *x,
@@ -1025,25 +1048,6 @@ gala_status gala_qp_chunked_warm_start_device(gala_qp_solver *o, const gala_buff
     GALA_TRY(gala_qp_check_vec(o, fn, "y", y, y_off, hm));
     o->set.warm_starting = 1;
     if (!x && !y) return GALA_OK;
-    struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
-    gala_status first = GALA_OK;
-    char msg[512] = "";
-    for (int i = 0; i < cs->n; ++i) {
-        const int c = visit(first_c, i);
-        qp_chunk *ch = &cs->c[c];
-        gala_qp_solver *in = ch->s;
-        gala_status st = chunk_enter(o, c);
-        if (st == GALA_OK) {
-            const void *was = own(o, in);
-            st = gala_qp_warm_start_device(in, x, x_off + ch->xo, y, y_off + ch->yo);
-            own_end(o, was);
-        }
-        if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
-            break;
-        }
-    }
-    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
-    return GALA_OK;
+    fwd_args a = {.ba = x, .bb = y, .oa = x_off, .ob = y_off};
+    return forward(o, -1, fn, NULL, warm_start_device_call, &a);
 }

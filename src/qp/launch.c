@@ -139,23 +139,23 @@ gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_linsys *ls, const qp
     GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_check", &kc));
     const gala_qp_settings *st = &s->set;
     gala_dims d = gala_qp_dims(((long long)nlist + c->tb - 1) / c->tb, c->wg);
-#define ADMM_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),                                  \
-        ga_buf(s->b_state), ga_buf(s->b_info), ga_buf(s->b_refactor),                              \
-        ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(ls->K),                \
-        ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),                         \
-        ga_long((long long)s->mtot), ga_buf(s->b_ctype), ga_buf(ls->ladder_rho),                   \
-        ga_buf(ls->rung_ok), ga_int(ls->nrungs),                                                   \
-        ga_int(0), ga_int(ls->rung_stride), ga_int(iters), ga_int(check),                          \
-        ga_int(adapt), ga_int(final_status), ga_int(st->scaled_termination),                       \
-        ga_int(s->dualgap), ga_real(st->sigma), ga_real(st->alpha),                                \
-        ga_real(st->eps_abs), ga_real(st->eps_rel), ga_real(st->eps_prim_inf),                     \
-        ga_real(st->eps_dual_inf), ga_real(st->adaptive_rho_tolerance)
+#define ADMM_ARGS s->b_meta, list, nlist,                                  \
+        s->b_state, s->b_info, s->b_refactor,                              \
+        s->b_rowptr, s->b_colidx, s->b_vals, ls->K,                        \
+        s->b_nvec, (long long)s->ntot, s->b_mvec,                          \
+        (long long)s->mtot, s->b_ctype, ls->ladder_rho,                    \
+        ls->rung_ok, ls->nrungs,                                           \
+        0, ls->rung_stride, iters, check,                                  \
+        adapt, final_status, st->scaled_termination,                       \
+        s->dualgap, st->sigma, st->alpha,                                  \
+        st->eps_abs, st->eps_rel, st->eps_prim_inf,                        \
+        st->eps_dual_inf, st->adaptive_rho_tolerance
     if (iters > 0) {
-        GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ADMM_ARGS));
+        GALA_TRY(qp_launch_admm(s->ctx, k, &d, ADMM_ARGS));
         gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     }
     if (check || adapt || final_status) { /* an adaptive-ρ step needs the residuals too */
-        GALA_TRY(GALA_LAUNCH(s->ctx, kc, &d, ADMM_ARGS));
+        GALA_TRY(qp_launch_admm(s->ctx, kc, &d, ADMM_ARGS));
         gala_qp_prof(s, GALA_QP_PHASE_CHECK);
     }
     return GALA_OK;
@@ -171,15 +171,15 @@ static gala_status launch_scale(gala_qp_solver *s, gala_buffer *list, int nlist)
     GALA_TRY(gala_qp_kernel(s, "qp_scale_update", &ku));
     GALA_TRY(gala_qp_kernel(s, "qp_scale_apply", &ka));
     gala_dims d = gala_qp_dims(nlist, QP_UTIL_WG);
-#define SCALE_ARGS ga_buf(s->b_meta), ga_buf(list), ga_int(nlist), ga_buf(s->b_rowptr),            \
-        ga_buf(s->b_colidx),                                                                       \
-        ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),      \
-        ga_long((long long)s->mtot), ga_buf(s->b_info)
+#define SCALE_ARGS s->b_meta, list, nlist, s->b_rowptr,                    \
+        s->b_colidx,                                                       \
+        s->b_vals, s->b_nvec, (long long)s->ntot, s->b_mvec,               \
+        (long long)s->mtot, s->b_info
     for (int it = 0; it < s->set.scaling; ++it) {
-        GALA_TRY(GALA_LAUNCH(s->ctx, kn, &d, SCALE_ARGS));
-        GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, SCALE_ARGS));
+        GALA_TRY(qp_launch_scale_norms(s->ctx, kn, &d, SCALE_ARGS));
+        GALA_TRY(qp_launch_scale_norms(s->ctx, ku, &d, SCALE_ARGS));
     }
-    return GALA_LAUNCH(s->ctx, ka, &d, SCALE_ARGS, ga_buf(s->b_ctype), ga_int(s->set.rho_is_vec));
+    return qp_launch_scale_apply(s->ctx, ka, &d, SCALE_ARGS, s->b_ctype, s->set.rho_is_vec);
 #undef SCALE_ARGS
 }
 
@@ -193,22 +193,22 @@ gala_status gala_qp_device_scale(gala_qp_solver *s, int keep_rho)
     GALA_TRY(gala_qp_kernel(s, "qp_init", &ki));
     const int nexp = s->same_data ? 1 : s->nvalid; /* the values are stored once */
     gala_dims de = gala_qp_dims(nexp, QP_UTIL_WG), di = gala_qp_dims(s->nvalid, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, ke, &de, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nexp),
-                         ga_buf(s->b_map), ga_buf(s->b_raw), ga_buf(s->b_vals)));
-    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &di, ga_buf(s->b_meta), ga_buf(s->b_slots),
-                         ga_int(s->nvalid), ga_buf(s->b_state), ga_buf(s->b_info),
-                         ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
-                         ga_long((long long)s->mtot), ga_buf(s->b_host_status), ga_real(s->set.rho),
-                         ga_int(s->ls->rung0), ga_int(keep_rho && !s->same_data)));
+    GALA_TRY(qp_launch_expand(s->ctx, ke, &de, s->b_meta, s->b_slots, nexp,
+                         s->b_map, s->b_raw, s->b_vals));
+    GALA_TRY(qp_launch_init(s->ctx, ki, &di, s->b_meta, s->b_slots,
+                         s->nvalid, s->b_state, s->b_info,
+                         s->b_nvec, (long long)s->ntot, s->b_mvec,
+                         (long long)s->mtot, s->b_host_status, s->set.rho,
+                         s->ls->rung0, (keep_rho && !s->same_data)));
     GALA_TRY(launch_scale(s, s->b_slots, nexp));
     if (s->same_data && s->nvalid > 1) {
         gala_kernel *ks;
         GALA_TRY(gala_qp_kernel(s, "qp_shared_apply", &ks));
-        GALA_TRY(GALA_LAUNCH(s->ctx, ks, &di, ga_buf(s->b_meta), ga_buf(s->b_slots),
-                             ga_int(s->nvalid), ga_buf(s->b_nvec), ga_long((long long)s->ntot),
-                             ga_buf(s->b_mvec), ga_long((long long)s->mtot), ga_buf(s->b_info),
-                             ga_buf(s->b_ctype), ga_buf(s->b_state), ga_buf(s->b_host_status),
-                             ga_int(s->set.rho_is_vec)));
+        GALA_TRY(qp_launch_shared_apply(s->ctx, ks, &di, s->b_meta, s->b_slots,
+                             s->nvalid, s->b_nvec, (long long)s->ntot,
+                             s->b_mvec, (long long)s->mtot, s->b_info,
+                             s->b_ctype, s->b_state, s->b_host_status,
+                             s->set.rho_is_vec));
     }
     return GALA_OK;
 }

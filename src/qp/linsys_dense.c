@@ -342,14 +342,14 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *K, gala_buffe
     GALA_TRY(gala_qp_kernel(s, "qp_chol_inv", &ki));
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
     /* the sweep works on the full matrix */
-    GALA_TRY(GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
-                         ga_buf(jrho), ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs),
-                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
-                         ga_buf(K), ga_real(s->set.sigma), ga_int(0)));
+    GALA_TRY(qp_launch_form_k(s->ctx, kf, &d, s->b_meta, jqp, jko,
+                         jrho, jrs, jro, flag, njobs,
+                         s->b_rowptr, s->b_colidx, s->b_vals, s->b_ctype,
+                         K, s->set.sigma, 0));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
-    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(flag),
-                       ga_int(njobs), ga_buf(K), ga_buf(jinfo), ga_buf(s->b_state),
-                       ga_int(set_status)));
+    GALA_TRY(qp_launch_chol_inv(s->ctx, ki, &d, s->b_meta, jqp, jko, flag,
+                       njobs, K, jinfo, s->b_state,
+                       set_status));
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
     return GALA_OK;
 }
@@ -358,16 +358,11 @@ static gala_status form_and_invert(gala_qp_solver *s, gala_buffer *K, gala_buffe
  * (a dry pass of both calls: src/core/kernel.h, gala_dry_begin), so that their eight or so
  * programs compile together rather than one after another as the calls ask for them. */
 static void la_queue(gala_qp_solver *s, const int *nn, gala_buffer *K, const size_t *off,
-                     int cnt, int *info)
+                     const int *lda, int cnt, int *info)
 {
     if (!gala_dry_begin(s->ctx)) return;
-    int *lda = gala_malloc(sizeof(int) * (size_t)cnt);
-    if (lda) {
-        for (int c = 0; c < cnt; ++c) lda[c] = nn[c] > 0 ? nn[c] : 1;
-        (void)gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, K, off, nn, cnt, info);
-        (void)gala_potri_vbatched(s->ctx, GALA_LOWER, nn, K, off, lda, cnt, info);
-        gala_free(lda);
-    }
+    (void)gala_potrf_vbatched(s->ctx, GALA_LOWER, nn, K, off, nn, cnt, info);
+    (void)gala_potri_vbatched(s->ctx, GALA_LOWER, nn, K, off, lda, cnt, info);
     gala_dry_end(s->ctx);
     gala_error_clear(s->ctx);
 }
@@ -381,14 +376,15 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
                              gala_buffer *jrho, int jrs, int jro, gala_buffer *flag, int njobs,
                              const int *jqp_h, const int *jko_h, int *fail, int all_flagged)
 {
-    int *fl = gala_malloc(sizeof(int) * (size_t)njobs * 4);
+    int *fl = gala_malloc(sizeof(int) * (size_t)njobs * 5);
     size_t *off = gala_malloc(sizeof(size_t) * (size_t)njobs);
     if (!fl || !off) {
         gala_free(fl);
         gala_free(off);
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     }
-    int *nn = fl + njobs, *info = fl + 2 * njobs, *idx = fl + 3 * njobs;
+    /* per listed job: order, info, job index, leading dimension (at least 1: potri's) */
+    int *nn = fl + njobs, *info = fl + 2 * njobs, *idx = fl + 3 * njobs, *lda = fl + 4 * njobs;
     gala_status st = GALA_OK;
     if (all_flagged)
         for (int g = 0; g < njobs; ++g) fl[g] = 1;
@@ -400,6 +396,7 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
         if (!fl[g]) continue;
         idx[cnt] = g;
         nn[cnt] = s->meta[(size_t)jqp_h[g] * QP_NMETA + QP_M_N];
+        lda[cnt] = nn[cnt] > 0 ? nn[cnt] : 1;
         off[cnt] = (size_t)jko_h[g] * QP_KALIGN;
         ++cnt;
     }
@@ -408,13 +405,13 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
     if (st == GALA_OK) st = gala_qp_kernel(s, "qp_mirror", &km);
     gala_dims d = gala_dims_1d((size_t)(njobs > 0 ? njobs : 1) * QP_UTIL_WG, QP_UTIL_WG);
     if (st == GALA_OK && cnt)
-        st = GALA_LAUNCH(s->ctx, kf, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko), ga_buf(jrho),
-                         ga_int(jrs), ga_int(jro), ga_buf(flag), ga_int(njobs), ga_buf(s->b_rowptr),
-                         ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype), ga_buf(K),
-                         ga_real(s->set.sigma), ga_int(1));
+        st = qp_launch_form_k(s->ctx, kf, &d, s->b_meta, jqp, jko, jrho,
+                         jrs, jro, flag, njobs, s->b_rowptr,
+                         s->b_colidx, s->b_vals, s->b_ctype, K,
+                         s->set.sigma, 1);
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     if (st == GALA_OK && cnt && !s->ls->la_queued) {
-        la_queue(s, nn, K, off, cnt, info);
+        la_queue(s, nn, K, off, lda, cnt, info);
         s->ls->la_queued = 1;
     }
     if (st == GALA_OK && cnt) {
@@ -425,18 +422,13 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
             if (info[c] != 0) {
                 fail[idx[c]] = info[c] > 0 ? info[c] : -info[c];
                 nn[c] = 0;
+                lda[c] = 1;
             }
         if (st == GALA_OK) {
-            int *lda = gala_malloc(sizeof(int) * (size_t)cnt);
-            if (!lda) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
-            for (int c = 0; st == GALA_OK && c < cnt; ++c) lda[c] = nn[c] > 0 ? nn[c] : 1;
-            if (st == GALA_OK) {
-                f = gala_potri_vbatched(s->ctx, GALA_LOWER, nn, K, off, lda, cnt, info);
-                if (f != GALA_OK && f != GALA_ERR_SINGULAR && f != GALA_ERR_NOT_FINITE) st = f;
-                for (int c = 0; st == GALA_OK && c < cnt; ++c)
-                    if (nn[c] > 0 && info[c] != 0) fail[idx[c]] = nn[c];
-            }
-            gala_free(lda);
+            f = gala_potri_vbatched(s->ctx, GALA_LOWER, nn, K, off, lda, cnt, info);
+            if (f != GALA_OK && f != GALA_ERR_SINGULAR && f != GALA_ERR_NOT_FINITE) st = f;
+            for (int c = 0; st == GALA_OK && c < cnt; ++c)
+                if (nn[c] > 0 && info[c] != 0) fail[idx[c]] = nn[c];
         }
         if (st == GALA_OK) gala_error_clear(s->ctx);
         /* mirror the good ones and clear every flag */
@@ -446,8 +438,8 @@ static gala_status la_invert(gala_qp_solver *s, gala_buffer *K, gala_buffer *jqp
                 st = gala_buffer_write(flag, (size_t)g, 1, &z);
             }
         if (st == GALA_OK)
-            st = GALA_LAUNCH(s->ctx, km, &d, ga_buf(s->b_meta), ga_buf(jqp), ga_buf(jko),
-                             ga_buf(flag), ga_int(njobs), ga_buf(K));
+            st = qp_launch_mirror(s->ctx, km, &d, s->b_meta, jqp, jko,
+                             flag, njobs, K);
         if (st == GALA_OK) st = gala_buffer_fill(flag, 0, (size_t)njobs, 0);
     }
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);

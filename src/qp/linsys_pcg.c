@@ -79,11 +79,11 @@ static gala_status pcg_refactor(qp_pcg *p, gala_qp_solver *s, int all_flagged)
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_pcg_precond", &k));
     gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nv),
-                         ga_buf(s->b_state), ga_buf(s->b_refactor), ga_int(all_flagged),
-                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
-                         ga_buf(s->b_info), ga_buf(p->b_pw), ga_long((long long)s->ntot),
-                         ga_real(s->set.sigma)));
+    GALA_TRY(qp_launch_pcg_precond(s->ctx, k, &d, s->b_meta, s->b_slots, nv,
+                         s->b_state, s->b_refactor, all_flagged,
+                         s->b_rowptr, s->b_colidx, s->b_vals, s->b_ctype,
+                         s->b_info, p->b_pw, (long long)s->ntot,
+                         s->set.sigma));
     gala_qp_prof(s, GALA_QP_PHASE_FACTOR);
     return gala_buffer_fill(s->b_refactor, 0, (size_t)nv, 0);
 }
@@ -115,26 +115,26 @@ static gala_status pcg_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int ch
     const gala_qp_settings *t = &s->set;
     for (int it = 0; it < iters; ++it) {
         const int last = it == iters - 1;
-        GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec), ga_long(ntot),
-                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_long(1), ga_long(1),
-                             ga_real(t->sigma), ga_int(last)));
-        GALA_TRY(GALA_LAUNCH(s->ctx, kp, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(s->b_rowptr), ga_buf(s->b_colidx),
-                             ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
-                             ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
-                             ga_buf(p->b_pw), ga_buf(p->b_pst),
-                             ga_real(t->sigma), ga_int(t->cg_max_iter),
-                             ga_int(t->cg_tol_reduction), ga_real(t->cg_tol_fraction),
-                             ga_int(it), ga_int(t->check_termination)));
-        GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
-                             ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
-                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(p->b_kb), ga_int(0),
-                             ga_long(1), ga_long(1), ga_real(t->alpha), ga_real(t->sigma),
-                             ga_int(last ? iters : 0)));
+        GALA_TRY(qp_launch_kkt_rhs(s->ctx, kr, &d, s->b_meta, list, nlist,
+                             s->b_state, p->b_kq, s->b_nvec, ntot,
+                             s->b_mvec, mtot, s->b_ctype,
+                             s->b_info, p->b_kb, 1, 1,
+                             t->sigma, last));
+        GALA_TRY(qp_launch_pcg(s->ctx, kp, &d, s->b_meta, list, nlist,
+                             s->b_state, s->b_rowptr, s->b_colidx,
+                             s->b_vals, s->b_nvec, ntot,
+                             s->b_ctype, s->b_info, p->b_kb,
+                             p->b_pw, p->b_pst,
+                             t->sigma, t->cg_max_iter,
+                             t->cg_tol_reduction, t->cg_tol_fraction,
+                             it, t->check_termination));
+        GALA_TRY(qp_launch_kkt_update(s->ctx, ku, &d, s->b_meta, list, nlist,
+                             s->b_state, p->b_kq, s->b_rowptr,
+                             s->b_colidx, s->b_vals, s->b_nvec, ntot,
+                             s->b_mvec, mtot, s->b_ctype,
+                             s->b_info, p->b_kb, p->b_kb, 0,
+                             1, 1, t->alpha, t->sigma,
+                             (last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, ls, c, 0, check, adapt, fin));

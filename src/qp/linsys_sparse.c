@@ -389,10 +389,10 @@ static gala_status sparse_refactor(qp_sparse *p, gala_qp_solver *s, int all_flag
     gala_kernel *kv;
     GALA_TRY(gala_qp_kernel(s, "qp_kkt_values", &kv));
     gala_dims d = gala_dims_1d((size_t)nv * QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(nv),
-                         ga_buf(p->b_kq), ga_buf(p->b_kmap), ga_buf(s->b_vals), ga_buf(s->b_ctype),
-                         ga_buf(s->b_info), ga_buf(p->b_kv), ga_long((long long)p->kstride),
-                         ga_real(s->set.sigma)));
+    GALA_TRY(qp_launch_kkt_values(s->ctx, kv, &d, s->b_meta, s->b_slots, nv,
+                         p->b_kq, p->b_kmap, s->b_vals, s->b_ctype,
+                         s->b_info, p->b_kv, (long long)p->kstride,
+                         s->set.sigma));
     gala_qp_prof(s, GALA_QP_PHASE_FORM_K);
     gala_status f;
     if (!p->F)
@@ -454,32 +454,32 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
         const int last = it == iters - 1;
         /* the right-hand side: here for a launch's first iteration, then from the update */
         if (it == 0)
-            GALA_TRY(GALA_LAUNCH(s->ctx, kr, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_nvec),
-                                 ga_long(ntot), ga_buf(s->b_mvec), ga_long(mtot),
-                                 ga_buf(s->b_ctype), ga_buf(s->b_info), ga_buf(p->b_kb),
-                                 ga_long(1), ga_long((long long)tot), ga_real(s->set.sigma),
-                                 ga_int(last)));
+            GALA_TRY(qp_launch_kkt_rhs(s->ctx, kr, &d, s->b_meta, list, nlist,
+                                 s->b_state, p->b_kq, s->b_nvec,
+                                 ntot, s->b_mvec, mtot,
+                                 s->b_ctype, s->b_info, p->b_kb,
+                                 1, (long long)tot, s->set.sigma,
+                                 last));
         GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, kx, 0, 1, 0, tot));
         if (p->refine) {
-            GALA_TRY(GALA_LAUNCH(s->ctx, ke, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                                 ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
-                                 ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_ctype),
-                                 ga_buf(s->b_info), ga_buf(p->b_kb), ga_buf(kx), ga_long(1),
-                                 ga_long((long long)tot), ga_real(s->set.sigma)));
+            GALA_TRY(qp_launch_kkt_resid(s->ctx, ke, &d, s->b_meta, list, nlist,
+                                 s->b_state, p->b_kq, s->b_rowptr,
+                                 s->b_colidx, s->b_vals, s->b_ctype,
+                                 s->b_info, p->b_kb, kx, 1,
+                                 (long long)tot, s->set.sigma));
             GALA_TRY(gala_sparse_ldlt_solve(p->F, 1, p->b_kb, 0, 1, 0, tot, p->b_kb, 0, 1, 0, tot));
         }
         /* z̃ from the solve's ν (QP_KKT_NU): no product with A per iteration; the next
          * iteration's right-hand side into kb (QP_KKT_NEXT) */
         const int fl = QP_KKT_NU | (p->refine ? QP_KKT_CORR : 0) |
                        (last ? 0 : QP_KKT_NEXT | (it + 2 == iters ? QP_KKT_NEXT_LAST : 0));
-        GALA_TRY(GALA_LAUNCH(s->ctx, ku, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nlist),
-                             ga_buf(s->b_state), ga_buf(p->b_kq), ga_buf(s->b_rowptr),
-                             ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec), ga_long(ntot),
-                             ga_buf(s->b_mvec), ga_long(mtot), ga_buf(s->b_ctype),
-                             ga_buf(s->b_info), ga_buf(kx), ga_buf(p->b_kb), ga_int(fl),
-                             ga_long(1), ga_long((long long)tot), ga_real(s->set.alpha),
-                             ga_real(s->set.sigma), ga_int(last ? iters : 0)));
+        GALA_TRY(qp_launch_kkt_update(s->ctx, ku, &d, s->b_meta, list, nlist,
+                             s->b_state, p->b_kq, s->b_rowptr,
+                             s->b_colidx, s->b_vals, s->b_nvec, ntot,
+                             s->b_mvec, mtot, s->b_ctype,
+                             s->b_info, kx, p->b_kb, fl,
+                             1, (long long)tot, s->set.alpha,
+                             s->set.sigma, (last ? iters : 0)));
     }
     if (iters > 0) gala_qp_prof(s, GALA_QP_PHASE_ITERATE);
     if (check || adapt || fin) GALA_TRY(gala_qp_launch_admm(s, ls, c, 0, check, adapt, fin));

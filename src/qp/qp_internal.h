@@ -9,7 +9,7 @@
 #include "core/kernel.h"
 #include "gala/ldlt.h"
 #include "gala/qp.h"
-#include "qp_layout.h"
+#include "../../cl/qp_abi.h"
 
 struct gala_qp_solver;
 typedef struct qp_linsys qp_linsys;
@@ -421,7 +421,35 @@ GALA_INTERNAL gala_status gala_qp_device_scale(struct gala_qp_solver *s, int kee
  *  interrupted), for which gala_qp_get_solution gives x and y rather than NaN. */
 GALA_INTERNAL int gala_qp_has_solution(int status);
 #define QP_UTIL_WG 256
-#define QP_NRES 20
+
+/* Typed launches of the QP kernels, from their argument lists (cl/qp_abi.h): qp_launch_<list>(ctx,
+ * kernel, dims, arguments...). */
+GALA_LAUNCHER(qp_launch_admm, QP_ARGS_admm)
+GALA_LAUNCHER(qp_launch_chol_inv, QP_ARGS_chol_inv)
+GALA_LAUNCHER(qp_launch_compact_count, QP_ARGS_compact_count)
+GALA_LAUNCHER(qp_launch_compact_write, QP_ARGS_compact_write)
+GALA_LAUNCHER(qp_launch_count, QP_ARGS_count)
+GALA_LAUNCHER(qp_launch_expand, QP_ARGS_expand)
+GALA_LAUNCHER(qp_launch_form_k, QP_ARGS_form_k)
+GALA_LAUNCHER(qp_launch_init, QP_ARGS_init)
+GALA_LAUNCHER(qp_launch_kkt_resid, QP_ARGS_kkt_resid)
+GALA_LAUNCHER(qp_launch_kkt_rhs, QP_ARGS_kkt_rhs)
+GALA_LAUNCHER(qp_launch_kkt_update, QP_ARGS_kkt_update)
+GALA_LAUNCHER(qp_launch_kkt_values, QP_ARGS_kkt_values)
+GALA_LAUNCHER(qp_launch_mirror, QP_ARGS_mirror)
+GALA_LAUNCHER(qp_launch_pcg, QP_ARGS_pcg)
+GALA_LAUNCHER(qp_launch_pcg_precond, QP_ARGS_pcg_precond)
+GALA_LAUNCHER(qp_launch_reset, QP_ARGS_reset)
+GALA_LAUNCHER(qp_launch_scale_apply, QP_ARGS_scale_apply)
+GALA_LAUNCHER(qp_launch_scale_norms, QP_ARGS_scale_norms)
+GALA_LAUNCHER(qp_launch_shared_apply, QP_ARGS_shared_apply)
+GALA_LAUNCHER(qp_launch_sol_out, QP_ARGS_sol_out)
+GALA_LAUNCHER(qp_launch_unscale, QP_ARGS_unscale)
+GALA_LAUNCHER(qp_launch_vec_check, QP_ARGS_vec_check)
+GALA_LAUNCHER(qp_launch_vec_in, QP_ARGS_vec_in)
+GALA_LAUNCHER(qp_launch_vec_update, QP_ARGS_vec_update)
+GALA_LAUNCHER(qp_launch_warm, QP_ARGS_warm)
+GALA_LAUNCHER(qp_launch_warm_in, QP_ARGS_warm_in)
 
 /* Profile: with settings.profile, wait for the device and charge the time since the last
  * mark to `phase` (FORM_K / FACTOR become REFACTOR inside a solve). Nothing otherwise. */

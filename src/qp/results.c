@@ -204,10 +204,10 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
         if (st == GALA_OK) st = gala_qp_kernel(s, "qp_warm", &kw);
         gala_dims d = gala_qp_dims(npol, QP_UTIL_WG);
         if (st == GALA_OK)
-            st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(s->b_meta), ga_buf(lb), ga_int(npol),
-                             ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec),
-                             ga_long((long long)nt), ga_buf(s->b_mvec), ga_long((long long)mt_),
-                             ga_buf(s->b_info), ga_int(3));
+            st = qp_launch_warm(s->ctx, kw, &d, s->b_meta, lb, npol,
+                             s->b_rowptr, s->b_colidx, s->b_vals, s->b_nvec,
+                             (long long)nt, s->b_mvec, (long long)mt_,
+                             s->b_info, 3);
         if (st == GALA_OK) st = gala_finish(s->ctx);
         gala_buffer_free(lb);
         gala_free(list);
@@ -234,9 +234,9 @@ gala_status gala_qp_collect(gala_qp_solver *s, const double *sync_t, const int *
         st = gala_qp_kernel(s, "qp_unscale", &k);
         gala_dims d = gala_qp_dims(s->nvalid, QP_UTIL_WG);
         if (st == GALA_OK)
-            st = GALA_LAUNCH(ctx, k, &d, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(s->nvalid),
-                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
-                             ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_state));
+            st = qp_launch_unscale(ctx, k, &d, s->b_meta, s->b_slots, s->nvalid,
+                             s->b_nvec, (long long)s->ntot, s->b_mvec,
+                             (long long)s->mtot, s->b_info, s->b_state);
         if (st == GALA_OK) st = gala_buffer_read(s->b_state, 0, nv * QP_NSTATE, stt);
         if (st == GALA_OK) st = gala_qp_read_real(s, s->b_info, 0, nv * QP_NINFO, inf);
         if (st == GALA_OK && s->same_data) st = gala_qp_read_hstat(s);

@@ -14,8 +14,8 @@ static gala_status count_running(gala_qp_solver *s, int out[2])
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_count", &k));
     gala_dims d = gala_dims_1d(QP_UTIL_WG, QP_UTIL_WG);
-    GALA_TRY(GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_slots), ga_int(s->nvalid),
-                         ga_buf(s->b_state), ga_buf(s->b_refactor), ga_buf(s->b_counts)));
+    GALA_TRY(qp_launch_count(s->ctx, k, &d, s->b_slots, s->nvalid,
+                         s->b_state, s->b_refactor, s->b_counts));
     GALA_TRY(gala_buffer_read(s->b_counts, 0, 2, out));
     gala_qp_prof(s, GALA_QP_PHASE_SYNC);
     return GALA_OK;
@@ -82,12 +82,12 @@ static gala_status active_compact(gala_qp_solver *s)
     for (int b = 0; st == GALA_OK && b < nc; ++b) {
         if (c[b].acount == 0) continue; /* nothing of it runs (it stays empty) */
         gala_dims d = gala_qp_dims(((long long)c[b].count + QP_UTIL_WG - 1) / QP_UTIL_WG, QP_UTIL_WG);
-        st = GALA_LAUNCH(s->ctx, kc, &d, ga_buf(c[b].list), ga_int(c[b].count),
-                         ga_buf(s->b_state), ga_buf(s->b_chunk_counts));
+        st = qp_launch_compact_count(s->ctx, kc, &d, c[b].list, c[b].count,
+                         s->b_state, s->b_chunk_counts);
         if (st == GALA_OK)
-            st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(c[b].list), ga_int(c[b].count),
-                             ga_buf(s->b_state), ga_buf(s->b_chunk_counts), ga_buf(c[b].alist),
-                             ga_buf(s->b_class_counts), ga_int(b));
+            st = qp_launch_compact_write(s->ctx, kw, &d, c[b].list, c[b].count,
+                             s->b_state, s->b_chunk_counts, c[b].alist,
+                             s->b_class_counts, b);
     }
     if (st == GALA_OK) st = gala_buffer_read(s->b_class_counts, 0, (size_t)nc, cnt);
     for (int b = 0; st == GALA_OK && b < nc; ++b) {
@@ -106,8 +106,8 @@ static gala_status reset_state(gala_qp_solver *s, int keep)
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_reset", &k));
     gala_dims d = gala_qp_dims(((long long)s->nvalid + QP_UTIL_WG - 1) / QP_UTIL_WG, QP_UTIL_WG);
-    return GALA_LAUNCH(s->ctx, k, &d, ga_buf(s->b_state), ga_buf(s->b_host_status), ga_int(s->nvalid),
-                       ga_int(keep), ga_int(s->ls->rung0));
+    return qp_launch_reset(s->ctx, k, &d, s->b_state, s->b_host_status, s->nvalid,
+                       keep, s->ls->rung0);
 }
 
 /* ------------------------------------------------------------------ the loop */

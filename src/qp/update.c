@@ -154,11 +154,11 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
         gala_dims d = gala_qp_dims(nl, QP_UTIL_WG);
         const int which = (q ? 1 : 0) | (l ? 2 : 0) | (u ? 4 : 0);
         if (st == GALA_OK)
-            st = GALA_LAUNCH(s->ctx, kv, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nl),
-                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
-                             ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_ctype),
-                             ga_buf(s->b_refactor), ga_buf(s->b_state), ga_buf(s->b_host_status),
-                             ga_int(which), ga_int(s->same_data), ga_int(s->set.rho_is_vec));
+            st = qp_launch_vec_update(s->ctx, kv, &d, s->b_meta, list, nl,
+                             s->b_nvec, (long long)s->ntot, s->b_mvec,
+                             (long long)s->mtot, s->b_info, s->b_ctype,
+                             s->b_refactor, s->b_state, s->b_host_status,
+                             which, s->same_data, s->set.rho_is_vec);
     }
     s->update_time = gala_now() - t0;
     return st;
@@ -380,10 +380,10 @@ gala_status gala_qp_warm_start(gala_qp_solver *s, int k, const double *x, const 
     if (st == GALA_OK) st = gala_qp_kernel(s, "qp_warm", &kw);
     gala_dims d = gala_qp_dims(nl, QP_UTIL_WG);
     if (st == GALA_OK)
-        st = GALA_LAUNCH(s->ctx, kw, &d, ga_buf(s->b_meta), ga_buf(list), ga_int(nl),
-                         ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec),
-                         ga_long((long long)s->ntot), ga_buf(s->b_mvec), ga_long((long long)s->mtot),
-                         ga_buf(s->b_info), ga_int((x ? 1 : 0) | (y ? 2 : 0)));
+        st = qp_launch_warm(s->ctx, kw, &d, s->b_meta, list, nl,
+                         s->b_rowptr, s->b_colidx, s->b_vals, s->b_nvec,
+                         (long long)s->ntot, s->b_mvec, (long long)s->mtot,
+                         s->b_info, ((x ? 1 : 0) | (y ? 2 : 0)));
     return st; /* b_one may be rewritten by the next call: the queue is in order */
 }
 

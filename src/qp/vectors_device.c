@@ -323,27 +323,27 @@ gala_status gala_qp_update_vectors_device(gala_qp_solver *s, const gala_buffer *
     const gala_buffer *bq = q ? q : any, *bl = l ? l : any, *bu = u ? u : any;
     gala_dims dq = dio_dims(s->count), dv = dio_dims(s->nvalid);
     /* the verdicts, then the copies (valid QPs' new values, the others' kept ones) */
-    GALA_TRY(GALA_LAUNCH(ctx, kc, &dq, ga_buf(s->b_meta), ga_buf(d->b_qtab), ga_int(s->count),
-                         ga_buf(bq), ga_long((long long)q_off), ga_buf(bl), ga_long((long long)l_off),
-                         ga_buf(bu), ga_long((long long)u_off), ga_buf(d->b_raw),
-                         ga_long((long long)s->ntot), ga_long((long long)s->mtot),
-                         ga_buf(s->b_host_status), ga_buf(d->b_verd), ga_buf(d->b_vbad), ga_int(which)));
+    GALA_TRY(qp_launch_vec_check(ctx, kc, &dq, s->b_meta, d->b_qtab, s->count,
+                         bq, (long long)q_off, bl, (long long)l_off,
+                         bu, (long long)u_off, d->b_raw,
+                         (long long)s->ntot, (long long)s->mtot,
+                         s->b_host_status, d->b_verd, d->b_vbad, which));
     d->verd_pending = 1;
     if (which)
-        GALA_TRY(GALA_LAUNCH(ctx, ki, &dq, ga_buf(s->b_meta), ga_buf(d->b_qtab), ga_int(s->count),
-                             ga_buf(bq), ga_long((long long)q_off), ga_buf(bl),
-                             ga_long((long long)l_off), ga_buf(bu), ga_long((long long)u_off),
-                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
-                             ga_long((long long)s->mtot), ga_buf(d->b_raw), ga_buf(d->b_verd),
-                             ga_int(which)));
+        GALA_TRY(qp_launch_vec_in(ctx, ki, &dq, s->b_meta, d->b_qtab, s->count,
+                             bq, (long long)q_off, bl,
+                             (long long)l_off, bu, (long long)u_off,
+                             s->b_nvec, (long long)s->ntot, s->b_mvec,
+                             (long long)s->mtot, d->b_raw, d->b_verd,
+                             which));
     d->host_stale |= which;
     /* then exactly what gala_qp_update_vectors launches: scaling, row kinds, refactor flags */
     if (which)
-        GALA_TRY(GALA_LAUNCH(ctx, kv, &dv, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(s->nvalid),
-                             ga_buf(s->b_nvec), ga_long((long long)s->ntot), ga_buf(s->b_mvec),
-                             ga_long((long long)s->mtot), ga_buf(s->b_info), ga_buf(s->b_ctype),
-                             ga_buf(s->b_refactor), ga_buf(s->b_state), ga_buf(s->b_host_status),
-                             ga_int(which), ga_int(s->same_data), ga_int(s->set.rho_is_vec)));
+        GALA_TRY(qp_launch_vec_update(ctx, kv, &dv, s->b_meta, s->b_slots, s->nvalid,
+                             s->b_nvec, (long long)s->ntot, s->b_mvec,
+                             (long long)s->mtot, s->b_info, s->b_ctype,
+                             s->b_refactor, s->b_state, s->b_host_status,
+                             which, s->same_data, s->set.rho_is_vec));
     s->update_time = gala_now() - t0;
     return GALA_OK;
 }
@@ -374,11 +374,11 @@ gala_status gala_qp_get_solution_device(const gala_qp_solver *cs, gala_buffer *x
     gala_kernel *k;
     GALA_TRY(gala_qp_kernel(s, "qp_sol_out", &k));
     gala_dims dq = dio_dims(s->count);
-    return GALA_LAUNCH(s->ctx, k, &dq, ga_buf(s->b_meta), ga_buf(d->b_qtab), ga_int(s->count),
-                       ga_buf(d->b_osol), ga_buf(s->b_nvec), ga_long((long long)s->ntot),
-                       ga_buf(s->b_mvec), ga_long((long long)s->mtot), ga_buf(x ? x : y),
-                       ga_long((long long)x_off), ga_buf(y ? y : x), ga_long((long long)y_off),
-                       ga_int((x ? 1 : 0) | (y ? 2 : 0)));
+    return qp_launch_sol_out(s->ctx, k, &dq, s->b_meta, d->b_qtab, s->count,
+                       d->b_osol, s->b_nvec, (long long)s->ntot,
+                       s->b_mvec, (long long)s->mtot, (x ? x : y),
+                       (long long)x_off, (y ? y : x), (long long)y_off,
+                       ((x ? 1 : 0) | (y ? 2 : 0)));
 }
 
 gala_status gala_qp_warm_start_device(gala_qp_solver *s, const gala_buffer *x, size_t x_off,
@@ -400,13 +400,13 @@ gala_status gala_qp_warm_start_device(gala_qp_solver *s, const gala_buffer *x, s
     GALA_TRY(gala_qp_kernel(s, "qp_warm", &kw));
     const int which = (x ? 1 : 0) | (y ? 2 : 0);
     gala_dims dq = dio_dims(s->count), dv = dio_dims(s->nvalid);
-    GALA_TRY(GALA_LAUNCH(s->ctx, ki, &dq, ga_buf(s->b_meta), ga_buf(d->b_qtab), ga_int(s->count),
-                         ga_buf(x ? x : y), ga_long((long long)x_off), ga_buf(y ? y : x),
-                         ga_long((long long)y_off), ga_buf(s->b_nvec), ga_long((long long)s->ntot),
-                         ga_buf(s->b_mvec), ga_long((long long)s->mtot), ga_int(which)));
+    GALA_TRY(qp_launch_warm_in(s->ctx, ki, &dq, s->b_meta, d->b_qtab, s->count,
+                         (x ? x : y), (long long)x_off, (y ? y : x),
+                         (long long)y_off, s->b_nvec, (long long)s->ntot,
+                         s->b_mvec, (long long)s->mtot, which));
     /* as gala_qp_warm_start: scaled, z = A x */
-    return GALA_LAUNCH(s->ctx, kw, &dv, ga_buf(s->b_meta), ga_buf(s->b_slots), ga_int(s->nvalid),
-                       ga_buf(s->b_rowptr), ga_buf(s->b_colidx), ga_buf(s->b_vals), ga_buf(s->b_nvec),
-                       ga_long((long long)s->ntot), ga_buf(s->b_mvec), ga_long((long long)s->mtot),
-                       ga_buf(s->b_info), ga_int(which));
+    return qp_launch_warm(s->ctx, kw, &dv, s->b_meta, s->b_slots, s->nvalid,
+                       s->b_rowptr, s->b_colidx, s->b_vals, s->b_nvec,
+                       (long long)s->ntot, s->b_mvec, (long long)s->mtot,
+                       s->b_info, which);
 }

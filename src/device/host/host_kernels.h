@@ -70,6 +70,16 @@ typedef void (*gala_host_item)(const gala_host_launch *L, const void *arg, long 
 gala_status gala_host_items(const gala_host_launch *L, const char *name, long count, double work,
                             gala_host_item item, const void *arg, size_t wbytes, int *any_hit);
 
+/* A host kernel's signature from its family's argument list (cl/<family>_abi.h, the list
+ * the .cl kernel's parameters and the driver's launch are made from):
+ *     {"qp_expand", GALA_HOST_SIG(QP_ARGS_expand), qp_expand_f, qp_expand_d} */
+#define GALA_SIG_B "b"
+#define GALA_SIG_I "i"
+#define GALA_SIG_L "l"
+#define GALA_SIG_R "r"
+#define GALA_SIG_ONE(k, t, n) GALA_SIG_##k
+#define GALA_HOST_SIG(LIST) LIST(GALA_SIG_ONE, GALA_SIG_ONE)
+
 /* The family tables (one per k_<family>.c). */
 extern const gala_host_kernel gala_host_vec[];
 extern const gala_host_kernel gala_host_gemv[];

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "host_kernels.h"
-#include "../../qp/qp_layout.h"
+#include "../../../cl/qp_abi.h"
 
 /* The hot loops of the host QP solver (the Cholesky factor of K and the solves with it)
  * are also built for x86-64-v3 (GALA_CLONES_V3, src/core/internal.h): the default build
@@ -15,9 +15,7 @@
 #define HQP_CLONES GALA_CLONES_V3
 #define HQP_INLINE GALA_CLONE_INLINE
 
-/* below this, the polar part of a multiplier counts as zero (cl/qp.cl, QP_DEADZONE) */
-#define QP_DEADZONE_f 1e-10
-#define QP_DEADZONE_d 1e-15
+/* below this, the polar part of a multiplier counts as zero (cl/qp_abi.h) */
 #define QP_DEADZONE_R SUF(QP_DEADZONE)
 /* Threads (host_kernels.h). A QP kernel's items are the QPs of its list (or the jobs of a
  * factorization launch): each touches its own QP's vectors, matrices, K and state only,
@@ -64,34 +62,34 @@ static double hqp_running_work(const gala_host_launch *L, double fe, double fs)
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_qp[] = {
-    K(qp_scale_norms, "bbibbbblblb"),
-    K(qp_scale_update, "bbibbbblblb"),
-    K(qp_scale_apply, "bbibbbblblbbi"),
-    K(qp_form_k, "bbbbiibibbbbbri"),
-    K(qp_chol_inv, "bbbbibbbi"),
-    K(qp_mirror, "bbbbib"),
-    K(qp_expand, "bbibbb"),
-    K(qp_init, "bbibbblblbrii"),
-    K(qp_reset, "bbiii"),
-    K(qp_shared_apply, "bbiblblbbbbi"),
-    K(qp_vec_update, "bbiblblbbbbbiii"),
-    K(qp_warm, "bbibbbblblbi"),
-    K(qp_vec_check, "bbiblblblbllbbbi"),
-    K(qp_vec_in, "bbiblblblblblbbi"),
-    K(qp_sol_out, "bbibblblblbli"),
-    K(qp_warm_in, "bbiblblblbli"),
-    K(qp_unscale, "bbiblblbb"),
-    K(qp_count, "bibbb"),
-    K(qp_compact_count, "bibb"),
-    K(qp_compact_write, "bibbbbi"),
-    K(qp_admm, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
-    K(qp_check, "bbibbbbbbbblblbbbiiiiiiiiirrrrrrr"),
-    K(qp_kkt_values, "bbibbbbbblr"),
-    K(qp_kkt_rhs, "bbibbblblbbbllri"),
-    K(qp_kkt_update, "bbibbbbbblblbbbbillrri"),
-    K(qp_kkt_resid, "bbibbbbbbbbbllr"),
-    K(qp_pcg_precond, "bbibbibbbbbblr"),
-    K(qp_pcg, "bbibbbbblbbbbbriirii"),
+    K(qp_scale_norms, GALA_HOST_SIG(QP_ARGS_scale_norms)),
+    K(qp_scale_update, GALA_HOST_SIG(QP_ARGS_scale_norms)),
+    K(qp_scale_apply, GALA_HOST_SIG(QP_ARGS_scale_apply)),
+    K(qp_form_k, GALA_HOST_SIG(QP_ARGS_form_k)),
+    K(qp_chol_inv, GALA_HOST_SIG(QP_ARGS_chol_inv)),
+    K(qp_mirror, GALA_HOST_SIG(QP_ARGS_mirror)),
+    K(qp_expand, GALA_HOST_SIG(QP_ARGS_expand)),
+    K(qp_init, GALA_HOST_SIG(QP_ARGS_init)),
+    K(qp_reset, GALA_HOST_SIG(QP_ARGS_reset)),
+    K(qp_shared_apply, GALA_HOST_SIG(QP_ARGS_shared_apply)),
+    K(qp_vec_update, GALA_HOST_SIG(QP_ARGS_vec_update)),
+    K(qp_warm, GALA_HOST_SIG(QP_ARGS_warm)),
+    K(qp_vec_check, GALA_HOST_SIG(QP_ARGS_vec_check)),
+    K(qp_vec_in, GALA_HOST_SIG(QP_ARGS_vec_in)),
+    K(qp_sol_out, GALA_HOST_SIG(QP_ARGS_sol_out)),
+    K(qp_warm_in, GALA_HOST_SIG(QP_ARGS_warm_in)),
+    K(qp_unscale, GALA_HOST_SIG(QP_ARGS_unscale)),
+    K(qp_count, GALA_HOST_SIG(QP_ARGS_count)),
+    K(qp_compact_count, GALA_HOST_SIG(QP_ARGS_compact_count)),
+    K(qp_compact_write, GALA_HOST_SIG(QP_ARGS_compact_write)),
+    K(qp_admm, GALA_HOST_SIG(QP_ARGS_admm)),
+    K(qp_check, GALA_HOST_SIG(QP_ARGS_admm)),
+    K(qp_kkt_values, GALA_HOST_SIG(QP_ARGS_kkt_values)),
+    K(qp_kkt_rhs, GALA_HOST_SIG(QP_ARGS_kkt_rhs)),
+    K(qp_kkt_update, GALA_HOST_SIG(QP_ARGS_kkt_update)),
+    K(qp_kkt_resid, GALA_HOST_SIG(QP_ARGS_kkt_resid)),
+    K(qp_pcg_precond, GALA_HOST_SIG(QP_ARGS_pcg_precond)),
+    K(qp_pcg, GALA_HOST_SIG(QP_ARGS_pcg)),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -751,7 +749,7 @@ static gala_status SUF(qp_vec_update)(const gala_host_launch *L)
 
 /* The sparse strategy's kernels (cl/qp.cl: qp_kkt_values, qp_kkt_rhs, qp_kkt_update). */
 #ifndef HQP_NKQ
-#define HQP_NKQ 3 /* kq per slot: matrix index, value-map offset, KKT entries */
+#define HQP_NKQ QP_NKQ /* kq per slot: matrix index, value-map offset, KKT entries */
 /* a row's kind as rho_inv3's index: qp_vec_in's kinds are 0 (free), 1 (inequality) and 2
  * (equality), the same numbers (no branch per row) */
 #define HQP_RK(ct) (ct)
