@@ -56,7 +56,7 @@ static gala_qp_settings tight(gala_dtype dt)
     gala_qp_settings_default(&s);
     s.dtype = dt;
     s.polishing = 1;
-    s.eps_abs = s.eps_rel = dt == GALA_DOUBLE ? 1e-11 : 1e-5;
+    s.eps_abs = s.eps_rel = dt == GALA_DOUBLE ? 1e-11 : 1e-4;
     s.max_iter = 100000;
     return s;
 }
