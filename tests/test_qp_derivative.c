@@ -269,6 +269,16 @@ START_TEST(batch_as_alone)
     size_t pnz = 0, anz = 0;
     for (int k = 0; k < B; ++k)
         if (k != 5) { pnz += (size_t)pb[k].P.p[d[k].n]; anz += (size_t)pb[k].A.p[d[k].n]; }
+    /* the layout: each QP's nnz, 0 for the one rejected at setup (k = 5) */
+    int lp[B], la[B];
+    TU_OK(ctx, gala_qp_adjoint_derivative_mat_nnz(sv, lp, la));
+    for (int k = 0; k < B; ++k) {
+        const int wp = k == 5 ? 0 : pb[k].P.p[d[k].n], wa = k == 5 ? 0 : pb[k].A.p[d[k].n];
+        TU_ASSERT(lp[k] == wp && la[k] == wa, _i, "QP %d: mat_nnz %d %d, want %d %d", k, lp[k],
+                  la[k], wp, wa);
+    }
+    TU_ASSERT(gala_qp_adjoint_derivative_mat_nnz(NULL, lp, la) == GALA_ERR_INVALID_ARG, _i,
+              "mat_nnz of NULL");
     double *gm = malloc(sizeof(double) * (pnz + anz + 1));
     for (size_t i = 0; i < pnz + anz; ++i) gm[i] = NAN;
     TU_OK(ctx, gala_qp_adjoint_derivative_get_mat(sv, gm, gm + pnz));

@@ -91,6 +91,17 @@ GALA_API gala_status gala_qp_adjoint_derivative_get_mat(const gala_qp_solver *so
 GALA_API gala_status gala_qp_adjoint_derivative_get_mat_sum(const gala_qp_solver *solver,
                                                             double *dPx, double *dAx);
 
+/**
+ * @brief The layout of gala_qp_adjoint_derivative_get_mat (and of gala_qp_update_matrices
+ * with k = -1): per QP the number of values of P (upper triangle as stored) and of A it has
+ * there, in pnz[k] and anz[k] (count ints each; either may be NULL). A QP rejected at setup
+ * (invalid data) has no place: 0 and 0. Needs no derivative: the layout is fixed at setup.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver); GALA_ERR_NOT_SUPPORTED (a chunked
+ *         batch, as gala_qp_adjoint_derivative_compute).
+ */
+GALA_API gala_status gala_qp_adjoint_derivative_mat_nnz(const gala_qp_solver *solver, int *pnz,
+                                                        int *anz);
+
 #ifdef __cplusplus
 }
 #endif

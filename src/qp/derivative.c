@@ -498,3 +498,18 @@ gala_status gala_qp_adjoint_derivative_get_mat_sum(const gala_qp_solver *s, doub
         if (s->slot[k] >= 0) mat_of(s, k, dPx, dAx, 1);
     return GALA_OK;
 }
+
+gala_status gala_qp_adjoint_derivative_mat_nnz(const gala_qp_solver *s, int *pnz, int *anz)
+{
+    static const char fn[] = "gala_qp_adjoint_derivative_mat_nnz";
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    if (s->chunks)
+        return gala_error(s->ctx, GALA_ERR_NOT_SUPPORTED, "%s: the batch was split into chunks "
+                          "(device_mem_limit / max_chunk); derivatives need it in one piece", fn);
+    for (int k = 0; k < s->count; ++k) {
+        const int sl = s->slot[k];
+        if (pnz) pnz[k] = sl < 0 ? 0 : s->patterns[s->p_pattern[sl]].nnz;
+        if (anz) anz[k] = sl < 0 ? 0 : s->patterns[s->a_pattern[sl]].nnz;
+    }
+    return GALA_OK;
+}
