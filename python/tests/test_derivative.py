@@ -432,3 +432,119 @@ def test_batch_errors(host):
         b.adjoint_derivative(None, np.ones(3))
     d = b.adjoint_derivative()  # zero: zero gradients
     assert np.all(d.dq == 0) and np.all(d.dP == 0) and np.all(d.ok)
+
+
+# ----------------------------------------------------------------------------- PyTorch
+
+def kkt_vectors(rng, P: np.ndarray, A: np.ndarray):
+    """q, l, u that make x*, y* the solution for the given P and A (6 rows, as kkt_qp: two
+    equalities, rows active at their lower and upper bounds, two inactive rows)."""
+    n = P.shape[0]
+    x = rng.uniform(-1, 1, n)
+    y = np.array([-rng.uniform(0.5, 1.5), rng.uniform(0.5, 1.5), -rng.uniform(0.5, 1.5),
+                  rng.uniform(0.5, 1.5), 0.0, 0.0])
+    ax = A @ x
+    l = np.array([ax[0], ax[1], ax[2], -np.inf, ax[4] - rng.uniform(0.5, 1), ax[5] - rng.uniform(0.5, 1)])
+    u = np.array([ax[0], ax[1], ax[2] + rng.uniform(0.5, 1), ax[3], ax[4] + rng.uniform(0.5, 1), np.inf])
+    return -P @ x - A.T @ y, l, u
+
+
+def _split_bounds(l: np.ndarray, u: np.ndarray):
+    """(b, l_rest, u_rest): the equality rows' values (rows 0, 1) and the other rows' bounds."""
+    return l[..., :2], l[..., 2:], u[..., 2:]
+
+
+def _qp_of(torch, options):
+    """f(P, q, A, b, l_rest, u_rest) -> (x, y) through gala.torch.QPFunction, the equality
+    rows (0, 1) given by b (l = u = b): their gradient is dl + du."""
+    from gala.torch import QPFunction
+
+    def f(P, q, A, b, lr, ur):
+        return QPFunction.apply(P, q, A, torch.cat([b, lr], -1), torch.cat([b, ur], -1), options)
+    return f
+
+
+GRAD_SETTINGS = dict(eps_abs=1e-10, eps_rel=1e-10, max_iter=100000, polishing=True)
+
+
+def test_torch_gradcheck_batched(host, rng):
+    """torch.autograd.gradcheck (double, finite differences) of x and y with respect to
+    every input of a batch of 3 QPs, each with its own P and A (P not symmetric: the
+    objective is ½xᵀPx), with active lower and upper bounds and equalities."""
+    torch = pytest.importorskip("torch")
+    k, n = 3, 5
+    Ps, As, qs, ls, us = [], [], [], [], []
+    for _ in range(k):
+        P, q, A, l, u, _, _ = kkt_qp(rng, n)
+        S = rng.standard_normal((n, n)) * 0.1
+        Ps.append(P + S - S.T)  # same symmetric part
+        As.append(A)
+        qs.append(q)
+        ls.append(l)
+        us.append(u)
+    b, lr, ur = _split_bounds(np.array(ls), np.array(us))
+    args = [torch.tensor(a, dtype=torch.float64, requires_grad=True)
+            for a in (np.array(Ps), np.array(qs), np.array(As), b, lr, ur)]
+    f = _qp_of(torch, dict(context=host, **GRAD_SETTINGS))
+    assert torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-5, rtol=1e-4)
+    x, y = f(*args)
+    assert x.shape == (k, n) and y.shape == (k, 6) and x.dtype == torch.float64
+    # the gradient reaches every kind of input (not trivially zero)
+    (x.sum() + y.sum()).backward()
+    for a in args:
+        assert a.grad is not None and torch.all(torch.isfinite(a.grad)) and a.grad.abs().max() > 1e-4
+    # infinite bounds get 0
+    assert args[4].grad[:, 1].abs().max() == 0 and args[5].grad[:, 3].abs().max() == 0
+
+
+def test_torch_gradcheck_shared(host, rng):
+    """One P and A for the batch (gala's shared strategy): their gradients are the sums over
+    the QPs; gradcheck against finite differences, and against the batch of copies."""
+    torch = pytest.importorskip("torch")
+    k, n = 3, 4
+    P, _, A, _, _, _, _ = kkt_qp(rng, n)
+    vecs = [kkt_vectors(rng, P, A) for _ in range(k)]
+    q = np.array([v[0] for v in vecs])
+    b, lr, ur = _split_bounds(np.array([v[1] for v in vecs]), np.array([v[2] for v in vecs]))
+    args = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in (P, q, A, b, lr, ur)]
+    f = _qp_of(torch, dict(context=host, **GRAD_SETTINGS))
+    assert torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-5, rtol=1e-4)
+    # the same with P and A repeated along the batch: the same x, and the summed gradients
+    w = torch.tensor(rng.standard_normal((k, n)))
+    x1, _ = f(*args)
+    (x1 * w).sum().backward()
+    rep = [torch.tensor(np.repeat(a[None], k, 0), dtype=torch.float64, requires_grad=True)
+           for a in (P, A)]
+    x2, _ = f(rep[0], args[1].detach(), rep[1], args[3].detach(), args[4].detach(), args[5].detach())
+    (x2 * w).sum().backward()
+    assert torch.allclose(x1, x2, atol=1e-9)
+    assert torch.allclose(args[0].grad, rep[0].grad.sum(0), atol=1e-8)
+    assert torch.allclose(args[2].grad, rep[1].grad.sum(0), atol=1e-8)
+
+
+def test_torch_layer(host, rng):
+    """QPLayer: x (and y) as QPBatch gives them, float32 tensors in and out, unbatched
+    inputs, and a QP that is not solved raises (or gives NaN with check_solved=False)."""
+    torch = pytest.importorskip("torch")
+    from gala.torch import QPLayer
+    P, q, A, l, u, xs, ys = kkt_qp(rng, 5)
+    t = {k_: torch.tensor(v, dtype=torch.float32) for k_, v in dict(P=P, q=q, A=A, l=l, u=u).items()}
+    layer = QPLayer(context=host, return_dual=True, **GRAD_SETTINGS)
+    x, y = layer(t["P"], t["q"], t["A"], t["l"], t["u"])
+    assert x.shape == (5,) and y.shape == (6,) and x.dtype == torch.float32
+    assert np.allclose(x.numpy(), xs, atol=1e-5) and np.allclose(y.numpy(), ys, atol=1e-5)
+    qt = t["q"].clone().requires_grad_(True)
+    QPLayer(context=host, **GRAD_SETTINGS)(t["P"], qt, t["A"], t["l"], t["u"]).sum().backward()
+    want = gala_deriv(P, q, A, l, u, np.ones(5), np.zeros(6), host)[2]
+    assert np.allclose(qt.grad.numpy(), want, atol=1e-4)
+    # infeasible: row 0 (an equality) and a copy of it with another value
+    A2 = np.vstack([A, A[:1]])
+    l2, u2 = np.append(l, l[0] + 1), np.append(u, u[0] + 1)
+    bad = [torch.tensor(v) for v in (P, q, A2, l2, u2)]
+    with pytest.raises(ValueError, match="not solved"):
+        QPLayer(context=host)(*bad)
+    bad[1].requires_grad_(True)
+    x = QPLayer(context=host, check_solved=False)(*bad)
+    assert torch.all(torch.isnan(x))
+    x.sum().backward()
+    assert torch.all(torch.isnan(bad[1].grad))
