@@ -27,6 +27,8 @@ gradients). torch is optional: ``import gala.torch`` needs it, ``import gala`` d
 """
 from __future__ import annotations
 
+import atexit
+import weakref
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
@@ -42,6 +44,18 @@ __all__ = ["QPFunction", "QPLayer", "DEFAULT_SETTINGS"]
 # polished solution is exact on its active set (accurate gradients)
 DEFAULT_SETTINGS: Dict[str, Any] = dict(eps_abs=1e-5, eps_rel=1e-5, polishing=True,
                                         dtype=np.float64)
+
+
+# The batches that autograd graphs still hold (for their backward). A graph alive when the
+# interpreter exits is never freed by PyTorch, so that its batch would outlive gala's
+# extension (nanobind reports leaked instances): release their solvers first.
+_LIVE: "weakref.WeakSet[QPBatch]" = weakref.WeakSet()
+
+
+@atexit.register
+def _release_live_batches() -> None:
+    for b in list(_LIVE):
+        b.__dict__.clear()
 
 
 def _np(t: Optional[torch.Tensor]) -> Optional[np.ndarray]:
@@ -129,6 +143,7 @@ class QPFunction(torch.autograd.Function):
         x = np.asarray(r.x).reshape(k, n)
         y = np.asarray(r.y).reshape(k, m)
         ctx.batch, ctx.batched, ctx.shared, ctx.sizes = batch, batched, shared, (k, n, m)
+        _LIVE.add(batch)
         ctx.pattern = (prow, pcol)
         dt, dev = q.dtype if q.is_floating_point() else torch.float64, q.device
         xs = torch.as_tensor(x, dtype=dt).to(dev)
