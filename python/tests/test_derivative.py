@@ -319,10 +319,10 @@ def test_osqp_errors(host):
     g.update(q=np.array([1.0, -2.0]))
     with pytest.raises(ValueError, match="solve"):
         g.adjoint_derivative_get_vec()  # data changed since the solve
-    g.update(l=np.array([1.0, 2.0]), u=np.array([1.0, 3.0]))  # x0 + x1 = 1, x0 >= 2: feasible
-    g.update(l=np.array([1.0, 2.0]), u=np.array([1.0, 3.0]))
-    g.update(q=q)
-    # infeasible: x0 + x1 = 1 and x0 + x1 = 5 via a second equality on the same row
+    g.solve(raise_error=True)
+    g.adjoint_derivative_compute(dy=np.ones(2))  # dx None: zero
+    assert np.all(np.isfinite(g.adjoint_derivative_get_vec()[0]))
+    # infeasible: x0 + x1 = 1 and x0 + x1 = 5
     g2 = gosqp.OSQP(context=host)
     g2.setup(sp.csc_matrix(np.eye(2)), q, sp.csc_matrix(np.array([[1.0, 1.0], [1.0, 1.0]])),
              np.array([1.0, 5.0]), np.array([1.0, 5.0]), verbose=False)
@@ -432,6 +432,12 @@ def test_batch_errors(host):
         b.adjoint_derivative(None, np.ones(3))
     d = b.adjoint_derivative()  # zero: zero gradients
     assert np.all(d.dq == 0) and np.all(d.dP == 0) and np.all(d.ok)
+    c = gala.QPBatch(sp.eye(2), np.ones((3, 2)), sp.eye(2), -np.ones((3, 2)), np.ones((3, 2)),
+                     context=host, max_chunk=1)
+    c.solve()
+    assert c.chunks > 1
+    with pytest.raises(gala.NotSupportedError, match="chunks"):
+        c.adjoint_derivative(np.ones((3, 2)))
 
 
 # ----------------------------------------------------------------------------- PyTorch
