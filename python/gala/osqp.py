@@ -37,8 +37,8 @@ What differs, and how (docs/python.md has the list):
   NaN (gala does not integrate the duality gap). Code generation is not available
   (NotImplementedError).
 - ``adjoint_derivative_compute`` with dy ≠ 0 gives the mathematically correct gradients,
-  which OSQP 1.1.3's are not for rows at their lower bound and equality rows (see its
-  docstring); NaN in dx / dy and a singular adjoint system raise ValueError.
+  where OSQP 1.1.3's have the wrong sign for the dy of rows with y < 0 (at their lower
+  bound, equality rows with y < 0; see its docstring); NaN in dx / dy and a singular adjoint system raise ValueError.
 """
 from __future__ import annotations
 
@@ -620,10 +620,11 @@ class OSQP:
 
         - **dy ≠ 0.** gala's gradients are those of the mathematics (they match finite
           differences of ``dxᵀx + dyᵀy``). OSQP 1.1.3 passes dL/dy to every multiplier of
-          its split problem with one sign and signs an equality row's by sign(y), so that
-          its gradients with dy ≠ 0 are wrong for rows at their lower bound and for
-          equality rows (osqp-python disables its own test of this case, issue 156). With
-          dy = 0 (or dy nonzero only on rows at their upper bound) both agree.
+          its split problem with one sign and signs an equality row's by sign(y): the part
+          of its gradients that comes from the dy of a row with y < 0 (at its lower bound,
+          or an equality row with y < 0) has the wrong sign (osqp-python disables its own
+          test of this case, issue 156). With dy = 0 on those rows (e.g. dy = 0) both
+          agree.
         - dx or dy holding NaN or Inf, and an adjoint system without a solution (e.g.
           linearly dependent equality rows given different dy), raise ValueError with the
           reason; OSQP returns NaN or garbage.

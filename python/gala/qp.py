@@ -419,8 +419,8 @@ class QPBatch:
         NOT_FINITE, one whose adjoint system has no solution SINGULAR, and NaN gradients.
 
         With dy ≠ 0 the gradients follow the mathematics (they match finite differences);
-        OSQP 1.1.3's do not (its sign conventions for lower-bound and equality multipliers,
-        osqp-python issue 156). With dy = 0 they agree with OSQP's.
+        OSQP 1.1.3's have the wrong sign for the dy of rows with y < 0 (lower-bound and
+        equality multipliers, osqp-python issue 156). With dy = 0 they agree with OSQP's.
 
         Raises :class:`gala.InvalidArgumentError` before any solve,
         :class:`gala.NotSupportedError` for a batch split into chunks, ValueError for

@@ -4,8 +4,8 @@ adjoint_derivative_compute / _get_mat / _get_vec.
 
 References: central finite differences of L = dxᵀx + dyᵀy (the perturbed QPs solved as one
 batch, tightly and polished, in double on the host) for dx and dy; osqp's own adjoint
-derivative with dy = 0 (with dy ≠ 0 osqp 1.1.3 disagrees with finite differences on rows at
-their lower bound and on equality rows: test_osqp_dy_convention checks that claim, which
+derivative with dy = 0 (with dy ≠ 0 osqp 1.1.3 disagrees with finite differences: the dy of
+rows with y < 0 enters with the wrong sign; test_osqp_dy_convention checks that claim, which
 docs/derivatives.md states); each QP of a batch alone. Seeded: the seed is printed
 (conftest.py).
 """
@@ -224,9 +224,10 @@ def test_finite_differences(host, rng, which):
 
 def test_osqp_dy_convention(host, rng):
     """The claim of docs/derivatives.md, checked independently: osqp 1.1.3's adjoint
-    derivative matches finite differences with dy = 0 and with dy on a row at its upper
-    bound, and does not with dy on a row at its lower bound or on an equality row (y < 0);
-    gala's matches in every case. Should osqp fix this, this test fails: then gala.osqp's
+    derivative matches finite differences with dy = 0 and with dy on a row with y ≥ 0 (at
+    its upper bound, an equality with y > 0, inactive), and gives the opposite sign for the
+    dy of a row with y < 0 (at its lower bound, an equality with y < 0); gala's matches in
+    every case. Should osqp fix this, this test fails: then gala.osqp's
     docstrings and docs/derivatives.md must change."""
     P, q, A, l, u, _, _ = kkt_qp(rng)
     n, m = len(q), len(l)
@@ -237,7 +238,9 @@ def test_osqp_dy_convention(host, rng):
     assert o.solve(raise_error=False).info.status == "solved"
     dx = rng.standard_normal(n)
     agree = {}
-    for case, row in (("dy=0", None), ("upper", 3), ("lower", 2), ("equality y<0", 0)):
+    cases = (("dy=0", None), ("upper", 3), ("equality y>0", 1), ("inactive", 4), ("lower", 2),
+             ("equality y<0", 0))
+    for case, row in cases:
         dy = np.zeros(m)
         if row is not None:
             dy[row] = 1.0
@@ -245,9 +248,14 @@ def test_osqp_dy_convention(host, rng):
         o.adjoint_derivative_compute(dx=dx, dy=dy)
         oq = o.adjoint_derivative_get_vec()[0]
         agree[case] = bool(np.allclose(oq, gq, rtol=1e-5, atol=1e-5))
+        if row in (2, 0):  # the sign of the dy part (dx's part agrees): exactly opposite
+            o.adjoint_derivative_compute(dx=np.zeros(n), dy=dy)
+            g0 = finite_differences(P, q, A, l, u, np.zeros(n), dy, context=host)[0]
+            assert_close(f"osqp dq, {case}, dy alone", -o.adjoint_derivative_get_vec()[0], g0, 1e-5)
         gala_q = gala_deriv(P, q, A, l, u, dx, dy, host)[2]
         assert_close(f"gala dq, {case}", gala_q, gq, 2e-6)
-    assert agree == {"dy=0": True, "upper": True, "lower": False, "equality y<0": False}, agree
+    assert agree == {"dy=0": True, "upper": True, "equality y>0": True, "inactive": True,
+                     "lower": False, "equality y<0": False}, agree
 
 
 # ----------------------------------------------------------------------------- against osqp
