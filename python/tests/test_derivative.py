@@ -21,7 +21,12 @@ import gala
 import gala.osqp as gosqp
 from gala import QPDerivStatus
 
-osqp = pytest.importorskip("osqp")
+
+@pytest.fixture
+def osqp():
+    """osqp itself, the reference (the tests that need it skip without it)."""
+    return pytest.importorskip("osqp")
+
 
 # tight and polished: the solution is exact on its active set up to rounding, which finite
 # differences need
@@ -222,7 +227,7 @@ def test_finite_differences(host, rng, which):
     assert np.abs(gq).max() > 1e-3 and np.abs(gA).max() > 1e-3
 
 
-def test_osqp_dy_convention(host, rng):
+def test_osqp_dy_convention(host, rng, osqp):
     """The claim of docs/derivatives.md, checked independently: osqp 1.1.3's adjoint
     derivative matches finite differences with dy = 0 and with dy on a row with y ≥ 0 (at
     its upper bound, an equality with y > 0, inactive), and gives the opposite sign for the
@@ -261,7 +266,7 @@ def test_osqp_dy_convention(host, rng):
 # ----------------------------------------------------------------------------- against osqp
 
 @pytest.mark.parametrize("n,m", [(5, 3), (12, 8)])
-def test_against_osqp_dy_zero(host, rng, n, m):
+def test_against_osqp_dy_zero(host, rng, n, m, osqp):
     """gala.osqp's adjoint_derivative_* against osqp's on the same random QPs (dy = 0):
     same signatures, types and values, dense and sparse, dP as triangle and full."""
     for _ in range(3):
