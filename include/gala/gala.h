@@ -18,6 +18,7 @@
 #include "gala/la.h"
 #include "gala/sparse.h"
 #include "gala/qp.h"
+#include "gala/qp_derivative.h"
 #include "gala/qps.h"
 
 #endif /* GALA_GALA_H */

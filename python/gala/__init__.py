@@ -23,7 +23,7 @@ from ._errors import (DeviceError, DeviceMemoryError, GalaError, InvalidArgument
                       KernelBuildError, LinAlgError, NoDeviceError, NotFiniteError,
                       NotSupportedError, OutOfMemoryError)
 from .problems import QPProblem, generate, read_qps
-from .qp import QPBatch, QPBatchResult, QPStatus
+from .qp import QPBatch, QPBatchResult, QPDerivative, QPDerivStatus, QPStatus
 
 __version__: str = _ext.version
 QPSettings = _ext.QPSettings
@@ -37,7 +37,8 @@ def qp_settings_table() -> list:
 
 __all__ = [
     "Context", "Device", "devices", "default_context", "set_default_context",
-    "QPBatch", "QPBatchResult", "QPStatus", "QPSettings", "qp_settings_table",
+    "QPBatch", "QPBatchResult", "QPStatus", "QPDerivative", "QPDerivStatus", "QPSettings",
+    "qp_settings_table",
     "QPProblem", "read_qps", "generate",
     "GalaError", "InvalidArgumentError", "DeviceError", "DeviceMemoryError", "KernelBuildError",
     "NoDeviceError", "NotSupportedError", "NotFiniteError", "OutOfMemoryError", "LinAlgError",

@@ -34,8 +34,11 @@ What differs, and how (docs/python.md has the list):
   inaccurate" or "maximum iterations reached". ``rho_updates`` counts since setup or the
   last update of the data, as OSQP's.
 - ``verbose`` prints gala's short summary, not OSQP's iteration log; ``info.primdual_int`` is
-  NaN (gala does not integrate the duality gap). Derivatives and code generation are not
-  available (NotImplementedError).
+  NaN (gala does not integrate the duality gap). Code generation is not available
+  (NotImplementedError).
+- ``adjoint_derivative_compute`` with dy ≠ 0 gives the mathematically correct gradients,
+  where OSQP 1.1.3's have the wrong sign for the dy of rows with y < 0 (at their lower
+  bound, equality rows with y < 0; see its docstring); NaN in dx / dy and a singular adjoint system raise ValueError.
 """
 from __future__ import annotations
 
@@ -158,6 +161,39 @@ class OSQPException(ValueError):
         return f"{name}: {self.message}" if self.message else str(name)
 
 
+class _OSQPCsc(spa.csc_matrix):
+    """A SciPy CSC matrix that also reads as OSQP's extension type ``CSC``: ``m``, ``n``,
+    ``nzmax``, ``nz`` (-1: compressed columns), ``x``, ``i``, ``p``."""
+
+    @property
+    def m(self) -> int:
+        return int(self.shape[0])
+
+    @property
+    def n(self) -> int:
+        return int(self.shape[1])
+
+    @property
+    def nzmax(self) -> int:
+        return int(self.nnz)
+
+    @property
+    def nz(self) -> int:
+        return -1
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.data
+
+    @property
+    def i(self) -> np.ndarray:
+        return self.indices
+
+    @property
+    def p(self) -> np.ndarray:
+        return self.indptr
+
+
 def _int_arg(v: Any, name: str) -> int:
     """An integer-valued argument (int, bool, NumPy integer, integral float), named when not."""
     try:
@@ -211,6 +247,7 @@ class OSQP:
         if self.algebra is None:
             self.algebra = "builtin"
         self._solver = None
+        self._last_status: Optional[int] = None
         self._settings: Optional[_ext.QPSettings] = None  # gala's, as the solver runs with
         self._extra = dict(_OSQP_ONLY)
         self._solved_once = False
@@ -232,7 +269,8 @@ class OSQP:
     def capabilities(self) -> int:
         return (_CAPABILITIES["OSQP_CAPABILITY_DIRECT_SOLVER"] |
                 _CAPABILITIES["OSQP_CAPABILITY_INDIRECT_SOLVER"] |
-                _CAPABILITIES["OSQP_CAPABILITY_UPDATE_MATRICES"])
+                _CAPABILITIES["OSQP_CAPABILITY_UPDATE_MATRICES"] |
+                _CAPABILITIES["OSQP_CAPABILITY_DERIVATIVES"])
 
     def has_capability(self, capability: str) -> bool:
         try:
@@ -416,6 +454,7 @@ class OSQP:
         self._q, self._l, self._u = qv, lv, uv
         self._setup_time = time.perf_counter() - t0
         self._solved_once = False
+        self._last_status: Optional[int] = None  # of the last solve since setup or update
         self._rho_updates = 0  # since setup or the last data update, as OSQP counts them
         self._update_time = 0.0
         self._clear_update_time = False
@@ -473,6 +512,7 @@ class OSQP:
                 self._A.data = Ax.copy()
         if any(v is not None for v in (q, l, u, Px, Ax)):
             self._rho_updates = 0  # OSQP's update_data_* reset the info
+            self._last_status = None  # no derivatives of data not solved yet (as OSQP)
         self._update_time += time.perf_counter() - t0
         if Px is not None or Ax is not None:
             if self._solver.info(0)[0] == int(_ext.QPStatus.NON_CVX):
@@ -533,6 +573,7 @@ class OSQP:
         run_time = (self._setup_time if not self._solved_once else self._update_time) + \
             solve_time + polish_time
         self._solved_once = True
+        self._last_status = int(st)
         self._clear_update_time = True
         self._rho_updates += int(rho_updates)
         info = SimpleNamespace(
@@ -556,15 +597,85 @@ class OSQP:
         i = self.context.info
         return f"{i['backend']}: {i['name']}"
 
-    # ------------------------------------------------------------------ not available
+    # ------------------------------------------------------------------ derivatives
+    def _deriv_ready(self) -> None:
+        """OSQP's preconditions of the derivative calls: a solve since setup or the last
+        update, that ended SOLVED (ValueError otherwise, as OSQP)."""
+        if self._solver is None or self._last_status is None:
+            raise ValueError("no solution to differentiate: call solve() first (after setup "
+                             "or update)")
+        if self._last_status != int(SolverStatus.OSQP_SOLVED):
+            raise ValueError(f"the last solve ended {_ext.qp_status_string(self._last_status)!r}, "
+                             "not 'solved': only a solved problem has derivatives")
+
     def adjoint_derivative_compute(self, dx: Any = None, dy: Any = None) -> None:
-        raise NotImplementedError("gala.osqp: derivatives are not available yet")
+        """OSQP's adjoint derivative at the last solution: given dL/dx (n) and dL/dy (m) of a
+        scalar loss L (None: zero), compute dL/dq, dL/dl, dL/du, dL/dP, dL/dA
+        (:meth:`adjoint_derivative_get_vec`, :meth:`adjoint_derivative_get_mat`).
+
+        Raises ValueError, as OSQP, when there is no solve since setup or the last
+        :meth:`update`, or when it did not end ``solved``.
+
+        Where gala differs from OSQP 1.1.3:
+
+        - **dy ≠ 0.** gala's gradients are those of the mathematics (they match finite
+          differences of ``dxᵀx + dyᵀy``). OSQP 1.1.3 passes dL/dy to every multiplier of
+          its split problem with one sign and signs an equality row's by sign(y): the part
+          of its gradients that comes from the dy of a row with y < 0 (at its lower bound,
+          or an equality row with y < 0) has the wrong sign (osqp-python disables its own
+          test of this case, issue 156). With dy = 0 on those rows (e.g. dy = 0) both
+          agree.
+        - dx or dy holding NaN or Inf, and an adjoint system without a solution (e.g.
+          linearly dependent equality rows given different dy), raise ValueError with the
+          reason; OSQP returns NaN or garbage.
+        """
+        self._deriv_ready()
+        dxv = None if dx is None else _csc.vector(dx, self.n, "dx")
+        dyv = None if dy is None else _csc.vector(dy, self.m, "dy")
+        self._solver.adjoint_derivative_compute(dxv, dyv)
+        st = int(self._solver.adjoint_derivative_status()[0])
+        if st == int(_ext.QPDerivStatus.NOT_FINITE):
+            raise ValueError("dx or dy holds NaN or Inf (or a gradient came out non-finite)")
+        if st == int(_ext.QPDerivStatus.SINGULAR):
+            raise ValueError("the adjoint system has no solution at this point (e.g. linearly "
+                             "dependent equality rows with different dy)")
+        if st != int(_ext.QPDerivStatus.OK):
+            raise ValueError(f"no derivative (gala_qp_deriv_status {st})")
 
     def adjoint_derivative_get_mat(self, as_dense: bool = True, dP_as_triu: bool = True):
-        raise NotImplementedError("gala.osqp: derivatives are not available yet")
+        """(dP, dA) of the last :meth:`adjoint_derivative_compute`, as OSQP's: dP in P's
+        upper-triangular pattern (the full symmetric matrix with ``dP_as_triu=False``), dA
+        in A's pattern; NumPy arrays with ``as_dense=True``, else CSC matrices. ``dP[i,j]``
+        is dL/dP(i,j) of the symmetric P (a stored off-diagonal value of P stands for both
+        P(i,j) and P(j,i), so the derivative with respect to that number is 2·dP[i,j]).
+
+        What differs from OSQP: the sparse results are SciPy ``csc_matrix`` objects that
+        also have OSQP's ``CSC`` attributes (``m``, ``n``, ``nzmax``, ``nz``, ``x``, ``i``,
+        ``p``), not OSQP's extension type; before any compute since the last solve this
+        raises gala.InvalidArgumentError (a ValueError) where OSQP returns stale values."""
+        self._deriv_ready()
+        P, A = self._P, self._A
+        dPx, dAx = np.empty(P.nnz), np.empty(A.nnz)
+        self._solver.adjoint_derivative_get_mat(dPx, dAx)
+        dP = spa.csc_matrix((dPx, P.indices.copy(), P.indptr.copy()), shape=P.shape)
+        dA = spa.csc_matrix((dAx, A.indices.copy(), A.indptr.copy()), shape=A.shape)
+        if not dP_as_triu:
+            dP = (dP + spa.triu(dP, k=1, format="csc").T).tocsc()
+        if as_dense:
+            return dP.toarray(), dA.toarray()
+        return _OSQPCsc(dP), _OSQPCsc(dA)
 
     def adjoint_derivative_get_vec(self):
-        raise NotImplementedError("gala.osqp: derivatives are not available yet")
+        """(dq, dl, du) of the last :meth:`adjoint_derivative_compute`, float64 arrays of n,
+        m and m entries, as OSQP's. An equality row's (l = u) gradient is in du when its y ≥ 0
+        and in dl when y < 0, the other 0 (OSQP's convention); an infinite bound's is 0.
+        Before any compute since the last solve this raises gala.InvalidArgumentError (a
+        ValueError) where OSQP returns stale values."""
+        self._deriv_ready()
+        dq, dl, du = np.empty(self.n), np.empty(self.m), np.empty(self.m)
+        self._solver.adjoint_derivative_get_vec(dq, dl, du)
+        return dq, dl, du
 
+    # ------------------------------------------------------------------ not available
     def codegen(self, *args: Any, **kwargs: Any):
         raise NotImplementedError("gala.osqp: code generation is OSQP's (embedded C); gala has none")

@@ -18,9 +18,10 @@ from . import _arrays, _csc, _ext, _settings
 from ._context import default_context
 from .problems import QPProblem
 
-__all__ = ["QPBatch", "QPBatchResult", "QPStatus"]
+__all__ = ["QPBatch", "QPBatchResult", "QPDerivative", "QPStatus", "QPDerivStatus"]
 
 QPStatus = _ext.QPStatus
+QPDerivStatus = _ext.QPDerivStatus
 Array = Any
 
 
@@ -53,6 +54,39 @@ class QPBatchResult:
     def solved(self) -> np.ndarray:
         """Which QPs are solved (status SOLVED)."""
         return self.status == int(QPStatus.SOLVED)
+
+
+@dataclass
+class QPDerivative:
+    """The results of :meth:`QPBatch.adjoint_derivative`: the gradients of a scalar loss L
+    with respect to every QP's data, given dL/dx and dL/dy (docs/derivatives.md).
+
+    dq, dl, du: in the layout of :attr:`QPBatchResult.x` and ``y`` — (k, n) and (k, m)
+    arrays for a batch of one size, lists of arrays otherwise. dP, dA: the derivatives with
+    respect to the values of each QP's P (upper triangle) and A in their CSC order (as given
+    at setup, and as :meth:`QPBatch.update` takes ``Px``, ``Ax``): a (k, nnz) array for a
+    batch made with one P and A, a list of arrays otherwise. ``dP[i,j]`` is dL/dP(i,j) of
+    the symmetric matrix P, as OSQP gives it: a stored off-diagonal value stands for both
+    P(i,j) and P(j,i), so the derivative with respect to that stored number is twice it.
+    dP_sum, dA_sum: for a batch made with one P and A (``QPBatch(P, q, A, ...)``), the
+    gradients of that shared P and A (the sum over the QPs); None otherwise.
+    status: per QP a :class:`QPDerivStatus` value; a QP whose status is not OK has NaN in
+    every gradient (so do the sums).
+    """
+
+    dq: Union[np.ndarray, List[np.ndarray]]
+    dl: Union[np.ndarray, List[np.ndarray]]
+    du: Union[np.ndarray, List[np.ndarray]]
+    dP: Union[np.ndarray, List[np.ndarray]]
+    dA: Union[np.ndarray, List[np.ndarray]]
+    status: np.ndarray
+    dP_sum: Optional[np.ndarray] = None
+    dA_sum: Optional[np.ndarray] = None
+
+    @property
+    def ok(self) -> np.ndarray:
+        """Which QPs have gradients (status OK)."""
+        return self.status == int(QPDerivStatus.OK)
 
 
 def _real(v: Any, name: str) -> float:
@@ -371,6 +405,71 @@ class QPBatch:
         d = np.empty(self._solver.n[k])
         self._solver.solution(k, None, None, p, d)
         return p, d
+
+    # ------------------------------------------------------------------ derivatives
+    def adjoint_derivative(self, dx: Array = None, dy: Array = None) -> QPDerivative:
+        """The adjoint derivative of every QP at its last solution (OSQP 1.x's, for the
+        batch; gala_qp_adjoint_derivative_compute): given dL/dx and dL/dy of a scalar loss L
+        (stacked as x and y: (k, n) / (k, m) for a batch of one size, else flat or a list
+        per QP; None: zero), the gradients of L with respect to q, l, u, P and A as a
+        :class:`QPDerivative`.
+
+        Per-QP failures are not errors: a QP that is not SOLVED (infeasible, at max_iter,
+        invalid data, ...) gets status NOT_SOLVED, one whose dx or dy holds NaN or Inf
+        NOT_FINITE, one whose adjoint system has no solution SINGULAR, and NaN gradients.
+
+        With dy ≠ 0 the gradients follow the mathematics (they match finite differences);
+        OSQP 1.1.3's have the wrong sign for the dy of rows with y < 0 (lower-bound and
+        equality multipliers, osqp-python issue 156). With dy = 0 they agree with OSQP's.
+
+        Raises :class:`gala.InvalidArgumentError` before any solve,
+        :class:`gala.NotSupportedError` for a batch split into chunks, ValueError for
+        arrays of the wrong shape. dx and dy may be CUDA arrays (copied to the host).
+        """
+        ns, ms = self._solver.n, self._solver.m
+        dxv = None if dx is None else self._stacked(_arrays.to_numpy(dx, "dx", np.float64)
+                                                    if _arrays.is_device(dx) else dx, "dx", ns, None)
+        dyv = None if dy is None else self._stacked(_arrays.to_numpy(dy, "dy", np.float64)
+                                                    if _arrays.is_device(dy) else dy, "dy", ms, None)
+        sv = self._solver
+        sv.adjoint_derivative_compute(dxv, dyv)
+        status = sv.adjoint_derivative_status()
+        dq, dl, du = np.empty(int(sum(ns))), np.empty(int(sum(ms))), np.empty(int(sum(ms)))
+        sv.adjoint_derivative_get_vec(dq, dl, du)
+        pnz, anz = sv.adjoint_derivative_mat_nnz()
+        dPx, dAx = np.empty(int(pnz.sum())), np.empty(int(anz.sum()))
+        sv.adjoint_derivative_get_mat(dPx, dAx)
+        # each QP's values, NaN for one rejected at setup (it has no place in gala's layout)
+        shared = len(self._mats) == 1
+        mats = self._mats * self.count if shared else self._mats
+        dP, dA, po, ao = [], [], 0, 0
+        for k, (Pc, Ac) in enumerate(mats):
+            if pnz[k] == 0 and anz[k] == 0 and Pc.nnz + Ac.nnz > 0:
+                dP.append(np.full(Pc.nnz, np.nan))
+                dA.append(np.full(Ac.nnz, np.nan))
+                continue
+            dP.append(dPx[po:po + pnz[k]])
+            dA.append(dAx[ao:ao + anz[k]])
+            po += int(pnz[k])
+            ao += int(anz[k])
+        dP_sum = dA_sum = None
+        if shared:
+            dP = np.stack(dP) if dP else np.zeros((0, mats[0][0].nnz))
+            dA = np.stack(dA) if dA else np.zeros((0, mats[0][1].nnz))
+            if np.any(pnz + anz > 0):
+                dP_sum, dA_sum = np.empty(mats[0][0].nnz), np.empty(mats[0][1].nnz)
+                sv.adjoint_derivative_get_mat_sum(dP_sum, dA_sum)
+            else:  # every QP rejected at setup: nothing to sum
+                dP_sum, dA_sum = np.full(mats[0][0].nnz, np.nan), np.full(mats[0][1].nnz, np.nan)
+        if self._uniform is not None:
+            k = self.count
+            dq, dl, du = dq.reshape(k, self._uniform[0]), dl.reshape(k, self._uniform[1]), \
+                du.reshape(k, self._uniform[1])
+        else:
+            cn, cm = np.cumsum(ns)[:-1], np.cumsum(ms)[:-1]
+            dq, dl, du = np.split(dq, cn), np.split(dl, cm), np.split(du, cm)
+        return QPDerivative(dq=dq, dl=dl, du=du, dP=dP, dA=dA, status=status,
+                            dP_sum=dP_sum, dA_sum=dA_sum)
 
     # ------------------------------------------------------------------ updates
     def update(self, q: Array = None, l: Array = None, u: Array = None, *, Px: Array = None,

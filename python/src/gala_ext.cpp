@@ -10,12 +10,14 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gala/gala.h"
@@ -934,6 +936,87 @@ nb::dict qp_profile(const QPSolver &s)
     return d;
 }
 
+// ----------------------------------------------------------------------------- derivatives
+
+// gala_qp_adjoint_derivative_compute: dx (Σn) and dy (Σm) in batch order, None = zero.
+void qp_deriv_compute(QPSolver &s, std::optional<F64> dx, std::optional<F64> dy)
+{
+    const double *px = opt_vec(dx, s.ntot, "dx"), *py = opt_vec(dy, s.mtot, "dy");
+    gala_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = gala_qp_adjoint_derivative_compute(s.s, px, py);
+    }
+    check(st, s.ctx());
+}
+
+// gala_qp_adjoint_derivative_status: one gala_qp_deriv_status per QP
+IntOut qp_deriv_status(const QPSolver &s)
+{
+    IntOut st = int_array((size_t)gala_qp_count(s.s));
+    check(gala_qp_adjoint_derivative_status(s.s, st.data()), s.ctx());
+    return st;
+}
+
+// gala_qp_adjoint_derivative_mat_nnz: (pnz, anz), per QP its values in get_mat's layout
+std::tuple<IntOut, IntOut> qp_deriv_mat_nnz(const QPSolver &s)
+{
+    const size_t count = (size_t)gala_qp_count(s.s);
+    IntOut p = int_array(count), a = int_array(count);
+    check(gala_qp_adjoint_derivative_mat_nnz(s.s, p.data(), a.data()), s.ctx());
+    return {p, a};
+}
+
+// gala_qp_adjoint_derivative_get_vec into caller arrays (Σn, Σm, Σm); any may be None
+void qp_deriv_get_vec(const QPSolver &s, std::optional<F64Out> dq, std::optional<F64Out> dl,
+                      std::optional<F64Out> du)
+{
+    if (dq) need_size("dq", dq->size(), s.ntot, -1);
+    if (dl) need_size("dl", dl->size(), s.mtot, -1);
+    if (du) need_size("du", du->size(), s.mtot, -1);
+    check(gala_qp_adjoint_derivative_get_vec(s.s, dq ? dq->data() : nullptr,
+                                             dl ? dl->data() : nullptr, du ? du->data() : nullptr),
+          s.ctx());
+}
+
+// The sizes of get_mat's outputs: every QP's nnz (sum), or the shared pattern's (max: the QPs
+// rejected at setup count 0, the others all have the shared pattern when the sum is allowed).
+std::pair<size_t, size_t> deriv_mat_sizes(const QPSolver &s, bool shared)
+{
+    const size_t count = (size_t)gala_qp_count(s.s);
+    std::vector<int> p(count), a(count);
+    check(gala_qp_adjoint_derivative_mat_nnz(s.s, p.data(), a.data()), s.ctx());
+    size_t pt = 0, at = 0;
+    for (size_t k = 0; k < count; ++k) {
+        pt = shared ? std::max(pt, (size_t)p[k]) : pt + (size_t)p[k];
+        at = shared ? std::max(at, (size_t)a[k]) : at + (size_t)a[k];
+    }
+    return {pt, at};
+}
+
+// gala_qp_adjoint_derivative_get_mat into caller arrays (the valid QPs' values one after
+// another, adjoint_derivative_mat_nnz's sums); either may be None
+void qp_deriv_get_mat(const QPSolver &s, std::optional<F64Out> dP, std::optional<F64Out> dA)
+{
+    const auto [pt, at] = deriv_mat_sizes(s, false);
+    if (dP) need_size("dP", dP->size(), pt, -1);
+    if (dA) need_size("dA", dA->size(), at, -1);
+    check(gala_qp_adjoint_derivative_get_mat(s.s, dP ? dP->data() : nullptr,
+                                             dA ? dA->data() : nullptr),
+          s.ctx());
+}
+
+// gala_qp_adjoint_derivative_get_mat_sum into caller arrays (nnz of the shared P and A)
+void qp_deriv_get_mat_sum(const QPSolver &s, std::optional<F64Out> dP, std::optional<F64Out> dA)
+{
+    const auto [pt, at] = deriv_mat_sizes(s, true);
+    if (dP) need_size("dP", dP->size(), pt, -1);
+    if (dA) need_size("dA", dA->size(), at, -1);
+    check(gala_qp_adjoint_derivative_get_mat_sum(s.s, dP ? dP->data() : nullptr,
+                                                 dA ? dA->data() : nullptr),
+          s.ctx());
+}
+
 // ----------------------------------------------------------------------------- problems
 
 // A problem gala allocated (owned = 1: a reader's or a generator's) as a dict of NumPy
@@ -1057,6 +1140,12 @@ NB_MODULE(_ext, m)
         .value("UNSOLVED", GALA_QP_UNSOLVED)
         .value("INVALID_DATA", GALA_QP_INVALID_DATA);
     m.def("qp_status_string", [](int st) { return std::string(gala_qp_status_string(st)); });
+    nb::enum_<gala_qp_deriv_status>(m, "QPDerivStatus", nb::is_arithmetic())
+        .value("OK", GALA_QP_DERIV_OK)
+        .value("NOT_COMPUTED", GALA_QP_DERIV_NOT_COMPUTED)
+        .value("NOT_SOLVED", GALA_QP_DERIV_NOT_SOLVED)
+        .value("NOT_FINITE", GALA_QP_DERIV_NOT_FINITE)
+        .value("SINGULAR", GALA_QP_DERIV_SINGULAR);
     nb::enum_<gala_qp_linsys>(m, "QPLinsys", nb::is_arithmetic())
         .value("AUTO", GALA_QP_LINSYS_AUTO)
         .value("DENSE", GALA_QP_LINSYS_DENSE)
@@ -1175,6 +1264,20 @@ NB_MODULE(_ext, m)
              "gala_qp_get_solution_device (offsets 0)")
         .def("warm_start_device", &qp_warm_start_device, "x"_a.none(), "y"_a.none(),
              "gala_qp_warm_start_device (offsets 0)")
+        .def("adjoint_derivative_compute", &qp_deriv_compute, "dx"_a.none(), "dy"_a.none(),
+             "gala_qp_adjoint_derivative_compute (dx: Σn, dy: Σm, batch order; None = zero)")
+        .def("adjoint_derivative_status", &qp_deriv_status,
+             "gala_qp_adjoint_derivative_status: a QPDerivStatus per QP")
+        .def("adjoint_derivative_mat_nnz", &qp_deriv_mat_nnz,
+             "gala_qp_adjoint_derivative_mat_nnz: (pnz, anz) per QP, 0 for one rejected at setup")
+        .def("adjoint_derivative_get_vec", &qp_deriv_get_vec, "dq"_a.none().noconvert(),
+             "dl"_a.none().noconvert(), "du"_a.none().noconvert(),
+             "gala_qp_adjoint_derivative_get_vec into caller arrays")
+        .def("adjoint_derivative_get_mat", &qp_deriv_get_mat, "dP"_a.none().noconvert(),
+             "dA"_a.none().noconvert(), "gala_qp_adjoint_derivative_get_mat into caller arrays")
+        .def("adjoint_derivative_get_mat_sum", &qp_deriv_get_mat_sum, "dP"_a.none().noconvert(),
+             "dA"_a.none().noconvert(),
+             "gala_qp_adjoint_derivative_get_mat_sum into caller arrays")
         .def("get_settings", &qp_get_settings)
         .def("update_settings", &qp_update_settings)
         .def("profile", &qp_profile);

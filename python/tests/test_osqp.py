@@ -762,17 +762,16 @@ def test_capabilities_and_algebras(host):
     o, g = run_osqp(P, q, A, l, u), run_gala(host, P, q, A, l, u)
     for cap in ("OSQP_CAPABILITY_DIRECT_SOLVER", "OSQP_CAPABILITY_UPDATE_MATRICES"):
         assert o.has_capability(cap) and g.has_capability(cap)
-    # gala has the indirect method on every algebra, and neither code generation nor
-    # derivatives (OSQP's builtin algebra: codegen and derivatives, no indirect method)
+    # gala has the indirect method on every algebra and derivatives, no code generation
+    # (OSQP's builtin algebra: codegen and derivatives, no indirect method)
     assert g.has_capability("OSQP_CAPABILITY_INDIRECT_SOLVER")
     assert not g.has_capability("OSQP_CAPABILITY_CODEGEN")
-    assert not g.has_capability("OSQP_CAPABILITY_DERIVATIVES")
+    assert g.has_capability("OSQP_CAPABILITY_DERIVATIVES")
+    assert o.has_capability("OSQP_CAPABILITY_DERIVATIVES")
     for solver in (o, g):
         with pytest.raises(RuntimeError):
             solver.has_capability("OSQP_CAPABILITY_NOPE")
         assert isinstance(solver.capabilities, int)
-    with pytest.raises(NotImplementedError):
-        g.adjoint_derivative_compute()
     with pytest.raises(NotImplementedError):
         g.codegen("out")
     assert "builtin" in gosqp.algebras_available() and gosqp.algebra_available("builtin")

@@ -220,7 +220,13 @@ struct gala_qp_solver {
     int plan_nb;
     int *plan_class;
     int k_stale;            /* K was dropped while parked (chunk.c): refactor before a solve */
+
+    /* the last adjoint derivative (derivative.c), NULL: none since the last solve */
+    struct qp_deriv *deriv;
 };
+
+/** Free the adjoint derivative's results (a solve or gala_qp_destroy). (derivative.c) */
+GALA_INTERNAL void gala_qp_deriv_release(struct gala_qp_solver *s);
 
 /** The device's CSR copy of pattern t (layout.c): P as its full symmetric matrix, with
  *  per upper CSC entry its position in its row and its mirror's (map, 2 per entry); A as

@@ -216,6 +216,7 @@ gala_status gala_qp_solve(gala_qp_solver *s)
     s->prof_mark = t0;
     s->in_solve = 1;
     s->solved = 0;
+    gala_qp_deriv_release(s); /* derivatives belong to the previous solution */
     if (s->nvalid > 0) st = solve_impl(s, t0, &sync_t, &sync_it, &nsync);
     gala_qp_prof(s, GALA_QP_PHASE_SOLVE_OTHER);
     /* what a device update left for the host: the verdicts collect reads, the host copies

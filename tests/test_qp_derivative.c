@@ -1,0 +1,480 @@
+/*
+ * The adjoint derivative of QP solutions (include/gala/qp_derivative.h): against central
+ * finite differences of L = dxᵀx + dyᵀy on small random QPs with active and inactive
+ * inequalities, an infinite bound and an equality row (the perturbed QPs solved as one
+ * batch by gala's host backend in double, polished); a batch against its QPs one at a time;
+ * the sum over a shared-matrix batch; float targets against the double host derivative;
+ * the per-QP statuses (a QP not solved, NaN in dx, a singular system), NaN-poisoned
+ * outputs, bad calls. Seeded: GALA_TEST_SEED.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp_build.h"
+#include "testutil.h"
+
+#define NMAX 6
+#define MMAX 7
+
+typedef struct {
+    int n, m;
+    double P[NMAX * NMAX], q[NMAX], A[MMAX * NMAX], l[MMAX], u[MMAX];
+} dqp;
+
+/* A random QP: P = MMᵀ + ½I, row 0 an equality, row 1 without lower bound, the other rows
+ * boxes around 0 narrow enough that some are active. */
+static void random_qp(tu_rng *r, dqp *d, int n, int m)
+{
+    d->n = n;
+    d->m = m;
+    double M[NMAX * NMAX];
+    for (int i = 0; i < n * n; ++i) M[i] = tu_normal(r);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            double v = i == j ? 0.5 : 0;
+            for (int k = 0; k < n; ++k) v += M[i * n + k] * M[j * n + k];
+            d->P[i * n + j] = v;
+        }
+    for (int j = 0; j < n; ++j) d->q[j] = 2 * tu_normal(r);
+    for (int i = 0; i < m * n; ++i) d->A[i] = tu_normal(r);
+    for (int i = 0; i < m; ++i) {
+        d->l[i] = -0.3 * tu_uniform(r) - 0.05;
+        d->u[i] = 0.3 * tu_uniform(r) + 0.05;
+    }
+    d->l[0] = d->u[0] = 0.2 * tu_normal(r);
+    if (m > 1) d->l[1] = -INFINITY;
+}
+
+static gala_qp_problem to_problem(const dqp *d)
+{
+    return make_qp(d->n, d->m, d->P, d->q, d->A, d->l, d->u);
+}
+
+static gala_qp_settings tight(gala_dtype dt)
+{
+    gala_qp_settings s;
+    gala_qp_settings_default(&s);
+    s.dtype = dt;
+    s.polishing = 1;
+    s.eps_abs = s.eps_rel = dt == GALA_DOUBLE ? 1e-11 : 1e-4;
+    s.max_iter = 100000;
+    return s;
+}
+
+static gala_qp_solver *setup_solve(gala_context *ctx, const gala_qp_problem *pb, int count,
+                                   gala_dtype dt)
+{
+    gala_qp_settings s = tight(dt);
+    gala_qp_solver *sv = NULL;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, count, &s, &sv));
+    TU_OK(ctx, gala_qp_solve(sv));
+    return sv;
+}
+
+/* A QP is usable for finite differences when every row is clearly active (|y| large) or
+ * clearly inactive (far from its bounds), at the polished solution. */
+static int strictly_complementary(gala_context *ctx, const dqp *d)
+{
+    gala_qp_problem p = to_problem(d);
+    gala_qp_solver *sv = setup_solve(ctx, &p, 1, GALA_DOUBLE);
+    gala_qp_info in;
+    TU_OK(ctx, gala_qp_get_info(sv, 0, &in));
+    int ok = in.status == GALA_QP_SOLVED && in.status_polish == 1;
+    const double *x, *y;
+    TU_OK(ctx, gala_qp_get_solution(sv, 0, &x, &y, NULL, NULL));
+    for (int i = 1; ok && i < d->m; ++i) {
+        double ax = 0;
+        for (int j = 0; j < d->n; ++j) ax += d->A[i * d->n + j] * x[j];
+        const double gap = fmin(ax - d->l[i], d->u[i] - ax);
+        ok = fabs(y[i]) > 1e-3 || gap > 1e-3;
+    }
+    ok = ok && fabs(y[0]) > 1e-3;
+    gala_qp_destroy(sv);
+    free_qp(&p);
+    return ok;
+}
+
+static void random_good_qp(gala_context *ctx, tu_rng *r, dqp *d, int n, int m)
+{
+    do random_qp(r, d, n, m);
+    while (!strictly_complementary(ctx, d));
+}
+
+/* The parameters of a QP: q (n), l (m), u (m), the stored upper-triangle P values, A's. */
+enum { PAR_Q, PAR_L, PAR_U, PAR_P, PAR_A };
+
+/* Compare the derivative of d (computed by the solver on target `target`, on the batch's
+ * QP k0) against central differences with a batch of perturbed QPs on the host, double. */
+static void check_fd(int target, const dqp *d, const double *dx, const double *dy)
+{
+    gala_context *ctx = tu_ctx(target);
+    gala_context *hc = tu_host_ctx(0);
+    const int n = d->n, m = d->m;
+    gala_qp_problem p = to_problem(d);
+    const int pn = p.P.p[n], an = p.A.p[n];
+    gala_qp_solver *sv = setup_solve(ctx, &p, 1, GALA_DOUBLE);
+    TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, dy));
+    int dst = -1;
+    TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, &dst));
+    TU_ASSERT(dst == GALA_QP_DERIV_OK, target, "derivative status %d", dst);
+    double dq[NMAX], dl[MMAX], du[MMAX], dP[NMAX * NMAX], dA[MMAX * NMAX];
+    for (int i = 0; i < NMAX * NMAX; ++i) dP[i] = NAN;
+    for (int i = 0; i < MMAX * NMAX; ++i) dA[i] = NAN;
+    for (int i = 0; i < NMAX; ++i) dq[i] = NAN;
+    for (int i = 0; i < MMAX; ++i) dl[i] = du[i] = NAN;
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, dq, dl, du));
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_mat(sv, dP, dA));
+    gala_qp_destroy(sv);
+
+    /* the perturbed QPs: parameter t at +h (QP 2t) and −h (QP 2t + 1); an equality row's
+     * l and u move together (its gradient is dl + du) */
+    const int npar = n + 2 * m + pn + an;
+    gala_qp_problem *pb = calloc((size_t)(2 * npar), sizeof *pb);
+    int *kind = malloc(sizeof(int) * (size_t)npar), *idx = malloc(sizeof(int) * (size_t)npar);
+    const double h = 1e-5;
+    int t = 0;
+    for (int j = 0; j < n; ++j, ++t) { kind[t] = PAR_Q; idx[t] = j; }
+    for (int i = 0; i < m; ++i, ++t) { kind[t] = PAR_L; idx[t] = i; }
+    for (int i = 0; i < m; ++i, ++t) { kind[t] = PAR_U; idx[t] = i; }
+    for (int e = 0; e < pn; ++e, ++t) { kind[t] = PAR_P; idx[t] = e; }
+    for (int e = 0; e < an; ++e, ++t) { kind[t] = PAR_A; idx[t] = e; }
+    for (t = 0; t < npar; ++t)
+        for (int sgn = 0; sgn < 2; ++sgn) {
+            gala_qp_problem *c = &pb[2 * t + sgn];
+            *c = to_problem(d);
+            const double v = sgn ? -h : h;
+            const int i = idx[t];
+            switch (kind[t]) {
+            case PAR_Q: c->q[i] += v; break;
+            case PAR_L:
+                if (isfinite(c->l[i])) c->l[i] += v;
+                if (d->l[i] == d->u[i]) c->u[i] += v;
+                break;
+            case PAR_U:
+                c->u[i] += v;
+                if (d->l[i] == d->u[i]) c->l[i] += v;
+                break;
+            case PAR_P: c->P.x[i] += v; break;
+            default: c->A.x[i] += v; break;
+            }
+        }
+    gala_qp_solver *fs = setup_solve(hc, pb, 2 * npar, GALA_DOUBLE);
+    double *X = malloc(sizeof(double) * (size_t)(2 * npar * n));
+    double *Y = malloc(sizeof(double) * (size_t)(2 * npar * m));
+    TU_OK(hc, gala_qp_get_solutions(fs, X, Y));
+    double scale = 1;
+    for (int j = 0; j < n; ++j) scale = fmax(scale, fabs(dq[j]));
+    for (t = 0; t < npar; ++t) {
+        double L[2];
+        for (int sgn = 0; sgn < 2; ++sgn) {
+            gala_qp_info in;
+            TU_OK(hc, gala_qp_get_info(fs, 2 * t + sgn, &in));
+            TU_ASSERT(in.status == GALA_QP_SOLVED, target, "perturbed QP %d: status %d",
+                      2 * t + sgn, in.status);
+            L[sgn] = 0;
+            for (int j = 0; j < n; ++j) L[sgn] += (dx ? dx[j] : 0) * X[(size_t)(2 * t + sgn) * n + j];
+            for (int i = 0; i < m; ++i) L[sgn] += (dy ? dy[i] : 0) * Y[(size_t)(2 * t + sgn) * m + i];
+        }
+        const double fd = (L[0] - L[1]) / (2 * h);
+        const int i = idx[t];
+        double g = 0;
+        const char *nm = "";
+        switch (kind[t]) {
+        case PAR_Q: g = dq[i]; nm = "q"; break;
+        case PAR_L: g = d->l[i] == d->u[i] ? dl[i] + du[i] : (isfinite(d->l[i]) ? dl[i] : 0); nm = "l"; break;
+        case PAR_U: g = d->l[i] == d->u[i] ? dl[i] + du[i] : du[i]; nm = "u"; break;
+        case PAR_P: { /* a stored off-diagonal value is P(i,j) and P(j,i) */
+            int col = 0;
+            while (p.P.p[col + 1] <= i) ++col;
+            g = (p.P.i[i] == col ? 1 : 2) * dP[i];
+            nm = "P";
+            break;
+        }
+        default: g = dA[i]; nm = "A"; break;
+        }
+        TU_ASSERT(isfinite(g) && fabs(g - fd) <= 2e-5 * scale, target,
+                  "d%s[%d]: adjoint %.10g, finite differences %.10g (n %d, m %d)", nm, i, g, fd,
+                  n, m);
+    }
+    free(X);
+    free(Y);
+    gala_qp_destroy(fs);
+    for (t = 0; t < 2 * npar; ++t) free_qp(&pb[t]);
+    free(pb);
+    free(kind);
+    free(idx);
+    free_qp(&p);
+    gala_context_destroy(hc);
+}
+
+/* Double targets: dx only, dy only and both, against finite differences. */
+START_TEST(finite_differences)
+{
+    if (tu_target_get(_i)->dtype != GALA_DOUBLE) return;
+    tu_rng r = tu_rng_for("qp_derivative_fd", _i);
+    gala_context *hc = tu_host_ctx(0);
+    for (int rep = 0; rep < 3; ++rep) {
+        dqp d;
+        random_good_qp(hc, &r, &d, tu_int(&r, 2, NMAX), tu_int(&r, 3, MMAX));
+        double dx[NMAX], dy[MMAX];
+        for (int j = 0; j < d.n; ++j) dx[j] = tu_normal(&r);
+        for (int i = 0; i < d.m; ++i) dy[i] = tu_normal(&r);
+        if (rep == 0) check_fd(_i, &d, dx, NULL);
+        if (rep == 1) check_fd(_i, &d, NULL, dy);
+        if (rep == 2) check_fd(_i, &d, dx, dy);
+    }
+    gala_context_destroy(hc);
+}
+END_TEST
+
+/* The derivative of every QP of a batch (of 1 and of many, odd sizes, with a QP of invalid
+ * data and an infeasible one) against each QP alone, on the double host. */
+START_TEST(batch_as_alone)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_context *hc = tu_host_ctx(0);
+    tu_rng r = tu_rng_for("qp_derivative_batch", _i);
+    enum { B = 9 };
+    dqp d[B];
+    gala_qp_problem pb[B];
+    size_t xo[B + 1], yo[B + 1];
+    xo[0] = yo[0] = 0;
+    for (int k = 0; k < B; ++k) {
+        random_good_qp(hc, &r, &d[k], tu_int(&r, 1, NMAX), tu_int(&r, 2, MMAX));
+        if (k == 3) { /* infeasible: rows 2 and 3 = row 0 with disjoint bounds */
+            d[k].m = d[k].m < 4 ? 4 : d[k].m;
+            for (int j = 0; j < d[k].n; ++j) d[k].A[2 * d[k].n + j] = d[k].A[3 * d[k].n + j] = d[k].A[j];
+            d[k].l[2] = 1; d[k].u[2] = 2; d[k].l[3] = -2; d[k].u[3] = -1;
+        }
+        pb[k] = to_problem(&d[k]);
+        if (k == 5) pb[k].l[0] = pb[k].u[0] + 1; /* invalid data: l > u */
+        xo[k + 1] = xo[k] + (size_t)d[k].n;
+        yo[k + 1] = yo[k] + (size_t)d[k].m;
+    }
+    double *dx = malloc(sizeof(double) * xo[B]), *dy = malloc(sizeof(double) * yo[B]);
+    for (size_t j = 0; j < xo[B]; ++j) dx[j] = tu_normal(&r);
+    for (size_t i = 0; i < yo[B]; ++i) dy[i] = tu_normal(&r);
+    gala_qp_solver *sv = setup_solve(ctx, pb, B, dt);
+    TU_ASSERT(gala_qp_adjoint_derivative_get_vec(sv, NULL, NULL, NULL) == GALA_ERR_INVALID_ARG,
+              _i, "get_vec before compute");
+    int stv[B];
+    TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, stv));
+    for (int k = 0; k < B; ++k) TU_ASSERT(stv[k] == GALA_QP_DERIV_NOT_COMPUTED, _i, "status %d", stv[k]);
+    TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, dy));
+    TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, stv));
+    double *g = malloc(sizeof(double) * (xo[B] + 2 * yo[B]));
+    for (size_t i = 0; i < xo[B] + 2 * yo[B]; ++i) g[i] = NAN;
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, g, g + xo[B], g + xo[B] + yo[B]));
+    size_t pnz = 0, anz = 0;
+    for (int k = 0; k < B; ++k)
+        if (k != 5) { pnz += (size_t)pb[k].P.p[d[k].n]; anz += (size_t)pb[k].A.p[d[k].n]; }
+    /* the layout: each QP's nnz, 0 for the one rejected at setup (k = 5) */
+    int lp[B], la[B];
+    TU_OK(ctx, gala_qp_adjoint_derivative_mat_nnz(sv, lp, la));
+    for (int k = 0; k < B; ++k) {
+        const int wp = k == 5 ? 0 : pb[k].P.p[d[k].n], wa = k == 5 ? 0 : pb[k].A.p[d[k].n];
+        TU_ASSERT(lp[k] == wp && la[k] == wa, _i, "QP %d: mat_nnz %d %d, want %d %d", k, lp[k],
+                  la[k], wp, wa);
+    }
+    TU_ASSERT(gala_qp_adjoint_derivative_mat_nnz(NULL, lp, la) == GALA_ERR_INVALID_ARG, _i,
+              "mat_nnz of NULL");
+    double *gm = malloc(sizeof(double) * (pnz + anz + 1));
+    for (size_t i = 0; i < pnz + anz; ++i) gm[i] = NAN;
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_mat(sv, gm, gm + pnz));
+    const double tol = dt == GALA_DOUBLE ? 1e-7 : 2e-2;
+    size_t po = 0, ao = 0;
+    for (int k = 0; k < B; ++k) {
+        const int n = d[k].n, m = d[k].m;
+        const int want = k == 3 || k == 5 ? GALA_QP_DERIV_NOT_SOLVED : GALA_QP_DERIV_OK;
+        TU_ASSERT(stv[k] == want, _i, "QP %d: derivative status %d, want %d", k, stv[k], want);
+        const int pk = pb[k].P.p[n], ak = pb[k].A.p[n];
+        if (want != GALA_QP_DERIV_OK) {
+            for (int j = 0; j < n; ++j) TU_ASSERT(isnan(g[xo[k] + j]), _i, "QP %d: dq not NaN", k);
+            for (int i = 0; i < m; ++i)
+                TU_ASSERT(isnan(g[xo[B] + yo[k] + i]) && isnan(g[xo[B] + yo[B] + yo[k] + i]), _i,
+                          "QP %d: dl, du not NaN", k);
+            if (k != 5)
+                for (int e = 0; e < pk; ++e) TU_ASSERT(isnan(gm[po + e]), _i, "QP %d: dP not NaN", k);
+            if (k != 5) { po += (size_t)pk; ao += (size_t)ak; }
+            continue;
+        }
+        /* alone, double, host */
+        gala_qp_solver *one = setup_solve(hc, &pb[k], 1, GALA_DOUBLE);
+        TU_OK(hc, gala_qp_adjoint_derivative_compute(one, dx + xo[k], dy + yo[k]));
+        double rq[NMAX], rl[MMAX], ru[MMAX], rP[NMAX * NMAX], rA[MMAX * NMAX];
+        TU_OK(hc, gala_qp_adjoint_derivative_get_vec(one, rq, rl, ru));
+        TU_OK(hc, gala_qp_adjoint_derivative_get_mat(one, rP, rA));
+        double sc = 1;
+        for (int j = 0; j < n; ++j) sc = fmax(sc, fabs(rq[j]));
+        for (int j = 0; j < n; ++j)
+            TU_ASSERT(fabs(g[xo[k] + j] - rq[j]) <= tol * sc, _i, "QP %d: dq[%d] %g, alone %g", k,
+                      j, g[xo[k] + j], rq[j]);
+        for (int i = 0; i < m; ++i) {
+            TU_ASSERT(fabs(g[xo[B] + yo[k] + i] - rl[i]) <= tol * sc, _i, "QP %d: dl[%d] %g, alone %g",
+                      k, i, g[xo[B] + yo[k] + i], rl[i]);
+            TU_ASSERT(fabs(g[xo[B] + yo[B] + yo[k] + i] - ru[i]) <= tol * sc, _i,
+                      "QP %d: du[%d] %g, alone %g", k, i, g[xo[B] + yo[B] + yo[k] + i], ru[i]);
+        }
+        for (int e = 0; e < pk; ++e)
+            TU_ASSERT(fabs(gm[po + e] - rP[e]) <= tol * sc, _i, "QP %d: dP[%d] %g, alone %g", k, e,
+                      gm[po + e], rP[e]);
+        for (int e = 0; e < ak; ++e)
+            TU_ASSERT(fabs(gm[pnz + ao + e] - rA[e]) <= tol * sc, _i, "QP %d: dA[%d] %g, alone %g",
+                      k, e, gm[pnz + ao + e], rA[e]);
+        po += (size_t)pk;
+        ao += (size_t)ak;
+        gala_qp_destroy(one);
+    }
+    /* a new solve drops the derivative */
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_ASSERT(gala_qp_adjoint_derivative_get_mat(sv, gm, NULL) == GALA_ERR_INVALID_ARG, _i,
+              "get_mat after a new solve");
+    gala_qp_destroy(sv);
+    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    free(dx); free(dy); free(g); free(gm);
+    gala_context_destroy(hc);
+}
+END_TEST
+
+/* One P and A, different q (the shared strategy): the sum of the batch's dP, dA is the sum
+ * of the per-QP ones; a batch of 1 too. A NaN in one QP's dx makes only it NOT_FINITE. */
+START_TEST(shared_sum)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    gala_context *hc = tu_host_ctx(0);
+    tu_rng r = tu_rng_for("qp_derivative_shared", _i);
+    dqp d;
+    random_good_qp(hc, &r, &d, 5, 6);
+    for (int B = 1; B <= 6; B += 5) {
+        gala_qp_problem pb[6];
+        for (int k = 0; k < B; ++k) {
+            pb[k] = to_problem(&d);
+            for (int j = 0; j < d.n; ++j) pb[k].q[j] += 0.1 * tu_normal(&r);
+        }
+        const int pn = pb[0].P.p[d.n], an = pb[0].A.p[d.n];
+        double dx[6 * NMAX];
+        for (int j = 0; j < B * d.n; ++j) dx[j] = tu_normal(&r);
+        gala_qp_solver *sv = setup_solve(ctx, pb, B, dt);
+        TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, NULL));
+        double sP[NMAX * NMAX], sA[MMAX * NMAX], all[6 * (NMAX * NMAX + MMAX * NMAX)];
+        for (int e = 0; e < pn; ++e) sP[e] = NAN;
+        int stv[6];
+        TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, stv));
+        for (int k = 0; k < B; ++k) {
+            gala_qp_info in;
+            TU_OK(ctx, gala_qp_get_info(sv, k, &in));
+            TU_ASSERT(stv[k] == GALA_QP_DERIV_OK, _i, "B %d: QP %d: derivative status %d (QP status %d)",
+                      B, k, stv[k], in.status);
+        }
+        TU_OK(ctx, gala_qp_adjoint_derivative_get_mat_sum(sv, sP, sA));
+        TU_OK(ctx, gala_qp_adjoint_derivative_get_mat(sv, all, all + (size_t)B * pn));
+        for (int e = 0; e < pn; ++e) {
+            double v = 0;
+            for (int k = 0; k < B; ++k) v += all[(size_t)k * pn + e];
+            TU_ASSERT(fabs(v - sP[e]) <= 1e-12 * (1 + fabs(v)), _i, "B %d: sum dP[%d] %g, %g", B, e, sP[e], v);
+        }
+        for (int e = 0; e < an; ++e) {
+            double v = 0;
+            for (int k = 0; k < B; ++k) v += all[(size_t)B * pn + (size_t)k * an + e];
+            TU_ASSERT(fabs(v - sA[e]) <= 1e-12 * (1 + fabs(v)), _i, "B %d: sum dA[%d] %g, %g", B, e, sA[e], v);
+        }
+        if (B > 1) { /* NaN in QP 1's dx */
+            dx[d.n + 2] = NAN;
+            TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, NULL));
+            TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, stv));
+            for (int k = 0; k < B; ++k)
+                TU_ASSERT(stv[k] == (k == 1 ? GALA_QP_DERIV_NOT_FINITE : GALA_QP_DERIV_OK), _i,
+                          "QP %d: status %d", k, stv[k]);
+            TU_OK(ctx, gala_qp_adjoint_derivative_get_mat_sum(sv, sP, sA));
+            TU_ASSERT(isnan(sP[0]) && isnan(sA[0]), _i, "the sum over a failed QP is not NaN");
+        }
+        gala_qp_destroy(sv);
+        for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    }
+    gala_context_destroy(hc);
+}
+END_TEST
+
+/* Two identical equality rows: y splits between them, the adjoint system is singular. With
+ * the same dy on both rows it is consistent (OK, and dq as for the single row); with
+ * different dy it has no solution (SINGULAR, NaN outputs). */
+START_TEST(singular_equalities)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    const double P[4] = {2, 0.5, 0.5, 1}, q[2] = {1, -1};
+    const double A[6] = {1, 1, 1, 1, 1, -1}, l[3] = {1, 1, -5}, u[3] = {1, 1, 5};
+    gala_qp_problem p = make_qp(2, 3, P, q, A, l, u);
+    gala_qp_solver *sv = setup_solve(ctx, &p, 1, dt);
+    double dy[3] = {0.5, 0.5, 0}, dq[2], dl[3], du[3];
+    TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, NULL, dy));
+    int st = -1;
+    TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, &st));
+    TU_ASSERT(st == GALA_QP_DERIV_OK, _i, "consistent: status %d", st);
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, dq, dl, du));
+    /* the same QP written with the row once, its y the sum of the two rows' (dy 0.5 each) */
+    gala_qp_problem p1 = make_qp(2, 2, P, q, A + 2, l + 1, u + 1);
+    gala_qp_solver *s1 = setup_solve(ctx, &p1, 1, dt);
+    double dy1[2] = {0.5, 0}, rq[2];
+    TU_OK(ctx, gala_qp_adjoint_derivative_compute(s1, NULL, dy1));
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(s1, rq, NULL, NULL));
+    const double tol = dt == GALA_DOUBLE ? 1e-8 : 1e-3;
+    for (int j = 0; j < 2; ++j)
+        TU_ASSERT(fabs(dq[j] - rq[j]) <= tol, _i, "dq[%d] %g, single row %g", j, dq[j], rq[j]);
+    dy[1] = -0.5;
+    TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, NULL, dy));
+    TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, &st));
+    TU_ASSERT(st == GALA_QP_DERIV_SINGULAR, _i, "inconsistent: status %d", st);
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, dq, dl, du));
+    TU_ASSERT(isnan(dq[0]) && isnan(dl[0]) && isnan(du[2]), _i, "singular: outputs not NaN");
+    gala_qp_destroy(sv);
+    gala_qp_destroy(s1);
+    free_qp(&p);
+    free_qp(&p1);
+}
+END_TEST
+
+START_TEST(bad_calls)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const double P[1] = {1}, q[1] = {1}, A[1] = {1}, l[1] = {-1}, u[1] = {1};
+    gala_qp_problem p = make_qp(1, 1, P, q, A, l, u);
+    gala_qp_settings s = tight(tu_target_get(_i)->dtype);
+    gala_qp_solver *sv = NULL;
+    TU_ASSERT(gala_qp_adjoint_derivative_compute(NULL, NULL, NULL) == GALA_ERR_INVALID_ARG, _i, "NULL");
+    TU_OK(ctx, gala_qp_setup(ctx, &p, 1, &s, &sv));
+    TU_ASSERT(gala_qp_adjoint_derivative_compute(sv, NULL, NULL) == GALA_ERR_INVALID_ARG, _i,
+              "before a solve");
+    TU_ASSERT(strstr(gala_last_error(ctx), "gala_qp_adjoint_derivative_compute"), _i,
+              "message: %s", gala_last_error(ctx));
+    TU_ASSERT(gala_qp_adjoint_derivative_status(sv, NULL) == GALA_ERR_INVALID_ARG, _i, "NULL status");
+    TU_OK(ctx, gala_qp_solve(sv));
+    TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, NULL, NULL)); /* zero: all zero */
+    double dq = NAN, dl = NAN, du = NAN, dP = NAN, dA = NAN;
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, &dq, &dl, &du));
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_mat(sv, &dP, &dA));
+    TU_ASSERT(dq == 0 && dl == 0 && du == 0 && dP == 0 && dA == 0, _i, "zero gradients: %g %g %g %g %g",
+              dq, dl, du, dP, dA);
+    gala_qp_destroy(sv);
+    free_qp(&p);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("qp_derivative");
+    TCase *tc = tcase_create("qp_derivative");
+    tcase_set_timeout(tc, 600);
+    int nt = tu_target_count();
+    tcase_add_loop_test(tc, bad_calls, 0, nt);
+    tcase_add_loop_test(tc, finite_differences, 0, nt);
+    tcase_add_loop_test(tc, batch_as_alone, 0, nt);
+    tcase_add_loop_test(tc, shared_sum, 0, nt);
+    tcase_add_loop_test(tc, singular_equalities, 0, nt);
+    suite_add_tcase(s, tc);
+    int rc = tu_run(s);
+    tu_release();
+    return rc;
+}
