@@ -48,6 +48,12 @@ jobs() { nproc 2>/dev/null || echo 2; }
 python_env() {
     [ -x .venv/bin/python ] || python3 -m venv .venv
     .venv/bin/python -m pip install -q "${PY_PKGS[@]}"
+    # PyTorch, the test reference of gala.torch: its CPU build, where its index can be reached
+    # (PyPI's build brings gigabytes of CUDA libraries); without it those tests are skipped
+    .venv/bin/python -c "import torch" 2>/dev/null ||
+        .venv/bin/python -m pip install -q --retries 1 --timeout 20 \
+            --index-url https://download.pytorch.org/whl/cpu torch ||
+        echo "tools/run.sh: PyTorch's CPU index cannot be reached: gala.torch's tests are skipped"
     CMAKE_BUILD_PARALLEL_LEVEL="$(jobs)" .venv/bin/python -m pip install -q --no-build-isolation \
         --config-settings=cmake.define.GALA_WERROR=ON .
 }
