@@ -14,6 +14,7 @@ const gala_host_kernel gala_host_vec[] = {
     K(clamp_box, "ilbllbllbllbll"),
     K(norm_inf, "iiibllbl"),
     K(dot_prod, "iiibllbllbl"),
+    K(loop_probe, "ib"),
     {NULL, NULL, NULL, NULL},
 };
 const gala_host_kernel gala_host_gemv[] = {
@@ -29,6 +30,20 @@ const gala_host_kernel gala_host_gemv[] = {
  * functions refuse outputs that overlap each other or an input they do not alias exactly
  * (src/blas/blas_common.c), so the items write disjoint elements; each item computes as on
  * one thread, reductions in the same order. */
+
+/* loop_probe (gala_loop_limit's probe of OpenCL devices): the host has no loop limit; the
+ * same loop, for the contract that every kernel has a host version */
+static gala_status SUF(loop_probe)(const gala_host_launch *L)
+{
+    const int n = (int)HINT(0);
+    int *out = HBUF(int, 1), c = 0;
+    for (int i = 0; i < n; ++i) {
+        c += 1 + out[1 + (i & 1)];
+        out[3] = c;
+    }
+    out[0] = c;
+    return GALA_OK;
+}
 
 static void SUF(axpby_one)(const gala_host_launch *L, const void *arg, long b, void *wk, int *hit)
 {
