@@ -1,13 +1,14 @@
 /*
  * gala-cuda-store: compile the CUDA backend's prebuilt kernel store at build time
  * (docs/cuda.md, "Prebuilt kernels"). Every program of a list (tests/offline_programs.c
- * --cuda writes it: family TAB options ...) is compiled for every target with gala's own
- * NVRTC path (the source text, arguments and options the backend uses at run time), and
- * the backend's built-in kernels, on several threads, and written to OUT as entries in the kernel cache's file format plus
- * index.txt. An entry already in OUT with the same identity is kept, not compiled again,
- * so a rebuild compiles only the programs whose source or options changed; entries no
- * longer listed are removed. A program NVRTC rejects is reported and left out (at run time
- * it is compiled, and rejected, as without a store).
+ * --cuda writes it: family TAB options ...), and the backend's built-in kernels, are
+ * compiled for every target with gala's own NVRTC path (the source text, arguments and
+ * options the backend uses at run time) on several threads, and written to OUT as entries
+ * in the kernel cache's file format plus index.txt. An entry already in OUT with the same
+ * identity is kept, not compiled again, so a rebuild compiles only the programs whose
+ * source or options changed; entries no longer listed are removed. A program NVRTC
+ * rejects is reported and left out (at run time it is compiled, and rejected, as without
+ * a store).
  *
  * usage: gala-cuda-store --list FILE --out DIR --archs "80-real;90" [--jobs N]
  * archs as CMAKE_CUDA_ARCHITECTURES spells them: "90" = CUBIN for sm_90 and PTX for
@@ -287,11 +288,10 @@ int main(int argc, char **argv)
            np, nt, ok, kept, (double)bytes / 1e6, failed, now() - t0, started + 1);
     for (int i = 0; i < g.njobs; ++i) free(g.jobs[i].err);
     free(g.jobs);
-    for (int p = 0; p < np; ++p)
-        if (p == 0 || src[p] != src[p - 1]) {
-            int first = 1;
-            for (int k = 0; k < p; ++k) first &= src[k] != src[p];
-            if (first) gala_free(src[p]);
-        }
+    for (int p = 0; p < np; ++p) { /* sources are shared by the programs of a family */
+        int first = 1;
+        for (int k = 0; k < p && first; ++k) first = src[k] != src[p];
+        if (first) gala_free(src[p]);
+    }
     return wrote ? 0 : 1;
 }

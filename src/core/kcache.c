@@ -61,13 +61,21 @@ const char *gala_kcache_dir(void)
     return dir;
 }
 
+int gala_kstore_entry_name(const char *family, const void *id, size_t id_len, char *out,
+                           size_t cap)
+{
+    int n = snprintf(out, cap, "%s-%016llx.bin", family,
+                     (unsigned long long)gala_fnv1a(id, id_len, GALA_FNV_INIT));
+    return (n < 0 || (size_t)n >= cap) ? -1 : 0;
+}
+
 static int entry_path(const char *dir, const char *family, const void *id, size_t id_len,
                       char *out, size_t cap)
 {
     if (!dir) return -1;
-    int n = snprintf(out, cap, "%s/%s-%016llx.bin", dir, family,
-                     (unsigned long long)gala_fnv1a(id, id_len, GALA_FNV_INIT));
-    return (n < 0 || (size_t)n >= cap) ? -1 : 0;
+    int n = snprintf(out, cap, "%s/", dir);
+    if (n < 0 || (size_t)n >= cap) return -1;
+    return gala_kstore_entry_name(family, id, id_len, out + n, cap - (size_t)n);
 }
 
 /* Read and check one entry; a bad one is removed when remove_bad (the user's cache, which
@@ -111,14 +119,6 @@ int gala_kstore_load(const char *dir, const char *family, const void *id, size_t
                      void **data, size_t *size)
 {
     return load_entry(dir, family, id, id_len, data, size, 0);
-}
-
-int gala_kstore_entry_name(const char *family, const void *id, size_t id_len, char *out,
-                           size_t cap)
-{
-    int n = snprintf(out, cap, "%s-%016llx.bin", family,
-                     (unsigned long long)gala_fnv1a(id, id_len, GALA_FNV_INIT));
-    return (n < 0 || (size_t)n >= cap) ? -1 : 0;
 }
 
 int gala_kstore_write(const char *dir, const char *family, const void *id, size_t id_len,

@@ -8,9 +8,9 @@
  * (or PTX for the newest architecture NVRTC knows when the device is newer still), loaded
  * with cuModuleLoadDataEx and cached on disk with gala_kcache_*. A program is looked up in
  * the user's kernel cache, then in the prebuilt store shipped with the library (store.c:
- * compiled at build time for the architectures of GALA_CUDA_ARCHS), then compiled. The driver API is loaded
- * with dlopen (cuda_driver.c), so a machine without the NVIDIA driver simply has no CUDA
- * device. See docs/cuda.md.
+ * compiled at build time for the architectures of GALA_CUDA_ARCHS), then compiled. The
+ * driver API is loaded with dlopen (cuda_driver.c), so a machine without the NVIDIA driver
+ * simply has no CUDA device. See docs/cuda.md.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -32,8 +32,8 @@ int gala_cuda_store_open_dir(const char *dir, gala_cuda_store *st)
     while (!found && fgets(line, sizeof line, f)) {
         if (strncmp(line, "targets ", 8) != 0) continue;
         found = 1;
-        for (char *w = strtok_r(line + 8, " \t\r\n", &save); w && st->ntargets < GALA_CUDA_STORE_MAX_TARGETS;
-             w = strtok_r(NULL, " \t\r\n", &save)) {
+        for (char *w = strtok_r(line + 8, " \t\r\n", &save);
+             w && st->ntargets < GALA_CUDA_STORE_MAX_TARGETS; w = strtok_r(NULL, " \t\r\n", &save)) {
             int a = 0;
             if ((sscanf(w, "sm_%d", &a) == 1 || sscanf(w, "compute_%d", &a) == 1) && a > 0 &&
                 strlen(w) < sizeof st->targets[0])
