@@ -332,6 +332,7 @@ int main(int argc, char **argv)
          * defaults) and the device rows (H100|H200) */
         add_cuda_persona("a100", "NVIDIA A100-SXM4-80GB", 108, 80);
         add_cuda_persona("h100", "NVIDIA H100 80GB HBM3", 132, 80);
+        add_cuda_persona("h100-pcie", "NVIDIA H100 PCIe", 114, 80);
         add_cuda_persona("h200", "NVIDIA H200", 132, 141);
         add_cuda_persona("rtx4090", "NVIDIA GeForce RTX 4090", 128, 24);
         add_cuda_persona("l4", "NVIDIA L4", 58, 24);
