@@ -245,7 +245,21 @@ START_TEST(store_from_environment)
     ck_assert_int_eq(gala_cuda_store_open(&st), 0);
     setenv("GALA_CUDA_STORE", "/nonexistent/gala-store", 1);
     ck_assert_int_eq(gala_cuda_store_open(&st), 0);
+    /* unset: beside the file holding gala's code, here this program (linked statically, as
+     * the Python extension is) */
     unsetenv("GALA_CUDA_STORE");
+    char exe[4096], link[4200];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_int_gt(n, 0);
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    snprintf(link, sizeof link, "%s/" GALA_CUDA_STORE_DIRNAME, exe);
+    unlink(link);
+    ck_assert_int_eq(symlink(store, link), 0);
+    const int found = gala_cuda_store_open(&st);
+    unlink(link);
+    ck_assert_int_eq(found, 1);
+    ck_assert_str_eq(st.dir, link);
 }
 END_TEST
 
