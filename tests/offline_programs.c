@@ -184,16 +184,20 @@ static int sweep(gala_context *ctx, const persona *p, gala_dtype dt)
     return 0;
 }
 
-/* `gala-qp solve --generate mpc:10x100`'s batch (nx = 10: 160 variables, 270 rows; seeds
- * as gala-qp draws them do not change the programs), with the default settings. */
+/* `gala-qp solve --generate mpc:10x100`'s batch (nx = 10: 160 variables, 270 rows), with
+ * the default settings (the seeds change the values, not the sizes and sparsity that choose
+ * the programs). */
 static int mpc_batch(gala_context *ctx, const persona *p, gala_dtype dt)
 {
     enum { COUNT = 100 };
     gala_qp_problem *pb = calloc(COUNT, sizeof *pb);
     int bad = pb == NULL, made = 0;
-    for (; made < COUNT && !bad; ++made)
-        bad = gala_qp_generate(GALA_QP_GEN_CONTROL, 10, 1 + (uint64_t)made, &pb[made]) != GALA_OK;
-    if (bad) made -= made > 0;
+    while (!bad && made < COUNT) {
+        if (gala_qp_generate(GALA_QP_GEN_CONTROL, 10, 1 + (uint64_t)made, &pb[made]) == GALA_OK)
+            ++made;
+        else
+            bad = 1;
+    }
     gala_qp_settings set;
     gala_qp_settings_default(&set);
     set.dtype = dt;
