@@ -134,8 +134,23 @@ static int parse_archs(const char *spec, char targets[][16], int cap)
             fprintf(stderr, "gala-cuda-store: bad architecture '%s' (e.g. 90, 90-real, 90-virtual)\n", w);
             return -1;
         }
-        if (strcmp(tail, "-virtual") && n < cap) snprintf(targets[n++], 16, "sm_%d", a);
-        if (strcmp(tail, "-real") && n < cap) snprintf(targets[n++], 16, "compute_%d", a);
+        int arch = 0, exact = 0;
+        if (!gala_nvrtc_pick_arch(a, &arch, &exact) || !exact) {
+            int lo, hi, major, minor;
+            gala_nvrtc_arch_range(&lo, &hi);
+            gala_nvrtc_version(&major, &minor);
+            fprintf(stderr, "gala-cuda-store: NVRTC %d.%d does not compile for architecture %d "
+                            "(it supports %d to %d)\n", major, minor, a, lo, hi);
+            return -1;
+        }
+        for (int kind = 0; kind < 2; ++kind) {
+            char t[16];
+            if (strcmp(tail, kind ? "-real" : "-virtual") == 0) continue;
+            snprintf(t, sizeof t, "%s_%d", kind ? "compute" : "sm", a);
+            int dup = 0;
+            for (int k = 0; k < n; ++k) dup |= strcmp(targets[k], t) == 0;
+            if (!dup && n < cap) memcpy(targets[n++], t, sizeof t);
+        }
     }
     return n;
 }
