@@ -13,6 +13,9 @@
 # the cold and warm wall seconds; writes cold-start.txt (those lines), runs.csv (every run)
 # and, per cold run of the first round, the order and time after start at which each
 # kernel program reached the cache (timeline-*.txt: what the first call spent its time on).
+# runs.csv's `compiled` is the number of programs a run compiled (entries it added to the
+# kernel cache): on CUDA with the prebuilt kernels (docs/cuda.md), the programs the store
+# lacked. GALA_CUDA_STORE=0 in the environment measures without the store.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 builds=("$@")
@@ -26,7 +29,7 @@ mkdir -p "$OUT"
 plat=()
 if clinfo -l 2>/dev/null | grep -qi nvidia; then plat=(--platform nvidia); fi
 work=$(mktemp -d /tmp/gala-cold.XXXXXX)
-echo "build,backend,precision,round,kind,wall_s,rc" >"$OUT/runs.csv"
+echo "build,backend,precision,round,kind,wall_s,rc,compiled" >"$OUT/runs.csv"
 {
     date -u +%FT%TZ
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
@@ -34,7 +37,7 @@ echo "build,backend,precision,round,kind,wall_s,rc" >"$OUT/runs.csv"
     for b in "${builds[@]}"; do echo "build $b"; done
 } | tee "$OUT/env.txt"
 
-one() { # BUILD BACKEND PRECISION ROUND KIND CACHE: one timed run, appended to runs.csv
+one() { # BUILD BACKEND PRECISION ROUND KIND CACHE [ENTRIES_BEFORE]: one timed run, appended to runs.csv
     local b=$1 be=$2 p=$3 r=$4 kind=$5 cache=$6 args=() t0 t1 rc
     [ "$be" = opencl ] && args=("${plat[@]}")
     t0=$(date +%s.%N)
@@ -43,7 +46,9 @@ one() { # BUILD BACKEND PRECISION ROUND KIND CACHE: one timed run, appended to r
         --precision "$p" >"$work/last.txt" 2>&1
     rc=$?
     t1=$(date +%s.%N)
-    echo "$b,$be,$p,$r,$kind,$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}'),$rc" >>"$OUT/runs.csv"
+    local before=${7:-0} n
+    n=$(find "$cache" -maxdepth 1 -name '*.bin' ! -name 'failed-*' 2>/dev/null | wc -l)
+    echo "$b,$be,$p,$r,$kind,$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}'),$rc,$((n - before))" >>"$OUT/runs.csv"
     [ $rc -eq 0 ] || { echo "$b $be $p: rc $rc" >&2; tail -5 "$work/last.txt" >&2; }
     echo "$t0"
 }
@@ -58,7 +63,8 @@ for r in $(seq 1 "$ROUNDS"); do
                         awk -v t0="$t0" '{printf "%7.2f s  %s\n", $1 - t0, $2}' \
                             >"$OUT/timeline-$i-$be-$p.txt"
                 fi
-                one "$b" "$be" "$p" "$r" warm "$cache" >/dev/null
+                n=$(find "$cache" -maxdepth 1 -name '*.bin' ! -name 'failed-*' 2>/dev/null | wc -l)
+                one "$b" "$be" "$p" "$r" warm "$cache" "$n" >/dev/null
                 rm -rf "$cache"
             done
         done
@@ -66,15 +72,19 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 python3 - "$OUT/runs.csv" <<'PYEOF' | tee "$OUT/cold-start.txt"
 import csv, statistics, sys
-rows = {}
+rows, compiled = {}, {}
 for x in csv.DictReader(open(sys.argv[1])):
-    rows.setdefault((x["build"], x["backend"], x["precision"], x["kind"]), []).append(float(x["wall_s"]))
-print(f"{'build':28} {'backend':8} {'precision':9} {'cold s (range)':>22} {'warm s (range)':>22}")
+    k = (x["build"], x["backend"], x["precision"], x["kind"])
+    rows.setdefault(k, []).append(float(x["wall_s"]))
+    compiled.setdefault(k, []).append(int(x["compiled"]))
+print(f"{'build':28} {'backend':8} {'precision':9} {'cold s (range)':>22} {'warm s (range)':>22}"
+      f" {'compiled cold':>14}")
 for (b, be, p, kind), v in sorted(rows.items()):
     if kind != "cold":
         continue
     w = rows.get((b, be, p, "warm"), [float("nan")])
     fmt = lambda v: f"{statistics.median(v):6.2f} ({min(v):.2f}-{max(v):.2f})"
-    print(f"{b[-28:]:28} {be:8} {p:9} {fmt(v):>22} {fmt(w):>22}")
+    c = compiled[(b, be, p, kind)]
+    print(f"{b[-28:]:28} {be:8} {p:9} {fmt(v):>22} {fmt(w):>22} {min(c):>6}-{max(c)}")
 PYEOF
 rm -rf "$work"

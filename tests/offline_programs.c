@@ -23,7 +23,14 @@
  * A persona that is not NVIDIA's asking for such a program is an error (exit 1): this test
  * is what keeps device-specific code where it belongs.
  *
- * usage: offline_programs OUT_FILE
+ * With --cuda the personas pose as CUDA devices instead (backend CUDA, NVIDIA's data-center
+ * and desktop GPUs, with their shared memory, multiprocessors and memory, and one per
+ * device name of the CUDA and any-backend tuning rows), and the QPs also include
+ * `gala-qp solve --generate mpc:10x100`'s batch: the programs the CUDA backend asks for
+ * with the default tuning, which the build compiles into the prebuilt kernel store
+ * (tools/gala-cuda-store.c, docs/cuda.md "Prebuilt kernels").
+ *
+ * usage: offline_programs [--cuda] OUT_FILE
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +46,15 @@ typedef struct persona {
     char device[128];
     size_t local_mem, max_wg;
     int is_gpu;
+    int units;    /* multiprocessors (0: the host's count) */
+    size_t mem;   /* global memory in bytes (0: the host's) */
     int amd; /* an AMD GPU poses so (the defaults, or the AMD targets' own devices) */
 } persona;
 
 enum { MAXP = 64, MAXPROG = 4096 };
 static persona personas[MAXP];
 static int npersonas;
+static gala_backend pose = GALA_BACKEND_OPENCL; /* what the personas pose as */
 
 typedef struct prog {
     char family[32];
@@ -56,14 +66,15 @@ typedef struct prog {
 static prog progs[MAXPROG];
 static int nprogs;
 
-static void add_persona(const char *name, const char *vendor, const char *device, size_t lm,
-                        size_t wg, int gpu)
+/* The new persona, or NULL when there is one alike already (or no room). */
+static persona *add_persona(const char *name, const char *vendor, const char *device, size_t lm,
+                            size_t wg, int gpu)
 {
     for (int i = 0; i < npersonas; ++i)
         if (!strcmp(personas[i].vendor, vendor) && !strcmp(personas[i].device, device) &&
             personas[i].local_mem == lm && personas[i].max_wg == wg)
-            return;
-    if (npersonas == MAXP) return;
+            return NULL;
+    if (npersonas == MAXP) return NULL;
     persona *p = &personas[npersonas++];
     snprintf(p->name, sizeof p->name, "%s", name);
     snprintf(p->vendor, sizeof p->vendor, "%s", vendor);
@@ -71,6 +82,16 @@ static void add_persona(const char *name, const char *vendor, const char *device
     p->local_mem = lm;
     p->max_wg = wg;
     p->is_gpu = gpu;
+    return p;
+}
+
+/* A CUDA device: 48 KiB of static shared memory, blocks of up to 1024 threads. */
+static void add_cuda_persona(const char *name, const char *device, int sms, double gib)
+{
+    persona *p = add_persona(name, "NVIDIA Corporation", device, 49152, 1024, 1);
+    if (!p) return;
+    p->units = sms;
+    p->mem = (size_t)(gib * 1073741824.0);
 }
 
 static int record(const gala_context *ctx, const persona *p)
@@ -163,6 +184,37 @@ static int sweep(gala_context *ctx, const persona *p, gala_dtype dt)
     return 0;
 }
 
+/* `gala-qp solve --generate mpc:10x100`'s batch (nx = 10: 160 variables, 270 rows), with
+ * the default settings (the seeds change the values, not the sizes and sparsity that choose
+ * the programs). */
+static int mpc_batch(gala_context *ctx, const persona *p, gala_dtype dt)
+{
+    enum { COUNT = 100 };
+    gala_qp_problem *pb = calloc(COUNT, sizeof *pb);
+    int bad = pb == NULL, made = 0;
+    while (!bad && made < COUNT) {
+        if (gala_qp_generate(GALA_QP_GEN_CONTROL, 10, 1 + (uint64_t)made, &pb[made]) == GALA_OK)
+            ++made;
+        else
+            bad = 1;
+    }
+    gala_qp_settings set;
+    gala_qp_settings_default(&set);
+    set.dtype = dt;
+    gala_qp_solver *s = NULL;
+    gala_status st = bad ? GALA_ERR_INTERNAL : gala_qp_setup(ctx, pb, COUNT, &set, &s);
+    if (st == GALA_OK) st = gala_qp_solve(s);
+    if (st != GALA_OK) {
+        fprintf(stderr, "FAIL: persona %s QP mpc:10x%d: %s (%s)\n", p->name, COUNT,
+                gala_status_string(st), gala_last_error(ctx));
+        bad = 1;
+    }
+    gala_qp_destroy(s);
+    for (int k = 0; k < made; ++k) gala_qp_problem_free(&pb[k]);
+    free(pb);
+    return bad;
+}
+
 /* Control QPs (nx = 2: 32 variables, 54 rows) through each linear-system strategy. */
 static int qps(gala_context *ctx, const persona *p, gala_dtype dt)
 {
@@ -190,6 +242,7 @@ static int qps(gala_context *ctx, const persona *p, gala_dtype dt)
         gala_qp_destroy(s);
     }
     for (int k = 0; k < 2; ++k) gala_qp_problem_free(&pb[k]);
+    if (pose == GALA_BACKEND_CUDA && !bad) bad = mpc_batch(ctx, p, dt);
     return bad;
 }
 
@@ -203,15 +256,20 @@ static int run_persona(const persona *p, gala_dtype dt)
         fprintf(stderr, "FAIL: no host context\n");
         return 1;
     }
-    /* the pose: what an OpenCL device of this kind reports (tuning and sizes read only these) */
-    ctx->info.backend = GALA_BACKEND_OPENCL;
-    snprintf(ctx->info.platform_name, sizeof ctx->info.platform_name, "%s", p->vendor);
+    /* the pose: what an OpenCL (or CUDA) device of this kind reports (tuning and sizes read
+     * only these) */
+    ctx->info.backend = pose;
+    snprintf(ctx->info.platform_name, sizeof ctx->info.platform_name, "%s",
+             pose == GALA_BACKEND_CUDA ? "CUDA" : p->vendor);
     snprintf(ctx->info.vendor_name, sizeof ctx->info.vendor_name, "%s", p->vendor);
     snprintf(ctx->info.device_name, sizeof ctx->info.device_name, "%s", p->device);
     ctx->info.local_mem_bytes = p->local_mem;
     ctx->info.max_work_group_size = p->max_wg;
     ctx->info.is_gpu = p->is_gpu;
     ctx->info.fp64 = 1;
+    if (pose == GALA_BACKEND_CUDA) ctx->info.subgroup_size = 32;
+    if (p->units) ctx->info.compute_units = p->units;
+    if (p->mem) ctx->info.global_mem_bytes = ctx->info.max_alloc_bytes = p->mem;
     gala_tune_invalidate(ctx);
     int bad = 0;
     char msg[512];
@@ -234,27 +292,14 @@ static int run_persona(const persona *p, gala_dtype dt)
     return bad;
 }
 
-int main(int argc, char **argv)
+/* One persona per vendor / device name of the tuning rows of backend `be` and of any backend
+ * (rows for a property the device reports, "@cpu", have their persona already). */
+static void row_personas(gala_backend be_want)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: offline_programs OUT_FILE\n");
-        return 2;
-    }
-    /* the devices of the offline targets, and a generic GPU for the defaults */
-    add_persona("generic-gpu", "gala offline", "generic GPU", 65536, 1024, 1);
-    add_persona("gfx90a", "Advanced Micro Devices, Inc.", "gfx90a", 65536, 256, 1);
-    add_persona("gfx1100", "Advanced Micro Devices, Inc.", "gfx1100", 65536, 1024, 1);
-    for (int i = 0; i < npersonas; ++i) personas[i].amd = 1;
-    add_persona("intel-gpu", "Intel(R) Corporation", "Intel(R) Arc(TM) A770 Graphics", 65536, 512, 1);
-    add_persona("rusticl-llvmpipe", "Mesa/X.org", "llvmpipe (LLVM 15.0.6, 256 bits)", 32768, 1024, 0);
-    /* an OpenCL CPU device with PoCL's 512 KiB of local memory: the "cpu" rows */
-    add_persona("cpu-512k", "gala offline", "generic CPU", 524288, 1024, 0);
-    /* one per vendor / device name of the OpenCL and any-backend tuning rows (rows for a
-     * property the device reports, "@cpu", have their persona above) */
     const char *family, *key, *vendor, *device;
     gala_backend be;
     for (int i = 0; gala_tune_row(i, &family, &key, &be, &vendor, &device); ++i) {
-        if (be != 0 && be != GALA_BACKEND_OPENCL) continue;
+        if (be != 0 && be != be_want) continue;
         if (!vendor && !device) continue;
         if (vendor && vendor[0] == '@') continue;
         char dev[128] = "generic GPU";
@@ -263,10 +308,50 @@ int main(int argc, char **argv)
             char *bar = strchr(dev, '|');
             if (bar) *bar = '\0';
         }
-        const int nv = vendor && strstr(vendor, "NVIDIA");
         char name[96];
         snprintf(name, sizeof name, "row:%s/%s", vendor ? vendor : "*", dev);
+        if (be_want == GALA_BACKEND_CUDA) {
+            /* CUDA's vendor is NVIDIA; a row for another vendor never matches a CUDA device */
+            if (vendor && !strstr(vendor, "NVIDIA")) continue;
+            add_cuda_persona(name, dev, 132, 80);
+            continue;
+        }
+        const int nv = vendor && strstr(vendor, "NVIDIA");
         add_persona(name, vendor ? vendor : "gala offline", dev, nv ? 49152 : 65536, 1024, 1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--cuda")) {
+        pose = GALA_BACKEND_CUDA;
+        ++argv, --argc;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "usage: offline_programs [--cuda] OUT_FILE\n");
+        return 2;
+    }
+    if (pose == GALA_BACKEND_CUDA) {
+        /* NVIDIA's GPUs as the CUDA driver names them: the rows without a device name (the
+         * defaults) and the device rows (H100|H200) */
+        add_cuda_persona("a100", "NVIDIA A100-SXM4-80GB", 108, 80);
+        add_cuda_persona("h100", "NVIDIA H100 80GB HBM3", 132, 80);
+        add_cuda_persona("h100-pcie", "NVIDIA H100 PCIe", 114, 80);
+        add_cuda_persona("h200", "NVIDIA H200", 132, 141);
+        add_cuda_persona("rtx4090", "NVIDIA GeForce RTX 4090", 128, 24);
+        add_cuda_persona("l4", "NVIDIA L4", 58, 24);
+        row_personas(GALA_BACKEND_CUDA);
+    } else {
+        /* the devices of the offline targets, and a generic GPU for the defaults */
+        add_persona("generic-gpu", "gala offline", "generic GPU", 65536, 1024, 1);
+        add_persona("gfx90a", "Advanced Micro Devices, Inc.", "gfx90a", 65536, 256, 1);
+        add_persona("gfx1100", "Advanced Micro Devices, Inc.", "gfx1100", 65536, 1024, 1);
+        for (int i = 0; i < npersonas; ++i) personas[i].amd = 1;
+        add_persona("intel-gpu", "Intel(R) Corporation", "Intel(R) Arc(TM) A770 Graphics", 65536, 512, 1);
+        add_persona("rusticl-llvmpipe", "Mesa/X.org", "llvmpipe (LLVM 15.0.6, 256 bits)", 32768, 1024, 0);
+        /* an OpenCL CPU device with PoCL's 512 KiB of local memory: the "cpu" rows */
+        add_persona("cpu-512k", "gala offline", "generic CPU", 524288, 1024, 0);
+        row_personas(GALA_BACKEND_OPENCL);
     }
     int bad = 0;
     for (int i = 0; i < npersonas; ++i) {

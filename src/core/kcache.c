@@ -8,6 +8,10 @@
  * identity and a hash of the payload, so a truncated, corrupted or colliding entry is
  * detected, removed and rebuilt. Writers write a temporary file and rename() it into
  * place, so concurrent processes never see a partial entry.
+ *
+ * The same file format serves read-only kernel stores shipped with the library (the CUDA
+ * backend's prebuilt kernels, src/device/cuda/store.c): gala_kstore_* take the directory
+ * explicitly, and a bad entry in a store is reported as a miss and left in place.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -57,21 +61,32 @@ const char *gala_kcache_dir(void)
     return dir;
 }
 
-static int entry_path(const char *family, const void *id, size_t id_len, char *out, size_t cap)
+int gala_kstore_entry_name(const char *family, const void *id, size_t id_len, char *out,
+                           size_t cap)
 {
-    const char *dir = gala_kcache_dir();
-    if (!dir) return -1;
-    int n = snprintf(out, cap, "%s/%s-%016llx.bin", dir, family,
+    int n = snprintf(out, cap, "%s-%016llx.bin", family,
                      (unsigned long long)gala_fnv1a(id, id_len, GALA_FNV_INIT));
     return (n < 0 || (size_t)n >= cap) ? -1 : 0;
 }
 
-int gala_kcache_load(const char *family, const void *id, size_t id_len, void **data, size_t *size)
+static int entry_path(const char *dir, const char *family, const void *id, size_t id_len,
+                      char *out, size_t cap)
+{
+    if (!dir) return -1;
+    int n = snprintf(out, cap, "%s/", dir);
+    if (n < 0 || (size_t)n >= cap) return -1;
+    return gala_kstore_entry_name(family, id, id_len, out + n, cap - (size_t)n);
+}
+
+/* Read and check one entry; a bad one is removed when remove_bad (the user's cache, which
+ * rebuilds it), left alone otherwise (a read-only store). */
+static int load_entry(const char *dir, const char *family, const void *id, size_t id_len,
+                      void **data, size_t *size, int remove_bad)
 {
     char path[4200];
     *data = NULL;
     *size = 0;
-    if (entry_path(family, id, id_len, path, sizeof path) != 0) return 0;
+    if (entry_path(dir, family, id, id_len, path, sizeof path) != 0) return 0;
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     kc_header h;
@@ -87,7 +102,7 @@ int gala_kcache_load(const char *family, const void *id, size_t id_len, void **d
     fclose(f);
     if (!ok) {
         gala_free(buf);
-        unlink(path); /* corrupt or stale: rebuild it */
+        if (remove_bad) unlink(path); /* corrupt or stale: rebuild it */
         return 0;
     }
     *data = buf;
@@ -95,18 +110,29 @@ int gala_kcache_load(const char *family, const void *id, size_t id_len, void **d
     return 1;
 }
 
-void gala_kcache_store(const char *family, const void *id, size_t id_len, const void *data,
-                       size_t size)
+int gala_kcache_load(const char *family, const void *id, size_t id_len, void **data, size_t *size)
+{
+    return load_entry(gala_kcache_dir(), family, id, id_len, data, size, 1);
+}
+
+int gala_kstore_load(const char *dir, const char *family, const void *id, size_t id_len,
+                     void **data, size_t *size)
+{
+    return load_entry(dir, family, id, id_len, data, size, 0);
+}
+
+int gala_kstore_write(const char *dir, const char *family, const void *id, size_t id_len,
+                      const void *data, size_t size)
 {
     static atomic_ulong counter;
     char path[4200], tmp[4300];
-    if (!data || size == 0 || size > KC_MAX_PAYLOAD) return;
-    if (entry_path(family, id, id_len, path, sizeof path) != 0) return;
-    if (mkdir_p(gala_kcache_dir()) != 0) return;
+    if (!data || size == 0 || size > KC_MAX_PAYLOAD) return -1;
+    if (entry_path(dir, family, id, id_len, path, sizeof path) != 0) return -1;
+    if (mkdir_p(dir) != 0) return -1;
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lu", path, (long)getpid(),
              (unsigned long)atomic_fetch_add(&counter, 1));
     FILE *f = fopen(tmp, "wb");
-    if (!f) return;
+    if (!f) return -1;
     kc_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, KC_MAGIC, 8);
@@ -117,5 +143,15 @@ void gala_kcache_store(const char *family, const void *id, size_t id_len, const 
     h.payload_hash = gala_fnv1a(data, size, GALA_FNV_INIT);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(data, 1, size, f) == size;
     ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) unlink(tmp);
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void gala_kcache_store(const char *family, const void *id, size_t id_len, const void *data,
+                       size_t size)
+{
+    (void)gala_kstore_write(gala_kcache_dir(), family, id, id_len, data, size);
 }

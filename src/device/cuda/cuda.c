@@ -6,9 +6,11 @@
  * Kernels are the same cl/ sources as on OpenCL, compiled at run time by NVRTC
  * (nvrtc.c) behind cl/common.clh's CUDA macros, to CUBIN for the device's architecture
  * (or PTX for the newest architecture NVRTC knows when the device is newer still), loaded
- * with cuModuleLoadDataEx and cached on disk with gala_kcache_*. The driver API is loaded
- * with dlopen (cuda_driver.c), so a machine without the NVIDIA driver simply has no CUDA
- * device. See docs/cuda.md.
+ * with cuModuleLoadDataEx and cached on disk with gala_kcache_*. A program is looked up in
+ * the user's kernel cache, then in the prebuilt store shipped with the library (store.c:
+ * compiled at build time for the architectures of GALA_CUDA_ARCHS), then compiled. The
+ * driver API is loaded with dlopen (cuda_driver.c), so a machine without the NVIDIA driver
+ * simply has no CUDA device. See docs/cuda.md.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -219,6 +221,7 @@ static gala_status cu_open(gala_context *ctx, const gala_context_options *o, con
         st->own_stream = 1;
     }
     st->base = st->stream;
+    st->have_store = gala_cuda_store_open(&st->store);
     ctx->impl = st;
     fill_info(ctx, cu, st);
     return GALA_OK;
@@ -459,6 +462,19 @@ static gala_status build_module(gala_context *ctx, const char *family, const cha
         int ok = st->cubin || ((const char *)bin)[size - 1] == '\0';
         ok = ok && load_module(ctx, bin, mod, 1) == GALA_OK;
         gala_free(bin);
+        if (ok) {
+            gala_free(id);
+            *from_cache = 1;
+            return GALA_OK;
+        }
+    }
+    /* the prebuilt store; an image this driver cannot load (built by a newer NVRTC than
+     * it supports, say) is passed over quietly and the program compiled as without it */
+    if (st->have_store &&
+        gala_cuda_store_find(&st->store, st->cc, family, source, options, &bin, &size, NULL, 0)) {
+        int ok = load_module(ctx, bin, mod, 1) == GALA_OK;
+        gala_free(bin);
+        bin = NULL;
         if (ok) {
             gala_free(id);
             *from_cache = 1;

@@ -111,6 +111,8 @@ typedef struct gala_cu_state {
     void *blas_side;  /* cublasHandle_t of lane 1 (its own workspace), idem */
     int reserve;      /* SMs that lane 0's BLAS-3 leaves to lane 1 (lane_reserve) */
     int reserve_set;  /* the reservation applied to the lane-0 handle */
+    int have_store;   /* a prebuilt kernel store was found (store.c) */
+    gala_cuda_store store;
     CUmodule fill_mod; /* built-in 8-byte fill kernel, built at first use */
     CUfunction fill_fn;
 } gala_cu_state;

@@ -64,6 +64,49 @@ GALA_INTERNAL void gala_nvrtc_arch_range(int *oldest, int *newest);
  *  families; exposed for tests/test_nvrtc.c. */
 GALA_INTERNAL const char *gala_cuda_builtin_source(void);
 
+/* ---------------------------------------------------------------- prebuilt kernels */
+
+/** The store's folder beside the library (the shared library's folder, or the folder of
+ *  the program or Python extension gala is linked into) and its index file. */
+#define GALA_CUDA_STORE_DIRNAME "gala-cuda-kernels"
+#define GALA_CUDA_STORE_INDEX "index.txt"
+#define GALA_CUDA_STORE_MAX_TARGETS 16
+
+/** A prebuilt kernel store (store.c; docs/cuda.md, "Prebuilt kernels"): its folder and the
+ *  targets its index lists ("sm_90" CUBIN, "compute_90" PTX). */
+typedef struct gala_cuda_store {
+    char dir[4096];
+    int ntargets;
+    char targets[GALA_CUDA_STORE_MAX_TARGETS][16];
+} gala_cuda_store;
+
+/** Open the store in dir: 1 when its index lists at least one target, else 0. */
+GALA_INTERNAL int gala_cuda_store_open_dir(const char *dir, gala_cuda_store *st);
+
+/** The store a context uses: $GALA_CUDA_STORE when set (a folder; "0" turns the store off),
+ *  else GALA_CUDA_STORE_DIRNAME beside the file holding the library's code, else the
+ *  installed location. 1 when one is found. */
+GALA_INTERNAL int gala_cuda_store_open(gala_cuda_store *st);
+
+/** The identity of a program in a store (gala_kstore_*): a tag, the NVRTC arguments'
+ *  text (target, fixed options, -D options) and the source. NULL when out of memory;
+ *  free with gala_free. */
+GALA_INTERNAL char *gala_cuda_store_id(const gala_nvrtc_args *args, const char *source,
+                                       size_t *len);
+
+/** The targets of the store a device of compute capability cc can load, best first: CUBIN
+ *  for sm_<cc>, then older CUBINs of the same major version, then PTX of the newest
+ *  virtual architecture <= cc. Returns their number (at most cap). */
+GALA_INTERNAL int gala_cuda_store_candidates(const gala_cuda_store *st, int cc, char out[][16],
+                                             int cap);
+
+/** Look a program up (family, assembled source, the core's options) for a device of
+ *  compute capability cc: 1 with the image (free with gala_free; PTX ends with its NUL)
+ *  and the target it was built for, 0 on a miss. A corrupt entry is a miss. */
+GALA_INTERNAL int gala_cuda_store_find(const gala_cuda_store *st, int cc, const char *family,
+                                       const char *source, const char *options, void **image,
+                                       size_t *size, char *target, size_t target_cap);
+
 /** Load cuBLAS now (it is otherwise opened at the first BLAS-3 call): 1 when it and every
  *  function the backend uses are there, else 0 with the reason in *why. For tests. */
 GALA_INTERNAL int gala_cuda_blas_load(const char **why);
