@@ -95,7 +95,7 @@ one() {
   echo "FAIL $t $opt $fam $opts"; sed 's/^/    /' "$log" | head -20
 }
 export -f one
-export CLANG LLVM_SPIRV work
+export CLANG LLVM_SPIRV work cl_dir
 KNOWN_S=$(printf '%s\n' "${KNOWN[@]}")
 export KNOWN_S
 
