@@ -145,6 +145,7 @@ class QPBatch:
                                                   self._cset)
         self._uniform = (n, m)
         self._mats = [(Pc, Ac)]
+        self._rejected = None
         self._device_ref = dev[0] if dev else None
 
     @classmethod
@@ -194,6 +195,10 @@ class QPBatch:
         if not items:
             raise ValueError("problems: the batch is empty")
         self._solver = _ext.QPSolver.setup(self.context, items, self._cset)
+        # QPs rejected at setup (invalid data) hold no matrix values: gala_qp_update_matrices
+        # takes the values of the others only
+        rejected = self._solver.infos()["status_val"] == int(_ext.QPStatus.INVALID_DATA)
+        self._rejected = [bool(r) for r in rejected]
         sizes = {(it[0], it[1]) for it in items}
         self._uniform = sizes.pop() if len(sizes) == 1 else None
         self._mats = mats
@@ -201,6 +206,15 @@ class QPBatch:
         return self
 
     # ------------------------------------------------------------------ helpers
+    def _accepted_only(self, v: Optional[np.ndarray], per_qp: Sequence[int]) -> Optional[np.ndarray]:
+        """The stacked values ``v`` (every QP's ``per_qp`` entries) without those of the QPs
+        rejected at setup, as gala_qp_update_matrices takes them."""
+        if v is None:
+            return None
+        offsets = np.concatenate(([0], np.cumsum(per_qp)))
+        parts = [v[offsets[j]:offsets[j + 1]] for j, r in enumerate(self._rejected) if not r]
+        return np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
+
     def _init(self, context: Optional[_ext.Context], settings: dict) -> None:
         self.context = context if context is not None else default_context()
         if not isinstance(self.context, _ext.Context):
@@ -498,8 +512,12 @@ class QPBatch:
         if Px is not None or Ax is not None:
             pn = [P.nnz for P, _ in self._mats] if len(self._mats) > 1 else [self._mats[0][0].nnz] * self.count
             an = [A.nnz for _, A in self._mats] if len(self._mats) > 1 else [self._mats[0][1].nnz] * self.count
-            self._solver.update_matrices(kk, None if Px is None else self._stacked(Px, "Px", pn, k),
-                                         None if Ax is None else self._stacked(Ax, "Ax", an, k))
+            Pv = None if Px is None else self._stacked(Px, "Px", pn, k)
+            Av = None if Ax is None else self._stacked(Ax, "Ax", an, k)
+            if k is None and self._rejected and any(self._rejected):
+                # every QP's values given; the C call takes those of the QPs accepted at setup
+                Pv, Av = self._accepted_only(Pv, pn), self._accepted_only(Av, an)
+            self._solver.update_matrices(kk, Pv, Av)
 
     def update_rho(self, rho: float, *, k: Optional[int] = None) -> None:
         """Set ρ of every QP (or QP k), as osqp_update_rho."""

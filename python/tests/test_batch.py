@@ -129,6 +129,29 @@ def test_invalid_qp_in_a_batch_and_recovery(target, rng):
     np.testing.assert_allclose(res2.x[6], res.x[6], atol=tol(target) * 1e3)
 
 
+def test_matrix_update_with_a_qp_rejected_at_setup(target, rng):
+    """update(Px=, Ax=) takes every QP's values, also where a QP was rejected at setup (the
+    C call takes the accepted QPs' only): the others get their own values, not a shifted
+    neighbour's. Checked against OSQP on the updated QPs."""
+    qps = [random_qp(rng, 4, 3) for _ in range(5)]
+    bad = list(qps[1])
+    bad[3], bad[4] = np.ones(bad[2].shape[0]), -np.ones(bad[2].shape[0])  # l > u: rejected
+    qps[1] = tuple(bad)
+    batch = gala.QPBatch.from_problems(qps, context=target.context, dtype=target.dtype,
+                                       linsys_solver="dense", **eps(target))
+    assert batch.solve().status[1] == gala.QPStatus.INVALID_DATA
+    scales = [1.0, 3.0, 2.0, 0.5, 4.0]
+    Px = [sp.triu(qp[0], format="csc").sorted_indices().data * c for qp, c in zip(qps, scales)]
+    Ax = [sp.csc_matrix(qp[2]).sorted_indices().data * c for qp, c in zip(qps, scales)]
+    batch.update(Px=Px, Ax=Ax)
+    res = batch.solve()
+    for i in (0, 2, 3, 4):
+        P, q, A, l, u = qps[i]
+        r = osqp_solution(P * scales[i], q, A * scales[i], l, u)
+        np.testing.assert_allclose(res.x[i], r.x, atol=tol(target) * 1e3)
+    assert res.status[1] == gala.QPStatus.INVALID_DATA
+
+
 def test_warm_start_update_rho_settings(target, rng):
     n, m, k = 8, 5, 20
     P, _, A, _, _ = random_qp(rng, n, m)
