@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Forward + backward through a batch of QPs as a PyTorch layer (issue 43): gala.torch's
+QPFunction against qpth's QPFunction (OptNet, batched, on the same GPU) and OSQP's
+``osqp.nn.torch.OSQP`` layer (the CPU), on the same QPs, in the same call, with the
+gradients' agreement reported beside the times.
+
+    python3 bench/bench_torch.py [--family control] [--size 10] [--batches 100,1000]
+        [--dtype float64] [--device cuda] [--backend cuda] [--rounds 3]
+        [--solvers gala,qpth,osqp] [--osqp-max 1000] [--json out.json]
+
+Each QP is a generated one (gala.problems.generate, OSQP's benchmark families), passed as
+dense tensors P (k, n, n), q (k, n), A (k, m, n), l, u (k, m), every one requiring its
+gradient (P + reg·I, the same for every solver: qpth factors P and needs it definite;
+--reg, default 1e-6); the loss is Σ w·x with a fixed random w. One round = forward, backward and a
+device synchronization; the median of ``--rounds`` rounds after one untimed warm-up is
+reported as QPs per second (forward + backward). qpth takes the same QPs in its form
+(equalities Ax = b where l = u, inequalities Gx ≤ h from the finite bounds); its
+tolerance is its default. gala and OSQP's layer use eps 1e-5 with polishing (gala.torch's
+defaults). Agreement: the largest |∂L/∂q| difference relative to the largest entry, against
+gala's, per solver.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:  # pragma: no cover
+    sys.exit("bench_torch.py needs PyTorch")
+
+import gala
+import gala.problems
+import gala.torch as gtorch
+
+
+def dense_batch(family: str, size: int, k: int, reg: float, seed: int = 1):
+    """k generated QPs as dense arrays (P full symmetric, + reg·I)."""
+    ps = [gala.problems.generate(family, size, seed + j) for j in range(k)]
+    n, m = ps[0].n, ps[0].m
+    P = np.empty((k, n, n))
+    A = np.empty((k, m, n))
+    for j, p in enumerate(ps):
+        U = p.P.toarray()
+        P[j] = U + U.T - np.diag(np.diag(U)) + reg * np.eye(n)
+        A[j] = p.A.toarray()
+    q = np.stack([p.q for p in ps])
+    l = np.stack([p.l for p in ps])
+    u = np.stack([p.u for p in ps])
+    return P, q, A, l, u
+
+
+def timed(fn, rounds: int, sync) -> tuple[float, object]:
+    out = fn()  # warm-up (kernels, caches)
+    times = []
+    for _ in range(rounds):
+        sync()
+        t = time.perf_counter()
+        out = fn()
+        sync()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), out
+
+
+def run_gala(P, q, A, l, u, w, dt, device, context):
+    def go():
+        ts = [torch.tensor(a, dtype=dt, device=device, requires_grad=True) for a in (P, q, A, l, u)]
+        x, _ = gtorch.QPFunction.apply(*ts, {"context": context})
+        (x * w).sum().backward()
+        return ts[1].grad.detach().cpu().numpy()
+    return go
+
+
+def run_qpth(P, q, A, l, u, w, dt, device):
+    try:  # qpth imports cvxpy for a solver this benchmark does not use
+        import cvxpy  # noqa: F401
+    except ImportError:
+        import types
+        sys.modules["cvxpy"] = types.ModuleType("cvxpy")
+    from qpth.qp import QPFunction, QPSolvers
+    eq = np.all(l == u, axis=0)                   # the same rows in every QP of the family
+    up = ~eq & np.all(np.isfinite(u), axis=0)
+    lo = ~eq & np.all(np.isfinite(l), axis=0)
+    G = np.concatenate([A[:, up], -A[:, lo]], axis=1)
+    h = np.concatenate([u[:, up], -l[:, lo]], axis=1)
+    Ae, be = A[:, eq], u[:, eq]
+
+    def go():
+        ts = [torch.tensor(a, dtype=dt, device=device, requires_grad=True)
+              for a in (P, q, G, h, Ae, be)]
+        x = QPFunction(verbose=-1, solver=QPSolvers.PDIPM_BATCHED)(*ts)
+        (x * w).sum().backward()
+        return ts[1].grad.detach().cpu().numpy()
+    return go
+
+
+def run_osqp(P, q, A, l, u, w, dt):
+    from osqp.nn.torch import OSQP
+    import scipy.sparse as spa
+    n, m = P.shape[1], A.shape[1]
+    Pu = spa.csc_matrix(np.ones((n, n))).tocoo()  # dense patterns (its backward wants P whole)
+    Af = spa.csc_matrix(np.ones((m, n))).tocoo()
+    layer = OSQP((Pu.row, Pu.col), (n, n), (Af.row, Af.col), (m, n), eps_abs=1e-5, eps_rel=1e-5)
+    wc = w.detach().cpu()
+
+    def go():
+        Pv = torch.tensor(P[:, Pu.row, Pu.col], dtype=dt, requires_grad=True)
+        Av = torch.tensor(A[:, Af.row, Af.col], dtype=dt, requires_grad=True)
+        ts = [torch.tensor(a, dtype=dt, requires_grad=True) for a in (q, l, u)]
+        x = layer(Pv, ts[0], Av, ts[1], ts[2])
+        (x * wc).sum().backward()
+        return ts[0].grad.detach().numpy()
+    return go
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--family", default="control")
+    ap.add_argument("--size", type=int, default=10)
+    ap.add_argument("--batches", default="100,1000")
+    ap.add_argument("--dtype", default="float64", choices=("float32", "float64"))
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--backend", default=None, help="gala backend (default: cuda on a GPU, else host)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--solvers", default="gala,qpth,osqp")
+    ap.add_argument("--osqp-max", type=int, default=1000, help="largest batch for OSQP's CPU layer")
+    ap.add_argument("--reg", type=float, default=1e-6,
+                    help="added to P's diagonal for every solver (qpth needs P positive definite)")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    dt = getattr(torch, a.dtype)
+    backend = a.backend or ("cuda" if a.device == "cuda" else "host")
+    context = gala.Context(backend=backend)
+    sync = torch.cuda.synchronize if a.device == "cuda" else (lambda: None)
+    solvers = a.solvers.split(",")
+    rows = []
+    print(f"# {a.family} size {a.size}, {a.dtype}, torch device {a.device}, gala backend {backend}, "
+          f"torch {torch.__version__}, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
+    for k in (int(b) for b in a.batches.split(",")):
+        P, q, A, l, u = dense_batch(a.family, a.size, k, a.reg)
+        w = torch.tensor(np.random.default_rng(k).standard_normal(q.shape), dtype=dt, device=a.device)
+        ref = None
+        for s in solvers:
+            if s == "osqp" and k > a.osqp_max:
+                continue
+            try:
+                if s == "gala":
+                    fn = run_gala(P, q, A, l, u, w, dt, a.device, context)
+                elif s == "qpth":
+                    fn = run_qpth(P, q, A, l, u, w, dt, a.device)
+                else:
+                    fn = run_osqp(P, q, A, l, u, w, dt)
+                t, g = timed(fn, a.rounds, sync)
+            except Exception as e:  # a solver that cannot take the batch (memory, ...)
+                print(f"batch {k:6d}  {s:5s}  failed: {type(e).__name__}: {str(e)[:200]}")
+                rows.append(dict(solver=s, batch=k, error=f"{type(e).__name__}: {str(e)[:200]}"))
+                continue
+            if s == "gala":
+                ref = g
+            agree = (float(np.max(np.abs(g - ref)) / max(1e-300, np.max(np.abs(ref))))
+                     if ref is not None and s != "gala" else None)
+            rows.append(dict(solver=s, batch=k, seconds=t, qps_per_s=k / t, grad_q_rel_diff=agree,
+                             n=int(q.shape[1]), m=int(l.shape[1]), dtype=a.dtype))
+            print(f"batch {k:6d}  {s:5s}  {k / t:12.1f} QPs/s (forward + backward, {t:.4f} s)"
+                  + (f"  |dq − gala's| / |gala's| = {agree:.2e}" if agree is not None else ""))
+        base = {r["solver"]: r for r in rows if r["batch"] == k and "qps_per_s" in r}
+        if "gala" in base:
+            for s, r in base.items():
+                if s != "gala":
+                    print(f"batch {k:6d}  gala / {s}: {base['gala']['qps_per_s'] / r['qps_per_s']:.1f}×")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"bench": "torch", "family": a.family, "size": a.size, "device": a.device,
+                       "backend": backend, "results": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
