@@ -369,7 +369,8 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     const int ph = valid > 0 && ref < k0;
     ch->phantom = ph;
     gala_qp_solver *in = gala_calloc(1, sizeof *in);
-    if (!in) return gala_error(o->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    gala_context *dctx = cs->dev[ch->dev].ctx; /* its messages: the call may be on a thread */
+    if (!in) return gala_error(dctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     ch->s = in;
     in->ctx = cs->dev[ch->dev].ctx;
     in->set = o->set;
@@ -379,7 +380,7 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     in->dt = o->dt;
     in->dualgap = o->dualgap;
     in->refine = o->refine;
-    in->k_factored = o->k_factored;
+    in->k_factored = gala_tuned(dctx, o->dt)->qp.factor == 2; /* its device's tuning */
     in->nthreads = o->nthreads;
     in->prof_mark = gala_now();
     in->count = nvis + ph;
@@ -428,7 +429,7 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     if (!sc || (ph && !tmp) || (cs->bins && nsl && !in->plan_class)) {
         gala_free(sc);
         gala_free(tmp);
-        return gala_error(o->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        return gala_error(dctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
     for (int i = 0; i < in->count; ++i) sc[i] = scan[i < nvis ? k0 + i : ref];
     for (int sl = 0; in->plan_class && sl < nsl; ++sl) {
@@ -449,6 +450,97 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     gala_free(tmp);
     if (st == GALA_OK && in->nvalid) cs->dev[ch->dev].on_device = c;
     return st;
+}
+
+/* The making of chunks c0 .. c1 - 1 of device d, one after another (the one before parked
+ * first); the first failure in st, with its message naming the chunk (and the device). */
+typedef struct {
+    gala_qp_solver *o;
+    const gala_qp_problem *pb;
+    const qp_scan *scan;
+    int same_data;
+    const qp_linsys_ops *ops;
+    int set_linsys;
+    int d, c0, c1;
+    gala_status st;
+    char msg[512];
+} setup_job;
+
+static void setup_chunks(setup_job *j)
+{
+    struct qp_chunks *cs = j->o->chunks;
+    const qp_dev *dv = &cs->dev[j->d];
+    for (int c = j->c0; j->st == GALA_OK && c < j->c1; ++c) {
+        gala_status st = GALA_OK;
+        if (dv->on_device >= 0) st = chunk_park(j->o, dv->on_device);
+        if (st == GALA_OK) st = chunk_make(j->o, j->pb, j->scan, j->same_data, c, j->ops, j->set_linsys);
+        if (st != GALA_OK) {
+            j->st = st;
+            fail_msg(j->o, &cs->c[c], c, "gala_qp_setup", j->msg, sizeof j->msg);
+        }
+    }
+}
+
+static void *setup_thread(void *arg)
+{
+    setup_job *j = arg;
+    setup_chunks(j);
+    return NULL;
+}
+
+/* The chunks from c_from on, each device's on a thread of its own when there are several
+ * (the caller's thread takes the first device's); the first failure in device order is the
+ * call's, with its message on s->ctx. */
+static gala_status setup_devices(gala_qp_solver *s, const gala_qp_problem *pb, const qp_scan *scan,
+                                 int same_data, const qp_linsys_ops *ops, int c_from)
+{
+    struct qp_chunks *cs = s->chunks;
+    const int nd = cs->ndev;
+    setup_job *jobs = gala_calloc((size_t)nd, sizeof *jobs);
+    pthread_t *th = gala_calloc((size_t)nd, sizeof *th);
+    int *started = gala_calloc((size_t)nd, sizeof *started);
+    if (!jobs || !th || !started) {
+        gala_free(jobs);
+        gala_free(th);
+        gala_free(started);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    for (int d = 0; d < nd; ++d) {
+        setup_job *j = &jobs[d];
+        j->o = s;
+        j->pb = pb;
+        j->scan = scan;
+        j->same_data = same_data;
+        j->ops = ops;
+        j->set_linsys = 1;
+        j->d = d;
+        j->c0 = cs->dev[d].c0 > c_from ? cs->dev[d].c0 : c_from;
+        j->c1 = cs->dev[d].c1;
+    }
+    for (int d = 1; d < nd; ++d)
+        if (jobs[d].c1 > jobs[d].c0)
+            started[d] = pthread_create(&th[d], NULL, setup_thread, &jobs[d]) == 0;
+    setup_chunks(&jobs[0]);
+    for (int d = 1; d < nd; ++d) {
+        if (started[d]) pthread_join(th[d], NULL);
+        else setup_chunks(&jobs[d]);
+    }
+    gala_status st = GALA_OK;
+    for (int d = 0; d < nd && st == GALA_OK; ++d)
+        if (jobs[d].st != GALA_OK) st = gala_error(s->ctx, jobs[d].st, "%s", jobs[d].msg);
+    gala_free(jobs);
+    gala_free(th);
+    gala_free(started);
+    return st;
+}
+
+/* Whether two contexts' devices are of one kind: the same backend and, but on the host
+ * backend (whose thread count changes no result), the same device. */
+static int same_kind(const gala_context *a, const gala_context *b)
+{
+    return a->ops->backend == b->ops->backend &&
+           (a->ops->backend == GALA_BACKEND_HOST ||
+            !strcmp(a->info.device_name, b->info.device_name));
 }
 
 /* The batch's devices (one per context), on s->chunks. */
@@ -570,8 +662,12 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
     gala_free(cat);
     cs->ref_chunk = chunk_of(cs, ref);
     /* the dense strategy's launch classes of the whole batch (merge_small groups small
-     * classes by the batch's composition) */
-    if (ops == &gala_qp_linsys_dense || decide) {
+     * classes by the batch's composition), made for the first device's kind: devices of
+     * another kind make their chunks' own (their results are not the first device's bit
+     * for bit anyway) */
+    int one_kind = 1;
+    for (int d = 1; d < nctx; ++d) one_kind &= same_kind(ctxs[0], ctxs[d]);
+    if ((ops == &gala_qp_linsys_dense || decide) && one_kind) {
         const size_t nv = (size_t)s->nvalid;
         int *nm = gala_malloc(sizeof(int) * 2 * nv);
         cs->bin_of = gala_malloc(sizeof(int) * nv);
@@ -586,22 +682,23 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
         gala_free(nm);
     }
     cs->linsys = ops->id;
-    for (int c = 0; st == GALA_OK && c < nch; ++c) {
-        const qp_dev *dv = &cs->dev[cs->c[c].dev];
-        if (dv->on_device >= 0) st = chunk_park(s, dv->on_device);
-        if (st == GALA_OK) st = chunk_make(s, pb, scan, same_data, c, ops, !decide);
-        gala_qp_solver *in = cs->c[c].s;
-        if (st == GALA_OK && decide && in->nvalid) { /* AUTO's sparse candidate, decided */
+    /* AUTO's sparse candidate is decided by the first chunk with valid QPs: the chunks up to
+     * it are made first, on the caller's thread; then each device makes the rest of its
+     * chunks, on a thread of its own when there are several */
+    int made = 0;
+    while (st == GALA_OK && decide && made < nch) {
+        setup_job j = {s, pb, scan, same_data, ops, 0, cs->c[made].dev, made, made + 1, GALA_OK, ""};
+        setup_chunks(&j);
+        st = j.st;
+        if (st != GALA_OK) gala_error(s->ctx, st, "%s", j.msg);
+        gala_qp_solver *in = cs->c[made++].s;
+        if (st == GALA_OK && in->nvalid) {
             ops = in->ls->ops;
             cs->linsys = ops->id;
             decide = 0;
         }
-        if (st != GALA_OK && in && in->ctx != s->ctx) { /* the message, where the caller reads it */
-            char msg[512];
-            fail_msg(s, &cs->c[c], c, "gala_qp_setup", msg, sizeof msg);
-            gala_error(s->ctx, st, "%s", msg);
-        }
     }
+    if (st == GALA_OK && made < nch) st = setup_devices(s, pb, scan, same_data, ops, made);
     if (st != GALA_OK) return st;
     s->prof_mark = gala_now(); /* the chunks' phases are their own profiles' */
     /* the batch's per-QP arrays live in the chunks now */
