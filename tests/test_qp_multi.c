@@ -28,15 +28,28 @@ static gala_qp_settings settings_for(int target)
 }
 
 /* devs[0] is the target's context; devs[1 ..] new contexts of its backend (one host thread
- * each on the host backend: the machine's cores are few). */
+ * each on the host backend: the machine's cores are few). On CUDA, context d is on GPU
+ * d mod the GPUs there are (several GPUs: each its share); elsewhere on the target's
+ * device. */
 static void make_devices(int target, gala_context **devs, int n)
 {
     devs[0] = tu_ctx(target);
+    const gala_backend b = tu_target_get(target)->backend;
+    int all = 0, ncuda = 0;
+    gala_device_desc descs[32];
+    TU_OK(NULL, gala_device_list(descs, 32, &all));
+    for (int i = 0; i < all && i < 32; ++i) ncuda += descs[i].backend == GALA_BACKEND_CUDA;
     for (int d = 1; d < n; ++d) {
         gala_context_options o;
         gala_context_options_default(&o);
-        o.backend = tu_target_get(target)->backend;
+        o.backend = b;
         o.host_threads = 1;
+        char dev[16];
+        if (b == GALA_BACKEND_CUDA && ncuda > 1) {
+            snprintf(dev, sizeof dev, "%d", d % ncuda);
+            o.device = dev;
+            o.use_environment = 0;
+        }
         TU_OK(NULL, gala_context_create(&o, &devs[d]));
     }
 }
