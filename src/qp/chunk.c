@@ -12,7 +12,14 @@
  * classes are the batch's (s->plan_class); a chunk after the batch's reference QP (its first
  * valid one) carries that QP as a hidden last QP, for the reference's patterns and, in the
  * shared strategy, as slot 0, whose scaling every QP takes (it never iterates: its host
- * status is INVALID_DATA); the dropped K⁻¹ is factored again from the same scaled data. */
+ * status is INVALID_DATA); the dropped K⁻¹ is factored again from the same scaled data.
+ *
+ * A batch on several devices (gala_qp_setup_devices; docs/design.md, "Several devices") is
+ * the same machinery with more than one context: the batch is first divided into
+ * consecutive shares by work (split_devices), each share cut into chunks for its own device
+ * (plan_chunks), and every chunk's solver lives on its device's context (qp_dev). Setup and
+ * solve run each device's chunks on a thread of its own; the other calls visit the devices
+ * in turn. The same arguments make the results the one-device batch's bit for bit. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
