@@ -8,7 +8,7 @@
  *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
  *            [--max-seconds 1800] [--threads N] [--breakdown] [--refine -1|0|1]
  *            [--linsys auto|dense|dense-shared|sparse-ldlt|pcg] [--share-matrices]
- *            [--max-chunk N] [--device-mem-limit BYTES]
+ *            [--max-chunk N] [--device-mem-limit BYTES] [--devices SETS]
  *
  * Each family's largest batch is generated once (on all cores) and smaller batches take its
  * first QPs. Per family and dtype, a first call (batch 1, cold: kernel compilation or the
@@ -24,6 +24,13 @@
  * --max-chunk and --device-mem-limit set the settings of the same names: a batch larger than
  * the device (or the limit) is solved in chunks (docs/qp.md); the result line and the JSON
  * row say how many ("chunks").
+ * --devices SETS: every batch is solved on each set of devices in turn, one batch divided
+ * among a set's devices (gala_qp_setup_devices, same call and settings otherwise); sets are
+ * separated by '/', each "all" or indices among the devices of --backend's backend as
+ * gala-info lists them (an index repeated: another context on that device):
+ * --devices 0/0,1 measures one GPU, then two, batch by batch. The
+ * result line and the JSON row ("devices", "ndev") name the set. Without it, the batch is
+ * set up by gala_qp_setup on the --backend/--device context.
  *
  * Families: control = OSQP's control/MPC benchmark (nx = 10: 160 variables, 270 rows), QP k
  * of a batch with seed + k, default settings (eps 1e-3, adaptive ρ); di = the double
@@ -255,14 +262,24 @@ static void print_profile(const char *family, gala_dtype dt, long long B, const 
     }
 }
 
-/* Setup + solve of the first B problems, once; times in *setup / *solve. */
-static gala_status one_call(gala_context *ctx, const gala_qp_problem *pb, long long B,
-                            const gala_qp_settings *s, double *setup, double *solve,
+/* --devices: a set of devices one batch is divided among (NULL: the main context alone). */
+enum { MAX_SETS = 8, MAX_DEV = 16 };
+typedef struct {
+    int n;
+    gala_context *ctx[MAX_DEV];
+    char label[96];
+} dev_set;
+
+/* Setup + solve of the first B problems, once, on ctx or the set ds; times in *setup /
+ * *solve. */
+static gala_status one_call(gala_context *ctx, const dev_set *ds, const gala_qp_problem *pb,
+                            long long B, const gala_qp_settings *s, double *setup, double *solve,
                             gala_qp_solver **out)
 {
     gala_qp_solver *sv = NULL;
     double t0 = bu_now();
-    gala_status st = gala_qp_setup(ctx, pb, (int)B, s, &sv);
+    gala_status st = ds ? gala_qp_setup_devices(ds->ctx, ds->n, NULL, pb, (int)B, s, &sv)
+                        : gala_qp_setup(ctx, pb, (int)B, s, &sv);
     double t1 = bu_now();
     if (st == GALA_OK) st = gala_qp_solve(sv);
     double t2 = bu_now();
@@ -273,8 +290,8 @@ static gala_status one_call(gala_context *ctx, const gala_qp_problem *pb, long l
     return st;
 }
 
-static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, double tg,
-               const run_opts *ro, bu_json *js, const char *device)
+static int run(gala_context *ctx, const dev_set *ds, const run_spec *r, const gala_qp_problem *pb,
+               double tg, const run_opts *ro, bu_json *js, const char *device)
 {
     long long B = r->batch;
     long long work = 0;
@@ -297,10 +314,10 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     for (int rep = 0; rep < reps; ++rep) {
         gala_qp_solver *sv = NULL;
         double su, so;
-        gala_status st = one_call(ctx, pb, B, &s, &su, &so, &sv);
+        gala_status st = one_call(ctx, ds, pb, B, &s, &su, &so, &sv);
         if (st != GALA_OK) {
             fprintf(stderr, "%s batch %lld: %s: %s\n", r->family, B, gala_status_string(st),
-                    gala_last_error(ctx));
+                    gala_last_error(ds ? ds->ctx[0] : ctx));
             return -1;
         }
         tot[ntot++] = su + so;
@@ -335,7 +352,7 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
         gala_qp_settings sp = s;
         sp.profile = 1;
         gala_qp_solver *sv = NULL;
-        if (one_call(ctx, pb, B, &sp, &psu, &pso, &sv) == GALA_OK) {
+        if (one_call(ctx, ds, pb, B, &sp, &psu, &pso, &sv) == GALA_OK) {
             gala_qp_get_profile(sv, &prof);
             gala_qp_destroy(sv);
         }
@@ -343,17 +360,18 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
     double qps = (double)B / best_total;
     bu_progress_clear();
     fprintf(stderr, "%-8s %-6s batch %7lld: %10.1f QPs/s (setup %.4f s, solve %.4f s; median "
-            "total %.4f s of %d), mean iter %.1f, solved %lld/%lld, linsys %d, %d chunk%s%s\n",
+            "total %.4f s of %d), mean iter %.1f, solved %lld/%lld, linsys %d, %d chunk%s%s%s%s\n",
             r->family, gala_dtype_name(r->dt), B, qps, best_setup, best_solve, median, ntot,
             (double)iters / (double)B, counts[1] + counts[2], B, linsys, chunks,
-            chunks == 1 ? "" : "s", r->shared_arrays ? ", shared P and A arrays" : "");
+            chunks == 1 ? "" : "s", r->shared_arrays ? ", shared P and A arrays" : "",
+            ds ? ", devices " : "", ds ? ds->label : "");
     if (ro->breakdown) print_profile(r->family, r->dt, B, &prof, psu, pso);
     char objstr[100 * 24 + 1];
     size_t ol = 0;
     objstr[0] = 0;
     for (int k = 0; k < nobj && ol + 24 < sizeof objstr; ++k)
         ol += (size_t)snprintf(objstr + ol, sizeof objstr - ol, "%s%.12g", k ? "," : "", objs[k]);
-    bu_json_row(js, "ssssiiddddddddiiiidiisii", "bench", "qp", "device", device, "family", r->family,
+    bu_json_row(js, "ssssiiddddddddiiiidiisiisi", "bench", "qp", "device", device, "family", r->family,
                 "dtype", gala_dtype_name(r->dt), "batch", (int)B, "linsys", linsys,
                 "qps_per_s", qps, "setup_s", best_setup, "solve_s", best_solve,
                 "median_total_s", median, "generate_s", tg,
@@ -362,7 +380,8 @@ static int run(gala_context *ctx, const run_spec *r, const gala_qp_problem *pb, 
                 "solved", (int)counts[1], "solved_inaccurate", (int)counts[2],
                 "max_iter", (int)counts[7], "other_status", (int)(B - counts[1] - counts[2] - counts[7]),
                 "reps", (double)ntot, "threads", ro->threads, "refine", ro->refine,
-                "obj_first", objstr, "shared_arrays", r->shared_arrays, "chunks", chunks);
+                "obj_first", objstr, "shared_arrays", r->shared_arrays, "chunks", chunks,
+                "devices", ds ? ds->label : "", "ndev", ds ? ds->n : 1);
     if (ro->breakdown) {
         /* one row per phase, so that report scripts can pick them */
         for (int p = 0; p < GALA_QP_NPHASES; ++p)
@@ -383,7 +402,7 @@ static int first_call(gala_context *ctx, const run_spec *r, const gala_qp_proble
     gala_qp_settings s;
     run_settings(r, ro, &s);
     double su, so;
-    gala_status st = one_call(ctx, pb, 1, &s, &su, &so, NULL);
+    gala_status st = one_call(ctx, NULL, pb, 1, &s, &su, &so, NULL);
     if (st != GALA_OK) {
         fprintf(stderr, "%s first call: %s: %s\n", r->family, gala_status_string(st),
                 gala_last_error(ctx));
@@ -392,7 +411,7 @@ static int first_call(gala_context *ctx, const run_spec *r, const gala_qp_proble
     /* and an untimed warm-up batch: a batch of several QPs may use programs one QP does not
      * (the shared strategy's tiles) */
     double wsu = 0, wso = 0;
-    if (r->batch > 1 && one_call(ctx, pb, r->batch < 64 ? r->batch : 64, &s, &wsu, &wso, NULL) != GALA_OK) {
+    if (r->batch > 1 && one_call(ctx, NULL, pb, r->batch < 64 ? r->batch : 64, &s, &wsu, &wso, NULL) != GALA_OK) {
         fprintf(stderr, "%s warm-up: %s\n", r->family, gala_last_error(ctx));
         return -1;
     }
@@ -418,6 +437,81 @@ static int parse_list(const char *s, long long *out, int cap)
     return n;
 }
 
+/* --devices SETS (see the top): the sets, their contexts made once per index and
+ * occurrence in a set (in ctxs[MAX_DEV * MAX_DEV], freed by the caller); the number of sets, or -1 after printing why. */
+static int parse_sets(const char *spec, gala_context *main_ctx, dev_set *sets,
+                      gala_context **ctxs)
+{
+    gala_device_info di;
+    gala_context_info(main_ctx, &di);
+    int nall = 0;
+    gala_device_list(NULL, 0, &nall);
+    gala_device_desc *all = calloc((size_t)(nall > 0 ? nall : 1), sizeof *all);
+    if (!all || gala_device_list(all, nall, &nall) != GALA_OK) {
+        free(all);
+        fprintf(stderr, "--devices: the devices cannot be listed\n");
+        return -1;
+    }
+    int nb = 0; /* the backend's devices */
+    for (int i = 0; i < nall; ++i)
+        if (all[i].backend == di.backend) all[nb++] = all[i];
+    int ns = 0, bad = 0;
+    for (const char *p = spec; *p && !bad;) {
+        if (ns == MAX_SETS) { bad = 1; break; }
+        dev_set *ds = &sets[ns++];
+        ds->n = 0;
+        size_t len = strcspn(p, "/");
+        snprintf(ds->label, sizeof ds->label, "%.*s", (int)len, p);
+        int pick[MAX_DEV], n = 0;
+        if (!strcmp(ds->label, "all")) {
+            for (int i = 0; i < nb && n < MAX_DEV; ++i)
+                if (all[i].is_gpu == di.is_gpu) pick[n++] = i;
+        } else {
+            for (const char *q = ds->label; *q && !bad;) {
+                char *end;
+                long v = strtol(q, &end, 10);
+                if (end == q || (*end && *end != ',') || v < 0 || v >= nb || n == MAX_DEV) bad = 1;
+                else pick[n++] = (int)v;
+                q = *end ? end + 1 : end;
+            }
+        }
+        if (n == 0) bad = 1;
+        for (int d = 0; d < n && !bad; ++d) {
+            int occ = 0; /* an index repeated in a set: another context on that device */
+            for (int e = 0; e < d; ++e) occ += pick[e] == pick[d];
+            const int i = pick[d] * MAX_DEV + occ;
+            if (!ctxs[i]) {
+                gala_context_options co;
+                gala_context_options_default(&co);
+                co.use_environment = 0;
+                co.profiling = 1;
+                co.backend = di.backend;
+                char plat[16], dev[16];
+                snprintf(plat, sizeof plat, "%d", all[pick[d]].platform_index);
+                snprintf(dev, sizeof dev, "%d", all[pick[d]].device_index);
+                co.platform = di.backend == GALA_BACKEND_OPENCL ? plat : NULL;
+                co.device = di.backend == GALA_BACKEND_HOST ? NULL : dev;
+                if (gala_context_create(&co, &ctxs[i]) != GALA_OK) {
+                    fprintf(stderr, "--devices: device %d: %s\n", pick[d], gala_last_error(NULL));
+                    free(all);
+                    return -1;
+                }
+            }
+            ds->ctx[ds->n++] = ctxs[i];
+        }
+        p += len;
+        if (*p == '/') ++p;
+    }
+    free(all);
+    if (bad || ns == 0) {
+        fprintf(stderr, "--devices: '%s': sets separated by '/', each 'all' or indices 0..%d "
+                "(%s devices; a repeated index: another context on that device)\n", spec,
+                nb - 1, di.backend_name);
+        return -1;
+    }
+    return ns;
+}
+
 int main(int argc, char **argv)
 {
     const char *families = "control,di", *dumpdir = NULL, *dtypes = "float,double";
@@ -427,6 +521,10 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     double max_seconds = 1800;
     run_opts ro = {0, 0, 0, -1, -1, 0, 0};
+    const char *devices = NULL;
+    dev_set sets[MAX_SETS];
+    gala_context *set_ctxs[MAX_DEV * MAX_DEV] = {0};
+    int nsets = 0;
     bu_opts o;
     /* the common options (--backend, --device, --reps, --json, --quick) first */
     for (int i = 1; i < argc; ++i)
@@ -450,6 +548,7 @@ int main(int argc, char **argv)
         else if (OPT("--refine")) ro.refine = atoi(v);
         else if (OPT("--max-chunk")) ro.max_chunk = atoi(v);
         else if (OPT("--device-mem-limit")) ro.mem_limit = atof(v);
+        else if (OPT("--devices")) devices = v;
         else if (OPT("--linsys")) {
             if ((ro.linsys = parse_linsys(v)) < 0) {
                 fprintf(stderr, "--linsys: auto, dense, dense-shared, sparse-ldlt or pcg\n");
@@ -481,6 +580,11 @@ int main(int argc, char **argv)
                 return 1;
             }
     }
+    if (devices && (nsets = parse_sets(devices, ctx, sets, set_ctxs)) < 0) {
+        for (int i = 0; i < MAX_DEV * MAX_DEV; ++i) gala_context_destroy(set_ctxs[i]);
+        gala_context_destroy(ctx);
+        return 2;
+    }
     gala_device_info info;
     gala_context_info(ctx, &info);
     char device[300];
@@ -495,7 +599,8 @@ int main(int argc, char **argv)
         snprintf(cbuf, sizeof cbuf, "%s", fbuf);
         for (char *fam = strtok(cbuf, ","); fam; fam = strtok(NULL, ","))
             for (int d = 0; d < 2; ++d)
-                if (strstr(dtypes, d ? "double" : "float") && (!d || info.fp64)) total += nb;
+                if (strstr(dtypes, d ? "double" : "float") && (!d || info.fp64))
+                    total += nb * (nsets ? nsets : 1);
     }
     char *save = NULL;
     for (char *fam = strtok_r(fbuf, ",", &save); fam; fam = strtok_r(NULL, ",", &save)) {
@@ -526,6 +631,17 @@ int main(int argc, char **argv)
             if (dt == GALA_DOUBLE && !info.fp64) continue;
             run_spec r0 = {fam, dt, bmax, own != NULL}; /* batch: the warm-up's upper bound */
             if (first_call(ctx, &r0, pb, &ro, js, device)) rc = 1;
+            for (int k = 0; k < nsets; ++k) { /* every set's contexts warm too, untimed */
+                gala_qp_settings sw;
+                run_settings(&r0, &ro, &sw);
+                long long bw = 64LL * sets[k].n;
+                double wsu, wso;
+                if (one_call(ctx, &sets[k], pb, bw < bmax ? bw : bmax, &sw, &wsu, &wso, NULL) != GALA_OK) {
+                    fprintf(stderr, "%s warm-up on devices %s: %s\n", fam, sets[k].label,
+                            gala_last_error(sets[k].ctx[0]));
+                    rc = 1;
+                }
+            }
             for (int b = 0; b < nb; ++b) {
                 if (bu_now() - t_start > max_seconds) {
                     fprintf(stderr, "time budget of %.0f s spent: stopping\n", max_seconds);
@@ -538,7 +654,8 @@ int main(int argc, char **argv)
                 snprintf(label, sizeof label, "qp %s %s batch=%lld", fam, gala_dtype_name(dt),
                          r.batch);
                 bu_progress(label, step++, total);
-                if (run(ctx, &r, pb, tg, &ro, js, device)) rc = 1;
+                for (int k = 0; k < (nsets ? nsets : 1); ++k)
+                    if (run(ctx, nsets ? &sets[k] : NULL, &r, pb, tg, &ro, js, device)) rc = 1;
                 bu_progress_clear();
             }
         }
@@ -547,6 +664,7 @@ int main(int argc, char **argv)
 done:
     bu_progress("qp", total, total);
     bu_json_close(js);
+    for (int i = 0; i < MAX_DEV * MAX_DEV; ++i) gala_context_destroy(set_ctxs[i]);
     gala_context_destroy(ctx);
     return rc;
 }

@@ -938,6 +938,57 @@ START_TEST(chunked_batches)
 }
 END_TEST
 
+/* --devices: the batch divided among two contexts on the host device (an index repeated),
+ * the report names each device's share, which add up to the batch, and every solution file
+ * is the one-device run's, byte for byte; a bad list is a usage error naming it. */
+START_TEST(several_devices)
+{
+    char dir[2][300];
+    jv doc[2];
+    for (int v = 0; v < 2; ++v) {
+        snprintf(dir[v], sizeof dir[v], "%s/dev%d", g_tmp, v);
+        run_result r = v == 0 ? RUN("solve", "--generate", "mpc:3x30", "--generate", "random:4x7",
+                                    "--backend", "host", "--json", "--solution-dir", dir[v])
+                              : RUN("solve", "--generate", "mpc:3x30", "--generate", "random:4x7",
+                                    "--backend", "host", "--json", "--solution-dir", dir[v],
+                                    "--devices", "0,0");
+        EXPECT_CODE(r, 0);
+        parse_report(&r, &doc[v]);
+        run_free(&r);
+    }
+    ck_assert_msg(jget(&doc[0], "devices") == NULL, "one device: a devices list");
+    const jv *ds = jget(&doc[1], "devices");
+    ck_assert_msg(ds != NULL && ds->n == 2, "--devices 0,0: no list of two devices");
+    const int q0 = (int)jnum(&ds->kids[0], "qps"), q1 = (int)jnum(&ds->kids[1], "qps");
+    ck_assert_msg(q0 > 0 && q1 > 0 && q0 + q1 == 37, "shares %d + %d of 37 QPs", q0, q1);
+    const jv *ps = jget(&doc[0], "problems");
+    ck_assert_int_eq(ps->n, 37);
+    for (int i = 0; i < ps->n; ++i) {
+        const char *name = jstr(&ps->kids[i], "name");
+        char pa[400], pb[400];
+        snprintf(pa, sizeof pa, "%s/%s.sol", dir[0], name);
+        snprintf(pb, sizeof pb, "%s/%s.sol", dir[1], name);
+        char *a = slurp(pa), *b = slurp(pb);
+        ck_assert_msg(a && b && !strcmp(a, b), "%s: differs from the one-device run's", name);
+        free(a);
+        free(b);
+    }
+    for (int v = 0; v < 2; ++v) {
+        jv_free(&doc[v]);
+        rm_tree(dir[v]);
+    }
+    run_result r = RUN("solve", "--generate", "mpc:2x3", "--backend", "host", "--summary",
+                       "--devices", "0,0");
+    EXPECT_CODE(r, 0);
+    ck_assert_msg(strstr(r.out, "devices: 0 ") && strstr(r.out, "(2 QPs), 1 "), "summary: %s", r.out);
+    run_free(&r);
+    r = RUN("solve", "--generate", "mpc:2x3", "--backend", "host", "--devices", "0,x");
+    EXPECT_CODE(r, 2);
+    ck_assert_msg(strstr(r.err, "--devices: '0,x'"), "message: %s", r.err);
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(opencl_device)
 {
 #ifdef GALA_HAVE_OPENCL
@@ -979,6 +1030,7 @@ int main(void)
     tcase_add_test(tc, statuses_and_exit_codes);
     tcase_add_test(tc, settings_reach_the_solver);
     tcase_add_test(tc, chunked_batches);
+    tcase_add_test(tc, several_devices);
     tcase_add_test(tc, opencl_device);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);

@@ -35,7 +35,8 @@ typedef enum {
 enum {
     T_HELP = 1, T_EPS, T_BACKEND, T_PLATFORM, T_DEVICE, T_JSON, T_CSV, T_OUTPUT, T_SUMMARY,
     T_QUIET, T_PROGRESS, T_NO_PROGRESS, T_SOLDIR, T_WARM, T_REF, T_REF_TOL, T_GENERATE,
-    T_SEED, T_ALL_BOUND_ROWS, T_STRICT, T_MAX_N, T_SIZE, T_COUNT, T_OUT, T_VERSION, T_REPEAT
+    T_SEED, T_ALL_BOUND_ROWS, T_STRICT, T_MAX_N, T_SIZE, T_COUNT, T_OUT, T_VERSION, T_REPEAT,
+    T_DEVICES
 };
 
 typedef struct {
@@ -72,6 +73,10 @@ static const optdef tool_opts[] = {
      "device such as PoCL only with opencl; GALA_BACKEND)", 1},
     {"platform", "P", K_TOOL, T_PLATFORM, "OpenCL platform: index or part of its name", 1},
     {"device", "D", K_TOOL, T_DEVICE, "device: index or part of its name", 1},
+    {"devices", "LIST", K_TOOL, T_DEVICES,
+     "solve the batch on several devices at once, divided by work: 'all' (every device of the "
+     "chosen device's backend and kind, GPU or not) or indices among the backend's devices as "
+     "gala-info lists them, e.g. 0,1 (an index may repeat: two contexts on one device)", 1},
     /* ---- settings ---- */
     {"solver: OSQP's settings", NULL, K_HEAD, 0, NULL, 0},
     {"eps", "X", K_TOOL, T_EPS, "set both --eps-abs and --eps-rel", 1},
@@ -161,6 +166,7 @@ typedef struct {
     gala_qp_settings set;
     int precision_auto;      /* --precision auto: double where the device has it */
     const char *backend, *platform, *device;
+    const char *devices;     /* --devices: "all" or indices */
     int format;              /* 0 table, 1 json, 2 csv */
     const char *output, *soldir, *warmdir, *ref, *out;
     double ref_tol;
@@ -404,6 +410,7 @@ static int apply(tool *t, const optdef *o, int negated, const char *val)
         break;
     case T_PLATFORM: t->platform = val; break;
     case T_DEVICE: t->device = val; break;
+    case T_DEVICES: t->devices = val; break;
     case T_JSON: t->format = 1; break;
     case T_CSV: t->format = 2; break;
     case T_OUTPUT: t->output = val; break;
@@ -915,6 +922,74 @@ static gala_context *open_context(const tool *t, int *rc)
     return ctx;
 }
 
+/* --devices: a context on each device of the list, of ctx's backend ("all": every device of
+ * it of ctx's kind, GPU or not), into ctxs (at most GQP_MAX_DEVICES); their count, or 0
+ * after an error (*rc set). */
+static int open_devices(const tool *t, gala_context *ctx, gala_context **ctxs, int *rc)
+{
+    gala_device_info di;
+    gala_context_info(ctx, &di);
+    int nall = 0;
+    gala_device_desc *all = NULL;
+    if (gala_device_list(NULL, 0, &nall) != GALA_OK || nall < 1 ||
+        !(all = calloc((size_t)nall, sizeof *all)) ||
+        gala_device_list(all, nall, &nall) != GALA_OK) {
+        free(all);
+        err_("--devices: the devices cannot be listed: %s", gala_last_error(NULL));
+        *rc = GQP_EXIT_FAILURE;
+        return 0;
+    }
+    int nb = 0; /* the backend's devices, first in all[] */
+    for (int i = 0; i < nall; ++i)
+        if (all[i].backend == di.backend) all[nb++] = all[i];
+    int pick[GQP_MAX_DEVICES], n = 0;
+    if (!strcmp(t->devices, "all")) {
+        for (int i = 0; i < nb && n < GQP_MAX_DEVICES; ++i)
+            if (all[i].is_gpu == di.is_gpu) pick[n++] = i;
+    } else {
+        for (const char *p = t->devices; *p;) {
+            char *end;
+            const long v = strtol(p, &end, 10);
+            if (end == p || (*end && *end != ',') || v < 0 || v >= nb || n == GQP_MAX_DEVICES) {
+                err_("--devices: '%s' is not 'all' or a list of indices 0..%d (%s devices; at "
+                     "most %d)", t->devices, nb - 1, di.backend_name, GQP_MAX_DEVICES);
+                free(all);
+                *rc = GQP_EXIT_USAGE;
+                return 0;
+            }
+            pick[n++] = (int)v;
+            p = *end ? end + 1 : end;
+        }
+    }
+    if (n == 0) {
+        err_("--devices %s: no %s device", t->devices, di.backend_name);
+        free(all);
+        *rc = GQP_EXIT_USAGE;
+        return 0;
+    }
+    for (int d = 0; d < n; ++d) {
+        gala_context_options co;
+        gala_context_options_default(&co);
+        co.use_environment = 0;
+        co.backend = di.backend;
+        char plat[16], dev[16];
+        snprintf(plat, sizeof plat, "%d", all[pick[d]].platform_index);
+        snprintf(dev, sizeof dev, "%d", all[pick[d]].device_index);
+        co.platform = di.backend == GALA_BACKEND_OPENCL ? plat : NULL;
+        co.device = di.backend == GALA_BACKEND_HOST ? NULL : dev;
+        if (gala_context_create(&co, &ctxs[d]) != GALA_OK) {
+            err_("--devices: device %d (%s): %s", pick[d], all[pick[d]].device_name,
+                 gala_last_error(NULL));
+            for (int e = 0; e < d; ++e) gala_context_destroy(ctxs[e]);
+            free(all);
+            *rc = GQP_EXIT_FAILURE;
+            return 0;
+        }
+    }
+    free(all);
+    return n;
+}
+
 static int write_report(const tool *t, const gqp_run *run)
 {
     FILE *f = stdout;
@@ -974,7 +1049,8 @@ static int warm_start(const tool *t, gala_qp_solver *sv, item_list *l)
 static int cmd_solve(tool *t)
 {
     item_list l = {0};
-    gala_context *ctx = NULL;
+    gala_context *ctx = NULL, *ctxs[GQP_MAX_DEVICES];
+    int nctx = 0; /* --devices: ctxs[0 .. nctx - 1], ctx is ctxs[0] */
     gala_qp_solver *sv = NULL;
     gala_qp_problem *batch = NULL;
     const int root = t->mpi.rank == 0; /* the rank that reports (the only one without MPI) */
@@ -1013,11 +1089,25 @@ static int cmd_solve(tool *t)
         if (missing && root)
             warn_(t, "%s: no reference value for %lld of %d QPs", t->ref, missing, l.n);
     }
-    if ((ctx = open_context(t, &rc)) != NULL) {
+    if ((ctx = open_context(t, &rc)) != NULL && t->devices) {
+        if ((nctx = open_devices(t, ctx, ctxs, &rc)) > 0) {
+            gala_context_destroy(ctx);
+            ctx = ctxs[0];
+        } else {
+            gala_context_destroy(ctx);
+            ctx = NULL;
+        }
+    }
+    if (ctx) {
         gala_device_info di;
         gala_context_info(ctx, &di);
         snprintf(run.device, sizeof run.device, "%s: %s / %s", di.backend_name, di.platform_name,
                  di.device_name);
+        for (int d = 1; d < nctx; ++d) { /* double only where every device has it */
+            gala_device_info dd;
+            gala_context_info(ctxs[d], &dd);
+            if (!dd.fp64) di.fp64 = 0;
+        }
         if (t->mpi.size > 1) {
             size_t used = strlen(run.device);
             snprintf(run.device + used, sizeof run.device - used, " (rank 0 of %d MPI ranks)",
@@ -1079,7 +1169,8 @@ static int cmd_solve(tool *t)
             gala_qp_destroy(sv);
             sv = NULL;
             double t1 = gqp_now(), su, so = 0;
-            st = gala_qp_setup(ctx, batch, nb, &s, &sv);
+            st = nctx ? gala_qp_setup_devices(ctxs, nctx, NULL, batch, nb, &s, &sv)
+                      : gala_qp_setup(ctx, batch, nb, &s, &sv);
             su = gqp_now() - t1;
             if (st == GALA_OK && t->warmdir) rc = warm_start(t, sv, &l);
             if (st == GALA_OK && !rc) {
@@ -1104,6 +1195,13 @@ static int cmd_solve(tool *t)
         if (!rc) {
             run.linsys = gala_qp_linsys_used(sv);
             run.chunks = gala_qp_chunk_count(sv);
+            run.ndev = nctx > 1 ? nctx : 0;
+            for (int d = 0; d < run.ndev; ++d) {
+                gala_device_info dd;
+                gala_context_info(ctxs[d], &dd);
+                snprintf(run.dev_name[d], sizeof run.dev_name[d], "%s", dd.device_name);
+                gala_qp_device_share(sv, d, NULL, &run.dev_qps[d], NULL);
+            }
             for (int k = 0; k < l.n; ++k) {
                 gqp_item *it = &l.v[k];
                 if (it->batch_index < 0) continue;
@@ -1148,6 +1246,7 @@ done:
     free(batch);
     free(run.gathered);
     gala_context_destroy(ctx);
+    for (int d = 1; d < nctx; ++d) gala_context_destroy(ctxs[d]);
     free_items(&l);
     return rc;
 }

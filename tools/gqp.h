@@ -32,6 +32,9 @@ typedef struct gqp_item {
     int remote;           /* under MPI: another rank reads and solves it (rank 0 gets its result) */
 } gqp_item;
 
+/* The most devices of one run (--devices). */
+#define GQP_MAX_DEVICES 16
+
 /* What the report needs besides the items. */
 typedef struct gqp_run {
     gqp_item *items;
@@ -41,6 +44,9 @@ typedef struct gqp_run {
     char backend[16];
     int linsys;            /* strategy used (gala_qp_linsys), -1 if nothing was solved */
     int chunks;            /* chunks the batch was solved in (gala_qp_chunk_count), 0: none */
+    int ndev;              /* --devices: the devices the batch was divided among, 0: one */
+    char dev_name[GQP_MAX_DEVICES][128];
+    int dev_qps[GQP_MAX_DEVICES]; /* QPs of each device's share */
     double read_time;      /* reading files and generating, seconds */
     double setup_time;     /* gala_qp_setup */
     double solve_time;     /* gala_qp_solve (with polishing) */

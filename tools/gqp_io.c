@@ -442,8 +442,14 @@ void gqp_report_summary(FILE *f, const gqp_run *run)
             run->interrupted ? "; interrupted" : "");
     fprintf(f, "device: %s (%s, linear systems %s", run->device,
             gala_dtype_name(run->settings.dtype), linsys_name(run->linsys));
-    if (run->chunks > 1) fprintf(f, ", %d chunks", run->chunks);
+    if (run->chunks > (run->ndev > 1 ? run->ndev : 1)) fprintf(f, ", %d chunks", run->chunks);
     fprintf(f, ")\n");
+    if (run->ndev > 0) {
+        fprintf(f, "devices:");
+        for (int d = 0; d < run->ndev; ++d)
+            fprintf(f, "%s %d %s (%d QPs)", d ? "," : "", d, run->dev_name[d], run->dev_qps[d]);
+        fprintf(f, "\n");
+    }
     if (run->with_ref)
         fprintf(f, "reference: %d of %d objectives within %g of the reference value "
                    "(|f - ref| / max(1, |ref|); largest %.2e)\n",
@@ -532,6 +538,19 @@ void gqp_report_json(FILE *f, const gqp_run *run)
     JS_STR("backend", run->backend);
     JS_STR("linsys_used", linsys_name(run->linsys));
     JS_INT("chunks", run->chunks);
+    if (run->ndev > 0) { /* --devices: each device's share */
+        js_key(f, "devices", &first);
+        fputs("[", f);
+        for (int d = 0; d < run->ndev; ++d) {
+            int first_d = 1;
+            fputs(d ? ", {" : "{", f);
+            js_key(f, "name", &first_d);
+            js_str(f, run->dev_name[d]);
+            js_key(f, "qps", &first_d);
+            fprintf(f, "%d}", run->dev_qps[d]);
+        }
+        fputs("]", f);
+    }
     js_key(f, "settings", &first);
     js_settings(f, &run->settings);
     js_key(f, "problems", &first);

@@ -115,12 +115,51 @@ GALA_API gala_status gala_qp_setup(struct gala_context *ctx, const gala_qp_probl
                                    gala_qp_solver **solver);
 
 /**
+ * @brief Set up a batch of QPs on several devices, one context each (docs/qp.md, "One batch
+ * on several devices"): the batch is divided into consecutive shares by work (the sum of n²
+ * of a device's QPs) in proportion to @p weights, each device's share set up as by
+ * gala_qp_setup on its context (and in chunks there when it does not fit it). The solver
+ * is used as one of gala_qp_setup: gala_qp_solve solves the shares concurrently (a thread
+ * per device); results, updates and warm starts take the caller's QP order and layouts.
+ * With contexts of the same backend and precision, every result equals the one-context
+ * solve's bit for bit. The device-vector calls (gala_qp_*_device) are not available.
+ * @param ctxs     @p nctx distinct contexts (ctxs[0] receives the messages of calls on the
+ *                 solver); every context must stay alive until gala_qp_destroy and must not
+ *                 be used by another thread during a call on the solver.
+ * @param nctx     number of contexts (>= 1; 1 is gala_qp_setup on ctxs[0]).
+ * @param weights  @p nctx positive relative speeds of the devices, or NULL for equal ones.
+ * The other parameters are gala_qp_setup's. A device may get no QPs (more devices than QPs).
+ * @return gala_qp_setup's statuses; GALA_ERR_INVALID_ARG also for a NULL or repeated
+ *         context or a weight that is not positive and finite; a device's failure names it.
+ */
+GALA_API gala_status gala_qp_setup_devices(struct gala_context *const *ctxs, int nctx,
+                                           const double *weights,
+                                           const gala_qp_problem *problems, int count,
+                                           const gala_qp_settings *settings,
+                                           gala_qp_solver **solver);
+
+/** @brief Number of devices (contexts) the batch was set up on: 1 for gala_qp_setup, nctx for
+ *  gala_qp_setup_devices; 0 for NULL. */
+GALA_API int gala_qp_device_count(const gala_qp_solver *solver);
+
+/**
+ * @brief Device @p d's share of the batch: QPs *k0 .. *k0 + *count - 1, in *chunks chunks
+ * (any output may be NULL). A batch without valid QPs is all on device 0.
+ * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL solver, d outside 0 .. device count - 1).
+ */
+GALA_API gala_status gala_qp_device_share(const gala_qp_solver *solver, int d, int *k0,
+                                          int *count, int *chunks);
+
+/**
  * @brief Solve every QP of the batch. All QPs advance together on the device; each stops on
  * its own (status, max_iter); the call returns when all have stopped, the time limit is
  * reached, or the progress callback asked to stop. Results: gala_qp_get_info(),
  * gala_qp_get_solution(). A batch in chunks is solved chunk after chunk; when one chunk's
  * part fails, its QPs get GALA_QP_UNSOLVED (no solution), the other chunks are solved, and
- * the call returns the failure's status with the chunk named in the message.
+ * the call returns the failure's status with the chunk named in the message. A batch on
+ * several devices (gala_qp_setup_devices) is solved on all of them at once; a device whose
+ * part fails gives its QPs GALA_QP_UNSOLVED as a failed chunk does, and the message names
+ * the device; the solver stays usable.
  * @return GALA_OK (whatever the per-QP statuses); GALA_ERR_INVALID_ARG; GALA_ERR_DEVICE and
  *         the other device errors.
  */

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _arrays, _csc, _ext, _settings
 from ._context import default_context
+from ._context import devices as _devices
 from .problems import QPProblem
 
 __all__ = ["QPBatch", "QPBatchResult", "QPDerivative", "QPStatus", "QPDerivStatus"]
@@ -100,6 +101,49 @@ def _real(v: Any, name: str) -> float:
         raise TypeError(f"{name}: expected a real number, got {type(v).__name__}") from None
 
 
+def _device_contexts(devices: Any, base: _ext.Context) -> List[_ext.Context]:
+    """devices= as contexts: "all", or a list of indices among base's backend's devices
+    (gala.devices() order) and of contexts; an index repeated is another context on that
+    device."""
+    backend, is_gpu = base.info["backend"], base.info["is_gpu"]
+    mine = [d for d in _devices() if d.backend == backend]
+
+    def make(d: Any) -> _ext.Context:
+        return _ext.Context(backend=backend,
+                            platform=str(d.platform_index) if backend == "opencl" else None,
+                            device=None if backend == "host" else str(d.device_index),
+                            use_environment=False)
+
+    if isinstance(devices, str):
+        if devices != "all":
+            raise ValueError(f"devices: expected 'all' or a list of device indices or contexts, "
+                             f"got '{devices}'")
+        out = [make(d) for d in mine if d.is_gpu == is_gpu]
+        if not out:
+            raise ValueError(f"devices='all': no {backend} device")
+        return out
+    try:
+        items = list(devices)
+    except TypeError:
+        raise TypeError(f"devices: expected 'all' or a list of device indices or contexts, got "
+                        f"{type(devices).__name__}") from None
+    if not items:
+        raise ValueError("devices: the list is empty")
+    out = []
+    for i, d in enumerate(items):
+        if isinstance(d, _ext.Context):
+            out.append(d)
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, bool):
+            if not 0 <= int(d) < len(mine):
+                raise ValueError(f"devices[{i}] = {int(d)}: outside 0..{len(mine) - 1} "
+                                 f"({backend} devices)")
+            out.append(make(mine[int(d)]))
+        else:
+            raise TypeError(f"devices[{i}]: expected a device index or a gala.Context, got "
+                            f"{type(d).__name__}")
+    return out
+
+
 class QPBatch:
     """A batch of QPs set up on one device, solved together.
 
@@ -113,14 +157,28 @@ class QPBatch:
     ``linsys_solver="dense-shared"``, ...), see :func:`gala.qp_settings_table`. ``context``
     picks the device (default: :func:`gala.default_context`).
 
+    ``devices`` sets the batch up on several devices at once (gala_qp_setup_devices): "all"
+    (every device of the context's backend and kind, GPU or not), or a list of indices among
+    that backend's devices (:func:`gala.devices`, in order) or of :class:`gala.Context`
+    objects. The batch is divided by work (Σ n² of each device's QPs, in proportion to
+    ``weights``: one positive number per device, default equal), the devices solve their
+    shares concurrently, and every result comes back in the batch's order, equal bit for bit
+    to one device's of the same backend and precision. :attr:`device_shares` tells which
+    device has which QPs. Device arrays are not taken then.
+
     q, l, u may be host arrays or, on a CUDA context, device arrays (PyTorch, CuPy): see
     :meth:`update` and :meth:`solve`.
     """
 
     def __init__(self, P: Any, q: Array, A: Any = None, l: Array = None, u: Array = None, *,
-                 c0: float = 0.0, context: Optional[_ext.Context] = None, **settings: Any):
+                 c0: float = 0.0, context: Optional[_ext.Context] = None,
+                 devices: Any = None, weights: Optional[Sequence[float]] = None,
+                 **settings: Any):
         named = [(v, name) for v, name in ((q, "q"), (l, "l"), (u, "u")) if _arrays.is_device(v)]
         dev = [v for v, _ in named]
+        if dev and devices is not None:
+            raise ValueError(f"{', '.join(name for _, name in named)}: device arrays, and the batch "
+                             "is set up on several devices (devices=): give host arrays")
         if dev:  # their device's CUDA context, or a given one that is on it (checked by name)
             context, _ = _arrays.context_for(dev, context, [name for _, name in named])
         q_h = _arrays.to_numpy(q, "q", np.float64)
@@ -137,12 +195,13 @@ class QPBatch:
         Ac = _csc.to_csc(A, (m, n), "A")
         l_h = self._bounds(l, k, m, "l", -np.inf)
         u_h = self._bounds(u, k, m, "u", np.inf)
-        self._init(context, settings)
+        self._init(context, settings, devices, weights)
         Pp, Pi, Px = _csc.arrays(Pc, "P")
         Ap, Ai, Ax = _csc.arrays(Ac, "A")
         self._solver = _ext.QPSolver.setup_shared(self.context, n, m, Pp, Pi, Px, Ap, Ai, Ax,
                                                   np.ascontiguousarray(q_h), l_h, u_h, c0,
-                                                  self._cset)
+                                                  self._cset, self.devices or [],
+                                                  self._weights)
         self._uniform = (n, m)
         self._mats = [(Pc, Ac)]
         self._rejected = None
@@ -150,12 +209,14 @@ class QPBatch:
 
     @classmethod
     def from_problems(cls, problems: Iterable[Any], *, context: Optional[_ext.Context] = None,
+                      devices: Any = None, weights: Optional[Sequence[float]] = None,
                       **settings: Any) -> "QPBatch":
         """A batch of QPs of any sizes: each a tuple (P, q, A, l, u) or (P, q, A, l, u, c0),
         a dict with those keys (missing ones: no A, unbounded l and u, c0 = 0), or a
-        :class:`gala.QPProblem` (:func:`gala.read_qps`, :func:`gala.generate`)."""
+        :class:`gala.QPProblem` (:func:`gala.read_qps`, :func:`gala.generate`). ``devices``,
+        ``weights``: as for :class:`QPBatch`."""
         self = cls.__new__(cls)
-        self._init(context, settings)
+        self._init(context, settings, devices, weights)
         items, mats = [], []
         try:
             problems = iter(problems)
@@ -194,7 +255,8 @@ class QPBatch:
             mats.append((Pc, Ac))
         if not items:
             raise ValueError("problems: the batch is empty")
-        self._solver = _ext.QPSolver.setup(self.context, items, self._cset)
+        self._solver = _ext.QPSolver.setup(self.context, items, self._cset, self.devices or [],
+                                           self._weights)
         # QPs rejected at setup (invalid data) hold no matrix values: gala_qp_update_matrices
         # takes the values of the others only
         rejected = self._solver.infos()["status_val"] == int(_ext.QPStatus.INVALID_DATA)
@@ -215,12 +277,29 @@ class QPBatch:
         parts = [v[offsets[j]:offsets[j + 1]] for j, r in enumerate(self._rejected) if not r]
         return np.ascontiguousarray(np.concatenate(parts) if parts else np.zeros(0))
 
-    def _init(self, context: Optional[_ext.Context], settings: dict) -> None:
+    def _init(self, context: Optional[_ext.Context], settings: dict, devices: Any = None,
+              weights: Optional[Sequence[float]] = None) -> None:
         self.context = context if context is not None else default_context()
         if not isinstance(self.context, _ext.Context):
             raise TypeError("context: expected a gala.Context")
+        self.devices = _device_contexts(devices, self.context) if devices is not None else None
+        if weights is not None and devices is None:
+            raise ValueError("weights: only with devices=")
+        self._weights = [] if weights is None else [_real(w, f"weights[{i}]")
+                                                    for i, w in enumerate(weights)]
+        if self.devices:
+            self.context = self.devices[0]  # its messages, and the batch's first share
         self._cset = _settings.make(settings)
         self._inflight: list = []  # wrapped device arrays gala may still read
+
+    @property
+    def device_shares(self) -> List[range]:
+        """The QPs of each device the batch is set up on (one range for one device)."""
+        out = []
+        for d in range(self._solver.device_count):
+            k0, count, _ = self._solver.device_share(d)
+            out.append(range(k0, k0 + count))
+        return out
 
     @staticmethod
     def _bounds(v: Array, k: int, m: int, name: str, fill: float) -> np.ndarray:

@@ -619,6 +619,7 @@ int check_signals(void *user, int, int, int)
 struct QPSolver {
     gala_qp_solver *s = nullptr;
     nb::object context;
+    std::vector<nb::object> devices; // gala_qp_setup_devices: the contexts, kept alive
     std::vector<int> n, m;   // per QP
     size_t ntot = 0, mtot = 0;
     int interrupted = 0;
@@ -639,17 +640,28 @@ struct QPSolver {
             mtot += (size_t)m[(size_t)k];
         }
     }
-    void setup(nb::object context_, std::vector<gala_qp_problem> &pb, const gala_qp_settings &set)
+    // devs: several contexts (gala_qp_setup_devices; devs[0] is context_), or empty
+    void setup(nb::object context_, std::vector<gala_qp_problem> &pb, const gala_qp_settings &set,
+               const std::vector<nb::object> &devs, const std::vector<double> &weights)
     {
         gala_context *c = context_arg(context_).ctx;
         context = context_;
+        std::vector<gala_context *> cs;
+        for (const nb::object &d : devs) cs.push_back(context_arg(d).ctx);
+        if (!weights.empty() && weights.size() != cs.size())
+            value_error("weights: " + std::to_string(weights.size()) + " entries for " +
+                        std::to_string(cs.size()) + " devices");
+        devices = devs;
         gala_qp_settings s2 = set;
         s2.progress = check_signals;
         s2.progress_user = &interrupted;
         gala_status st;
         {
             nb::gil_scoped_release nogil;
-            st = gala_qp_setup(c, pb.data(), (int)pb.size(), &s2, &s);
+            st = cs.empty() ? gala_qp_setup(c, pb.data(), (int)pb.size(), &s2, &s)
+                            : gala_qp_setup_devices(cs.data(), (int)cs.size(),
+                                                    weights.empty() ? nullptr : weights.data(),
+                                                    pb.data(), (int)pb.size(), &s2, &s);
         }
         check(st, c);
         sizes(pb.data(), (int)pb.size());
@@ -669,7 +681,8 @@ void check_csc_arrays(const char *what, int cols, const I32 &p, const I32 &i, co
                     std::to_string(i.size()) + ") or data (" + std::to_string(x.size()) + ")");
 }
 
-QPSolver *qp_setup(nb::object context, std::vector<ProblemIn> problems, const gala_qp_settings &set)
+QPSolver *qp_setup(nb::object context, std::vector<ProblemIn> problems, const gala_qp_settings &set,
+                   std::vector<nb::object> devices, std::vector<double> weights)
 {
     const size_t count = problems.size();
     if (count == 0) value_error("problems: the batch is empty");
@@ -699,13 +712,14 @@ QPSolver *qp_setup(nb::object context, std::vector<ProblemIn> problems, const ga
         p.c0 = std::get<11>(t);
     }
     auto solver = std::make_unique<QPSolver>();
-    solver->setup(context, pb, set);
+    solver->setup(context, pb, set, devices, weights);
     return solver.release();
 }
 
 // Shared P and A, stacked vectors: q (k×n), l (k×m), u (k×m), row-major float64.
 QPSolver *qp_setup_shared(nb::object context, int n, int m, I32 Pp, I32 Pi, F64 Px, I32 Ap, I32 Ai,
-                          F64 Ax, F64 q, F64 l, F64 u, double c0, const gala_qp_settings &set)
+                          F64 Ax, F64 q, F64 l, F64 u, double c0, const gala_qp_settings &set,
+                          std::vector<nb::object> devices, std::vector<double> weights)
 {
     if (n < 1) value_error("n = " + std::to_string(n) + ": need at least one variable");
     if (m < 0) value_error("m = " + std::to_string(m) + " < 0");
@@ -730,7 +744,7 @@ QPSolver *qp_setup_shared(nb::object context, int n, int m, I32 Pp, I32 Pi, F64 
         p.c0 = c0;
     }
     auto solver = std::make_unique<QPSolver>();
-    solver->setup(context, pb, set);
+    solver->setup(context, pb, set, devices, weights);
     return solver.release();
 }
 
@@ -1236,14 +1250,24 @@ NB_MODULE(_ext, m)
 
     nb::class_<QPSolver>(m, "QPSolver", "gala_qp_solver: a batch of QPs set up on a context")
         .def_static("setup", &qp_setup, "context"_a, "problems"_a, "settings"_a,
-                    nb::rv_policy::take_ownership)
+                    "devices"_a = std::vector<nb::object>(), "weights"_a = std::vector<double>(),
+                    nb::rv_policy::take_ownership,
+                    "gala_qp_setup; with devices (contexts, the first one context): "
+                    "gala_qp_setup_devices")
         .def_static("setup_shared", &qp_setup_shared, "context"_a, "n"_a, "m"_a, "Pp"_a, "Pi"_a,
                     "Px"_a, "Ap"_a, "Ai"_a, "Ax"_a, "q"_a, "l"_a, "u"_a, "c0"_a, "settings"_a,
+                    "devices"_a = std::vector<nb::object>(), "weights"_a = std::vector<double>(),
                     nb::rv_policy::take_ownership)
         .def("solve", &qp_solve)
         .def_prop_ro("count", [](const QPSolver &s) { return gala_qp_count(s.s); })
         .def_prop_ro("linsys_used", [](const QPSolver &s) { return gala_qp_linsys_used(s.s); })
         .def_prop_ro("chunk_count", [](const QPSolver &s) { return gala_qp_chunk_count(s.s); })
+        .def_prop_ro("device_count", [](const QPSolver &s) { return gala_qp_device_count(s.s); })
+        .def("device_share", [](const QPSolver &s, int d) {
+                 int k0 = 0, count = 0, chunks = 0;
+                 check(gala_qp_device_share(s.s, d, &k0, &count, &chunks), s.ctx());
+                 return nb::make_tuple(k0, count, chunks);
+             }, "d"_a, "gala_qp_device_share: (first QP, QPs, chunks) of device d")
         .def_prop_ro("n", [](const QPSolver &s) { return s.n; })
         .def_prop_ro("m", [](const QPSolver &s) { return s.m; })
         .def("infos", &qp_infos, "every QP's gala_qp_info, as a dict of arrays")

@@ -12,8 +12,16 @@
  * classes are the batch's (s->plan_class); a chunk after the batch's reference QP (its first
  * valid one) carries that QP as a hidden last QP, for the reference's patterns and, in the
  * shared strategy, as slot 0, whose scaling every QP takes (it never iterates: its host
- * status is INVALID_DATA); the dropped K⁻¹ is factored again from the same scaled data. */
+ * status is INVALID_DATA); the dropped K⁻¹ is factored again from the same scaled data.
+ *
+ * A batch on several devices (gala_qp_setup_devices; docs/design.md, "Several devices") is
+ * the same machinery with more than one context: the batch is first divided into
+ * consecutive shares by work (split_devices), each share cut into chunks for its own device
+ * (plan_chunks), and every chunk's solver lives on its device's context (qp_dev). Setup and
+ * solve run each device's chunks on a thread of its own; the other calls visit the devices
+ * in turn. The same arguments make the results the one-device batch's bit for bit. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +31,7 @@
 
 typedef struct qp_chunk {
     gala_qp_solver *s;  /* its solver (NULL until made) */
+    int dev;            /* the device (context) it lives on: an index of qp_chunks.dev */
     int k0, k1;         /* its QPs of the batch: k0 .. k1 - 1, the solver's 0 .. k1 - k0 - 1 */
     int phantom;        /* its solver has one QP more, the batch's reference, hidden */
     size_t xo, yo;      /* Σ n, Σ m of the QPs before k0: the caller's vector layout */
@@ -32,17 +41,35 @@ typedef struct qp_chunk {
     int failed;         /* its part of the last solve failed: its QPs report UNSOLVED */
 } qp_chunk;
 
+/* A device of the batch (gala_qp_setup_devices; one for gala_qp_setup): its context, its
+ * chunks c0 .. c1 - 1 (its QPs k0 .. k1 - 1), which of them is on it, a solve's progress
+ * and first failure on its thread. */
+typedef struct qp_dev {
+    gala_context *ctx;
+    int c0, c1, k0, k1;
+    int on_device;      /* the chunk whose buffers are on the device, or -1 */
+    double xfer_setup, xfer_solve; /* seconds of parking and unparking */
+    int cur, done, part; /* a solve's progress: the chunk, QPs of the earlier chunks, QPs
+                          * the chunk finished */
+    gala_status st;     /* a solve's first failure on this device, and its message */
+    char msg[512];
+    gala_qp_solver *o;
+    double t0;          /* the solve's start */
+} qp_dev;
+
 struct qp_chunks {
     int n;
     qp_chunk *c;
-    int on_device;      /* the chunk whose buffers are on the device, or -1 */
+    int ndev;
+    qp_dev *dev;
+    int *ord;           /* the order a call visits the chunks in (visit_order) */
+    pthread_mutex_t mu; /* the progress callback, from the devices' threads */
     int ref, ref_chunk; /* the batch's reference QP and its chunk */
     int linsys;         /* the strategy of every chunk (gala_qp_linsys) */
     qp_bin *bins;       /* dense: the batch's launch classes, and per batch slot its class */
     int nb;
     int *bin_of;
-    double xfer_setup, xfer_solve; /* seconds of parking and unparking */
-    int cur, done_before, stop;    /* a solve's progress: the chunk, QPs of earlier ones */
+    int stop;           /* the progress callback asked to stop (under mu) */
 };
 
 /* ------------------------------------------------------------------ sizes */
@@ -135,13 +162,14 @@ static int fits(const chunk_use *u, double limit, double maxa)
            u->mvec <= maxa && u->n <= imax && u->m <= imax && u->v <= imax;
 }
 
-/* The chunks' boundaries (*bounds: nch + 1 QP indices), greedily in batch order: a chunk
- * takes QPs while they fit (a QP that does not fit alone gets a chunk of its own, and its
- * setup reports what the device refuses). */
-static gala_status plan_chunks(const gala_qp_solver *s, const gala_qp_problem *pb,
-                               const qp_scan *scan, int ref, int lin, int **bounds, int *nch)
+/* The chunks' boundaries of QPs a .. e - 1 on ctx's device, greedily in batch order, after
+ * those already in b (b[*n] == a): a chunk takes QPs while they fit (a QP that does not fit
+ * alone gets a chunk of its own, and its setup reports what the device refuses); b[*n] ends
+ * as e. */
+static void plan_chunks(const gala_qp_solver *s, const gala_context *ctx, int a, int e,
+                        const gala_qp_problem *pb, const qp_scan *scan, int ref, int lin, int *b,
+                        int *nb)
 {
-    const gala_context *ctx = s->ctx;
     double limit = s->set.device_mem_limit;
     if (!(limit > 0)) {
         /* automatic: 80 % of a device's memory less what the context holds; the host
@@ -154,14 +182,11 @@ static gala_status plan_chunks(const gala_qp_solver *s, const gala_qp_problem *p
     const double maxa = ctx->info.max_alloc_bytes ? (double)ctx->info.max_alloc_bytes : INFINITY;
     const int maxq = s->set.max_chunk > 0 ? s->set.max_chunk : s->count;
     const double base = chunk_base(s, &pb[ref], &scan[ref], lin);
-    int *b = gala_malloc(sizeof(int) * ((size_t)s->count + 1));
-    if (!b) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
-    int n = 0, in_chunk = 0;
+    int n = *nb, in_chunk = 0;
     chunk_use u;
     memset(&u, 0, sizeof u);
     u.total = base;
-    b[0] = 0;
-    for (int k = 0; k < s->count; ++k) {
+    for (int k = a; k < e; ++k) {
         chunk_use v = u;
         if (s->slot[k] >= 0) qp_use(s, &pb[k], &scan[k], lin, &v);
         else v.total += 4.0 * (QP_NQT + 1);
@@ -177,10 +202,37 @@ static gala_status plan_chunks(const gala_qp_solver *s, const gala_qp_problem *p
         u = v;
         ++in_chunk;
     }
-    b[++n] = s->count;
-    *bounds = b;
-    *nch = n;
-    return GALA_OK;
+    if (e > a) b[++n] = e;
+    *nb = n;
+}
+
+/* The devices' shares of the batch: consecutive QPs, split by work (Σ n² of the valid QPs;
+ * an invalid QP counts as a QP of n = 1) in proportion to the devices' weights (equal when
+ * w is NULL). Device d gets QPs at[d] .. at[d + 1] - 1 (possibly none). */
+static void split_devices(const gala_qp_solver *s, int ndev, const double *w, int *at)
+{
+    double total = 0, wsum = 0;
+    for (int k = 0; k < s->count; ++k) {
+        const double n = s->slot[k] >= 0 ? s->qp_n[k] : 1;
+        total += n * n;
+    }
+    for (int d = 0; d < ndev; ++d) wsum += w ? w[d] : 1;
+    at[0] = 0;
+    double done = 0, wcum = 0;
+    int k = 0;
+    for (int d = 0; d < ndev - 1; ++d) {
+        wcum += w ? w[d] : 1;
+        const double target = total * (wcum / wsum);
+        /* take QPs while the running work stays nearer the target than without them */
+        while (k < s->count) {
+            const double n = s->slot[k] >= 0 ? s->qp_n[k] : 1;
+            if (done + n * n / 2 > target) break;
+            done += n * n;
+            ++k;
+        }
+        at[d + 1] = k;
+    }
+    at[ndev] = s->count;
 }
 
 /* ------------------------------------------------------------------ helpers */
@@ -196,15 +248,16 @@ static int chunk_of(const struct qp_chunks *cs, int k)
     return lo;
 }
 
-/* Calls on a chunk's solver tag the buffers they make with it (its parking set). */
-static const void *own(const gala_qp_solver *o, const gala_qp_solver *in)
+/* Calls on a chunk's solver tag the buffers they make with it (its parking set), on its
+ * device's context. */
+static const void *own(gala_qp_solver *in)
 {
-    return gala_buffer_owner(o->ctx, in);
+    return gala_buffer_owner(in->ctx, in);
 }
 
-static void own_end(const gala_qp_solver *o, const void *was)
+static void own_end(gala_qp_solver *in, const void *was)
 {
-    gala_buffer_owner(o->ctx, was);
+    gala_buffer_owner(in->ctx, was);
 }
 
 /* Chunk c's buffers to host memory (the dense strategy's K⁻¹ dropped). */
@@ -212,55 +265,83 @@ static gala_status chunk_park(gala_qp_solver *o, int c)
 {
     struct qp_chunks *cs = o->chunks;
     qp_chunk *ch = &cs->c[c];
+    qp_dev *dv = &cs->dev[ch->dev];
     gala_qp_solver *in = ch->s;
     gala_buffer *drop = in->ls && in->ls->ops == &gala_qp_linsys_dense ? in->ls->K : NULL;
     const double t0 = gala_now();
-    gala_status st = gala_buffers_park(o->ctx, in, &drop, drop ? 1 : 0, &ch->host_bytes);
+    gala_status st = gala_buffers_park(in->ctx, in, &drop, drop ? 1 : 0, &ch->host_bytes);
     const double dt = gala_now() - t0;
-    if (o->in_solve) cs->xfer_solve += dt;
-    else cs->xfer_setup += dt;
+    if (o->in_solve) dv->xfer_solve += dt;
+    else dv->xfer_setup += dt;
     if (st != GALA_OK) return st;
     if (drop && drop->parked) in->k_stale = 1;
-    if (cs->on_device == c) cs->on_device = -1;
+    if (dv->on_device == c) dv->on_device = -1;
     return GALA_OK;
 }
 
-/* Chunk c's buffers back on the device, the one there before parked first. */
+/* Chunk c's buffers back on its device, the one there before parked first. */
 static gala_status chunk_enter(gala_qp_solver *o, int c)
 {
     struct qp_chunks *cs = o->chunks;
+    qp_dev *dv = &cs->dev[cs->c[c].dev];
     gala_qp_solver *in = cs->c[c].s;
-    if (cs->on_device == c || in->nvalid == 0) return GALA_OK; /* nothing of it on the device */
-    if (cs->on_device >= 0) GALA_TRY(chunk_park(o, cs->on_device));
+    if (dv->on_device == c || in->nvalid == 0) return GALA_OK; /* nothing of it on the device */
+    if (dv->on_device >= 0) GALA_TRY(chunk_park(o, dv->on_device));
     const double t0 = gala_now();
-    gala_status st = gala_buffers_unpark(o->ctx, in);
+    gala_status st = gala_buffers_unpark(in->ctx, in);
     const double dt = gala_now() - t0;
-    if (o->in_solve) cs->xfer_solve += dt;
-    else cs->xfer_setup += dt;
+    if (o->in_solve) dv->xfer_solve += dt;
+    else dv->xfer_setup += dt;
     if (st != GALA_OK) return st;
     cs->c[c].host_bytes = 0;
-    cs->on_device = c;
+    dv->on_device = c;
     return GALA_OK;
 }
 
-/* The order calls visit the chunks in: first (the one on the device when the call began: no
- * transfer), then the others in batch order. */
-static int visit(int first, int i)
+/* The order calls visit device d's chunks in: first the one on the device when the call
+ * began (no transfer), then the others in batch order; written to ord. */
+static int dev_order(const struct qp_chunks *cs, int d, int *ord)
 {
-    if (i == 0) return first;
-    return i <= first ? i - 1 : i;
+    const qp_dev *dv = &cs->dev[d];
+    const int first = dv->on_device >= 0 ? dv->on_device : dv->c0;
+    int n = 0;
+    if (dv->c1 > dv->c0) ord[n++] = first;
+    for (int c = dv->c0; c < dv->c1; ++c)
+        if (c != first) ord[n++] = c;
+    return n;
 }
 
-static int first_chunk(const struct qp_chunks *cs) { return cs->on_device >= 0 ? cs->on_device : 0; }
+/* The order a call visits all the chunks in (cs->ord): device after device, each as
+ * dev_order says. */
+static const int *visit_order(struct qp_chunks *cs)
+{
+    int n = 0;
+    for (int d = 0; d < cs->ndev; ++d) n += dev_order(cs, d, cs->ord + n);
+    return cs->ord;
+}
 
-/* A failed call's message, with the chunk named (the first failure of a call wins). */
+/* A failed call's message, with the device (when there are several) and the chunk named
+ * (the first failure of a call wins); the failure's own message is on the chunk's
+ * context. */
+static void fail_msg(const gala_qp_solver *o, const qp_chunk *ch, int c, const char *fn,
+                     char *msg, size_t cap)
+{
+    const struct qp_chunks *cs = o->chunks;
+    const qp_dev *dv = &cs->dev[ch->dev];
+    char dname[200] = "";
+    if (cs->ndev > 1)
+        snprintf(dname, sizeof dname, "device %d (%s %s): ", ch->dev, dv->ctx->info.backend_name,
+                 dv->ctx->info.device_name);
+    snprintf(msg, cap, "%s: %schunk %d of %d (QPs %d..%d): %s", fn, dname, c, cs->n, ch->k0,
+             ch->k1 - 1, gala_last_error(ch->s ? ch->s->ctx : dv->ctx));
+}
+
 static void note_failure(const gala_qp_solver *o, const qp_chunk *ch, int c, const char *fn,
                          gala_status st, gala_status *first, char *msg, size_t cap)
 {
     if (*first != GALA_OK) return;
     *first = st;
-    snprintf(msg, cap, "%s: chunk %d of %d (QPs %d..%d): %s", fn, c, o->chunks->n, ch->k0,
-             ch->k1 - 1, gala_last_error(o->ctx));
+    fail_msg(o, ch, c, fn, msg, cap);
 }
 
 /* A public call forwarded to the chunks: k >= 0 the chunk of QP k (kk = k - k0), k = -1
@@ -275,12 +356,12 @@ static gala_status forward(gala_qp_solver *o, int k, const char *fn, chunk_befor
                            chunk_call call, void *arg)
 {
     struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
+    const int *ord = visit_order(cs);
     gala_status first = GALA_OK;
     char msg[512] = "";
     const int one = k >= 0 ? chunk_of(cs, k) : -1;
     for (int i = 0; i < (k >= 0 ? 1 : cs->n); ++i) {
-        const int c = k >= 0 ? one : visit(first_c, i);
+        const int c = k >= 0 ? one : ord[i];
         qp_chunk *ch = &cs->c[c];
         const int kk = k >= 0 ? k - ch->k0 : -1;
         int enter = 1;
@@ -288,9 +369,9 @@ static gala_status forward(gala_qp_solver *o, int k, const char *fn, chunk_befor
         if (enter < 0) continue;
         if (st == GALA_OK && enter) st = chunk_enter(o, c);
         if (st == GALA_OK) {
-            const void *was = own(o, ch->s);
+            const void *was = own(ch->s);
             st = call(o, c, kk, arg);
-            own_end(o, was);
+            own_end(ch->s, was);
         }
         if (st != GALA_OK) {
             note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
@@ -333,9 +414,10 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     const int ph = valid > 0 && ref < k0;
     ch->phantom = ph;
     gala_qp_solver *in = gala_calloc(1, sizeof *in);
-    if (!in) return gala_error(o->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    gala_context *dctx = cs->dev[ch->dev].ctx; /* its messages: the call may be on a thread */
+    if (!in) return gala_error(dctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     ch->s = in;
-    in->ctx = o->ctx;
+    in->ctx = cs->dev[ch->dev].ctx;
     in->set = o->set;
     in->set.progress = NULL;
     in->set.progress_user = NULL;
@@ -343,7 +425,7 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     in->dt = o->dt;
     in->dualgap = o->dualgap;
     in->refine = o->refine;
-    in->k_factored = o->k_factored;
+    in->k_factored = gala_tuned(dctx, o->dt)->qp.factor == 2; /* its device's tuning */
     in->nthreads = o->nthreads;
     in->prof_mark = gala_now();
     in->count = nvis + ph;
@@ -392,7 +474,7 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     if (!sc || (ph && !tmp) || (cs->bins && nsl && !in->plan_class)) {
         gala_free(sc);
         gala_free(tmp);
-        return gala_error(o->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+        return gala_error(dctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
     for (int i = 0; i < in->count; ++i) sc[i] = scan[i < nvis ? k0 + i : ref];
     for (int sl = 0; in->plan_class && sl < nsl; ++sl) {
@@ -406,20 +488,140 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
         ipb = tmp;
     }
     const int iref = ref >= k0 && ref < ch->k1 ? ref - k0 : (ph ? nvis : 0);
-    const void *was = own(o, in);
+    const void *was = own(in);
     gala_status st = gala_qp_setup_build(in, ipb, sc, iref, same_data, ops);
-    own_end(o, was);
+    own_end(in, was);
     gala_free(sc);
     gala_free(tmp);
-    if (st == GALA_OK && in->nvalid) o->chunks->on_device = c;
+    if (st == GALA_OK && in->nvalid) cs->dev[ch->dev].on_device = c;
     return st;
 }
 
+/* The making of chunks c0 .. c1 - 1 of device d, one after another (the one before parked
+ * first); the first failure in st, with its message naming the chunk (and the device). */
+typedef struct {
+    gala_qp_solver *o;
+    const gala_qp_problem *pb;
+    const qp_scan *scan;
+    int same_data;
+    const qp_linsys_ops *ops;
+    int set_linsys;
+    int d, c0, c1;
+    gala_status st;
+    char msg[512];
+} setup_job;
+
+static void setup_chunks(setup_job *j)
+{
+    struct qp_chunks *cs = j->o->chunks;
+    const qp_dev *dv = &cs->dev[j->d];
+    for (int c = j->c0; j->st == GALA_OK && c < j->c1; ++c) {
+        gala_status st = GALA_OK;
+        if (dv->on_device >= 0) st = chunk_park(j->o, dv->on_device);
+        if (st == GALA_OK) st = chunk_make(j->o, j->pb, j->scan, j->same_data, c, j->ops, j->set_linsys);
+        if (st != GALA_OK) {
+            j->st = st;
+            fail_msg(j->o, &cs->c[c], c, "gala_qp_setup", j->msg, sizeof j->msg);
+        }
+    }
+}
+
+static void *setup_thread(void *arg)
+{
+    setup_job *j = arg;
+    setup_chunks(j);
+    return NULL;
+}
+
+/* The chunks from c_from on, each device's on a thread of its own when there are several
+ * (the caller's thread takes the first device's); the first failure in device order is the
+ * call's, with its message on s->ctx. */
+static gala_status setup_devices(gala_qp_solver *s, const gala_qp_problem *pb, const qp_scan *scan,
+                                 int same_data, const qp_linsys_ops *ops, int c_from)
+{
+    struct qp_chunks *cs = s->chunks;
+    const int nd = cs->ndev;
+    setup_job *jobs = gala_calloc((size_t)nd, sizeof *jobs);
+    pthread_t *th = gala_calloc((size_t)nd, sizeof *th);
+    int *started = gala_calloc((size_t)nd, sizeof *started);
+    if (!jobs || !th || !started) {
+        gala_free(jobs);
+        gala_free(th);
+        gala_free(started);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    for (int d = 0; d < nd; ++d) {
+        setup_job *j = &jobs[d];
+        j->o = s;
+        j->pb = pb;
+        j->scan = scan;
+        j->same_data = same_data;
+        j->ops = ops;
+        j->set_linsys = 1;
+        j->d = d;
+        j->c0 = cs->dev[d].c0 > c_from ? cs->dev[d].c0 : c_from;
+        j->c1 = cs->dev[d].c1;
+    }
+    for (int d = 1; d < nd; ++d)
+        if (jobs[d].c1 > jobs[d].c0)
+            started[d] = pthread_create(&th[d], NULL, setup_thread, &jobs[d]) == 0;
+    setup_chunks(&jobs[0]);
+    for (int d = 1; d < nd; ++d) {
+        if (started[d]) pthread_join(th[d], NULL);
+        else setup_chunks(&jobs[d]);
+    }
+    gala_status st = GALA_OK;
+    for (int d = 0; d < nd && st == GALA_OK; ++d)
+        if (jobs[d].st != GALA_OK) st = gala_error(s->ctx, jobs[d].st, "%s", jobs[d].msg);
+    gala_free(jobs);
+    gala_free(th);
+    gala_free(started);
+    return st;
+}
+
+/* Whether two contexts' devices are of one kind: the same backend and, but on the host
+ * backend (whose thread count changes no result), the same device. */
+static int same_kind(const gala_context *a, const gala_context *b)
+{
+    return a->ops->backend == b->ops->backend &&
+           (a->ops->backend == GALA_BACKEND_HOST ||
+            !strcmp(a->info.device_name, b->info.device_name));
+}
+
+/* The batch's devices (one per context), on s->chunks. */
+static gala_status devices_make(gala_qp_solver *s, gala_context *const *ctxs, int nctx, int nch)
+{
+    struct qp_chunks *cs = gala_calloc(1, sizeof *cs);
+    if (cs) {
+        cs->c = gala_calloc((size_t)nch, sizeof *cs->c);
+        cs->ord = gala_calloc((size_t)nch, sizeof *cs->ord);
+        cs->dev = gala_calloc((size_t)nctx, sizeof *cs->dev);
+    }
+    if (!cs || !cs->c || !cs->ord || !cs->dev || pthread_mutex_init(&cs->mu, NULL)) {
+        if (cs) {
+            gala_free(cs->c);
+            gala_free(cs->ord);
+            gala_free(cs->dev);
+        }
+        gala_free(cs);
+        return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
+    }
+    s->chunks = cs;
+    cs->n = nch;
+    cs->ndev = nctx;
+    for (int d = 0; d < nctx; ++d) {
+        cs->dev[d].ctx = ctxs[d];
+        cs->dev[d].on_device = -1;
+    }
+    return GALA_OK;
+}
+
 gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, const qp_scan *scan,
-                                  int ref, int same_data, int *one)
+                                  int ref, int same_data, gala_context *const *ctxs, int nctx,
+                                  const double *weights, int *one)
 {
     *one = 1;
-    if (s->nvalid == 0) return GALA_OK;
+    if (s->nvalid == 0) return GALA_OK; /* nothing to solve: one batch on the first device */
     /* the strategy, as gala_qp_linsys_choose decides it for the whole batch; AUTO's sparse
      * candidate is decided by the first chunk with valid QPs (a cost estimate over its
      * patterns) and kept for the others */
@@ -442,30 +644,50 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
         }
     }
     const int lin = decide ? GALA_QP_LINSYS_DENSE : ops->id; /* the estimate's strategy */
-    int *bounds = NULL, nch = 0;
-    GALA_TRY(plan_chunks(s, pb, scan, ref, lin, &bounds, &nch));
-    if (nch <= 1) {
+    /* the devices' shares, then each share's chunks on its device */
+    int *bounds = gala_malloc(sizeof(int) * ((size_t)s->count + 1));
+    int *at = gala_malloc(sizeof(int) * ((size_t)nctx + 1));
+    int *cat = gala_malloc(sizeof(int) * ((size_t)nctx + 1));
+    if (!bounds || !at || !cat) {
         gala_free(bounds);
-        return GALA_OK;
-    }
-    if (ops == &gala_qp_linsys_shared && s->nvalid > 1 && !same_data) {
-        gala_free(bounds);
-        return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: DENSE_SHARED needs the "
-                          "same P, A and row kinds (equality / inequality / free) in every QP");
-    }
-    *one = 0;
-    struct qp_chunks *cs = gala_calloc(1, sizeof *cs);
-    if (cs) cs->c = gala_calloc((size_t)nch, sizeof *cs->c);
-    if (!cs || !cs->c) {
-        gala_free(cs);
-        gala_free(bounds);
+        gala_free(at);
+        gala_free(cat);
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
-    s->chunks = cs;
-    cs->n = nch;
-    cs->on_device = -1;
+    split_devices(s, nctx, weights, at);
+    int nch = 0;
+    bounds[0] = 0;
+    for (int d = 0; d < nctx; ++d) {
+        cat[d] = nch;
+        plan_chunks(s, ctxs[d], at[d], at[d + 1], pb, scan, ref, lin, bounds, &nch);
+    }
+    cat[nctx] = nch;
+    gala_status st = GALA_OK;
+    if (nch <= 1 && nctx == 1) {
+        *one = 1;
+    } else if (ops == &gala_qp_linsys_shared && s->nvalid > 1 && !same_data) {
+        st = gala_error(s->ctx, GALA_ERR_INVALID_ARG, "gala_qp_setup: DENSE_SHARED needs the "
+                        "same P, A and row kinds (equality / inequality / free) in every QP");
+    } else {
+        *one = 0;
+        st = devices_make(s, ctxs, nctx, nch);
+    }
+    if (st != GALA_OK || *one) {
+        gala_free(bounds);
+        gala_free(at);
+        gala_free(cat);
+        return st;
+    }
+    struct qp_chunks *cs = s->chunks;
     cs->ref = ref;
     size_t po = 0, ao = 0;
+    for (int d = 0; d < nctx; ++d) {
+        cs->dev[d].c0 = cat[d];
+        cs->dev[d].c1 = cat[d + 1];
+        cs->dev[d].k0 = at[d];
+        cs->dev[d].k1 = at[d + 1];
+        for (int c = cat[d]; c < cat[d + 1]; ++c) cs->c[c].dev = d;
+    }
     for (int c = 0; c < nch; ++c) {
         qp_chunk *ch = &cs->c[c];
         ch->k0 = bounds[c];
@@ -481,11 +703,16 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
             }
     }
     gala_free(bounds);
+    gala_free(at);
+    gala_free(cat);
     cs->ref_chunk = chunk_of(cs, ref);
-    gala_status st = GALA_OK;
     /* the dense strategy's launch classes of the whole batch (merge_small groups small
-     * classes by the batch's composition) */
-    if (ops == &gala_qp_linsys_dense || decide) {
+     * classes by the batch's composition), made for the first device's kind: devices of
+     * another kind make their chunks' own (their results are not the first device's bit
+     * for bit anyway) */
+    int one_kind = 1;
+    for (int d = 1; d < nctx; ++d) one_kind &= same_kind(ctxs[0], ctxs[d]);
+    if ((ops == &gala_qp_linsys_dense || decide) && one_kind) {
         const size_t nv = (size_t)s->nvalid;
         int *nm = gala_malloc(sizeof(int) * 2 * nv);
         cs->bin_of = gala_malloc(sizeof(int) * nv);
@@ -500,16 +727,23 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
         gala_free(nm);
     }
     cs->linsys = ops->id;
-    for (int c = 0; st == GALA_OK && c < nch; ++c) {
-        if (cs->on_device >= 0) st = chunk_park(s, cs->on_device);
-        if (st == GALA_OK) st = chunk_make(s, pb, scan, same_data, c, ops, !decide);
-        gala_qp_solver *in = cs->c[c].s;
-        if (st == GALA_OK && decide && in->nvalid) { /* AUTO's sparse candidate, decided */
+    /* AUTO's sparse candidate is decided by the first chunk with valid QPs: the chunks up to
+     * it are made first, on the caller's thread; then each device makes the rest of its
+     * chunks, on a thread of its own when there are several */
+    int made = 0;
+    while (st == GALA_OK && decide && made < nch) {
+        setup_job j = {s, pb, scan, same_data, ops, 0, cs->c[made].dev, made, made + 1, GALA_OK, ""};
+        setup_chunks(&j);
+        st = j.st;
+        if (st != GALA_OK) gala_error(s->ctx, st, "%s", j.msg);
+        gala_qp_solver *in = cs->c[made++].s;
+        if (st == GALA_OK && in->nvalid) {
             ops = in->ls->ops;
             cs->linsys = ops->id;
             decide = 0;
         }
     }
+    if (st == GALA_OK && made < nch) st = setup_devices(s, pb, scan, same_data, ops, made);
     if (st != GALA_OK) return st;
     s->prof_mark = gala_now(); /* the chunks' phases are their own profiles' */
     /* the batch's per-QP arrays live in the chunks now */
@@ -538,6 +772,9 @@ void gala_qp_chunks_free(gala_qp_solver *s)
     if (!cs) return;
     for (int c = 0; c < cs->n; ++c) gala_qp_destroy(cs->c[c].s);
     gala_free(cs->c);
+    gala_free(cs->ord);
+    gala_free(cs->dev);
+    pthread_mutex_destroy(&cs->mu);
     gala_free(cs->bins);
     gala_free(cs->bin_of);
     gala_free(cs);
@@ -546,21 +783,37 @@ void gala_qp_chunks_free(gala_qp_solver *s)
 
 int gala_qp_chunked_linsys(const gala_qp_solver *s) { return s->chunks->linsys; }
 int gala_qp_chunked_count(const gala_qp_solver *s) { return s->chunks->n; }
+int gala_qp_chunked_ndev(const gala_qp_solver *s) { return s->chunks->ndev; }
+
+void gala_qp_chunked_part(const gala_qp_solver *s, int d, int *k0, int *count, int *chunks)
+{
+    const qp_dev *dv = &s->chunks->dev[d];
+    *k0 = dv->k0;
+    *count = dv->k1 - dv->k0;
+    *chunks = dv->c1 - dv->c0;
+}
 
 /* ------------------------------------------------------------------ solve */
 
-/* The caller's progress callback, told the batch's counts: QPs of the chunks solved before,
- * those this chunk finished (its hidden QP excluded), the iteration of this chunk. A stop
- * asked for in one chunk stops the later ones at their first check. */
+/* The caller's progress callback, told the batch's counts: QPs of the chunks solved before
+ * on every device, and those the devices' current chunks finished (hidden QPs excluded);
+ * the iteration of the calling chunk. Several devices call it from their threads, one at a
+ * time. A stop asked for in one chunk stops the others at their next check. */
 static int chunk_progress(void *user, int done, int total, int iteration)
 {
     (void)total;
-    gala_qp_solver *o = user;
+    qp_dev *dv = user;
+    gala_qp_solver *o = dv->o;
     struct qp_chunks *cs = o->chunks;
-    if (cs->stop) return 1;
-    const int d = cs->done_before + done - cs->c[cs->cur].phantom;
-    if (o->set.progress(o->set.progress_user, d, o->count, iteration)) cs->stop = 1;
-    return cs->stop;
+    pthread_mutex_lock(&cs->mu);
+    dv->part = done - cs->c[dv->cur].phantom;
+    int sum = 0;
+    for (int d = 0; d < cs->ndev; ++d) sum += cs->dev[d].done + cs->dev[d].part;
+    int stop = cs->stop;
+    if (!stop && o->set.progress(o->set.progress_user, sum, o->count, iteration)) cs->stop = 1;
+    stop = cs->stop;
+    pthread_mutex_unlock(&cs->mu);
+    return stop;
 }
 
 /* Chunk c's QPs after a failed solve of it: UNSOLVED, no solution (rejected and non-convex
@@ -579,56 +832,99 @@ static void chunk_failed(qp_chunk *ch)
     }
 }
 
-gala_status gala_qp_chunked_solve(gala_qp_solver *o)
+/* Device dv's part of a solve: its chunks one after another, the one on the device first;
+ * its first failure in dv->st, dv->msg. */
+static void dev_solve(qp_dev *dv)
 {
     static const char fn[] = "gala_qp_solve";
+    gala_qp_solver *o = dv->o;
     struct qp_chunks *cs = o->chunks;
-    const int first_c = first_chunk(cs);
-    const double t0 = gala_now();
     const gala_qp_settings *set = &o->set;
     const int timed = set->time_limit > 0 && set->time_limit < 1e9;
-    gala_status first = GALA_OK;
-    char msg[512] = "";
-    o->solved = 0;
-    o->in_solve = 1;
-    cs->xfer_solve = 0;
-    cs->stop = 0;
-    cs->done_before = 0;
-    for (int i = 0; i < cs->n; ++i) {
-        const int c = visit(first_c, i);
+    const int d = (int)(dv - cs->dev);
+    int *ord = cs->ord + dv->c0; /* this device's share of the order array */
+    const int nc = dev_order(cs, d, ord);
+    dv->st = GALA_OK;
+    dv->msg[0] = 0;
+    dv->xfer_solve = 0;
+    for (int i = 0; i < nc; ++i) {
+        const int c = ord[i];
         qp_chunk *ch = &cs->c[c];
         gala_qp_solver *in = ch->s;
         /* the settings the caller may change between solves, and this call's limits */
         in->set.progress = set->progress ? chunk_progress : NULL;
-        in->set.progress_user = o;
+        in->set.progress_user = dv;
         in->set.time_limit = set->time_limit;
         if (timed) {
-            const double left = set->time_limit - (gala_now() - t0);
+            const double left = set->time_limit - (gala_now() - dv->t0);
             in->set.time_limit = left > 1e-9 ? left : 1e-9;
         }
-        cs->cur = c;
+        pthread_mutex_lock(&cs->mu);
+        dv->cur = c;
+        pthread_mutex_unlock(&cs->mu);
         gala_status st = chunk_enter(o, c);
-        const double tc = gala_now() - t0; /* the chunk's times count from the call */
+        const double tc = gala_now() - dv->t0; /* the chunk's times count from the call */
         if (st == GALA_OK) {
-            const void *was = own(o, in);
+            const void *was = own(in);
             st = gala_qp_solve(in);
-            own_end(o, was);
+            own_end(in, was);
         }
         for (int q = 0; st == GALA_OK && q < in->nvis; ++q)
             if (in->slot[q] >= 0) in->info[q].solve_time += tc;
         in->set.progress = NULL;
         in->set.progress_user = NULL;
         if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &first, msg, sizeof msg);
+            note_failure(o, ch, c, fn, st, &dv->st, dv->msg, sizeof dv->msg);
             chunk_failed(ch);
         } else {
             ch->failed = 0;
         }
-        cs->done_before += ch->k1 - ch->k0;
+        pthread_mutex_lock(&cs->mu);
+        dv->done += ch->k1 - ch->k0;
+        dv->part = 0;
+        pthread_mutex_unlock(&cs->mu);
+    }
+}
+
+static void *dev_thread(void *arg)
+{
+    dev_solve(arg);
+    return NULL;
+}
+
+/* Every device's part, each on a thread of its own when there are several (the caller's
+ * thread takes the first); a device whose thread cannot start is solved on the caller's
+ * thread after the others. The first failure in device order is the call's. */
+gala_status gala_qp_chunked_solve(gala_qp_solver *o)
+{
+    struct qp_chunks *cs = o->chunks;
+    const double t0 = gala_now();
+    o->solved = 0;
+    o->in_solve = 1;
+    cs->stop = 0;
+    for (int d = 0; d < cs->ndev; ++d) {
+        cs->dev[d].o = o;
+        cs->dev[d].t0 = t0;
+        cs->dev[d].done = cs->dev[d].part = 0;
+        cs->dev[d].cur = cs->dev[d].c0;
+    }
+    enum { MAXT = 64 };
+    pthread_t th[MAXT];
+    int started[MAXT] = {0};
+    for (int d = 1; d < cs->ndev && d < MAXT; ++d)
+        if (cs->dev[d].c1 > cs->dev[d].c0)
+            started[d] = pthread_create(&th[d], NULL, dev_thread, &cs->dev[d]) == 0;
+    if (cs->dev[0].c1 > cs->dev[0].c0) dev_solve(&cs->dev[0]);
+    else cs->dev[0].st = GALA_OK;
+    for (int d = 1; d < cs->ndev; ++d) {
+        if (d < MAXT && started[d]) pthread_join(th[d], NULL);
+        else if (cs->dev[d].c1 > cs->dev[d].c0) dev_solve(&cs->dev[d]);
+        else cs->dev[d].st = GALA_OK;
     }
     o->in_solve = 0;
     o->solved = 1; /* the other chunks' results stand */
-    if (first != GALA_OK) return gala_error(o->ctx, first, "%s", msg);
+    for (int d = 0; d < cs->ndev; ++d)
+        if (cs->dev[d].st != GALA_OK) return gala_error(o->ctx, cs->dev[d].st, "%s", cs->dev[d].msg);
     return GALA_OK;
 }
 
@@ -712,8 +1008,10 @@ gala_status gala_qp_chunked_get_profile(const gala_qp_solver *o, gala_qp_profile
         }
     }
     if (o->set.profile) { /* parking and unparking: with the uploads, with the solve's rest */
-        p->seconds[GALA_QP_PHASE_UPLOAD] += cs->xfer_setup;
-        p->seconds[GALA_QP_PHASE_SOLVE_OTHER] += cs->xfer_solve;
+        for (int d = 0; d < cs->ndev; ++d) { /* summed over the devices */
+            p->seconds[GALA_QP_PHASE_UPLOAD] += cs->dev[d].xfer_setup;
+            p->seconds[GALA_QP_PHASE_SOLVE_OTHER] += cs->dev[d].xfer_solve;
+        }
     }
     p->enabled = o->set.profile != 0;
     return GALA_OK;
@@ -978,6 +1276,9 @@ gala_status gala_qp_chunked_update_vectors_device(gala_qp_solver *o, const gala_
                                                   size_t u_off)
 {
     static const char fn[] = "gala_qp_update_vectors_device";
+    if (o->chunks->ndev > 1)
+        return gala_error(o->ctx, GALA_ERR_NOT_SUPPORTED, "%s: not on a batch set up on several "
+                          "devices (its vectors live in several contexts)", fn);
     size_t hn, hm;
     batch_totals(o, &hn, &hm);
     GALA_TRY(gala_qp_check_vec(o, fn, "q", q, q_off, hn));
@@ -1018,6 +1319,9 @@ gala_status gala_qp_chunked_get_solution_device(const gala_qp_solver *co, gala_b
 {
     static const char fn[] = "gala_qp_get_solution_device";
     gala_qp_solver *o = (gala_qp_solver *)co; /* chunks move */
+    if (o->chunks->ndev > 1)
+        return gala_error(o->ctx, GALA_ERR_NOT_SUPPORTED, "%s: not on a batch set up on several "
+                          "devices (its vectors live in several contexts)", fn);
     if (!o->solved) return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: not solved yet", fn);
     size_t hn, hm;
     batch_totals(o, &hn, &hm);
@@ -1042,6 +1346,9 @@ gala_status gala_qp_chunked_warm_start_device(gala_qp_solver *o, const gala_buff
                                               size_t x_off, const gala_buffer *y, size_t y_off)
 {
     static const char fn[] = "gala_qp_warm_start_device";
+    if (o->chunks->ndev > 1)
+        return gala_error(o->ctx, GALA_ERR_NOT_SUPPORTED, "%s: not on a batch set up on several "
+                          "devices (its vectors live in several contexts)", fn);
     size_t hn, hm;
     batch_totals(o, &hn, &hm);
     GALA_TRY(gala_qp_check_vec(o, fn, "x", x, x_off, hn));

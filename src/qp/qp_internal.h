@@ -130,6 +130,7 @@ struct gala_qp_solver {
 
     /* the QPs and their slots */
     int count;              /* QPs of the batch */
+    int ndev;               /* devices (contexts) it was set up on (gala_qp_setup_devices) */
     int nvalid;             /* QPs on the device (slots) */
     int *slot;              /* per QP: slot or -1 */
     int *qp_of;             /* per slot: QP index */
@@ -284,14 +285,22 @@ GALA_INTERNAL gala_status gala_qp_setup_build(struct gala_qp_solver *s, const ga
                                               const qp_scan *scan, int ref, int same_data,
                                               const qp_linsys_ops *ops);
 
-/* ---- chunks (chunk.c): batches larger than the device ------------------------------- */
+/* ---- chunks (chunk.c): batches larger than the device, batches on several devices ---- */
 
 /** After validation: whether the batch fits the device (settings device_mem_limit,
- *  max_chunk); *one = 1: it does (the caller builds it as one batch); else the chunks'
- *  solvers are built and s becomes their holder (*one = 0). */
+ *  max_chunk) and has one (nctx == 1; ctxs[0] is s->ctx); *one = 1: it does (the caller
+ *  builds it as one batch); else the batch is divided among the devices (by work, in
+ *  proportion to weights, NULL: equal) and each share into chunks, the chunks' solvers are
+ *  built and s becomes their holder (*one = 0). */
 GALA_INTERNAL gala_status gala_qp_chunked_setup(struct gala_qp_solver *s, const gala_qp_problem *pb,
                                                 const qp_scan *scan, int ref, int same_data,
-                                                int *one);
+                                                struct gala_context *const *ctxs, int nctx,
+                                                const double *weights, int *one);
+/** The devices of a solver with chunks, and device d's share: its first QP, its QPs, its
+ *  chunks. */
+GALA_INTERNAL int gala_qp_chunked_ndev(const struct gala_qp_solver *s);
+GALA_INTERNAL void gala_qp_chunked_part(const struct gala_qp_solver *s, int d, int *k0, int *count,
+                                        int *chunks);
 /** The setup time into every chunk's info. */
 GALA_INTERNAL void gala_qp_chunked_setup_time(struct gala_qp_solver *s);
 /** Free the chunks (gala_qp_destroy); nothing when s has none. */

@@ -257,40 +257,36 @@ gala_status gala_qp_read_factor_status(gala_qp_solver *s)
     return st;
 }
 
-gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, int count,
-                          const gala_qp_settings *settings, gala_qp_solver **solver)
+/* The setup of gala_qp_setup (nctx = 1) and gala_qp_setup_devices: arguments checked. */
+static gala_status setup_on(gala_context *const *ctxs, int nctx, const double *weights,
+                            const gala_qp_problem *problems, int count,
+                            const gala_qp_settings *set, gala_qp_solver **solver)
 {
-    static const char fn[] = "gala_qp_setup";
-    if (solver) *solver = NULL;
-    GALA_TRY(gala_check_ctx(ctx, fn));
-    if (!problems || !solver) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: NULL argument", fn);
-    if (count < 1) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: count = %d < 1", fn, count);
-    gala_qp_settings set;
-    if (settings) set = *settings;
-    else gala_qp_settings_default(&set);
-    GALA_TRY(gala_qp_settings_validate(ctx, fn, &set));
-    GALA_TRY(gala_check_float_type(ctx, fn, set.dtype));
+    gala_context *ctx = ctxs[0];
     double t0 = gala_now();
     gala_qp_solver *s = gala_calloc(1, sizeof *s);
-    if (!s) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+    if (!s) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     s->ctx = ctx;
-    s->set = set;
-    s->dt = set.dtype;
+    s->set = *set;
+    s->dt = set->dtype;
     s->count = count;
+    s->ndev = nctx;
     s->nthreads = 1;
-    s->dualgap = gala_qp_dualgap_of(&set);
+    s->dualgap = gala_qp_dualgap_of(set);
     /* Float refines every solve by default, with K as an explicit inverse or as a Cholesky
      * factor (qp.factor = 2): without the step the factor path stalled at max_iter on an
      * equality QP whose first row became an inequality (75 iterations with it). */
     s->k_factored = gala_tuned(ctx, s->dt)->qp.factor == 2;
-    s->refine = set.refine < 0 ? set.dtype == GALA_FLOAT : set.refine;
+    s->refine = set->refine < 0 ? set->dtype == GALA_FLOAT : set->refine;
     s->prof_mark = t0;
     s->nvis = count;
     qp_scan *scan = NULL;
     int ref = 0, same_data = 0, one = 1;
     gala_status st = gala_qp_setup_front(s, problems, &scan, &ref, &same_data);
-    /* a batch whose device workspace does not fit is solved in chunks (chunk.c) */
-    if (st == GALA_OK) st = gala_qp_chunked_setup(s, problems, scan, ref, same_data, &one);
+    /* a batch whose device workspace does not fit is solved in chunks, a batch on several
+     * devices in chunks on each (chunk.c) */
+    if (st == GALA_OK)
+        st = gala_qp_chunked_setup(s, problems, scan, ref, same_data, ctxs, nctx, weights, &one);
     if (st == GALA_OK && one) st = gala_qp_setup_build(s, problems, scan, ref, same_data, NULL);
     gala_free(scan);
     gala_qp_prof(s, GALA_QP_PHASE_SETUP_OTHER);
@@ -304,6 +300,60 @@ gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, in
         for (int k = 0; k < count; ++k) s->info[k].setup_time = s->setup_time;
     *solver = s;
     return GALA_OK;
+}
+
+gala_status gala_qp_setup(gala_context *ctx, const gala_qp_problem *problems, int count,
+                          const gala_qp_settings *settings, gala_qp_solver **solver)
+{
+    static const char fn[] = "gala_qp_setup";
+    if (solver) *solver = NULL;
+    GALA_TRY(gala_check_ctx(ctx, fn));
+    if (!problems || !solver) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: NULL argument", fn);
+    if (count < 1) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: count = %d < 1", fn, count);
+    gala_qp_settings set;
+    if (settings) set = *settings;
+    else gala_qp_settings_default(&set);
+    GALA_TRY(gala_qp_settings_validate(ctx, fn, &set));
+    GALA_TRY(gala_check_float_type(ctx, fn, set.dtype));
+    return setup_on(&ctx, 1, NULL, problems, count, &set, solver);
+}
+
+gala_status gala_qp_setup_devices(gala_context *const *ctxs, int nctx, const double *weights,
+                                  const gala_qp_problem *problems, int count,
+                                  const gala_qp_settings *settings, gala_qp_solver **solver)
+{
+    static const char fn[] = "gala_qp_setup_devices";
+    if (solver) *solver = NULL;
+    if (!ctxs) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: ctxs is NULL", fn);
+    if (nctx < 1) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: nctx = %d < 1", fn, nctx);
+    for (int d = 0; d < nctx; ++d) {
+        if (!ctxs[d])
+            return gala_error(d ? ctxs[0] : NULL, GALA_ERR_INVALID_ARG, "%s: ctxs[%d] is NULL",
+                              fn, d);
+        GALA_TRY(gala_check_ctx(ctxs[d], fn));
+    }
+    gala_context *ctx = ctxs[0];
+    for (int d = 0; d < nctx; ++d)
+        for (int e = 0; e < d; ++e)
+            if (ctxs[d] == ctxs[e])
+                return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: ctxs[%d] is ctxs[%d] (one "
+                                  "context per device: a context is used by one thread)", fn, d, e);
+    for (int d = 0; weights && d < nctx; ++d)
+        if (!(weights[d] > 0) || !isfinite(weights[d]))
+            return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: weights[%d] = %g must be positive "
+                              "and finite", fn, d, weights[d]);
+    if (!problems || !solver) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: NULL argument", fn);
+    if (count < 1) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: count = %d < 1", fn, count);
+    gala_qp_settings set;
+    if (settings) set = *settings;
+    else gala_qp_settings_default(&set);
+    GALA_TRY(gala_qp_settings_validate(ctx, fn, &set));
+    for (int d = 0; d < nctx; ++d) {
+        gala_status st = gala_check_float_type(ctxs[d], fn, set.dtype);
+        if (st != GALA_OK)
+            return d ? gala_error(ctx, st, "%s: ctxs[%d]: %s", fn, d, gala_last_error(ctxs[d])) : st;
+    }
+    return setup_on(ctxs, nctx, weights, problems, count, &set, solver);
 }
 
 gala_status gala_qp_destroy(gala_qp_solver *s)
@@ -339,6 +389,27 @@ int gala_qp_chunk_count(const gala_qp_solver *s)
 {
     return s ? (s->chunks ? gala_qp_chunked_count(s) : 1) : 0;
 }
+int gala_qp_device_count(const gala_qp_solver *s)
+{
+    return s ? (s->chunks ? gala_qp_chunked_ndev(s) : s->ndev) : 0;
+}
+
+gala_status gala_qp_device_share(const gala_qp_solver *s, int d, int *k0, int *count, int *chunks)
+{
+    static const char fn[] = "gala_qp_device_share";
+    if (!s) return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: solver is NULL", fn);
+    const int nd = gala_qp_device_count(s);
+    if (d < 0 || d >= nd)
+        return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: d = %d outside 0..%d", fn, d, nd - 1);
+    int a = 0, n = d == 0 ? s->count : 0, c = d == 0; /* one batch: all on the first device */
+    if (s->chunks) gala_qp_chunked_part(s, d, &a, &n, &c);
+    else if (d > 0) a = s->count;
+    if (k0) *k0 = a;
+    if (count) *count = n;
+    if (chunks) *chunks = c;
+    return GALA_OK;
+}
+
 int gala_qp_linsys_used(const gala_qp_solver *s)
 {
     if (s && s->chunks) return gala_qp_chunked_linsys(s);
