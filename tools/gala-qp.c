@@ -1089,7 +1089,11 @@ static int cmd_solve(tool *t)
         if (missing && root)
             warn_(t, "%s: no reference value for %lld of %d QPs", t->ref, missing, l.n);
     }
-    if ((ctx = open_context(t, &rc)) != NULL && t->devices) {
+    if (t->devices && t->mpi.size > 1) { /* each rank would open the same devices */
+        err_("--devices with MPI: every rank would use the same devices; give each rank its "
+             "own (the node-local rank picks it without --device / --devices; docs/scale.md)");
+        rc = GQP_EXIT_USAGE;
+    } else if ((ctx = open_context(t, &rc)) != NULL && t->devices) {
         if ((nctx = open_devices(t, ctx, ctxs, &rc)) > 0) {
             gala_context_destroy(ctx);
             ctx = ctxs[0];
