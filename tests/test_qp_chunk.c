@@ -15,6 +15,7 @@
 #include "testutil.h"
 #include "qp_build.h"
 #include "qp_compare.h"
+#include "qp_mixed.h"
 
 static gala_qp_settings settings_for(int target)
 {
@@ -28,48 +29,7 @@ static int is_opencl(int target) { return tu_target_get(target)->backend == GALA
 
 /* ------------------------------------------------------------------ batches */
 
-/* A mixed batch: control (sizes 2..5), random (3..5) and equality (4..7) QPs from seeded
- * generators, with a primal-infeasible, a dual-infeasible and a non-convex QP among them;
- * bad >= 0: QP bad has a NaN in q (rejected at setup), and so has QP count / 2. */
-static void mixed_batch(tu_rng *r, gala_qp_problem *pb, int count, int bad)
-{
-    double I2[] = {1, 0, 0, 1}, qz[] = {0, 0};
-    for (int k = 0; k < count; ++k) {
-        const uint64_t seed = (uint64_t)tu_int(r, 1, 1000000);
-        const int f = tu_int(r, 0, 2);
-        gala_qp_family fam = f == 0 ? GALA_QP_GEN_CONTROL : (f == 1 ? GALA_QP_GEN_RANDOM : GALA_QP_GEN_EQUALITY);
-        const int size = f == 0 ? tu_int(r, 2, 5) : (f == 1 ? tu_int(r, 3, 5) : tu_int(r, 4, 7));
-        if (k % 11 == 5) { /* x1 >= 1 and x1 <= 0 */
-            double Ap[] = {1, 0, 1, 0}, lp[] = {1, -INFINITY}, up[] = {INFINITY, 0};
-            pb[k] = make_qp(2, 2, I2, qz, Ap, lp, up);
-        } else if (k % 11 == 7) { /* min −x1 − x2, x >= 0, P = 0 */
-            double P0[] = {0, 0, 0, 0}, qd[] = {-1, -1}, Ad[] = {1, 0, 0, 1}, ld[] = {0, 0},
-                   ud[] = {INFINITY, INFINITY};
-            pb[k] = make_qp(2, 2, P0, qd, Ad, ld, ud);
-        } else if (k % 11 == 9) { /* P indefinite */
-            double Pn[] = {-1, 0, 0, 1}, An[] = {1, 0, 0, 1}, ln[] = {-1, -1}, un[] = {1, 1};
-            pb[k] = make_qp(2, 2, Pn, qz, An, ln, un);
-        } else {
-            ck_assert_int_eq(gala_qp_generate(fam, size, seed, &pb[k]), GALA_OK);
-        }
-    }
-    if (bad >= 0) {
-        pb[bad].q[0] = NAN;
-        pb[count / 2].q[pb[count / 2].n - 1] = NAN;
-    }
-}
-
-static void free_batch(gala_qp_problem *pb, int count)
-{
-    for (int k = 0; k < count; ++k) free_qp(&pb[k]);
-}
-
 /* ------------------------------------------------------------------ comparison */
-
-static int same_bits(const double *a, const double *b, size_t n)
-{
-    return n == 0 || memcmp(a, b, sizeof(double) * n) == 0;
-}
 
 /* Every QP's info (times excepted) and solution of a and b, bit for bit; b is chunked. */
 static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b,
@@ -88,10 +48,10 @@ static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b,
         const double *xa, *ya, *pa, *da, *xb, *yb, *pbc, *db;
         TU_OK(NULL, gala_qp_get_solution(a, k, &xa, &ya, &pa, &da));
         TU_OK(NULL, gala_qp_get_solution(b, k, &xb, &yb, &pbc, &db));
-        TU_ASSERT(same_bits(xa, xb, (size_t)n) && same_bits(ya, yb, (size_t)m), target,
+        TU_ASSERT(qp_same_bits(xa, xb, (size_t)n) && qp_same_bits(ya, yb, (size_t)m), target,
                   "%s: QP %d (%s): solutions differ: x0 %.17g and %.17g", what, k,
                   gala_qp_status_string(ia.status), xa[0], xb[0]);
-        TU_ASSERT(same_bits(pa, pbc, (size_t)m) && same_bits(da, db, (size_t)n), target,
+        TU_ASSERT(qp_same_bits(pa, pbc, (size_t)m) && qp_same_bits(da, db, (size_t)n), target,
                   "%s: QP %d: certificates differ", what, k);
     }
     gala_qp_info *fa = malloc(sizeof *fa * (size_t)count), *fb = malloc(sizeof *fb * (size_t)count);
@@ -106,7 +66,7 @@ static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b,
     double *x = malloc(sizeof(double) * (2 * nx + 2 * ny + 1)), *y = x + nx, *x2 = y + ny, *y2 = x2 + nx;
     TU_OK(NULL, gala_qp_get_solutions(a, x, y));
     TU_OK(NULL, gala_qp_get_solutions(b, x2, y2));
-    TU_ASSERT(same_bits(x, x2, nx + ny), target, "%s: gala_qp_get_solutions differ", what);
+    TU_ASSERT(qp_same_bits(x, x2, nx + ny), target, "%s: gala_qp_get_solutions differ", what);
     free(x);
 }
 
@@ -141,7 +101,7 @@ START_TEST(chunked_equals_unchunked)
     tu_rng r = tu_rng_for(__func__, _i);
     enum { B = 41 };
     gala_qp_problem pb[B];
-    mixed_batch(&r, pb, B, 0);
+    qp_mixed_batch(&r, pb, B, 0);
     gala_qp_settings s = settings_for(_i);
     s.max_iter = 600;
     gala_qp_solver *a;
@@ -190,7 +150,7 @@ START_TEST(chunked_equals_unchunked)
         gala_qp_destroy(a);
         gala_qp_destroy(b);
     }
-    free_batch(pb, B);
+    qp_free_batch(pb, B);
 }
 END_TEST
 
@@ -201,7 +161,7 @@ START_TEST(chunked_polish_and_all_invalid)
     tu_rng r = tu_rng_for(__func__, _i);
     enum { B = 13 };
     gala_qp_problem pb[B];
-    mixed_batch(&r, pb, B, -1);
+    qp_mixed_batch(&r, pb, B, -1);
     gala_qp_settings s = settings_for(_i);
     s.polishing = 1;
     gala_qp_solver *a, *b;
@@ -225,7 +185,7 @@ START_TEST(chunked_polish_and_all_invalid)
     same_results(_i, a, b, pb, 4, 1, "all invalid");
     gala_qp_destroy(a);
     gala_qp_destroy(b);
-    free_batch(pb, B);
+    qp_free_batch(pb, B);
 }
 END_TEST
 
@@ -301,7 +261,7 @@ START_TEST(chunked_updates_and_warm_starts)
     tu_rng r = tu_rng_for(__func__, _i);
     enum { B = 23 };
     gala_qp_problem pb[B];
-    mixed_batch(&r, pb, B, 3); /* QPs 3 and 11 rejected */
+    qp_mixed_batch(&r, pb, B, 3); /* QPs 3 and 11 rejected */
     int valid[B];
     for (int k = 0; k < B; ++k) valid[k] = k != 3 && k != B / 2;
     upd_arrays u = make_updates(&r, pb, B, valid);
@@ -382,7 +342,7 @@ START_TEST(chunked_updates_and_warm_starts)
     }
     free(xs);
     free_updates(&u);
-    free_batch(pb, B);
+    qp_free_batch(pb, B);
 }
 END_TEST
 
@@ -515,7 +475,7 @@ START_TEST(chunked_device_vectors)
     tu_rng r = tu_rng_for(__func__, _i);
     enum { B = 17 };
     gala_qp_problem pb[B];
-    mixed_batch(&r, pb, B, 2);
+    qp_mixed_batch(&r, pb, B, 2);
     int valid[B];
     for (int k = 0; k < B; ++k) valid[k] = k != 2 && k != B / 2;
     upd_arrays u = make_updates(&r, pb, B, valid);
@@ -550,7 +510,7 @@ START_TEST(chunked_device_vectors)
     tu_download(xb, 0, hb, nx + 3);
     tu_download(ya, 0, ha + nx + 3, ny);
     tu_download(yb, 0, hb + nx + 3, ny);
-    TU_ASSERT(same_bits(ha, hb, nx + ny + 3), _i, "device solutions differ");
+    TU_ASSERT(qp_same_bits(ha, hb, nx + ny + 3), _i, "device solutions differ");
     /* a buffer too small for the batch: the batch's sizes in the message */
     TU_ASSERT(gala_qp_update_vectors_device(b, bq, 1, NULL, 0, NULL, 0) == GALA_ERR_INVALID_ARG, _i,
               "q too short");
@@ -561,7 +521,7 @@ START_TEST(chunked_device_vectors)
     gala_qp_destroy(a);
     gala_qp_destroy(b);
     free_updates(&u);
-    free_batch(pb, B);
+    qp_free_batch(pb, B);
 }
 END_TEST
 
@@ -627,7 +587,7 @@ static int check_partial(int target, gala_qp_solver *a, gala_qp_solver *b,
             continue;
         }
         TU_ASSERT(ia.status == ib.status && ia.iter == ib.iter &&
-                      same_bits(xa, xb, (size_t)pb[k].n),
+                      qp_same_bits(xa, xb, (size_t)pb[k].n),
                   target, "%s: QP %d: %s after %d against %s after %d", what, k,
                   gala_qp_status_string(ia.status), ia.iter, gala_qp_status_string(ib.status), ib.iter);
     }

@@ -16,6 +16,7 @@
 #include "core/internal.h"
 #include "testutil.h"
 #include "qp_build.h"
+#include "qp_mixed.h"
 
 enum { MAXDEV = 3 };
 
@@ -59,42 +60,6 @@ static void free_devices(gala_context **devs, int n)
     for (int d = 1; d < n; ++d) gala_context_destroy(devs[d]);
 }
 
-/* A mixed batch as test_qp_chunk's: control (2..5), random (3..5) and equality (4..7) QPs,
- * a primal-infeasible, a dual-infeasible and a non-convex QP every 11; bad >= 0: QPs bad
- * and count / 2 have a NaN in q. */
-static void mixed_batch(tu_rng *r, gala_qp_problem *pb, int count, int bad)
-{
-    double I2[] = {1, 0, 0, 1}, qz[] = {0, 0};
-    for (int k = 0; k < count; ++k) {
-        const uint64_t seed = (uint64_t)tu_int(r, 1, 1000000);
-        const int f = tu_int(r, 0, 2);
-        gala_qp_family fam = f == 0 ? GALA_QP_GEN_CONTROL : (f == 1 ? GALA_QP_GEN_RANDOM : GALA_QP_GEN_EQUALITY);
-        const int size = f == 0 ? tu_int(r, 2, 5) : (f == 1 ? tu_int(r, 3, 5) : tu_int(r, 4, 7));
-        if (k % 11 == 5) {
-            double Ap[] = {1, 0, 1, 0}, lp[] = {1, -INFINITY}, up[] = {INFINITY, 0};
-            pb[k] = make_qp(2, 2, I2, qz, Ap, lp, up);
-        } else if (k % 11 == 7) {
-            double P0[] = {0, 0, 0, 0}, qd[] = {-1, -1}, Ad[] = {1, 0, 0, 1}, ld[] = {0, 0},
-                   ud[] = {INFINITY, INFINITY};
-            pb[k] = make_qp(2, 2, P0, qd, Ad, ld, ud);
-        } else if (k % 11 == 9) {
-            double Pn[] = {-1, 0, 0, 1}, An[] = {1, 0, 0, 1}, ln[] = {-1, -1}, un[] = {1, 1};
-            pb[k] = make_qp(2, 2, Pn, qz, An, ln, un);
-        } else {
-            ck_assert_int_eq(gala_qp_generate(fam, size, seed, &pb[k]), GALA_OK);
-        }
-    }
-    if (bad >= 0) {
-        pb[bad].q[0] = NAN;
-        pb[count / 2].q[pb[count / 2].n - 1] = NAN;
-    }
-}
-
-static int same_bits(const double *a, const double *b, size_t n)
-{
-    return n == 0 || memcmp(a, b, sizeof(double) * n) == 0;
-}
-
 /* A NaN no solver writes: an output left unwritten keeps it and differs from any result. */
 static void poison(double *x, size_t n)
 {
@@ -134,10 +99,10 @@ static void same_results_but(int target, gala_qp_solver *a, gala_qp_solver *b,
         const double *xa, *ya, *pa, *da, *xb, *yb, *pbc, *db;
         TU_OK(NULL, gala_qp_get_solution(a, k, &xa, &ya, &pa, &da));
         TU_OK(NULL, gala_qp_get_solution(b, k, &xb, &yb, &pbc, &db));
-        TU_ASSERT(same_bits(xa, xb, (size_t)n) && same_bits(ya, yb, (size_t)m), target,
+        TU_ASSERT(qp_same_bits(xa, xb, (size_t)n) && qp_same_bits(ya, yb, (size_t)m), target,
                   "%s: QP %d (%s): solutions differ: x0 %.17g and %.17g", what, k,
                   gala_qp_status_string(ia.status), xa[0], xb[0]);
-        TU_ASSERT(same_bits(pa, pbc, (size_t)m) && same_bits(da, db, (size_t)n), target,
+        TU_ASSERT(qp_same_bits(pa, pbc, (size_t)m) && qp_same_bits(da, db, (size_t)n), target,
                   "%s: QP %d: certificates differ", what, k);
     }
     gala_qp_info *fa = malloc(sizeof *fa * (size_t)count), *fb = malloc(sizeof *fb * (size_t)count);
@@ -154,7 +119,7 @@ static void same_results_but(int target, gala_qp_solver *a, gala_qp_solver *b,
     poison(x, 2 * (nx + ny));
     TU_OK(NULL, gala_qp_get_solutions(a, x, y));
     TU_OK(NULL, gala_qp_get_solutions(b, x2, y2));
-    TU_ASSERT(same_bits(x, x2, nx + ny), target, "%s: gala_qp_get_solutions differ", what);
+    TU_ASSERT(qp_same_bits(x, x2, nx + ny), target, "%s: gala_qp_get_solutions differ", what);
     free(x);
 }
 
@@ -205,7 +170,7 @@ START_TEST(multi_equals_one)
     tu_rng r = tu_rng_for(__func__, _i);
     enum { B = 41 };
     gala_qp_problem pb[B];
-    mixed_batch(&r, pb, B, 0);
+    qp_mixed_batch(&r, pb, B, 0);
     gala_qp_settings s = settings_for(_i);
     s.max_iter = 600;
     gala_qp_solver *a;
@@ -285,7 +250,7 @@ START_TEST(multi_equals_one)
     TU_OK(NULL, gala_qp_get_info(b, 1, &fi));
     TU_ASSERT(fi.status == GALA_QP_INVALID_DATA, _i, "all invalid: %s", gala_qp_status_string(fi.status));
     gala_qp_destroy(b);
-    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    qp_free_batch(pb, B);
     free_devices(devs, MAXDEV);
 }
 END_TEST
@@ -311,7 +276,7 @@ START_TEST(multi_updates_and_warm_starts)
     tu_rng r = tu_rng_for(__func__, _i);
     enum { B = 23 };
     gala_qp_problem pb[B];
-    mixed_batch(&r, pb, B, 3); /* QPs 3 and 11 rejected */
+    qp_mixed_batch(&r, pb, B, 3); /* QPs 3 and 11 rejected */
     size_t qo[B + 1], bo[B + 1], po[B + 1], ao[B + 1];
     qo[0] = bo[0] = po[0] = ao[0] = 0;
     for (int k = 0; k < B; ++k) {
@@ -381,7 +346,7 @@ START_TEST(multi_updates_and_warm_starts)
     free(Px);
     free(Ax);
     free(xs);
-    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    qp_free_batch(pb, B);
     free_devices(devs, MAXDEV);
 }
 END_TEST
