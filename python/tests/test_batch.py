@@ -87,9 +87,14 @@ def test_heterogeneous_batch(target, rng):
     assert batch.n == [qp[0].shape[0] for qp in qps]
     res = batch.solve()
     assert isinstance(res.x, list) and len(res.x) == 23
+    # float: a QP's dual residual can stall above eps in float32 arithmetic with its solution
+    # already right (seen on PoCL: ‖Px + q + Aᵀy‖∞ 3.6e-4 after 20000 iterations, x within
+    # 7e-9 of OSQP's), which ends SOLVED_INACCURATE; the solution is checked either way
+    ok = {gala.QPStatus.SOLVED} if target.dtype == np.float64 else \
+        {gala.QPStatus.SOLVED, gala.QPStatus.SOLVED_INACCURATE}
     for i, qp in enumerate(qps):
         r = osqp_solution(*qp)
-        assert res.status[i] == gala.QPStatus.SOLVED
+        assert res.status[i] in ok, (i, res.status_string[i])
         assert res.x[i].shape == r.x.shape and res.y[i].shape == r.y.shape
         np.testing.assert_allclose(res.x[i], r.x, atol=tol(target) * 10)
     # dicts and gala's own problems are taken too. The portfolio QP stalls near 6e-4 in float

@@ -269,13 +269,24 @@ def test_osqp_dy_convention(host, rng, osqp):
 def test_against_osqp_dy_zero(host, rng, n, m, osqp):
     """gala.osqp's adjoint_derivative_* against osqp's on the same random QPs (dy = 0):
     same signatures, types and values, dense and sparse, dP as triangle and full."""
-    for _ in range(3):
+    kw = dict(verbose=False, eps_abs=1e-10, eps_rel=1e-10, max_iter=100000, polishing=True)
+    done = 0
+    for _ in range(30):
+        if done == 3:
+            break
         P, q, A, l, u = random_qp(rng, n, m)
-        kw = dict(verbose=False, eps_abs=1e-10, eps_rel=1e-10, max_iter=100000, polishing=True)
         o, g = osqp.OSQP(), gosqp.OSQP(context=host)
         o.setup(P, q, A, l, u, **kw)
         g.setup(P, q, A, l, u, **kw)
         ro, rg = o.solve(raise_error=True), g.solve(raise_error=True)
+        # near a degenerate point (a row both active and with y ≈ 0) the derivative jumps,
+        # and there OSQP 1.1.3's departs from central differences before gala's does (seen:
+        # an active row with y = 1.2e-3, OSQP's dq off by 0.12, gala's within 6e-9 of
+        # central differences): such draws are not compared with OSQP
+        ax = A @ ro.x
+        if np.min(np.maximum(np.abs(ro.y), np.minimum(ax - l, u - ax))) < 1e-2:
+            continue
+        done += 1
         assert_close("x", rg.x, ro.x, 1e-7)
         dx = rng.standard_normal(n)
         o.adjoint_derivative_compute(dx=dx)
@@ -303,6 +314,7 @@ def test_against_osqp_dy_zero(host, rng, n, m, osqp):
                 assert_close("sparse values", s.x, t.x, 1e-6)
                 assert_close("sparse vs dense", s.toarray(), gP if s is sP else gA, 0)
         assert g.has_capability("OSQP_CAPABILITY_DERIVATIVES")
+    assert done == 3, "fewer than 3 of 30 draws strictly complementary"
 
 
 def test_osqp_errors(host):

@@ -135,6 +135,13 @@ def test_forms_against_osqp(rng, where, form, sparse):
         warnings.simplefilter("error", SparseConversionWarning)  # gala takes dense
         sol = qpsolvers.solve_problem(problem, solver="gala", **TIGHT, **where)
     ref = _quiet_osqp(problem, **TIGHT)
+    if not ref.found:
+        # a draw that OSQP's own ADMM does not solve at these tolerances (maximum
+        # iterations): gala runs the same algorithm, so it must end the same way
+        assert not sol.found
+        assert sol.extras["info"].status == ref.extras["info"].status, \
+            (sol.extras["info"].status, ref.extras["info"].status)
+        return
     _check_against_osqp(problem, sol, ref)
     assert sol.extras["info"].status == "solved"
     assert {"info", "prim_inf_cert", "dual_inf_cert"} <= set(sol.extras)
