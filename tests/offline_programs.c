@@ -309,7 +309,7 @@ static void row_personas(gala_backend be_want)
             if (bar) *bar = '\0';
         }
         char name[96];
-        snprintf(name, sizeof name, "row:%s/%s", vendor ? vendor : "*", dev);
+        snprintf(name, sizeof name, "row:%.40s/%.48s", vendor ? vendor : "*", dev);
         if (be_want == GALA_BACKEND_CUDA) {
             /* CUDA's vendor is NVIDIA; a row for another vendor never matches a CUDA device */
             if (vendor && !strstr(vendor, "NVIDIA")) continue;
