@@ -158,7 +158,7 @@ static int sweep(gala_context *ctx, const persona *p, gala_dtype dt)
         if (!a) return 1;
         spd(a, dt, n, B);
         gala_buffer *A = NULL, *L = NULL, *X = NULL, *R = NULL;
-        int info[B], inertia[B];
+        int info[B], inertia[2 * B]; /* gala_ldlt_batched: 2 counts per matrix */
         CHECK(gala_buffer_create(ctx, dt, nn * B, &A), "buffer");
         CHECK(gala_buffer_create(ctx, dt, nn * B, &L), "buffer");
         CHECK(gala_buffer_create(ctx, dt, nn * B, &X), "buffer");
