@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "benchutil.h"
+#include "gqp_devices.h"
 #include "gala/gala.h"
 
 static double bu_now(void)
@@ -444,17 +445,12 @@ static int parse_sets(const char *spec, gala_context *main_ctx, dev_set *sets,
 {
     gala_device_info di;
     gala_context_info(main_ctx, &di);
-    int nall = 0;
-    gala_device_list(NULL, 0, &nall);
-    gala_device_desc *all = calloc((size_t)(nall > 0 ? nall : 1), sizeof *all);
-    if (!all || gala_device_list(all, nall, &nall) != GALA_OK) {
-        free(all);
+    int nb = 0; /* the backend's devices */
+    gala_device_desc *all = gqp_backend_devices(di.backend, &nb);
+    if (!all) {
         fprintf(stderr, "--devices: the devices cannot be listed\n");
         return -1;
     }
-    int nb = 0; /* the backend's devices */
-    for (int i = 0; i < nall; ++i)
-        if (all[i].backend == di.backend) all[nb++] = all[i];
     int ns = 0, bad = 0;
     for (const char *p = spec; *p && !bad;) {
         if (ns == MAX_SETS) { bad = 1; break; }
@@ -462,40 +458,17 @@ static int parse_sets(const char *spec, gala_context *main_ctx, dev_set *sets,
         ds->n = 0;
         size_t len = strcspn(p, "/");
         snprintf(ds->label, sizeof ds->label, "%.*s", (int)len, p);
-        int pick[MAX_DEV], n = 0;
-        if (!strcmp(ds->label, "all")) {
-            for (int i = 0; i < nb && n < MAX_DEV; ++i)
-                if (all[i].is_gpu == di.is_gpu) pick[n++] = i;
-        } else {
-            for (const char *q = ds->label; *q && !bad;) {
-                char *end;
-                long v = strtol(q, &end, 10);
-                if (end == q || (*end && *end != ',') || v < 0 || v >= nb || n == MAX_DEV) bad = 1;
-                else pick[n++] = (int)v;
-                q = *end ? end + 1 : end;
-            }
-        }
-        if (n == 0) bad = 1;
+        int pick[MAX_DEV];
+        const int n = gqp_pick_devices(ds->label, all, nb, di.is_gpu, pick, MAX_DEV);
+        if (n <= 0) bad = 1;
         for (int d = 0; d < n && !bad; ++d) {
             int occ = 0; /* an index repeated in a set: another context on that device */
             for (int e = 0; e < d; ++e) occ += pick[e] == pick[d];
             const int i = pick[d] * MAX_DEV + occ;
-            if (!ctxs[i]) {
-                gala_context_options co;
-                gala_context_options_default(&co);
-                co.use_environment = 0;
-                co.profiling = 1;
-                co.backend = di.backend;
-                char plat[16], dev[16];
-                snprintf(plat, sizeof plat, "%d", all[pick[d]].platform_index);
-                snprintf(dev, sizeof dev, "%d", all[pick[d]].device_index);
-                co.platform = di.backend == GALA_BACKEND_OPENCL ? plat : NULL;
-                co.device = di.backend == GALA_BACKEND_HOST ? NULL : dev;
-                if (gala_context_create(&co, &ctxs[i]) != GALA_OK) {
-                    fprintf(stderr, "--devices: device %d: %s\n", pick[d], gala_last_error(NULL));
-                    free(all);
-                    return -1;
-                }
+            if (!ctxs[i] && gqp_context_on(&all[pick[d]], 1, &ctxs[i]) != GALA_OK) {
+                fprintf(stderr, "--devices: device %d: %s\n", pick[d], gala_last_error(NULL));
+                free(all);
+                return -1;
             }
             ds->ctx[ds->n++] = ctxs[i];
         }

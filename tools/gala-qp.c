@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "gqp.h"
+#include "gqp_devices.h"
 
 /* ================================================================== options */
 
@@ -887,29 +888,28 @@ static gala_context *open_context(const tool *t, int *rc)
     gala_status s = gala_context_create(&co, &ctx);
     /* under MPI without --device: the ranks of a node take its devices in turn (the host
      * backend: its cores shared among them) */
-    char index[16];
     if (s == GALA_OK && t->mpi.local_size > 1 && !t->device) {
         gala_device_info di;
         gala_context_info(ctx, &di);
-        gala_device_desc d[64];
-        int nd = 0, same = 0;
-        gala_device_list(d, 64, &nd);
-        for (int i = 0; i < nd && i < 64; ++i)
-            same += d[i].backend == di.backend && !strcmp(d[i].platform_name, di.platform_name);
         if (di.backend == GALA_BACKEND_HOST) {
             long cores = sysconf(_SC_NPROCESSORS_ONLN);
             co.host_threads = cores > t->mpi.local_size ? (int)(cores / t->mpi.local_size) : 1;
-        } else if (same > 1) {
-            snprintf(index, sizeof index, "%d", t->mpi.local_rank % same);
-            co.device = index;
-            co.platform = di.backend == GALA_BACKEND_OPENCL ? di.platform_name : NULL;
-        }
-        co.backend = di.backend;
-        co.use_environment = 0;
-        if (di.backend == GALA_BACKEND_HOST || same > 1) {
+            co.backend = di.backend;
+            co.use_environment = 0;
             gala_context_destroy(ctx);
             ctx = NULL;
             s = gala_context_create(&co, &ctx);
+        } else {
+            int nb = 0, same = 0; /* the devices of ctx's platform, first in all[] */
+            gala_device_desc *all = gqp_backend_devices(di.backend, &nb);
+            for (int i = 0; all && i < nb; ++i)
+                if (!strcmp(all[i].platform_name, di.platform_name)) all[same++] = all[i];
+            if (same > 1) {
+                gala_context_destroy(ctx);
+                ctx = NULL;
+                s = gqp_context_on(&all[t->mpi.local_rank % same], 0, &ctx);
+            }
+            free(all);
         }
     }
     if (s != GALA_OK) {
@@ -929,37 +929,21 @@ static int open_devices(const tool *t, gala_context *ctx, gala_context **ctxs, i
 {
     gala_device_info di;
     gala_context_info(ctx, &di);
-    int nall = 0;
-    gala_device_desc *all = NULL;
-    if (gala_device_list(NULL, 0, &nall) != GALA_OK || nall < 1 ||
-        !(all = calloc((size_t)nall, sizeof *all)) ||
-        gala_device_list(all, nall, &nall) != GALA_OK) {
-        free(all);
+    int nb = 0; /* the backend's devices */
+    gala_device_desc *all = gqp_backend_devices(di.backend, &nb);
+    if (!all) {
         err_("--devices: the devices cannot be listed: %s", gala_last_error(NULL));
         *rc = GQP_EXIT_FAILURE;
         return 0;
     }
-    int nb = 0; /* the backend's devices, first in all[] */
-    for (int i = 0; i < nall; ++i)
-        if (all[i].backend == di.backend) all[nb++] = all[i];
-    int pick[GQP_MAX_DEVICES], n = 0;
-    if (!strcmp(t->devices, "all")) {
-        for (int i = 0; i < nb && n < GQP_MAX_DEVICES; ++i)
-            if (all[i].is_gpu == di.is_gpu) pick[n++] = i;
-    } else {
-        for (const char *p = t->devices; *p;) {
-            char *end;
-            const long v = strtol(p, &end, 10);
-            if (end == p || (*end && *end != ',') || v < 0 || v >= nb || n == GQP_MAX_DEVICES) {
-                err_("--devices: '%s' is not 'all' or a list of indices 0..%d (%s devices; at "
-                     "most %d)", t->devices, nb - 1, di.backend_name, GQP_MAX_DEVICES);
-                free(all);
-                *rc = GQP_EXIT_USAGE;
-                return 0;
-            }
-            pick[n++] = (int)v;
-            p = *end ? end + 1 : end;
-        }
+    int pick[GQP_MAX_DEVICES];
+    const int n = gqp_pick_devices(t->devices, all, nb, di.is_gpu, pick, GQP_MAX_DEVICES);
+    if (n < 0) {
+        err_("--devices: '%s' is not 'all' or a list of indices 0..%d (%s devices; at "
+             "most %d)", t->devices, nb - 1, di.backend_name, GQP_MAX_DEVICES);
+        free(all);
+        *rc = GQP_EXIT_USAGE;
+        return 0;
     }
     if (n == 0) {
         err_("--devices %s: no %s device", t->devices, di.backend_name);
@@ -968,16 +952,7 @@ static int open_devices(const tool *t, gala_context *ctx, gala_context **ctxs, i
         return 0;
     }
     for (int d = 0; d < n; ++d) {
-        gala_context_options co;
-        gala_context_options_default(&co);
-        co.use_environment = 0;
-        co.backend = di.backend;
-        char plat[16], dev[16];
-        snprintf(plat, sizeof plat, "%d", all[pick[d]].platform_index);
-        snprintf(dev, sizeof dev, "%d", all[pick[d]].device_index);
-        co.platform = di.backend == GALA_BACKEND_OPENCL ? plat : NULL;
-        co.device = di.backend == GALA_BACKEND_HOST ? NULL : dev;
-        if (gala_context_create(&co, &ctxs[d]) != GALA_OK) {
+        if (gqp_context_on(&all[pick[d]], 0, &ctxs[d]) != GALA_OK) {
             err_("--devices: device %d (%s): %s", pick[d], all[pick[d]].device_name,
                  gala_last_error(NULL));
             for (int e = 0; e < d; ++e) gala_context_destroy(ctxs[e]);
