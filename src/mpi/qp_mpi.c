@@ -117,16 +117,18 @@ static gala_status share_collect(const gala_qp_solver *s, const gala_qp_problem 
         return gala_error(NULL, GALA_ERR_INVALID_ARG, "%s: a share of %d QPs (Σn = %lld, Σm = "
                           "%lld) exceeds MPI's int counts: use more ranks", fn, r->count, r->sn, r->sm);
     if (!r->count) return GALA_OK;
-    r->x = malloc(sizeof(double) * (size_t)(r->sn ? r->sn : 1));
-    r->y = malloc(sizeof(double) * (size_t)(r->sm ? r->sm : 1));
+    /* only what root asked for */
+    r->x = (mask & 1) ? malloc(sizeof(double) * (size_t)(r->sn ? r->sn : 1)) : NULL;
+    r->y = (mask & 2) ? malloc(sizeof(double) * (size_t)(r->sm ? r->sm : 1)) : NULL;
     r->pc = (mask & 4) ? malloc(sizeof(double) * (size_t)(r->sm ? r->sm : 1)) : NULL;
     r->dc = (mask & 8) ? malloc(sizeof(double) * (size_t)(r->sn ? r->sn : 1)) : NULL;
-    r->info = malloc(sizeof(gala_qp_info) * (size_t)r->count);
-    if (!r->x || !r->y || !r->info || ((mask & 4) && !r->pc) || ((mask & 8) && !r->dc))
+    r->info = (mask & 16) ? malloc(sizeof(gala_qp_info) * (size_t)r->count) : NULL;
+    if (((mask & 1) && !r->x) || ((mask & 2) && !r->y) || ((mask & 4) && !r->pc) ||
+        ((mask & 8) && !r->dc) || ((mask & 16) && !r->info))
         return gala_error(NULL, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory for %d QPs' results",
                           fn, r->count);
-    gala_status st = gala_qp_get_infos(s, 0, r->count, r->info);
-    if (st == GALA_OK) st = gala_qp_get_solutions(s, r->x, r->y);
+    gala_status st = r->info ? gala_qp_get_infos(s, 0, r->count, r->info) : GALA_OK;
+    if (st == GALA_OK) st = gala_qp_get_solutions(s, r->x, r->y); /* also: solved yet? */
     long long xo = 0, yo = 0;
     for (int k = 0; st == GALA_OK && k < r->count && (mask & 12); ++k) {
         const double *p = NULL, *d = NULL;
