@@ -430,6 +430,8 @@ KERNEL void qp_init(GALA_PARAMS(QP_ARGS_init))
             st[QP_S_ITER] = 0;
             st[QP_S_RHOUPD] = 0;
             st[QP_S_RUNG] = rung0;
+            st[QP_S_SEEN] = QP_RUNG_BIT(rung0);
+            st[QP_S_REVISIT] = 0;
         }
     }
 }
@@ -449,6 +451,8 @@ KERNEL void qp_reset(GALA_PARAMS(QP_ARGS_reset))
     st[QP_S_ITER] = 0;
     st[QP_S_RHOUPD] = 0;
     if (!keep) st[QP_S_RUNG] = rung0;
+    st[QP_S_SEEN] = QP_RUNG_BIT(st[QP_S_RUNG]);
+    st[QP_S_REVISIT] = 0;
 }
 
 /* A shared-strategy QP b whose row kinds were compared with the batch's (first: the first
@@ -1922,12 +1926,15 @@ KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
             /* adaptive ρ, as OSQP: at every adaptive_rho_interval-th iteration whether or not
              * it is a termination check, after the check and only if it did not stop the QP,
              * the last iteration included (the new ρ then serves the next solve). OSQP's
-             * clamp: NaN gives OSQP_RHO_MIN. */
+             * clamp: NaN gives OSQP_RHO_MIN. Unlike OSQP, a residual that is exactly 0 (x on
+             * its bounds in float: Ax = z) leaves ρ as it is: its ratio says nothing of the
+             * balance and would send ρ to RHO_MIN or RHO_MAX, where y or z stops moving.
+             * The ladder is damped against cycles (QP_LADDER_REVISITS). */
             const REAL rho = crho[lid];
             const REAL pn = R[R_PRIMS] / (R[R_PTOLS] + QP_DIVTOL);
             const REAL dn = R[R_DUALS] / (R[R_DTOLS] + QP_DIVTOL);
             const REAL ratio = sqrt(pn / dn);
-            if (!exact && adapt) {
+            if (!exact && adapt && pn > 0 && dn > 0) {
                 REAL rn = rho * ratio;
                 rn = rn > QP_RHO_MIN ? rn : QP_RHO_MIN;
                 rn = rn < QP_RHO_MAX ? rn : QP_RHO_MAX;
@@ -1941,7 +1948,17 @@ KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
                             const REAL dist = r1 > r2 ? r1 : r2;
                             if (dist < bd) { bd = dist; best = k; }
                         }
-                        if (best != st[QP_S_RUNG]) {
+                        const int cur = st[QP_S_RUNG];
+                        if (best != cur && (st[QP_S_SEEN] & QP_RUNG_BIT(best))) {
+                            /* a revisit: one usable rung toward best, or none after QP_LADDER_REVISITS */
+                            const int dir = best > cur ? 1 : -1;
+                            int k = cur + dir;
+                            while (k != best && !rungok[k]) k += dir;
+                            best = st[QP_S_REVISIT] < QP_LADDER_REVISITS ? k : cur;
+                            st[QP_S_REVISIT] += best != cur;
+                        }
+                        if (best != cur) {
+                            st[QP_S_SEEN] |= QP_RUNG_BIT(best);
                             st[QP_S_RUNG] = best;
                             inf[QP_I_RHO] = lrho[best];
                             st[QP_S_RHOUPD] += 1;

@@ -51,11 +51,21 @@
 #define QP_M_ANZ 19 /* entries of A */
 
 /* state: per QP, ints */
-#define QP_NSTATE 4
+#define QP_NSTATE 6
 #define QP_S_STATUS 0
 #define QP_S_ITER 1
 #define QP_S_RHOUPD 2
 #define QP_S_RUNG 3
+#define QP_S_SEEN 4    /* the rungs visited this solve: bit k % 31 for rung k */
+#define QP_S_REVISIT 5 /* ladder moves this solve to a rung already visited */
+
+/* The ladder's damping: a QP whose estimate jumps between rungs (it lies between two, or
+ * a residual near 0 throws it to the ladder's end) can cycle through the same rungs at
+ * every adaptive step and never converge. A move to a rung visited before in the same
+ * solve goes one rung toward it; after QP_LADDER_REVISITS such moves the QP stays on its
+ * rung for the rest of the solve (docs/qp.md). */
+#define QP_LADDER_REVISITS 4
+#define QP_RUNG_BIT(k) (1 << ((k) % 31))
 
 /* hstat: per slot, why a QP is invalid: 0 valid, 1 decided on the host (its data), 2 + i
  * row i's kind differs from the batch's shared kinds (shared strategy, after scaling) */

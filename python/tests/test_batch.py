@@ -69,13 +69,10 @@ def test_shared_batch_equals_one_at_a_time(target, rng):
     assert batch.linsys == "dense-shared"
     res = batch.solve()
     assert res.x.shape == (k, n) and res.y.shape == (k, A.shape[0])
-    # the shared strategy's ρ ladder can leave a QP hopping between two rungs (docs/qp.md,
-    # "Differences from OSQP"): such a QP must end at the iteration limit, not with a wrong
-    # solution, and be rare; every solved QP is checked against OSQP
-    stuck = np.flatnonzero(~res.solved)
-    assert len(stuck) <= 1, res.status_string
-    for i in stuck:
-        assert res.status[i] == gala.QPStatus.MAX_ITER_REACHED, res.status_string[i]
+    # the shared strategy's ρ ladder is damped against cycles (docs/qp.md, "Differences
+    # from OSQP"): before, about 1 batch in 70 of this construction left a QP going round
+    # the same rungs until the iteration limit
+    assert res.solved.all(), res.status_string
     for i in np.flatnonzero(res.solved):
         r = osqp_solution(P, Q[i], A, L[i], U[i])
         assert abs(res.obj_val[i] - r.info.obj_val) <= tol(target) * max(1, abs(r.info.obj_val))
@@ -91,6 +88,26 @@ def test_shared_batch_equals_one_at_a_time(target, rng):
         r = s.solve(raise_error=False)
         assert r.info.iter == dense.iter[i]
         np.testing.assert_array_equal(r.x, dense.x[i])
+
+
+def test_shared_ladder_does_not_cycle(target):
+    """A fixed draw (numpy seed 6) of test_shared_batch_equals_one_at_a_time's construction
+    where, undamped, QP 1 went round the rungs 0.1 → 0.5 → 195312.5 → 0.1 every 150
+    iterations until max_iter (docs/qp.md): it must now be solved like the others."""
+    rng = np.random.default_rng(6)
+    n, m, k = 9, 7, 37
+    P, _, A, _, _ = random_qp(rng, n, m)
+    Q = rng.standard_normal((k, n))
+    x0 = rng.uniform(-1, 1, (k, n))
+    Ax = np.array([A @ x for x in x0])
+    L = Ax - rng.uniform(0.1, 1, (k, A.shape[0]))
+    U = Ax + rng.uniform(0.1, 1, (k, A.shape[0]))
+    res = gala.QPBatch(P, Q, A, L, U, context=target.context, dtype=target.dtype,
+                       **eps(target)).solve()
+    assert res.solved.all(), res.status_string
+    assert res.iter[1] < 2000 and res.info["rho_updates"][1] < 20
+    r = osqp_solution(P, Q[1], A, L[1], U[1])
+    np.testing.assert_allclose(res.x[1], r.x, atol=tol(target) * 10)
 
 
 def test_heterogeneous_batch(target, rng):

@@ -597,6 +597,8 @@ static void SUF(init_qp)(const gala_host_launch *L, const void *arg, long gi, vo
         st[QP_S_ITER] = 0;
         st[QP_S_RHOUPD] = 0;
         st[QP_S_RUNG] = rung0;
+        st[QP_S_SEEN] = QP_RUNG_BIT(rung0);
+        st[QP_S_REVISIT] = 0;
     }
 }
 
@@ -619,6 +621,8 @@ static gala_status SUF(qp_reset)(const gala_host_launch *L)
         st[QP_S_ITER] = 0;
         st[QP_S_RHOUPD] = 0;
         if (!keep) st[QP_S_RUNG] = rung0;
+        st[QP_S_SEEN] = QP_RUNG_BIT(st[QP_S_RUNG]);
+        st[QP_S_REVISIT] = 0;
     }
     return GALA_OK;
 }
@@ -1815,7 +1819,7 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     const REAL pn = prims / (ptols + (REAL)QP_DIVTOL);
     const REAL dn = duals / (dtols + (REAL)QP_DIVTOL);
     const REAL ratio = (REAL)sqrt((double)(pn / dn));
-    if (!exact && adapt) {
+    if (!exact && adapt && pn > 0 && dn > 0) {
         REAL rn = rho * ratio;
         rn = rn > (REAL)QP_RHO_MIN ? rn : (REAL)QP_RHO_MIN;
         rn = rn < (REAL)QP_RHO_MAX ? rn : (REAL)QP_RHO_MAX;
@@ -1829,7 +1833,17 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
                     const REAL dist = r1 > r2 ? r1 : r2;
                     if (dist < bd) { bd = dist; best = k; }
                 }
-                if (best != st[QP_S_RUNG]) {
+                const int cur = st[QP_S_RUNG];
+                if (best != cur && (st[QP_S_SEEN] & QP_RUNG_BIT(best))) {
+                    /* a revisit: one usable rung toward best, or none after QP_LADDER_REVISITS */
+                    const int dir = best > cur ? 1 : -1;
+                    int k = cur + dir;
+                    while (k != best && !rungok[k]) k += dir;
+                    best = st[QP_S_REVISIT] < QP_LADDER_REVISITS ? k : cur;
+                    st[QP_S_REVISIT] += best != cur;
+                }
+                if (best != cur) {
+                    st[QP_S_SEEN] |= QP_RUNG_BIT(best);
                     st[QP_S_RUNG] = best;
                     inf[QP_I_RHO] = lrho[best];
                     st[QP_S_RHOUPD] += 1;
