@@ -268,6 +268,7 @@ typedef struct {
     int *ist;      /* the patterns' device structures: rows, columns, maps */
     void *raw;     /* the raw CSC values, in the solver's dtype */
     float *fst;    /* float: q, l, u in single precision */
+    int raw_staged; /* raw lies in the solver's page-locked staging block (not freed here) */
 } qp_stage;
 
 /** The duality-gap test in force: check_dualgap, or -1 = on for double, off for float. */

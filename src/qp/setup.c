@@ -175,7 +175,7 @@ gala_status gala_qp_setup_front(gala_qp_solver *s, const gala_qp_problem *pb, qp
 gala_status gala_qp_setup_build(gala_qp_solver *s, const gala_qp_problem *pb, const qp_scan *scan,
                                 int ref, int same_data, const qp_linsys_ops *ops)
 {
-    qp_stage sg = {0, NULL, NULL, NULL};
+    qp_stage sg = {0, NULL, NULL, NULL, 0};
     gala_status st = alloc_results(s);
     if (st != GALA_OK || s->nvalid == 0) return st;
     /* the strategy before the layout: the shared one stores the values once */
