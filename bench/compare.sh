@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two (or more) revisions of gala, the same cases, one machine, one call: builds the
-# benchmarks of REV_A and REV_B side by side, runs the cases in alternating rounds (A, B, A,
-# B, ...) so that both share the same minutes, and prints each case's medians and the ratio
+# benchmarks of REV_A and REV_B side by side, runs the cases in alternating rounds (A, B, B,
+# A, ...) so that both share the same minutes, and prints each case's medians and the ratio
 # B/A. Use it before and after every kernel or tuning change (DEVELOPERS.md: a speed-up
 # claimed across calls or machines is not measured). REV_B may list several revisions
 # (B1,B2,...): all are built and run in the same rounds, each compared with A (a bisection
@@ -107,8 +107,16 @@ run_case() { # SIDE ROUND CASE
 IFS=, read -ra case_list <<<"$cases"
 # one untimed run per side first: kernel compilation and caches, outside the rounds
 for c in "${case_list[@]}"; do for s in "${sides[@]}"; do run_case "$s" 0 "$c"; done; done
+# the order of the sides turns every round (A B, B A, A B, ...): in three same-call
+# comparisons of 2026-11-28 the side that ran second was 2-5 % slower on the double
+# integrator's 10⁴ QPs (16 ms, most of it host-side setup) whatever the revisions
 for r in $(seq 1 "$rounds"); do
-    for c in "${case_list[@]}"; do for s in "${sides[@]}"; do run_case "$s" "$r" "$c"; done; done
+    order=("${sides[@]}")
+    if [ $((r % 2)) = 0 ]; then
+        order=()
+        for ((i = ${#sides[@]} - 1; i >= 0; i--)); do order+=("${sides[i]}"); done
+    fi
+    for c in "${case_list[@]}"; do for s in "${order[@]}"; do run_case "$s" "$r" "$c"; done; done
 done
 
 python3 - "$OUT" "$rounds" "$cases" "$batch" "${sides[*]}" <<'PYEOF' | tee "$OUT/compare.txt"
