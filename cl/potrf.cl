@@ -7,9 +7,9 @@
  * mapping at run time.
  *
  * Matrices of a launch. vb = 0: matrix s of the launch is at A[ao + s·as] with order n and
- * leading dimension lda; its info slot is s. vb = 1: descriptor s (DSZ ints, see
- * src/la/la_common.h) gives order, leading dimension, 64-bit offset and the caller's index
- * of the matrix (its info slot).
+ * leading dimension lda; its info slot is s. vb = 1: descriptor s (LA_D_*, cl/la_abi.h)
+ * gives order, leading dimension, 64-bit offset and the caller's index of the matrix (its
+ * info slot). Arguments, modes and layouts: cl/potrf_abi.h.
  *
  * potrf_panel factors the column panel P = L[j0 : n, j0 : j0+nc) of every matrix, where
  * nc = min(N, min(wlim, n) - j0): right-looking inside the panel, one work-item per row of
@@ -27,7 +27,7 @@
  * Two geometries (nchunks):
  *   nchunks = 0  "fused": the whole matrix is one panel (n <= N, j0 = 0): N work-items per
  *                matrix, WG/N matrices per work-group. Each matrix is read once and written
- *                once; info is written for every matrix of the launch (mode = 1).
+ *                once; info is written for every matrix of the launch (POTRF_MODE_INFO).
  *   nchunks > 0  "chunked": one matrix per work-group; work-items 0..N-1 own the panel rows
  *                0..N-1 (the diagonal block, recomputed identically by every work-group of
  *                the matrix) and work-items N..WG-1 own rows N + c·(WG-N) + t of chunk
@@ -35,17 +35,17 @@
  *                earlier panel is skipped, info = -c limits events to columns < c, see
  *                potrf_scan) and updated on a new event. With one chunk the work-group
  *                writes all its rows. With several, every work-group reads rows 0..N-1, so
- *                they are written by a second launch: mode 2 (TAIL) writes rows >= N only
- *                and no info, then mode 4 (HEAD, nchunks = 1) factors and writes rows < N
- *                and info. Or (the default, potrf.split): mode 8 (SPLIT) does both in one
- *                launch, chunk 0 putting rows < N (lower coordinates, leading dimension N)
- *                and its first unwritten column into W[wo + s·(N·N + 1) ...], and mode 16
- *                (COPY, nchunks = 1) copies them into A: a copy instead of a second
- *                factorization of the diagonal block. Or (potrf.psolve) mode 4 | 32 (DIAG,
- *                in the fused geometry at j0: WG/N matrices per group) factors and writes
- *                rows < N, info, and its first unwritten column into W[wo + s], and
- *                potrf_trsm solves the rows below. The info-reading modes (all but 1) work
- *                in either geometry.
+ *                they are written by a second launch: TAIL writes rows >= N only and no
+ *                info, then HEAD (nchunks = 1) factors and writes rows < N and info. Or
+ *                (the default, potrf.split): SPLIT does both in one launch, chunk 0
+ *                putting rows < N (lower coordinates, leading dimension N) and its first
+ *                unwritten column into W[wo + s·POTRF_SPLIT_W(N) ...], and COPY (nchunks
+ *                = 1) copies them into A: a copy instead of a second factorization of the
+ *                diagonal block. Or (potrf.psolve) HEAD | DIAG (in the fused geometry at
+ *                j0: WG/N matrices per group) factors and writes rows < N, info, and its
+ *                first unwritten column into W[wo + s], and potrf_trsm solves the rows
+ *                below. The info-reading modes (all but INFO) work in either geometry.
+ *                (Modes: POTRF_MODE_*.)
  *
  * Events (la.h info). At column j (global, 1-based j+1): if a row < N of the work-group has
  * a non-finite value in column j, or the pivot d is not finite: -(j+1); else if d <= 0:
@@ -92,13 +92,13 @@
 #endif
 
 
-#define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
+/* the layouts, modes and argument lists shared with the host (cl/potrf_abi.h) */
+#include "potrf_abi.h"
 #define PF_VEC (VEC && N % RVW == 0) /* vector reads need whole RVEC groups in a row */
 #ifndef HALF
 #define HALF 0
 #endif
 #define PF_HALF (HALF && N == 64) /* see the update in potrf_panel */
-#define BIGCOL 0x7fffffff
 
 DEVFN int gala_finite(REAL x) { return fabs(x) < REAL_INF; }
 
@@ -118,11 +118,11 @@ DEVFN void pf_matrix(gidx s, int count, int n, int lda, gidx ao, gidx as, int vb
     *idx = 0;
     if (s >= count) return;
     if (vb) {
-        GLOBAL const int *d = desc + (dofs + s) * DSZ;
-        *nb = d[0];
-        *ld = d[1];
-        *base = gala_desc_off(d, 2);
-        *idx = d[4];
+        GLOBAL const int *d = desc + (dofs + s) * LA_DSZ;
+        *nb = d[LA_D_N];
+        *ld = d[LA_D_LDA];
+        *base = gala_desc_off(d, LA_D_AOFF);
+        *idx = d[LA_D_IDX];
     } else {
         *nb = n;
         *base = ao + s * as;
@@ -131,13 +131,13 @@ DEVFN void pf_matrix(gidx s, int count, int n, int lda, gidx ao, gidx as, int vb
 }
 
 /* The events earlier launches left in a matrix's info (info[i]), for a panel launch at j0
- * whose mode does not write info unconditionally (mode & 1: the first): a pivot event at a
+ * whose mode does not write info unconditionally (POTRF_MODE_INFO: the first): a pivot event at a
  * column < j0 ends the matrix (*dead); one at a column >= j0 was written by a sibling
  * work-group of this launch and is found again identically here; a non-finite value at
  * column c allows events only before it (*lim = c). */
 DEVFN void pf_prior(GLOBAL const int *info, gidx i, int mode, int j0, int *dead, int *lim)
 {
-    if (*dead || (mode & 1)) return;
+    if (*dead || (mode & POTRF_MODE_INFO)) return;
     const int inf0 = info[i];
     if (inf0 > 0 && inf0 <= j0) *dead = 1;
     else if (inf0 < 0) *lim = -inf0 - 1;
@@ -156,15 +156,7 @@ DEVFN gidx gala_lidx(int i, int j, int ld, int up)
 #else
 #define PF_KERNEL KERNEL
 #endif
-/* The arguments of every potrf_panel-style launch (potrf_panel, potrf_lane, potrf_pair: the
- * host launches them alike, src/la/potrf.c) */
-#define PF_PARAMS                                                                           \
-    const int n, const int j0, const int wlim, const int count, const int nchunks,          \
-        GLOBAL REAL *A, const gidx ao, const int lda, const gidx as, const int up,          \
-        GLOBAL const int *desc, const gidx dofs, const int vb, GLOBAL int *info,            \
-        const gidx io, GLOBAL int *flag, const gidx fo, const int epoch, const int mode,    \
-        GLOBAL REAL *W, const gidx wo
-PF_KERNEL void potrf_panel(PF_PARAMS)
+PF_KERNEL void potrf_panel(GALA_PARAMS(POTRF_ARGS_panel))
 {
     LOCAL_ARRAY RVEC colv[(2 * WG + RVW - 1) / RVW]; /* RVEC: aligned for the VEC reads */
     LOCAL REAL *col = (LOCAL REAL *)colv;
@@ -183,29 +175,29 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
     const int wl = min(wlim, nb);
     const int ncols = min(N, wl - j0);      /* columns of this panel (<= 0: nothing to do) */
     const int mrows = nb - j0;               /* rows of this panel */
-    int lim = BIGCOL;                        /* events only at columns < lim */
+    int lim = LA_BIG;                        /* events only at columns < lim */
     int dead = ncols <= 0;
     pf_prior(info, io + idx, mode, j0, &dead, &lim);
     /* chunked work-groups hold one matrix: leave early when there is nothing to do */
 #if SPLITK
-    const int toW = (mode & 8) != 0;                 /* SPLIT: rows < N go to W */
+    const int toW = (mode & POTRF_MODE_SPLIT) != 0; /* rows < N go to W */
 #else
     /* fused launches: the SPLIT / COPY code compiled out (it cost the fused kernel 5-27 % on
      * the H200); a literal, not a const int: clang (PoCL) warns about a constant variable in
      * a && chain */
 #define toW 0
 #endif
-    const gidx wb = wo + s * (N * N + 1);            /* this matrix's N×N + 1 in W */
+    const gidx wb = wo + s * POTRF_SPLIT_W(N);       /* this matrix's N×N + 1 in W */
     if (chunked && (dead || (chunk > 0 && N + chunk * (WG - N) >= mrows))) {
         if (toW && chunk == 0 && t == 0 && s < count) W[wb + N * N] = 0; /* nothing to copy */
         return;
     }
 
-    const int tail = (mode & 2) != 0, head = (mode & 4) != 0;
+    const int tail = (mode & POTRF_MODE_TAIL) != 0, head = (mode & POTRF_MODE_HEAD) != 0;
     const int active = !dead && row < mrows && !(head && row >= N);
     GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
 #if SPLITK
-    if (mode & 16) {
+    if (mode & POTRF_MODE_COPY) {
         /* COPY: the rows < N a SPLIT launch left in W, up to its first unwritten column */
         const int stopw = (int)W[wb + N * N];
         if (active && row < N)
@@ -360,9 +352,9 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
             if (k < ncols && k < stop && k <= row) P[gala_lidx(row, k, ld, up)] = r[k];
     }
     if (toW && chunk == 0 && t == 0) W[wb + N * N] = (REAL)stop;
-    if ((mode & 32) && lt == 0) W[wo + s] = (REAL)stop; /* DIAG: for potrf_trsm */
+    if ((mode & POTRF_MODE_DIAG) && lt == 0) W[wo + s] = (REAL)stop; /* for potrf_trsm */
     if (lt == 0 && !tail && (!chunked || chunk == 0)) {
-        if (mode & 1) info[io + idx] = ev;
+        if (mode & POTRF_MODE_INFO) info[io + idx] = ev;
         else if (ev != 0) info[io + idx] = ev;
         if (ev != 0) flag[fo] = epoch;
     }
@@ -373,7 +365,7 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
 
 #if defined(TRSM) && TRSM
 /* potrf_trsm: the rows below the diagonal block of a panel, once a DIAG launch (potrf_panel,
- * mode 4 | 32: rows < N only, W[wo + s] = its first unwritten column) has factored the
+ * mode HEAD | DIAG: rows < N only, W[wo + s] = its first unwritten column) has factored the
  * block: L_below = A_below·L_jj⁻ᵀ. Chunked geometry without the block's rows: work-group
  * g = s·nchunks + c holds rows N + c·WG + t of matrix s's panel, one per work-item, in
  * registers. The group stages L_jj in local memory (column-major, leading dimension N, the
@@ -391,7 +383,7 @@ PF_KERNEL void potrf_panel(PF_PARAMS)
  * the DIAG launch covers, go to nfm[nfo + s] as the smallest such column (atomic minimum;
  * potrf_merge folds it into info at the end, in place of potrf_scan before). Arguments as
  * potrf_panel (mode unused), then nfm and nfo. */
-KERNEL void potrf_trsm(PF_PARAMS, GLOBAL int *nfm, const gidx nfo)
+KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
 {
     LOCAL_ARRAY RVEC lsv[N * N / RVW];
     LOCAL REAL *ls = (LOCAL REAL *)lsv;
@@ -428,11 +420,11 @@ KERNEL void potrf_trsm(PF_PARAMS, GLOBAL int *nfm, const gidx nfo)
     REAL r[N];
     UNROLL_LOOP
     for (int k = 0; k < N; ++k) r[k] = act && k < ncols ? P[gala_lidx(row, k, ld, up)] : (REAL)0;
-    int bad = BIGCOL;
+    int bad = LA_BIG;
     UNROLL_LOOP
     for (int k = N - 1; k >= 0; --k)
         if (!gala_finite(r[k])) bad = k;
-    if (bad != BIGCOL) atomic_min(&nfm[nfo + s], j0 + bad);
+    if (bad != LA_BIG) atomic_min(&nfm[nfo + s], j0 + bad);
     UNROLL_LOOP
     for (int j = 0; j < N; ++j) {
         const REAL x = r[j] * ls[j * N + j];
@@ -461,13 +453,10 @@ KERNEL void potrf_trsm(PF_PARAMS, GLOBAL int *nfm, const gidx nfo)
 #endif
 
 /* Smallest L-column holding a non-finite value, per (matrix, block of scb stored columns),
- * folded into tmp[to + s] (BIGCOL before the launch) by an atomic minimum — only by blocks
+ * folded into tmp[to + s] (LA_BIG before the launch) by an atomic minimum — only by blocks
  * that found one. Lower storage: stored column c holds L(c.., c): candidate c. Upper
  * storage: stored column c holds U(0..c, c) = L(c, 0..c): candidate = the stored row. */
-KERNEL void potrf_scan(const int n, const int count, const int nblk, const int scb,
-                       GLOBAL const REAL *A, const gidx ao, const int lda, const gidx as,
-                       const int up, GLOBAL const int *desc, const gidx dofs, const int vb,
-                       GLOBAL int *tmp, const gidx to)
+KERNEL void potrf_scan(GALA_PARAMS(POTRF_ARGS_scan))
 {
     LOCAL_ARRAY int red[WG];
     const int t = (int)LID(0);
@@ -476,12 +465,12 @@ KERNEL void potrf_scan(const int n, const int count, const int nblk, const int s
     int nb = n, ld = lda;
     gidx base = ao + s * as;
     if (vb) {
-        GLOBAL const int *d = desc + (dofs + s) * DSZ;
-        nb = d[0];
-        ld = d[1];
-        base = gala_desc_off(d, 2);
+        GLOBAL const int *d = desc + (dofs + s) * LA_DSZ;
+        nb = d[LA_D_N];
+        ld = d[LA_D_LDA];
+        base = gala_desc_off(d, LA_D_AOFF);
     }
-    int best = BIGCOL;
+    int best = LA_BIG;
     const int c0 = blk * scb, c1 = min(nb, c0 + scb);
     for (int c = c0; c < c1; ++c) {
         GLOBAL const REAL *colp = A + base + (gidx)c * ld;
@@ -496,34 +485,35 @@ KERNEL void potrf_scan(const int n, const int count, const int nblk, const int s
         LOCAL_BARRIER();
         if (t < h && red[t + h] < red[t]) red[t] = red[t + h];
     }
-    if (t == 0 && red[0] != BIGCOL) atomic_min(&tmp[to + s], red[0]);
+    if (t == 0 && red[0] != LA_BIG) atomic_min(&tmp[to + s], red[0]);
 }
 
 /* The folded minimum tmp[to + s] of matrix s into its info: potrf_scan_finish sets info
  * from it (-(column + 1), or 0); potrf_merge (the blocked path with potrf.psolve, which has
  * no potrf_scan) weighs potrf_trsm's non-finite rows against the events the panels wrote:
  * the earlier column wins, a non-finite value over a pivot event in the same column. */
-#define PF_FOLD_PARAMS                                                                      \
-    const int count, GLOBAL const int *desc, const gidx dofs, const int vb,                 \
-        GLOBAL const int *tmp, const gidx to, GLOBAL int *info, const gidx io,              \
-        GLOBAL int *flag, const gidx fo, const int epoch
-DEVFN void pf_fold(PF_FOLD_PARAMS, const int merge)
+DEVFN void pf_fold(GALA_PARAMS(POTRF_ARGS_fold), const int merge)
 {
     const gidx s = GID(0);
     if (s >= count) return;
     const int best = tmp[to + s];
-    const int idx = vb ? desc[(dofs + s) * DSZ + 4] : (int)s;
-    if (!merge) info[io + idx] = best == BIGCOL ? 0 : -(best + 1);
-    if (best == BIGCOL) return;
+    const int idx = vb ? desc[(dofs + s) * LA_DSZ + LA_D_IDX] : (int)s;
+    if (!merge) info[io + idx] = best == LA_BIG ? 0 : -(best + 1);
+    if (best == LA_BIG) return;
     const int cur = merge ? info[io + idx] : 0;
     if (cur == 0 || best <= (cur > 0 ? cur : -cur) - 1) {
         info[io + idx] = -(best + 1);
         flag[fo] = epoch;
     }
 }
-#define PF_FOLD_ARGS count, desc, dofs, vb, tmp, to, info, io, flag, fo, epoch
-KERNEL void potrf_scan_finish(PF_FOLD_PARAMS) { pf_fold(PF_FOLD_ARGS, 0); }
-KERNEL void potrf_merge(PF_FOLD_PARAMS) { pf_fold(PF_FOLD_ARGS, 1); }
+KERNEL void potrf_scan_finish(GALA_PARAMS(POTRF_ARGS_fold))
+{
+    pf_fold(GALA_ARGNAMES(POTRF_ARGS_fold), 0);
+}
+KERNEL void potrf_merge(GALA_PARAMS(POTRF_ARGS_fold))
+{
+    pf_fold(GALA_ARGNAMES(POTRF_ARGS_fold), 1);
+}
 
 #if defined(LANE) && LANE
 /* Staging (potrf_lane): the G matrices of a
@@ -604,7 +594,7 @@ KERNEL void potrf_merge(PF_FOLD_PARAMS) { pf_fold(PF_FOLD_ARGS, 1); }
  *   3. store  the referenced triangles back (PF_STG_STORE).
  *
  * Arguments are potrf_panel's (the host launches either the same way); only its fused mode
- * exists here (j0 = 0, mode 1, info written for every matrix). Local memory:
+ * exists here (j0 = 0, POTRF_MODE_INFO, info written for every matrix). Local memory:
  * WG·(PF_SP·sizeof(REAL) + 16) bytes; the host picks WG to fit.
  */
 #define LN_NN (N * N)
@@ -613,7 +603,7 @@ KERNEL void potrf_merge(PF_FOLD_PARAMS) { pf_fold(PF_FOLD_ARGS, 1); }
 #error "potrf_lane: CH must divide N*N"
 #endif
 
-KERNEL void potrf_lane(PF_PARAMS)
+KERNEL void potrf_lane(GALA_PARAMS(POTRF_ARGS_panel))
 {
     LOCAL_ARRAY REAL stg[WG * PF_SP];
     LOCAL_ARRAY gidx sbase[WG];
@@ -724,7 +714,7 @@ KERNEL void potrf_lane(PF_PARAMS)
 #endif
 #define PP_MPG (WG / PP_H) /* matrices per work-group */
 
-PF_KERNEL void potrf_pair(PF_PARAMS)
+PF_KERNEL void potrf_pair(GALA_PARAMS(POTRF_ARGS_panel))
 {
     /* two buffers (columns j and j + 1), RVEC-aligned for the vector reads */
     LOCAL_ARRAY RVEC colv[2 * PP_MPG * N / RVW];
@@ -741,12 +731,12 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 #if defined(PDIAG) && PDIAG
     const int jd = j0;
     const int m = min(N, min(wlim, nb) - jd);
-    int lim = BIGCOL; /* events only at columns < lim */
+    int lim = LA_BIG; /* events only at columns < lim */
     int dead = m <= 0;
     pf_prior(info, io + idx, mode, jd, &dead, &lim);
     base += (gidx)jd * (gidx)(ld + 1); /* L(jd, jd) in either triangle */
 #else
-    const int jd = 0, m = nb, lim = BIGCOL;
+    const int jd = 0, m = nb, lim = LA_BIG;
     const int dead = nb <= 0;
 #endif
     const int ra = l, rb = N - 1 - l;
@@ -882,8 +872,8 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
         }
     }
     if (l == 0) {
-        if (mode & 32) W[wo + s] = (REAL)stop; /* DIAG: for potrf_trsm */
-        if ((mode & 1) || ev != 0) info[io + idx] = ev;
+        if (mode & POTRF_MODE_DIAG) W[wo + s] = (REAL)stop; /* for potrf_trsm */
+        if ((mode & POTRF_MODE_INFO) || ev != 0) info[io + idx] = ev;
         if (ev != 0) flag[fo] = epoch;
     }
 }
@@ -956,7 +946,7 @@ PF_KERNEL void potrf_pair(PF_PARAMS)
 #define PT_PAD (MPG >= 8 ? RVW : RVW * (8 / MPG))
 #endif
 
-PF_KERNEL void potrf_tile(PF_PARAMS)
+PF_KERNEL void potrf_tile(GALA_PARAMS(POTRF_ARGS_panel))
 {
 #define PT_SS (N * TS + PT_PAD) /* slot stride */
     LOCAL_ARRAY RVEC pbv[(MPG * PT_SS + RVW - 1) / RVW]; /* block column J as loaded */
