@@ -207,8 +207,9 @@ static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_s
     return s;
 }
 
-/* The program of a fused form (form = "LANE" or "PAIR", see cl/potrf.cl) at order N and
- * work-group wg, with one more -D value (xname = xval; none for xval = 0). */
+/* The program of a form switched on by one -D (form = "LANE" or "TRSM": cl/potrf/lane.cl,
+ * trsm.cl) at order N and work-group wg, with one more -D value (xname = xval; none for
+ * xval = 0). */
 static gala_status pf_form_kernel(gala_context *ctx, gala_dtype dt, int N, int wg,
                                   const char *form, const char *xname, int xval,
                                   const char *name, gala_kernel **k)
@@ -240,7 +241,7 @@ static size_t pf_tile_wg(const gala_context *ctx, gala_dtype dt, int N, int ts, 
 {
     const long mx = gala_max_wg(ctx);
     const long nt = N / ts, per = nt * (nt + 1) / 2;
-    /* local memory per matrix (cl/potrf.cl): two N×ts blocks with at most 32 elements of
+    /* local memory per matrix (cl/potrf/tile.cl): two N×ts blocks with at most 32 elements of
      * padding each, N + 1 flags and an event word */
     const size_t loc = 2 * ((size_t)N * (size_t)ts + 32) * gala_dtype_size(dt) +
                        ((size_t)N + 2) * sizeof(int);
@@ -283,7 +284,7 @@ static int pf_pair_on(const pf_cfg *c, int N)
 
 /* The potrf_pair program at order N (work-group potrf.wg, potrf.pair_minb); diag: with its
  * DIAG form (-D PDIAG=1, a program of its own: the fused launches keep the form without the
- * run-time block offset, cl/potrf.cl). */
+ * run-time block offset, cl/potrf/pair.cl). */
 static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const pf_cfg *c,
                                   int diag, gala_kernel **k)
 {

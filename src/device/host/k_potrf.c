@@ -248,7 +248,7 @@ static gala_status SUF(potrf_scan)(const gala_host_launch *L)
                            NULL, 0, NULL);
 }
 
-/* potrf_scan_finish (merge = 0) and potrf_merge (1), as pf_fold in cl/potrf.cl */
+/* potrf_scan_finish (merge = 0) and potrf_merge (1), as pf_fold in cl/potrf/scan.cl */
 static gala_status SUF(fold)(const gala_host_launch *L, int merge)
 {
     const int count = HINT(0);
