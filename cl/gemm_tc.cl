@@ -7,8 +7,9 @@
  *
  * with X(i, p) = A[xo + i·xi + p·xp] and Y(j, p) = B[yo + j·yi + p·yp], so that op(A) and
  * op(B)ᵀ of every transpose case are views (strides 1 and ld, or ld and 1), and C(i, j) at
- * C[co + i·ci + j·cj]. With tri = 1 only C(i, j) with i >= j is written (the lower triangle
- * of a SYRK), with tri = 2 only i <= j; tiles wholly outside that triangle return at once.
+ * C[co + i·ci + j·cj]. With tri = GEMM_TC_LOWER only C(i, j) with i >= j is written (the
+ * lower triangle of a SYRK), with GEMM_TC_UPPER only i <= j; tiles wholly outside that
+ * triangle return at once.
  *
  * Batches (the updates of src/la's batched factorizations, lagemm.tc): matrix s of `count`
  * adds s·xs, s·ys, s·cs to the three offsets; the groups of one matrix are consecutive
@@ -44,6 +45,9 @@
  *                of 4), TC (1: mma.sync through inline PTX; only with REAL = double).
  */
 
+/* the argument list and tri's values, shared with the host (cl/gemm_tc_abi.h) */
+#include "gemm_tc_abi.h"
+
 #define TM (8 * WM * WGM)
 #define TN (8 * WN * WGN)
 #define NTH (32 * WGM * WGN)
@@ -73,13 +77,7 @@ DEVFN void gtc_coords(int e, int rows_t, gidx sr, int *r, int *p)
     }
 }
 
-KERNEL void gemm_tc(const int m, const int n, const int k, const REAL alpha, const REAL beta,
-                    GLOBAL const REAL *A, const gidx xo0, const gidx xi, const gidx xp,
-                    const gidx xs, GLOBAL const REAL *B, const gidx yo0, const gidx yi,
-                    const gidx yp, const gidx ys,
-                    GLOBAL REAL *C, const gidx co0, const gidx ci, const gidx cj, const gidx cs,
-                    const int tiles_m, const int tiles, const int tri,
-                    GLOBAL const int *info, const gidx io, const int skipdead)
+KERNEL void gemm_tc(GALA_PARAMS(GEMM_TC_ARGS_gemm_tc))
 {
     LOCAL_ARRAY REAL Xs[2 * KT * XLD]; /* two buffers: step s in buffer s % 2 */
     LOCAL_ARRAY REAL Ys[2 * KT * YLD];
@@ -91,8 +89,8 @@ KERNEL void gemm_tc(const int m, const int n, const int k, const REAL alpha, con
 
     /* tiles wholly outside the triangle, failed matrices (uniform in the group: before any
      * barrier) */
-    if (tri == 1 && i_base + TM - 1 < j_base) return;
-    if (tri == 2 && i_base > j_base + TN - 1) return;
+    if (tri == GEMM_TC_LOWER && i_base + TM - 1 < j_base) return;
+    if (tri == GEMM_TC_UPPER && i_base > j_base + TN - 1) return;
     if (skipdead && info[io + mat] > 0) return;
     const gidx xo = xo0 + mat * xs, yo = yo0 + mat * ys, co = co0 + mat * cs;
     const int lane = tid % 32, warp = tid / 32;
@@ -198,7 +196,8 @@ KERNEL void gemm_tc(const int m, const int n, const int k, const REAL alpha, con
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int i = i_base + wi + 8 * a + lr, j = j_base + wj + 8 * b + 2 * lc + h;
-                if (i < m && j < n && (tri != 1 || i >= j) && (tri != 2 || i <= j)) {
+                if (i < m && j < n && (tri != GEMM_TC_LOWER || i >= j) &&
+                    (tri != GEMM_TC_UPPER || i <= j)) {
                     const gidx o = co + (gidx)i * ci + (gidx)j * cj;
                     C[o] = beta == (REAL)0 ? alpha * acc[a][b][h]
                                            : alpha * acc[a][b][h] + beta * C[o];

@@ -18,10 +18,10 @@
  * -D parameters: WG (work-group size of gemv_t, a power of two).
  */
 
-KERNEL void gemv_n(const int m, const int n, const int row_groups, const REAL alpha,
-                   GLOBAL const REAL *A, const gidx ao, const int lda, const gidx as,
-                   GLOBAL const REAL *x, const gidx xo, const gidx xs, const REAL beta,
-                   GLOBAL REAL *y, const gidx yo, const gidx ys)
+/* the argument lists shared with the host (cl/gemv_abi.h) */
+#include "gemv_abi.h"
+
+KERNEL void gemv_n(GALA_PARAMS(GEMV_ARGS_gemv_n))
 {
     const gidx b = GRP(0) / row_groups;
     const gidx i = (GRP(0) - b * row_groups) * LSZ(0) + LID(0);
@@ -34,10 +34,7 @@ KERNEL void gemv_n(const int m, const int n, const int row_groups, const REAL al
     *yp = (beta == (REAL)0) ? alpha * acc : alpha * acc + beta * *yp;
 }
 
-KERNEL void gemv_t(const int m, const int n, const int S, const int col_groups, const REAL alpha,
-                   GLOBAL const REAL *A, const gidx ao, const int lda, const gidx as,
-                   GLOBAL const REAL *x, const gidx xo, const gidx xs, const REAL beta,
-                   GLOBAL REAL *y, const gidx yo, const gidx ys)
+KERNEL void gemv_t(GALA_PARAMS(GEMV_ARGS_gemv_t))
 {
     LOCAL_ARRAY REAL part[WG];
     const int lid = (int)LID(0), lane = lid & (S - 1);

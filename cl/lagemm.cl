@@ -43,7 +43,8 @@
 #endif
 
 
-#define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
+/* the argument list and the descriptors, shared with the host (cl/lagemm_abi.h) */
+#include "lagemm_abi.h"
 #define WPTM (TM / TDM)
 #define WPTN (TN / TDN)
 #define NTH (TDM * TDN)
@@ -97,16 +98,7 @@ DEVFN gidx lg_addr(int src, int r, int c, int up, int l0, int l1)
 #define GU_KERNEL KERNEL
 #endif
 
-GU_KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, const int mx,
-                     const int mcap, const int nx, const int ncap, const int nsrc, const int kx,
-                     const int kcap, const REAL alpha, const int mask, const int asrc,
-                     const int ar0, const int ac0, const int atr, const int bsrc, const int br0,
-                     const int bc0, const int btr, const int csrc, const int cr0, const int cc0,
-                     GLOBAL REAL *M0, const gidx m0o, const int ld0, const gidx m0s,
-                     const int up, GLOBAL REAL *M1, const gidx m1o, const int ld1,
-                     const gidx m1s, const int n, const int nrhs, GLOBAL const int *desc,
-                     const gidx dofs, const int vb, GLOBAL const int *info, const gidx io,
-                     const int skipdead)
+GU_KERNEL void gemm_upd(GALA_PARAMS(LAGEMM_ARGS_gemm_upd))
 {
     LOCAL_ARRAY REAL As[TK * (TM + 1)];
     LOCAL_ARRAY REAL Bs[TK * (TN + 1)];
@@ -121,14 +113,14 @@ GU_KERNEL void gemm_upd(const int count, const int tiles_m, const int tiles_n, c
     int nb = n, nr = nrhs, l0 = ld0, l1 = ld1, idx = (int)s;
     gidx b0 = m0o + s * m0s, b1 = m1o + s * m1s;
     if (vb) {
-        GLOBAL const int *d = desc + (dofs + s) * DSZ;
-        nb = d[0];
-        l0 = d[1];
-        b0 = lg_desc_off(d, 2);
-        idx = d[4];
-        nr = d[5];
-        l1 = d[6];
-        b1 = lg_desc_off(d, 7);
+        GLOBAL const int *d = desc + (dofs + s) * LA_DSZ;
+        nb = d[LA_D_N];
+        l0 = d[LA_D_LDA];
+        b0 = lg_desc_off(d, LA_D_AOFF);
+        idx = d[LA_D_IDX];
+        nr = d[LA_D_NRHS];
+        l1 = d[LA_D_LDB];
+        b1 = lg_desc_off(d, LA_D_BOFF);
     }
     const int M = min(mcap, nb - mx);
     const int NN = min(ncap, (nsrc ? nr : nb) - nx);

@@ -16,9 +16,10 @@
  *
  * Matrices: `var` = 0: uniform batch, matrix b at A[a_off + b·a_stride], order n, leading
  * dimension lda, tail start kt (below). `var` = 1: matrix b of the launch is described by
- * eight ints at desc[d_off + 8b]: offset (low, high 32 bits), n, lda, index in the caller's
- * batch, kt. Status per caller's matrix q: st[3q] = info, st[3q+1] += positive pivots,
- * st[3q+2] += negative pivots; a matrix with st[3q] != 0 is skipped by every later kernel.
+ * LDLT_DSZ ints at desc[d_off + LDLT_DSZ·b]: offset (low, high 32 bits), n, lda, index in
+ * the caller's batch, kt (LDLT_D_*). Status per caller's matrix q: info, positive pivots
+ * (added), negative pivots (added) at st[LA_NST·q + LA_ST_*]; a matrix with nonzero info is
+ * skipped by every later kernel. Layouts and argument lists: cl/ldlt_abi.h.
  *
  * Algorithm for one matrix of order n (host loop in src/la/ldlt.c):
  *
@@ -36,6 +37,10 @@
  *        |    |    |     \
  *        +----+----+------+
  */
+
+/* the descriptors, the status layout and the argument lists shared with the host
+ * (cl/ldlt_abi.h) */
+#include "ldlt_abi.h"
 
 DEVFN int ldlt_bad(REAL d) { return !(d - d == (REAL)0); } /* NaN or ±Inf */
 
@@ -55,12 +60,12 @@ DEVFN ldlt_mat ldlt_get(const int var, GLOBAL const int *desc, const gidx d_off,
 {
     ldlt_mat m;
     if (var) {
-        GLOBAL const int *d = desc + d_off + 8 * b;
-        m.off = ldlt_off(d);
-        m.n = d[2];
-        m.ld = d[3];
-        m.idx = d[4];
-        m.kt = d[5];
+        GLOBAL const int *d = desc + d_off + LDLT_DSZ * b;
+        m.off = ldlt_off(d + LDLT_D_OFF);
+        m.n = d[LDLT_D_N];
+        m.ld = d[LDLT_D_LDA];
+        m.idx = d[LDLT_D_IDX];
+        m.kt = d[LDLT_D_KT];
     } else {
         m.off = a_off + b * a_stride;
         m.n = n;
@@ -87,10 +92,7 @@ DEVFN ldlt_mat ldlt_get(const int var, GLOBAL const int *desc, const gidx d_off,
  *        |  v  \  |
  *        +--+-----+
  */
-KERNEL void ldlt_fused(const int var, const int upper, const int nmat, const int mmax,
-                       const int n, const int lda, const int kt, GLOBAL REAL *A,
-                       const gidx a_off, const gidx a_stride, GLOBAL const int *desc,
-                       const gidx d_off, GLOBAL int *st)
+KERNEL void ldlt_fused(GALA_PARAMS(LDLT_ARGS_fused))
 {
     LOCAL_ARRAY REAL la[MPG * NB * NB];
     const int lid = (int)LID(0), seg = lid / S, lane = lid - seg * S;
@@ -106,7 +108,7 @@ KERNEL void ldlt_fused(const int var, const int upper, const int nmat, const int
         rs = upper ? d.ld : 1;
         cs = upper ? 1 : d.ld;
         base = d.off + (gidx)k0 * (rs + cs);
-        live = m > 0 && st[3 * idx] == 0;
+        live = m > 0 && st[LA_NST * idx + LA_ST_INFO] == 0;
     }
     if (live)
         for (int t = lane; t < m * m; t += S) {
@@ -139,9 +141,9 @@ KERNEL void ldlt_fused(const int var, const int upper, const int nmat, const int
             else if (i == j) A[base + i * rs + j * cs] = a[j * NB + j];
         }
     if (live && lane == 0) {
-        if (info) st[3 * idx] = info;
-        st[3 * idx + 1] += np;
-        st[3 * idx + 2] += nn;
+        if (info) st[LA_NST * idx + LA_ST_INFO] = info;
+        st[LA_NST * idx + LA_ST_POS] += np;
+        st[LA_NST * idx + LA_ST_NEG] += nn;
     }
 }
 
@@ -166,10 +168,7 @@ KERNEL void ldlt_fused(const int var, const int upper, const int nmat, const int
  * No early return in these kernels: every lane reaches every barrier; `live` is uniform
  * over a work-group.
  */
-KERNEL void ldlt_panel(const int var, const int upper, const int nmat, const int n,
-                       const int lda, const int kt, GLOBAL REAL *A, const gidx a_off,
-                       const gidx a_stride, GLOBAL const int *desc, const gidx d_off,
-                       GLOBAL int *st, const int k0)
+KERNEL void ldlt_panel(GALA_PARAMS(LDLT_ARGS_panel))
 {
     LOCAL_ARRAY REAL d11[NBP * NBP];
     const int lid = (int)LID(0);
@@ -182,7 +181,7 @@ KERNEL void ldlt_panel(const int var, const int upper, const int nmat, const int
         rs = upper ? d.ld : 1;
         cs = upper ? 1 : d.ld;
         base = d.off + (gidx)k0 * (rs + cs);
-        live = k0 < d.kt && st[3 * idx] == 0;
+        live = k0 < d.kt && st[LA_NST * idx + LA_ST_INFO] == 0;
     }
     if (live)
         for (int t = lid; t < NBP * NBP; t += WGP) {
@@ -209,9 +208,9 @@ KERNEL void ldlt_panel(const int var, const int upper, const int nmat, const int
         LOCAL_BARRIER();
     }
     if (live && lid == 0) {
-        if (info) st[3 * idx] = info;
-        st[3 * idx + 1] += np;
-        st[3 * idx + 2] += nn;
+        if (info) st[LA_NST * idx + LA_ST_INFO] = info;
+        st[LA_NST * idx + LA_ST_POS] += np;
+        st[LA_NST * idx + LA_ST_NEG] += nn;
     }
     if (live && info == 0)
         for (int t = lid; t < NBP * NBP; t += WGP) {
@@ -221,10 +220,7 @@ KERNEL void ldlt_panel(const int var, const int upper, const int nmat, const int
         }
 }
 
-KERNEL void ldlt_trsm(const int var, const int upper, const int nmat, const int n,
-                      const int lda, const int kt, GLOBAL REAL *A, const gidx a_off,
-                      const gidx a_stride, GLOBAL const int *desc, const gidx d_off,
-                      GLOBAL const int *st, const int k0, const int rgroups)
+KERNEL void ldlt_trsm(GALA_PARAMS(LDLT_ARGS_trsm))
 {
     LOCAL_ARRAY REAL d11[NBP * NBP];
     LOCAL_ARRAY REAL w[WGP * (NBP + 1)];
@@ -239,7 +235,7 @@ KERNEL void ldlt_trsm(const int var, const int upper, const int nmat, const int 
         rs = upper ? d.ld : 1;
         cs = upper ? 1 : d.ld;
         base = d.off + (gidx)k0 * (rs + cs);
-        live = k0 < d.kt && st[3 * d.idx] == 0 && k0 + NBP + g * WGP < nr;
+        live = k0 < d.kt && st[LA_NST * d.idx + LA_ST_INFO] == 0 && k0 + NBP + g * WGP < nr;
     }
     if (live)
         for (int t = lid; t < NBP * NBP; t += WGP) {
@@ -270,10 +266,7 @@ KERNEL void ldlt_trsm(const int var, const int upper, const int nmat, const int 
  *     ti |tile|  −= li·D1·ljᵀ    dd = D1
  *        +----+
  */
-KERNEL void ldlt_update(const int var, const int upper, const int nmat, const int n,
-                        const int lda, const int kt, GLOBAL REAL *A, const gidx a_off,
-                        const gidx a_stride, GLOBAL const int *desc, const gidx d_off,
-                        GLOBAL const int *st, const int k0, const int ntiles)
+KERNEL void ldlt_update(GALA_PARAMS(LDLT_ARGS_update))
 {
     LOCAL_ARRAY REAL li[TS * (NBP + 1)];
     LOCAL_ARRAY REAL lj[TS * (NBP + 1)];
@@ -287,7 +280,7 @@ KERNEL void ldlt_update(const int var, const int upper, const int nmat, const in
     if (live) {
         const ldlt_mat d = ldlt_get(var, desc, d_off, b, n, lda, kt, a_off, a_stride);
         m = d.n - k0 - NBP;
-        live = k0 < d.kt && st[3 * d.idx] == 0 && ti * TS < m;
+        live = k0 < d.kt && st[LA_NST * d.idx + LA_ST_INFO] == 0 && ti * TS < m;
         rs = upper ? d.ld : 1;
         cs = upper ? 1 : d.ld;
         base = d.off + (gidx)k0 * (rs + cs); /* element (k0, k0) */
@@ -318,15 +311,11 @@ KERNEL void ldlt_update(const int var, const int upper, const int nmat, const in
  *     forward   for j:  x(i) −= L(i,j)·x(j), i > j     (column j of L: coalesced for lower)
  *     diagonal  x(i) /= d_i
  *     backward  for j descending:  x(i) −= L(j,i)·x(j), i < j
- * one barrier per column. `var` = 1: eight ints per matrix at desc[d_off + 8b]: A offset
- * (low, high), B offset (low, high), n, lda, ldb, nrhs; pairs are (b, r) = (p / R, p % R)
+ * one barrier per column. `var` = 1: LDLT_DSZ ints per matrix at desc[d_off + LDLT_DSZ·b]:
+ * A offset (low, high), B offset (low, high), n, lda, ldb, nrhs (LDLT_S_*); pairs are (b, r) = (p / R, p % R)
  * with R = nrhs (uniform) or the largest nrhs (var); nmax bounds every n of the launch.
  */
-KERNEL void ldlt_solve(const int var, const int upper, const gidx npairs, const int S_,
-                       const int n, const int nrhs, const int nmax, GLOBAL const REAL *A,
-                       const gidx a_off, const int lda, const gidx a_stride, GLOBAL REAL *B,
-                       const gidx b_off, const int ldb, const gidx b_stride,
-                       GLOBAL const int *desc, const gidx d_off)
+KERNEL void ldlt_solve(GALA_PARAMS(LDLT_ARGS_solve))
 {
     const int lid = (int)LID(0), lane = lid & (S_ - 1);
     const gidx p = GRP(0) * (WG / S_) + lid / S_;
@@ -336,13 +325,13 @@ KERNEL void ldlt_solve(const int var, const int upper, const gidx npairs, const 
         const gidx bb = p / nrhs;
         const int r = (int)(p - bb * nrhs);
         if (var) {
-            GLOBAL const int *dd = desc + d_off + 8 * bb;
-            nn = dd[4];
-            rs = upper ? dd[5] : 1;
-            cs = upper ? 1 : dd[5];
-            abase = ldlt_off(dd);
-            xbase = ldlt_off(dd + 2) + (gidx)r * dd[6];
-            live = r < dd[7];
+            GLOBAL const int *dd = desc + d_off + LDLT_DSZ * bb;
+            nn = dd[LDLT_S_N];
+            rs = upper ? dd[LDLT_S_LDA] : 1;
+            cs = upper ? 1 : dd[LDLT_S_LDA];
+            abase = ldlt_off(dd + LDLT_S_AOFF);
+            xbase = ldlt_off(dd + LDLT_S_BOFF) + (gidx)r * dd[LDLT_S_LDB];
+            live = r < dd[LDLT_S_NRHS];
         } else {
             nn = n;
             rs = upper ? lda : 1;

@@ -22,9 +22,9 @@
  *   I+nb [ X  X  X  ][T T T  ]
  *
  * copy_mask: one column-major m×nc block copied to another, D(i, j) = S(i, j), with the
- * entries above (mask 1: i < j) or below (mask 2: i > j) the diagonal set to 0; one
- * work-item per element, down the columns (src/la/potri.c: the block column of the BLAS-3
- * lauum with its triangular top, and its product back into place).
+ * entries above (mask POTRI_ZERO_UPPER: i < j) or below (POTRI_ZERO_LOWER: i > j) the
+ * diagonal set to 0; one work-item per element, down the columns (src/la/potri.c: the block
+ * column of the BLAS-3 lauum with its triangular top, and its product back into place).
  *
  * gala-defines: N=32 WG=128 UNROLL=1
  * -D parameters: N (block order, a power of two <= 64), WG (work-items per work-group of
@@ -41,7 +41,10 @@
 #endif
 
 
-#define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
+/* the descriptors, copy_mask's masks and the argument lists shared with the host
+ * (cl/potri_abi.h) */
+#include "potri_abi.h"
+
 #define LMPG (N >= 32 ? 1 : 32 / N)
 
 DEVFN gidx pi_desc_off(GLOBAL const int *d, int k)
@@ -54,9 +57,7 @@ DEVFN gidx pi_lidx(int i, int j, int ld, int up)
     return up ? (gidx)j + (gidx)i * ld : (gidx)i + (gidx)j * ld;
 }
 
-KERNEL void lauum_fused(const int n, const int j0, const int count, GLOBAL REAL *A,
-                        const gidx ao, const int lda, const gidx as, const int up,
-                        GLOBAL const int *desc, const gidx dofs, const int vb)
+KERNEL void lauum_fused(GALA_PARAMS(POTRI_ARGS_lauum_fused))
 {
     LOCAL_ARRAY REAL Ts[LMPG * N * (N + 1)];
     const int t = (int)LID(0);
@@ -66,10 +67,10 @@ KERNEL void lauum_fused(const int n, const int j0, const int count, GLOBAL REAL 
     gidx base = 0;
     if (s < count) {
         if (vb) {
-            GLOBAL const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            ld = d[1];
-            base = pi_desc_off(d, 2);
+            GLOBAL const int *d = desc + (dofs + s) * LA_DSZ;
+            nb = d[LA_D_N];
+            ld = d[LA_D_LDA];
+            base = pi_desc_off(d, LA_D_AOFF);
         } else {
             nb = n;
             base = ao + s * as;
@@ -90,9 +91,7 @@ KERNEL void lauum_fused(const int n, const int j0, const int count, GLOBAL REAL 
     }
 }
 
-KERNEL void trmm_lt(const int n, const int I, const int count, const int ncg, GLOBAL REAL *A,
-                    const gidx ao, const int lda, const gidx as, const int up,
-                    GLOBAL const int *desc, const gidx dofs, const int vb)
+KERNEL void trmm_lt(GALA_PARAMS(POTRI_ARGS_trmm_lt))
 {
     LOCAL_ARRAY REAL Ts[N * (N + 1)];
     const int t = (int)LID(0);
@@ -102,10 +101,10 @@ KERNEL void trmm_lt(const int n, const int I, const int count, const int ncg, GL
     int nb = n, ld = lda;
     gidx base = ao + s * as;
     if (vb) {
-        GLOBAL const int *d = desc + (dofs + s) * DSZ;
-        nb = d[0];
-        ld = d[1];
-        base = pi_desc_off(d, 2);
+        GLOBAL const int *d = desc + (dofs + s) * LA_DSZ;
+        nb = d[LA_D_N];
+        ld = d[LA_D_LDA];
+        base = pi_desc_off(d, LA_D_AOFF);
     }
     const int nbk = min(N, nb - I);
     if (nbk <= 0) return;
@@ -132,14 +131,12 @@ KERNEL void trmm_lt(const int n, const int I, const int count, const int ncg, GL
         if (k < nbk) W[pi_lidx(I + k, c, ld, up)] = x[k];
 }
 
-KERNEL void copy_mask(const int m, const int nc, GLOBAL const REAL *S, const gidx so,
-                      const int lds, GLOBAL REAL *D, const gidx dof, const int ldd,
-                      const int mask)
+KERNEL void copy_mask(GALA_PARAMS(POTRI_ARGS_copy_mask))
 {
     const gidx e = GID(0);
     if (e >= (gidx)m * nc) return;
     const int i = (int)(e % m), j = (int)(e / m);
     REAL v = S[so + i + (gidx)j * lds];
-    if ((mask == 1 && i < j) || (mask == 2 && i > j)) v = (REAL)0;
+    if ((mask == POTRI_ZERO_UPPER && i < j) || (mask == POTRI_ZERO_LOWER && i > j)) v = (REAL)0;
     D[dof + i + (gidx)j * ldd] = v;
 }

@@ -4,13 +4,13 @@
  *
  * potrs_fused works on the diagonal block D = L[j0 : j0+nb, j0 : j0+nb] (nb = min(N, n_b −
  * j0)) and the rows j0 .. j0+nb−1 of every right-hand side of B:
- *   mode 1: forward   D·Y = B   (rows own their row of D in registers; step j: row j
- *                                divides and publishes y_j in local memory, one barrier,
- *                                rows i > j subtract D(i,j)·y_j)
- *   mode 2: backward  Dᵀ·X = B  (rows own their column of D: D(k, i) for k >= i; steps run
- *                                j = nb−1 .. 0: row j divides and publishes x_j, rows i < j
- *                                subtract D(j,i)·x_j)
- *   mode 3: both: the whole solve A·X = B for n <= N in one launch (D = L).
+ *   mode POTRS_FWD: forward   D·Y = B   (rows own their row of D in registers; step j:
+ *                       row j divides and publishes y_j in local memory, one barrier,
+ *                       rows i > j subtract D(i,j)·y_j)
+ *   mode POTRS_BWD: backward  Dᵀ·X = B  (rows own their column of D: D(k, i) for k >= i;
+ *                       steps run j = nb−1 .. 0: row j divides and publishes x_j, rows
+ *                       i < j subtract D(j,i)·x_j)
+ *   both: the whole solve A·X = B for n <= N in one launch (D = L).
  * Right-hand sides are processed RC at a time (registers), any number of them: work-group g
  * takes matrix group g % mgroups and the columns [rg·rpg, rg·rpg + rpg) of rg = g / mgroups.
  * N work-items per matrix, WG/N matrices per work-group; every element of D is read once per
@@ -39,7 +39,9 @@
 #endif
 
 
-#define DSZ 10 /* ints per matrix descriptor (src/la/la_common.h) */
+/* the descriptors, modes and argument lists shared with the host (cl/potrs_abi.h) */
+#include "potrs_abi.h"
+
 #define MPG (WG / N)
 
 DEVFN gidx ps_desc_off(GLOBAL const int *d, int k)
@@ -53,12 +55,7 @@ DEVFN gidx ps_lidx(int i, int j, int ld, int up)
 }
 
 #if !(defined(SWEEP) && SWEEP)
-KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int count,
-                        const int maxrhs, const int rpg, const int mode, GLOBAL const REAL *A,
-                        const gidx ao,
-                        const int lda, const gidx as, const int up, GLOBAL REAL *B,
-                        const gidx bo, const int ldb, const gidx bs, GLOBAL const int *desc,
-                        const gidx dofs, const int vb)
+KERNEL void potrs_fused(GALA_PARAMS(POTRS_ARGS_fused))
 {
     LOCAL_ARRAY REAL buf[2 * MPG * RC];
     const int t = (int)LID(0);
@@ -71,13 +68,13 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
     gidx abase = 0, bbase = 0;
     if (s < count) {
         if (vb) {
-            GLOBAL const int *d = desc + (dofs + s) * DSZ;
-            nb = d[0];
-            la = d[1];
-            abase = ps_desc_off(d, 2);
-            nr = d[5];
-            lb = d[6];
-            bbase = ps_desc_off(d, 7);
+            GLOBAL const int *d = desc + (dofs + s) * LA_DSZ;
+            nb = d[LA_D_N];
+            la = d[LA_D_LDA];
+            abase = ps_desc_off(d, LA_D_AOFF);
+            nr = d[LA_D_NRHS];
+            lb = d[LA_D_LDB];
+            bbase = ps_desc_off(d, LA_D_BOFF);
         } else {
             nb = n;
             nr = nrhs;
@@ -93,7 +90,7 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
     LOCAL REAL *sb = buf + slot * RC;
     REAL r[N];
 
-    if (mode & 1) {
+    if (mode & POTRS_FWD) {
         /* row `row` of D: D(row, k), k <= row; the reciprocal of D(row, row) once, so that
          * the chain of the solve multiplies (a division is a long sequence of instructions
          * where it is correctly rounded: CUDA's default) */
@@ -132,7 +129,7 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
                 if (active && c0 + q < ne) X[row + (gidx)(c0 + q) * lb] = x[q];
         }
     }
-    if (mode & 2) {
+    if (mode & POTRS_BWD) {
         /* column `row` of D: D(k, row), k >= row */
         REAL dg = (REAL)1;
         UNROLL_LOOP
@@ -181,7 +178,7 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
  * dimension N, in the factor's triangle), so no launch runs a chain of N dependent steps:
  * every step is a product. Launch k of a pass, on the rows of B in blocks of N:
  *
- *    forward (mode 1 | 4):                   backward (mode 1 | 2 | 8):
+ *    forward (UPDATE | INV):                 backward (UPDATE | BWD | INVT):
  *    block k of B holds y_k (final)           block k of B holds x_k (final)
  *    ┌───┐                                    ┌───┬───┬───┐
  *    │ y │                                    │   │ ▒ │ x │ ← rows of block k
@@ -193,16 +190,16 @@ KERNEL void potrs_fused(const int n, const int nrhs, const int j0, const int cou
  *
  * Group g of dimension 0 owns one block b of output rows (r = B[b·N .. b·N + N), columns
  * GRP(1)·RC .. + RC), subtracts the product with the solved block k, and group 0, whose
- * block is then final, also multiplies it by its diagonal inverse (mode 4: D⁻¹; mode 8:
- * D⁻ᵀ; both: the forward pass's last block turned into the backward pass's first). Without
- * mode 1 (the first launch) group 0 only applies the inverses to block k. Groups read block
+ * block is then final, also multiplies it by its diagonal inverse (INV: D⁻¹; INVT: D⁻ᵀ;
+ * both: the forward pass's last block turned into the backward pass's first). Without
+ * UPDATE (the first launch) group 0 only applies the inverses to block k. Groups read block
  * k of B and write only their own rows: no two groups of a launch touch the same element.
  * Dimension 0 has exactly the groups of the blocks below k (forward: nblk − 1 − k) or above
- * it (backward: k), or one (no mode 1).
+ * it (backward: k), or one (no UPDATE). Modes: POTRS_SW_* (cl/potrs_abi.h).
  *
  * Every group runs the same three phases, each a product of an N × N block with N-vectors
  * (sw_part, a barrier, sw_sum, a barrier), a phase that does not apply to it reading
- * nothing: r −= T·v (mode 1), r = D⁻¹·r (mode 4, group 0), r = D⁻ᵀ·r (mode 8, group 0).
+ * nothing: r −= T·v (UPDATE), r = D⁻¹·r (INV, group 0), r = D⁻ᵀ·r (INVT, group 0).
  * T(p, j) is read as T[p·sp + j·sj] with sp or sj equal to 1. With sp = 1 (the forward
  * update on a lower factor, the backward one on an upper) work-item (p, s) = (t mod N,
  * t / N) takes j = s, s + WG/N, ...: a warp reads 32 consecutive elements of a column.
@@ -306,17 +303,14 @@ DEVFN void sw_sum(int dot, int sub, LOCAL const REAL *part, LOCAL REAL *out, int
 /* KERNEL_MINB: the work-group size as a launch bound (.reqntid on NVIDIA: registers capped
  * so that WG work-items fit one SM; without it the compiler's choice allowed only 384 of
  * 512) */
-KERNEL_MINB(WG, 1) void potrs_sweep(const int n, const int nrhs, const int k, const int mode,
-                        GLOBAL const REAL *A, const gidx ao, const int lda, const int up,
-                        GLOBAL const REAL *W, const gidx wo, GLOBAL REAL *B, const gidx bo,
-                        const int ldb)
+KERNEL_MINB(WG, 1) void potrs_sweep(GALA_PARAMS(POTRS_ARGS_sweep))
 {
     LOCAL_ARRAY REAL v[N * RC];  /* the solved block k, v[j·RC + c] */
     LOCAL_ARRAY REAL r[N * RC];  /* this group's rows */
     LOCAL_ARRAY REAL part[SW_PART * RC];
     const int t = (int)LID(0), g = (int)GRP(0), c0 = (int)GRP(1) * RC;
-    const int bwd = (mode & 2) != 0;
-    const int ob = (mode & 1) ? (bwd ? k - 1 - g : k + 1 + g) : k; /* this group's block */
+    const int bwd = (mode & POTRS_SW_BWD) != 0;
+    const int ob = (mode & POTRS_SW_UPDATE) ? (bwd ? k - 1 - g : k + 1 + g) : k; /* its block */
     const int o0 = ob * N, np = min(N, n - o0);
     const int k0 = k * N, nk = min(N, n - k0);
     GLOBAL REAL *Bc = B + bo;
@@ -324,7 +318,8 @@ KERNEL_MINB(WG, 1) void potrs_sweep(const int n, const int nrhs, const int k, co
         const int p = e % N, c = e / N; /* consecutive work-items: consecutive rows */
         const int in = c0 + c < nrhs;
         r[p * RC + c] = p < np && in ? Bc[o0 + p + (gidx)(c0 + c) * ldb] : (REAL)0;
-        v[p * RC + c] = p < nk && in && (mode & 1) ? Bc[k0 + p + (gidx)(c0 + c) * ldb] : (REAL)0;
+        v[p * RC + c] = p < nk && in && (mode & POTRS_SW_UPDATE) ? Bc[k0 + p + (gidx)(c0 + c) * ldb]
+                                                               : (REAL)0;
     }
     LOCAL_BARRIER();
     /* L(i, j) at i·si + j·sc; an inverse block D⁻¹(i, j) at i·di + j·dc (the factor's
@@ -334,8 +329,9 @@ KERNEL_MINB(WG, 1) void potrs_sweep(const int n, const int nrhs, const int k, co
     GLOBAL const REAL *D = W + wo + (gidx)ob * N * N;
     for (int ph = 0; ph < 3; ++ph) {
         /* 0: r −= T·v, T(p, j) = forward L(o0 + p, k0 + j), backward L(k0 + j, o0 + p)
-         *    (mode 1); 1: r = D⁻¹·r (mode 4, group 0); 2: r = D⁻ᵀ·r (mode 8, group 0) */
-        const int on = ph == 0 ? (mode & 1) : g == 0 && (mode & (ph == 1 ? 4 : 8));
+         *    (UPDATE); 1: r = D⁻¹·r (INV, group 0); 2: r = D⁻ᵀ·r (INVT, group 0) */
+        const int on = ph == 0 ? (mode & POTRS_SW_UPDATE)
+                               : g == 0 && (mode & (ph == 1 ? POTRS_SW_INV : POTRS_SW_INVT));
         GLOBAL const REAL *T = ph ? D : A + ao + (bwd ? k0 * si + o0 * sc : o0 * si + k0 * sc);
         const gidx sp = ph == 0 ? (bwd ? sc : si) : (ph == 1 ? di : dc);
         const gidx sj = ph == 0 ? (bwd ? si : sc) : (ph == 1 ? dc : di);

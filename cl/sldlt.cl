@@ -16,16 +16,17 @@
  *       cache) instead of matrix by matrix; GPUs use 0
  *   work-group = MB·CW lanes, lane = w·MB + m.
  *
- * Data (all offsets in ints or elements; 32 ints of group descriptor per pattern, gd):
+ * Data (all offsets in ints or elements; SLDLT_GDESC ints of group descriptor per pattern,
+ * gd; the layouts' names are in cl/sldlt_abi.h):
  *   V   factor values of group g, element e of matrix b at V[vbase + e·ldv + b]:
  *       e < nnzL: L below the diagonal (column by column), e = nnzL + j: D[j]
  *   sc  the schedules of all groups (one int buffer), sections at the offsets of gd:
- *       task[8j]              {j, ins0, ins1, l0, l1, a0, a1, cost}: column j of L
+ *       task[SLDLT_TASK·j]    {j, ins0, ins1, l0, l1, a0, a1, cost}: column j of L
  *       lord[lev[l]..lev[l+1]) the tasks of level l (elimination-tree level order)
- *       ins[4i]               {len, src, dst, k}
- *       amap[2a]              {entry of A (CSC order), position in V}
- *       stask[8i]             {i, perm[i], r0, r1, l0, l1}: solve task of node i
- *       frow[2f]              row i of L: {position in V, perm[column]}
+ *       ins[SLDLT_INS·i]      {len, src, dst, k}
+ *       amap[SLDLT_AM·a]      {entry of A (CSC order), position in V}
+ *       stask[SLDLT_STASK·i]  {i, perm[i], r0, r1, l0, l1}: solve task of node i
+ *       frow[SLDLT_FR·f]      row i of L: {position in V, perm[column]}
  *       bidx[p]               perm[row of entry p of L]
  *       lp, li, aptr          plain CSC of L and amap ranges (column baseline kernel)
  *       steps                 {nfac, nsolve, fac[0..nfac], nsolve × {f0, f1, b0, b1}}: the
@@ -36,31 +37,11 @@
  *                             launch s the forward tasks f0 .. f1−1 and the backward tasks
  *                             b0−1 down to b1. Elsewhere one launch each: {1, 1, 0, n, 0, n,
  *                             n, 0}
- *   st  per matrix q (all groups): info, positive pivots, negative pivots
+ *   st  per matrix q (all groups): info, positive pivots, negative pivots (LA_ST_*)
  */
 
-#define G_BATCH 0
-#define G_Q0 1
-#define G_N 2
-#define G_NNZL 3
-#define G_NLEV 4
-#define G_LDV 5
-#define G_LEV 6
-#define G_TASK 7
-#define G_INS 8
-#define G_AMAP 9
-#define G_STASK 10
-#define G_FROW 11
-#define G_BIDX 12
-#define G_LP 13
-#define G_LI 14
-#define G_APTR 15
-#define G_VBASE 16
-#define G_WBASE 18
-#define G_LDW 20
-#define G_LORD 22
-#define G_STEPS 23
-#define GD 32
+/* the schedule's layouts and the argument lists shared with the host (cl/sldlt_abi.h) */
+#include "sldlt_abi.h"
 
 DEVFN int sl_bad(REAL d) { return !(d - d == (REAL)0); } /* NaN or ±Inf */
 
@@ -76,7 +57,7 @@ DEVFN int sl_group(GLOBAL const int *gd, const int ngroups, const int R, gidx *c
     gidx c = *chunk;
     int g = 0;
     for (; g < ngroups - 1; ++g) {
-        const gidx nch = ((gidx)gd[g * GD + G_BATCH] * R + MB - 1) / MB;
+        const gidx nch = ((gidx)gd[g * SLDLT_GDESC + SLDLT_G_BATCH] * R + MB - 1) / MB;
         if (c < nch) break;
         c -= nch;
     }
@@ -124,19 +105,20 @@ DEVFN void sl_column(GLOBAL const int *T, GLOBAL const int *ins, GLOBAL const in
                      GLOBAL REAL *v, const gidx ldv, GLOBAL const REAL *xa, const gidx x_es,
                      const int nnzl, int *info, int *np, int *nn)
 {
-    const int j = T[0], l0 = T[3], l1 = T[4], dpos = nnzl + j;
+    const int j = T[SLDLT_T_J], l0 = T[SLDLT_T_L0], l1 = T[SLDLT_T_L1], dpos = nnzl + j;
     for (int p = l0; p < l1; ++p) v[p * ldv] = (REAL)0;
     REAL dj = 0;
-    for (int a = T[5]; a < T[6]; ++a) {
-        const int dst = amap[2 * a + 1];
-        const REAL val = xa[amap[2 * a] * x_es];
+    for (int a = T[SLDLT_T_A0]; a < T[SLDLT_T_A1]; ++a) {
+        const int dst = amap[SLDLT_AM * a + SLDLT_AM_V];
+        const REAL val = xa[amap[SLDLT_AM * a + SLDLT_AM_A] * x_es];
         if (dst == dpos) dj = val;
         else v[dst * ldv] = val;
     }
     REAL tk = 0;
-    for (int i = T[1]; i < T[2]; ++i) {
-        GLOBAL const int *I = ins + (gidx)i * 4;
-        const int len = I[0], src = I[1], dst = I[2], k = I[3];
+    for (int i = T[SLDLT_T_INS0]; i < T[SLDLT_T_INS1]; ++i) {
+        GLOBAL const int *I = ins + (gidx)i * SLDLT_INS;
+        const int len = I[SLDLT_I_LEN], src = I[SLDLT_I_SRC], dst = I[SLDLT_I_DST],
+                  k = I[SLDLT_I_K];
         if (k >= 0) {
             const REAL lj = v[(src - 1) * ldv];
             tk = lj * v[(nnzl + k) * ldv];
@@ -155,9 +137,7 @@ DEVFN void sl_column(GLOBAL const int *T, GLOBAL const int *ins, GLOBAL const in
     }
 }
 
-KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const int *sc,
-                         GLOBAL const REAL *x, const gidx x_off, const gidx x_ms,
-                         const gidx x_es, GLOBAL REAL *V, GLOBAL int *st, const int step)
+KERNEL void sldlt_factor(GALA_PARAMS(SLDLT_ARGS_factor))
 {
 #if CW > 1
     LOCAL_ARRAY int red[3 * MB * CW];
@@ -165,31 +145,34 @@ KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const i
     const int lid = (int)LID(0), m = lid % MB, w = lid / MB;
     gidx chunk = GRP(0);
     const int g = sl_group(gd, ngroups, 1, &chunk);
-    GLOBAL const int *G = gd + g * GD;
-    const int nnzl = G[G_NNZL];
-    const gidx ldv = G[G_LDV];
+    GLOBAL const int *G = gd + g * SLDLT_GDESC;
+    const int nnzl = G[SLDLT_G_NNZL];
+    const gidx ldv = G[SLDLT_G_LDV];
     const gidx b = chunk * MB + m;
-    const int live = b < G[G_BATCH];
-    const gidx q = G[G_Q0] + b;
-    GLOBAL REAL *v = V + sl_off(G + G_VBASE) + b;
+    const int live = b < G[SLDLT_G_BATCH];
+    const gidx q = G[SLDLT_G_Q0] + b;
+    GLOBAL REAL *v = V + sl_off(G + SLDLT_G_VBASE) + b;
     GLOBAL const REAL *xa = x + x_off + q * x_ms;
-    GLOBAL const int *task = sc + G[G_TASK];
-    GLOBAL const int *ins = sc + G[G_INS];
-    GLOBAL const int *amap = sc + G[G_AMAP];
-    GLOBAL const int *steps = sc + G[G_STEPS];
-    if (step >= steps[0]) return; /* this group is done (the whole work-group returns) */
+    GLOBAL const int *task = sc + G[SLDLT_G_TASK];
+    GLOBAL const int *ins = sc + G[SLDLT_G_INS];
+    GLOBAL const int *amap = sc + G[SLDLT_G_AMAP];
+    GLOBAL const int *steps = sc + G[SLDLT_G_STEPS];
+    /* this group is done (the whole work-group returns) */
+    if (step >= steps[SLDLT_SP_NFAC]) return;
     int info = 0, np = 0, nn = 0;
 #if CW == 1
     /* one worker: the tasks in elimination order (recent columns stay in cache), those of
      * this launch; a later launch goes on from the status the earlier one wrote */
-    const int t1 = steps[3 + step];
+    const int t1 = steps[SLDLT_SP_FAC + 1 + step];
     if (step > 0 && live) {
-        info = st[3 * q];
-        np = st[3 * q + 1];
-        nn = st[3 * q + 2];
+        info = st[LA_NST * q + LA_ST_INFO];
+        np = st[LA_NST * q + LA_ST_POS];
+        nn = st[LA_NST * q + LA_ST_NEG];
     }
-    for (int t = steps[2 + step]; t < t1; ++t) {
-        if (live) sl_column(task + (gidx)t * 8, ins, amap, v, ldv, xa, x_es, nnzl, &info, &np, &nn);
+    for (int t = steps[SLDLT_SP_FAC + step]; t < t1; ++t) {
+        if (live)
+            sl_column(task + (gidx)t * SLDLT_TASK, ins, amap, v, ldv, xa, x_es, nnzl, &info, &np,
+                      &nn);
 #if SYNC
         LOCAL_BARRIER();
 #else
@@ -198,12 +181,13 @@ KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const i
     }
 #else
     /* CW workers deal the tasks of each level, a barrier between levels */
-    GLOBAL const int *lev = sc + G[G_LEV];
-    GLOBAL const int *lord = sc + G[G_LORD];
-    const int nlev = G[G_NLEV];
+    GLOBAL const int *lev = sc + G[SLDLT_G_LEV];
+    GLOBAL const int *lord = sc + G[SLDLT_G_LORD];
+    const int nlev = G[SLDLT_G_NLEV];
     for (int l = 0; l < nlev; ++l) {
         for (int t = lev[l] + w; live && t < lev[l + 1]; t += CW)
-            sl_column(task + (gidx)lord[t] * 8, ins, amap, v, ldv, xa, x_es, nnzl, &info, &np, &nn);
+            sl_column(task + (gidx)lord[t] * SLDLT_TASK, ins, amap, v, ldv, xa, x_es, nnzl, &info,
+                      &np, &nn);
         GLOBAL_BARRIER();
     }
     red[3 * lid] = info;
@@ -220,9 +204,9 @@ KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const i
     }
 #endif
     if (live && w == 0) {
-        st[3 * q] = info;
-        st[3 * q + 1] = np;
-        st[3 * q + 2] = nn;
+        st[LA_NST * q + LA_ST_INFO] = info;
+        st[LA_NST * q + LA_ST_POS] = np;
+        st[LA_NST * q + LA_ST_NEG] = nn;
     }
 }
 
@@ -234,29 +218,26 @@ KERNEL void sldlt_factor(const int ngroups, GLOBAL const int *gd, GLOBAL const i
  * list of its next row. Per-lane workspace (interleaved like V): a dense column xw (n reals)
  * and head, link, first (3n ints).
  */
-KERNEL void sldlt_factor_cols(const int ngroups, GLOBAL const int *gd, GLOBAL const int *sc,
-                              GLOBAL const REAL *x, const gidx x_off, const gidx x_ms,
-                              const gidx x_es, GLOBAL REAL *V, GLOBAL REAL *W,
-                              GLOBAL int *IW, GLOBAL int *st)
+KERNEL void sldlt_factor_cols(GALA_PARAMS(SLDLT_ARGS_factor_cols))
 {
     const int m = (int)LID(0);
     gidx chunk = GRP(0);
     const int g = sl_group(gd, ngroups, 1, &chunk);
-    GLOBAL const int *G = gd + g * GD;
+    GLOBAL const int *G = gd + g * SLDLT_GDESC;
     const gidx b = chunk * MB + m;
-    if (b >= G[G_BATCH] || LSZ(0) != MB) return; /* no barriers in this kernel */
-    const int n = G[G_N], nnzl = G[G_NNZL];
-    const gidx ldv = G[G_LDV], ldw = G[G_LDW], q = G[G_Q0] + b;
-    GLOBAL REAL *v = V + sl_off(G + G_VBASE) + b;
-    GLOBAL REAL *xw = W + sl_off(G + G_WBASE) + b;
-    GLOBAL int *head = IW + 3 * sl_off(G + G_WBASE) + b;
+    if (b >= G[SLDLT_G_BATCH] || LSZ(0) != MB) return; /* no barriers in this kernel */
+    const int n = G[SLDLT_G_N], nnzl = G[SLDLT_G_NNZL];
+    const gidx ldv = G[SLDLT_G_LDV], ldw = G[SLDLT_G_LDW], q = G[SLDLT_G_Q0] + b;
+    GLOBAL REAL *v = V + sl_off(G + SLDLT_G_VBASE) + b;
+    GLOBAL REAL *xw = W + sl_off(G + SLDLT_G_WBASE) + b;
+    GLOBAL int *head = IW + SLDLT_IW * sl_off(G + SLDLT_G_WBASE) + b;
     GLOBAL int *link = head + n * ldw;
     GLOBAL int *first = link + n * ldw;
     GLOBAL const REAL *xa = x + x_off + q * x_ms;
-    GLOBAL const int *lp = sc + G[G_LP];
-    GLOBAL const int *li = sc + G[G_LI];
-    GLOBAL const int *aptr = sc + G[G_APTR];
-    GLOBAL const int *amap = sc + G[G_AMAP];
+    GLOBAL const int *lp = sc + G[SLDLT_G_LP];
+    GLOBAL const int *li = sc + G[SLDLT_G_LI];
+    GLOBAL const int *aptr = sc + G[SLDLT_G_APTR];
+    GLOBAL const int *amap = sc + G[SLDLT_G_AMAP];
     int info = 0, np = 0, nn = 0;
     for (int e = 0; e < n; ++e) {
         head[e * ldw] = -1;
@@ -264,9 +245,9 @@ KERNEL void sldlt_factor_cols(const int ngroups, GLOBAL const int *gd, GLOBAL co
     }
     for (int j = 0; j < n; ++j) {
         for (int a = aptr[j]; a < aptr[j + 1]; ++a) {
-            const int dst = amap[2 * a + 1];
+            const int dst = amap[SLDLT_AM * a + SLDLT_AM_V];
             const int row = dst < nnzl ? li[dst] : j;
-            xw[row * ldw] = xa[amap[2 * a] * x_es];
+            xw[row * ldw] = xa[amap[SLDLT_AM * a + SLDLT_AM_A] * x_es];
         }
         int k = head[j * ldw];
         while (k >= 0) {
@@ -302,9 +283,9 @@ KERNEL void sldlt_factor_cols(const int ngroups, GLOBAL const int *gd, GLOBAL co
             head[row * ldw] = j;
         }
     }
-    st[3 * q] = info;
-    st[3 * q + 1] = np;
-    st[3 * q + 2] = nn;
+    st[LA_NST * q + LA_ST_INFO] = info;
+    st[LA_NST * q + LA_ST_POS] = np;
+    st[LA_NST * q + LA_ST_NEG] = nn;
 }
 
 /*
@@ -322,9 +303,10 @@ KERNEL void sldlt_factor_cols(const int ngroups, GLOBAL const int *gd, GLOBAL co
 DEVFN void sl_fwd(GLOBAL const int *U, GLOBAL const int *frow, GLOBAL const REAL *v,
                   const gidx ldv, GLOBAL REAL *xv, const gidx x_es)
 {
-    const gidx pi = U[1] * x_es;
+    const gidx pi = U[SLDLT_S_PI] * x_es;
     REAL s = xv[pi];
-    for (int f = U[2]; f < U[3]; ++f) s -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
+    for (int f = U[SLDLT_S_R0]; f < U[SLDLT_S_R1]; ++f)
+        s -= v[frow[SLDLT_FR * f + SLDLT_FR_V] * ldv] * xv[frow[SLDLT_FR * f + SLDLT_FR_X] * x_es];
     xv[pi] = s;
 }
 
@@ -332,39 +314,36 @@ DEVFN void sl_fwd(GLOBAL const int *U, GLOBAL const int *frow, GLOBAL const REAL
 DEVFN void sl_bwd(GLOBAL const int *U, GLOBAL const int *bidx, GLOBAL const REAL *v,
                   const gidx ldv, GLOBAL REAL *xv, const gidx x_es, const int nnzl)
 {
-    const gidx pi = U[1] * x_es;
-    REAL s = xv[pi] / v[(nnzl + U[0]) * ldv];
-    for (int e = U[4]; e < U[5]; ++e) s -= v[e * ldv] * xv[bidx[e] * x_es];
+    const gidx pi = U[SLDLT_S_PI] * x_es;
+    REAL s = xv[pi] / v[(nnzl + U[SLDLT_S_I]) * ldv];
+    for (int e = U[SLDLT_S_L0]; e < U[SLDLT_S_L1]; ++e) s -= v[e * ldv] * xv[bidx[e] * x_es];
     xv[pi] = s;
 }
 
-KERNEL void sldlt_solve(const int ngroups, GLOBAL const int *gd, GLOBAL const int *sc,
-                        GLOBAL const REAL *V, const int nrhs, const int copy,
-                        GLOBAL const REAL *B, const gidx b_off, const gidx b_ms,
-                        const gidx b_rs, const gidx b_es, GLOBAL REAL *X, const gidx x_off,
-                        const gidx x_ms, const gidx x_rs, const gidx x_es, const int step)
+KERNEL void sldlt_solve(GALA_PARAMS(SLDLT_ARGS_solve))
 {
     const int lid = (int)LID(0), m = lid % MB, w = lid / MB;
     gidx chunk = GRP(0);
     const int g = sl_group(gd, ngroups, nrhs, &chunk);
-    GLOBAL const int *G = gd + g * GD;
-    const int n = G[G_N], nnzl = G[G_NNZL], batch = G[G_BATCH];
+    GLOBAL const int *G = gd + g * SLDLT_GDESC;
+    const int n = G[SLDLT_G_N], nnzl = G[SLDLT_G_NNZL], batch = G[SLDLT_G_BATCH];
 #if CW > 1
-    const int nlev = G[G_NLEV];
+    const int nlev = G[SLDLT_G_NLEV];
 #endif
-    const gidx ldv = G[G_LDV];
+    const gidx ldv = G[SLDLT_G_LDV];
     const gidx p = chunk * MB + m;
     const int live = p < (gidx)batch * nrhs;
     const gidx r = live ? p / batch : 0, b = live ? p - r * batch : 0;
-    const gidx q = G[G_Q0] + b;
-    GLOBAL const REAL *v = V + sl_off(G + G_VBASE) + b;
-    GLOBAL REAL *xv = X + x_off + q * x_ms + r * x_rs;
+    const gidx q = G[SLDLT_G_Q0] + b;
+    GLOBAL const REAL *v = V + sl_off(G + SLDLT_G_VBASE) + b;
+    GLOBAL REAL *xv = Xs + x_off + q * x_ms + r * x_rs;
     GLOBAL const REAL *bv = B + b_off + q * b_ms + r * b_rs;
-    GLOBAL const int *stask = sc + G[G_STASK];
-    GLOBAL const int *frow = sc + G[G_FROW];
-    GLOBAL const int *bidx = sc + G[G_BIDX];
-    GLOBAL const int *steps = sc + G[G_STEPS];
-    if (step >= steps[1]) return; /* this group is done (the whole work-group returns) */
+    GLOBAL const int *stask = sc + G[SLDLT_G_STASK];
+    GLOBAL const int *frow = sc + G[SLDLT_G_FROW];
+    GLOBAL const int *bidx = sc + G[SLDLT_G_BIDX];
+    GLOBAL const int *steps = sc + G[SLDLT_G_STEPS];
+    /* this group is done (the whole work-group returns) */
+    if (step >= steps[SLDLT_SP_NSOLVE]) return;
     if (live && copy && step == 0)
         for (int e = w; e < n; e += CW) xv[e * x_es] = bv[e * b_es];
 #if CW > 1
@@ -372,31 +351,31 @@ KERNEL void sldlt_solve(const int ngroups, GLOBAL const int *gd, GLOBAL const in
 #endif
 #if CW == 1
     /* one worker: rows in elimination order, then columns in reverse (those of this launch) */
-    GLOBAL const int *u = steps + 3 + steps[0] + 4 * step;
-    const int f1 = u[1], b1 = u[3];
-    for (int t = u[0]; t < f1; ++t) {
-        if (live) sl_fwd(stask + (gidx)t * 8, frow, v, ldv, xv, x_es);
+    GLOBAL const int *u = steps + SLDLT_SP_SOLVE0 + steps[SLDLT_SP_NFAC] + SLDLT_SP_SW * step;
+    const int f1 = u[SLDLT_SP_F1], b1 = u[SLDLT_SP_B1];
+    for (int t = u[SLDLT_SP_F0]; t < f1; ++t) {
+        if (live) sl_fwd(stask + (gidx)t * SLDLT_STASK, frow, v, ldv, xv, x_es);
 #if SYNC
         LOCAL_BARRIER();
 #endif
     }
-    for (int t = u[2] - 1; t >= b1; --t) {
-        if (live) sl_bwd(stask + (gidx)t * 8, bidx, v, ldv, xv, x_es, nnzl);
+    for (int t = u[SLDLT_SP_B0] - 1; t >= b1; --t) {
+        if (live) sl_bwd(stask + (gidx)t * SLDLT_STASK, bidx, v, ldv, xv, x_es, nnzl);
 #if SYNC
         LOCAL_BARRIER();
 #endif
     }
 #else
-    GLOBAL const int *lev = sc + G[G_LEV];
-    GLOBAL const int *lord = sc + G[G_LORD];
+    GLOBAL const int *lev = sc + G[SLDLT_G_LEV];
+    GLOBAL const int *lord = sc + G[SLDLT_G_LORD];
     for (int l = 0; l < nlev; ++l) {
         for (int t = lev[l] + w; live && t < lev[l + 1]; t += CW)
-            sl_fwd(stask + (gidx)lord[t] * 8, frow, v, ldv, xv, x_es);
+            sl_fwd(stask + (gidx)lord[t] * SLDLT_STASK, frow, v, ldv, xv, x_es);
         GLOBAL_BARRIER();
     }
     for (int l = nlev - 1; l >= 0; --l) {
         for (int t = lev[l] + w; live && t < lev[l + 1]; t += CW)
-            sl_bwd(stask + (gidx)lord[t] * 8, bidx, v, ldv, xv, x_es, nnzl);
+            sl_bwd(stask + (gidx)lord[t] * SLDLT_STASK, bidx, v, ldv, xv, x_es, nnzl);
         GLOBAL_BARRIER();
     }
 #endif

@@ -11,11 +11,12 @@
  *
  * Batches. A launch covers `ntask` tasks; a task is (matrix m, start row/column). Tasks are
  * implicit (m = m0 + t / per, start = (t % per)·step: uniform batches and size bins) or read
- * as int pairs from ib[task_off + 2t] (variable batches). A matrix is implicit (n, A +
- * a_off + m·a_stride, lda, ...: uniform batches; info slot m) or read from the record
- * ib[meta_off + TR_MW·m] = {n, lda, ldb, a_off lo, hi, b_off lo, hi, info slot, first check
- * task} (variable batches). ib[0 .. batch) is the per-matrix info, ib[flag_idx] becomes 1
- * when any matrix fails (several work-items may store the same 1 there).
+ * as int pairs from ib[task_off + TRTRI_TW·t] (variable batches). A matrix is implicit (n,
+ * A + a_off + m·a_stride, lda, ...: uniform batches; info slot m) or read from the record
+ * ib[meta_off + TRTRI_MW·m] = {n, lda, ldb, a_off lo, hi, b_off lo, hi, info slot, first
+ * check task} (variable batches; TRTRI_R_*). ib[0 .. batch) is the per-matrix info,
+ * ib[flag_idx] becomes 1 when any matrix fails (several work-items may store the same 1
+ * there). Layouts and argument lists: cl/trtri_abi.h.
  *
  * Kernels (each group is compiled only when its -D parameters are given, so a program key
  * carries only what its kernels need):
@@ -39,8 +40,8 @@
  * hint; else work-groups per SM the CUDA compiler must fit the products into).
  */
 
-#define TR_MW 9
-#define TR_BIG 0x7fffffff
+/* the records, task lists and argument lists shared with the host (cl/trtri_abi.h) */
+#include "trtri_abi.h"
 
 DEVFN int tr_min(int a, int b) { return a < b ? a : b; }
 
@@ -57,8 +58,8 @@ DEVFN tr_task tr_get_task(GLOBAL const int *ib, gidx task_off, int m0, int per, 
 {
     tr_task r;
     if (task_off >= 0) {
-        r.m = ib[task_off + 2 * t];
-        r.start = ib[task_off + 2 * t + 1];
+        r.m = ib[task_off + TRTRI_TW * t + TRTRI_T_M];
+        r.start = ib[task_off + TRTRI_TW * t + TRTRI_T_START];
     } else {
         const gidx q = t / per;
         r.m = m0 + q;
@@ -80,13 +81,13 @@ DEVFN tr_mat tr_get_mat(GLOBAL const int *ib, gidx meta_off, gidx m, int n, gidx
 {
     tr_mat M;
     if (meta_off >= 0) {
-        GLOBAL const int *r = ib + meta_off + TR_MW * m;
-        M.n = r[0];
-        M.lda = r[1];
-        M.ldb = r[2];
-        M.ao = tr_join(r[3], r[4]);
-        M.bo = tr_join(r[5], r[6]);
-        M.id = r[7];
+        GLOBAL const int *r = ib + meta_off + TRTRI_MW * m;
+        M.n = r[TRTRI_R_N];
+        M.lda = r[TRTRI_R_LDA];
+        M.ldb = r[TRTRI_R_LDB];
+        M.ao = tr_join(r[TRTRI_R_AOFF], r[TRTRI_R_AOFF + 1]);
+        M.bo = tr_join(r[TRTRI_R_BOFF], r[TRTRI_R_BOFF + 1]);
+        M.id = r[TRTRI_R_IDX];
     } else {
         M.n = n;
         M.lda = lda;
@@ -150,11 +151,7 @@ DEVFN gidx tr_at(gidx off, int ld, int upper, int r, int c)
 #define SH (NB / 2) /* SPLIT: order of the two diagonal blocks */
 #define SQ (NB / 4) /* SPLIT: rows or columns of a product per lane */
 
-KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL int *ib,
-                     const gidx flag_idx, const gidx meta_off, const gidx task_off, const int m0,
-                     const int per, const int step, const int ntask, const int n,
-                     GLOBAL const REAL *A, const gidx a_off, const int lda, const gidx a_stride,
-                     GLOBAL REAL *B, const gidx b_off, const int ldb, const gidx b_stride)
+KERNEL void diag_inv(GALA_PARAMS(TRTRI_ARGS_diag_inv))
 {
     LOCAL_ARRAY RVEC lsv[(MPG * SLOT + RVW - 1) / RVW]; /* RVEC: aligned for vector reads */
     LOCAL REAL *ls = (LOCAL REAL *)lsv;
@@ -185,7 +182,7 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
      * of TR_LCH columns are all in flight before the first is used (inside branches each
      * waited for the one before). What lies outside the triangle becomes 0 afterwards; the
      * other triangle is read but never used. */
-    int code = TR_BIG;
+    int code = LA_BIG;
     const int nl = nb > 0 ? nb - 1 : 0; /* an idle slot (nb = 0) reads A[0] */
     for (int h = 0; h < CPT; ++h) {
         const int p = c + h * TPM;
@@ -220,7 +217,7 @@ KERNEL void diag_inv(const int upper, const int unit, const int fused, GLOBAL in
             LOCAL_BARRIER();
         }
         const int mc = red[slot * TPM];
-        const int info = mc == TR_BIG ? 0 : (mc <= NB ? -mc : mc - NB);
+        const int info = mc == LA_BIG ? 0 : (mc <= NB ? -mc : mc - NB);
         if (t < ntask) {
             if (c == 0) {
                 ib[id] = info;
@@ -552,14 +549,7 @@ DEVFN void tr_load(LOCAL REAL *dst, const int dr, const int dc, GLOBAL const REA
     }
 }
 
-TR_PRODUCT void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
-                                   const gidx meta_off, const gidx task_off, const int m0,
-                                   const int per, const int step, const int ntask, const int s,
-                                   const int ldt, const int tiles_r, const int tiles_c,
-                                   const int n, GLOBAL const REAL *A, const gidx a_off,
-                                   const int lda, const gidx a_stride, GLOBAL const REAL *B,
-                                   const gidx b_off, const int ldb, const gidx b_stride,
-                                   GLOBAL REAL *T)
+TR_PRODUCT void inv_lower_tri_multiply(GALA_PARAMS(TRTRI_ARGS_inv_lower_tri_multiply))
 {
     LOCAL_ARRAY REAL As[TK * LDT];
     LOCAL_ARRAY REAL Bs[TK * LDT];
@@ -601,13 +591,7 @@ TR_PRODUCT void inv_lower_tri_multiply(const int upper, const int unit, GLOBAL c
     }
 }
 
-TR_PRODUCT void neg_rect_lower_tri_multiply(const int upper, const int unit, GLOBAL const int *ib,
-                                        const gidx meta_off, const gidx task_off, const int m0,
-                                        const int per, const int step, const int ntask,
-                                        const int s, const int ldt, const int tiles_r,
-                                        const int tiles_c, const int n, GLOBAL REAL *B,
-                                        const gidx b_off, const int ldb, const gidx b_stride,
-                                        GLOBAL const REAL *T)
+TR_PRODUCT void neg_rect_lower_tri_multiply(GALA_PARAMS(TRTRI_ARGS_neg_rect_lower_tri_multiply))
 {
     LOCAL_ARRAY REAL As[TK * LDT];
     LOCAL_ARRAY REAL Bs[TK * LDT];
@@ -655,16 +639,13 @@ TR_PRODUCT void neg_rect_lower_tri_multiply(const int upper, const int unit, GLO
  * trtri_check: task (m, start) scans storage columns [start, start + step) of A_m's
  * triangle (CWG work-items down each column, coalesced) and stores the smallest code
  *   q + 1          NaN/Inf in column q (0-based),       or
- *   n + 1 + q      zero diagonal entry A(q, q) (non-unit only),   TR_BIG when clean
+ *   n + 1 + q      zero diagonal entry A(q, q) (non-unit only),   LA_BIG when clean
  * in ib[part_off + t]. The tasks of one matrix are consecutive.
  *
  *   columns:     start    start+step
  *   A_m:  [ \      |::::::|         ]   ::: read (the referenced triangle only)
  */
-KERNEL void trtri_check(const int upper, const int unit, GLOBAL int *ib, const gidx part_off,
-                        const gidx meta_off, const gidx task_off, const int m0, const int per,
-                        const int step, const int ntask, const int n, GLOBAL const REAL *A,
-                        const gidx a_off, const int lda, const gidx a_stride)
+KERNEL void trtri_check(GALA_PARAMS(TRTRI_ARGS_trtri_check))
 {
     LOCAL_ARRAY int red[CWG];
     const gidx t = GRP(0);
@@ -673,7 +654,7 @@ KERNEL void trtri_check(const int upper, const int unit, GLOBAL int *ib, const g
     const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
     const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, a_off, lda, a_stride, 0, 1, 0);
     const int qend = tr_min(tk.start + step, M.n);
-    int code = TR_BIG;
+    int code = LA_BIG;
     for (int q = tk.start; q < qend; ++q) {
         const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : M.n;
         GLOBAL const REAL *col = A + M.ao + (gidx)q * M.lda;
@@ -697,9 +678,7 @@ KERNEL void trtri_check(const int upper, const int unit, GLOBAL int *ib, const g
  * check tasks (per of them from m·per, or ceil(n / cols) from its record) into info:
  * −(q+1) for NaN/Inf (first such column), q+1 for a zero pivot, 0 otherwise; NaN wins.
  */
-KERNEL void trtri_info(GLOBAL int *ib, const gidx part_off, const gidx flag_idx,
-                       const gidx meta_off, const int m0, const int count, const int per,
-                       const int cols, const int n)
+KERNEL void trtri_info(GALA_PARAMS(TRTRI_ARGS_trtri_info))
 {
     const gidx j = GID(0);
     if (j >= count) return;
@@ -707,15 +686,15 @@ KERNEL void trtri_info(GLOBAL int *ib, const gidx part_off, const gidx flag_idx,
     int nm = n, id = (int)m;
     gidx first = m * per, np = per;
     if (meta_off >= 0) {
-        GLOBAL const int *r = ib + meta_off + TR_MW * m;
-        nm = r[0];
-        id = r[7];
-        first = r[8];
+        GLOBAL const int *r = ib + meta_off + TRTRI_MW * m;
+        nm = r[TRTRI_R_N];
+        id = r[TRTRI_R_IDX];
+        first = r[TRTRI_R_CHECK];
         np = (nm + cols - 1) / cols;
     }
-    int code = TR_BIG;
+    int code = LA_BIG;
     for (gidx k = 0; k < np; ++k) code = tr_min(code, ib[part_off + first + k]);
-    const int info = code == TR_BIG ? 0 : (code <= nm ? -code : code - nm);
+    const int info = code == LA_BIG ? 0 : (code <= nm ? -code : code - nm);
     ib[id] = info;
     if (info != 0) ib[flag_idx] = 1;
 }

@@ -21,9 +21,10 @@
  * -D parameters: WG (work-group size of the reductions, a power of two).
  */
 
-KERNEL void axpby(const int n, const gidx total, const REAL alpha, GLOBAL const REAL *x,
-                  const gidx xo, const gidx xs, const REAL beta, GLOBAL REAL *y, const gidx yo,
-                  const gidx ys)
+/* the argument lists shared with the host (cl/vec_abi.h) */
+#include "vec_abi.h"
+
+KERNEL void axpby(GALA_PARAMS(VEC_ARGS_axpby))
 {
     for (gidx t = GID(0); t < total; t += GSZ(0)) {
         const gidx b = t / n, i = t - b * n;
@@ -33,9 +34,7 @@ KERNEL void axpby(const int n, const gidx total, const REAL alpha, GLOBAL const 
     }
 }
 
-KERNEL void ew_mul(const int n, const gidx total, GLOBAL const REAL *x, const gidx xo,
-                   const gidx xs, GLOBAL const REAL *y, const gidx yo, const gidx ys,
-                   GLOBAL REAL *z, const gidx zo, const gidx zs)
+KERNEL void ew_mul(GALA_PARAMS(VEC_ARGS_ew_mul))
 {
     for (gidx t = GID(0); t < total; t += GSZ(0)) {
         const gidx b = t / n, i = t - b * n;
@@ -43,10 +42,7 @@ KERNEL void ew_mul(const int n, const gidx total, GLOBAL const REAL *x, const gi
     }
 }
 
-KERNEL void clamp_box(const int n, const gidx total, GLOBAL const REAL *x, const gidx xo,
-                      const gidx xs, GLOBAL const REAL *l, const gidx lo, const gidx ls,
-                      GLOBAL const REAL *u, const gidx uo, const gidx us, GLOBAL REAL *y,
-                      const gidx yo, const gidx ys)
+KERNEL void clamp_box(GALA_PARAMS(VEC_ARGS_clamp_box))
 {
     for (gidx t = GID(0); t < total; t += GSZ(0)) {
         const gidx b = t / n, i = t - b * n;
@@ -76,8 +72,7 @@ DEVFN REAL gala_absmax(REAL a, REAL b)
 }
 DEVFN REAL gala_add(REAL a, REAL b) { return a + b; }
 
-KERNEL void norm_inf(const int n, const int batch, const int S, GLOBAL const REAL *x,
-                     const gidx xo, const gidx xs, GLOBAL REAL *res, const gidx ro)
+KERNEL void norm_inf(GALA_PARAMS(VEC_ARGS_norm_inf))
 {
     LOCAL_ARRAY REAL part[WG];
     const int lid = (int)LID(0), lane = lid & (S - 1);
@@ -91,9 +86,7 @@ KERNEL void norm_inf(const int n, const int batch, const int S, GLOBAL const REA
     if (lane == 0 && b < batch) res[ro + b] = part[lid];
 }
 
-KERNEL void dot_prod(const int n, const int batch, const int S, GLOBAL const REAL *x, const gidx xo,
-                const gidx xs, GLOBAL const REAL *y, const gidx yo, const gidx ys,
-                GLOBAL REAL *res, const gidx ro)
+KERNEL void dot_prod(GALA_PARAMS(VEC_ARGS_dot_prod))
 {
     LOCAL_ARRAY REAL part[WG];
     const int lid = (int)LID(0), lane = lid & (S - 1);
@@ -114,7 +107,7 @@ KERNEL void dot_prod(const int n, const int batch, const int S, GLOBAL const REA
  * loops it runs (Mesa's llvmpipe, under Rusticl: 65535), without an error; kernels whose
  * work-items loop longer then compute wrong results. The store in the loop keeps it a loop
  * (out[1] and out[2] may alias out[3]); out[1..3] start at 0. */
-KERNEL void loop_probe(const int n, GLOBAL int *out)
+KERNEL void loop_probe(GALA_PARAMS(VEC_ARGS_loop_probe))
 {
     if (GID(0) != 0) return;
     int c = 0;

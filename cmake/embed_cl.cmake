@@ -1,15 +1,15 @@
-# Writes OUT: a C file holding every kernel source file of CL_DIR (*.cl, *.clh, *.h) as a
-# NUL-terminated char array, and the table gala_cl_files[] that src/core/program.c reads.
+# Writes OUT: a C file holding every kernel source file of CL_DIR and its folders (*.cl,
+# *.clh, *.h) as a NUL-terminated char array named by its path under CL_DIR ("potrf.cl",
+# "potrf/panel.cl"), and the table gala_cl_files[] that src/core/program.c reads.
 # Run as: cmake -DOUT=... -DCL_DIR=... -P embed_cl.cmake
-file(GLOB FILES ${CL_DIR}/*.cl ${CL_DIR}/*.clh ${CL_DIR}/*.h)
+file(GLOB_RECURSE FILES RELATIVE ${CL_DIR} ${CL_DIR}/*.cl ${CL_DIR}/*.clh ${CL_DIR}/*.h)
 list(SORT FILES)
 set(body "/* Generated from cl/ by cmake/embed_cl.cmake. Do not edit. */\n")
 string(APPEND body "typedef struct { const char *name; const char *text; } gala_cl_file;\n")
 set(table "")
 set(i 0)
-foreach(f IN LISTS FILES)
-  get_filename_component(name "${f}" NAME)
-  file(READ "${f}" hex HEX)
+foreach(name IN LISTS FILES)
+  file(READ "${CL_DIR}/${name}" hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
   string(APPEND body "static const char cl_${i}[] = {${hex}0x00};\n")
   string(APPEND table "    {\"${name}\", cl_${i}},\n")

@@ -58,8 +58,8 @@ command -v "$CLANG" >/dev/null || { echo "no $CLANG (Debian: clang-15)"; exit 1;
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# the source as gala_kernel_source assembles it: common.clh, then the family's file (its
-# #include "<family>_abi.h" found through -I cl_dir)
+# the source as gala_kernel_source assembles it: common.clh, then the family's file (the cl/
+# files it includes, "<family>_abi.h" or "potrf/panel.cl", found through -I cl_dir)
 for f in "$cl_dir"/*.cl; do
   fam=$(basename "$f" .cl)
   { printf '#line 1 "common.clh"\n'; cat "$cl_dir/common.clh"; printf '\n#line 1 "%s.cl"\n' "$fam"; cat "$f"; printf '\n'; } > "$work/$fam.cl"

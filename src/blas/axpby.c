@@ -17,7 +17,6 @@ gala_status gala_axpby_batched(gala_context *ctx, int n, double alpha, const gal
     gala_key_def(&key, "WG", gala_tuned(ctx, dt)->vec.wg);
     GALA_TRY(gala_kernel_get(ctx, &key, "axpby", &k));
     gala_dims d = gala_vec_dims(ctx, total);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(n), ga_long(total), ga_real(alpha), ga_buf(x),
-                       ga_long((long long)x_off), ga_long((long long)x_stride), ga_real(beta),
-                       ga_buf(y), ga_long((long long)y_off), ga_long((long long)y_stride));
+    return vec_launch_axpby(ctx, k, &d, n, total, alpha, x, (long long)x_off, (long long)x_stride,
+                            beta, y, (long long)y_off, (long long)y_stride);
 }

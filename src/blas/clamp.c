@@ -19,9 +19,7 @@ gala_status gala_clamp_batched(gala_context *ctx, int n, const gala_buffer *x, s
     gala_key_def(&key, "WG", gala_tuned(ctx, dt)->vec.wg);
     GALA_TRY(gala_kernel_get(ctx, &key, "clamp_box", &k));
     gala_dims d = gala_vec_dims(ctx, total);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(n), ga_long(total), ga_buf(x), ga_long((long long)x_off),
-                       ga_long((long long)x_stride), ga_buf(l), ga_long((long long)l_off),
-                       ga_long((long long)l_stride), ga_buf(u), ga_long((long long)u_off),
-                       ga_long((long long)u_stride), ga_buf(y), ga_long((long long)y_off),
-                       ga_long((long long)y_stride));
+    return vec_launch_clamp_box(ctx, k, &d, n, total, x, (long long)x_off, (long long)x_stride, l,
+                                (long long)l_off, (long long)l_stride, u, (long long)u_off,
+                                (long long)u_stride, y, (long long)y_off, (long long)y_stride);
 }

@@ -19,8 +19,7 @@ gala_status gala_ew_mul_batched(gala_context *ctx, int n, const gala_buffer *x, 
     gala_key_def(&key, "WG", gala_tuned(ctx, dt)->vec.wg);
     GALA_TRY(gala_kernel_get(ctx, &key, "ew_mul", &k));
     gala_dims d = gala_vec_dims(ctx, total);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(n), ga_long(total), ga_buf(x), ga_long((long long)x_off),
-                       ga_long((long long)x_stride), ga_buf(y), ga_long((long long)y_off),
-                       ga_long((long long)y_stride), ga_buf(z), ga_long((long long)z_off),
-                       ga_long((long long)z_stride));
+    return vec_launch_ew_mul(ctx, k, &d, n, total, x, (long long)x_off, (long long)x_stride, y,
+                             (long long)y_off, (long long)y_stride, z, (long long)z_off,
+                             (long long)z_stride);
 }

@@ -49,19 +49,15 @@ gala_status gala_gemv_batched(gala_context *ctx, gala_trans trans, int m, int n,
         int row_groups = (m + local - 1) / local;
         GALA_TRY(gala_kernel_get(ctx, &key, "gemv_n", &k));
         gala_dims d = gala_dims_1d((size_t)batch * (size_t)row_groups * (size_t)local, (size_t)local);
-        return GALA_LAUNCH(ctx, k, &d, ga_int(m), ga_int(n), ga_int(row_groups), ga_real(alpha),
-                           ga_buf(A), ga_long((long long)a_off), ga_int(lda),
-                           ga_long((long long)a_stride), ga_buf(x), ga_long((long long)x_off),
-                           ga_long((long long)x_stride), ga_real(beta), ga_buf(y),
-                           ga_long((long long)y_off), ga_long((long long)y_stride));
+        return gemv_launch_n(ctx, k, &d, m, n, row_groups, alpha, A, (long long)a_off, lda,
+                             (long long)a_stride, x, (long long)x_off, (long long)x_stride, beta, y,
+                             (long long)y_off, (long long)y_stride);
     }
     int S = gala_pow2_at_least(m, wg);
     int per_group = wg / S, col_groups = (n + per_group - 1) / per_group;
     GALA_TRY(gala_kernel_get(ctx, &key, "gemv_t", &k));
     gala_dims d = gala_dims_1d((size_t)batch * (size_t)col_groups * (size_t)wg, (size_t)wg);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(m), ga_int(n), ga_int(S), ga_int(col_groups),
-                       ga_real(alpha), ga_buf(A), ga_long((long long)a_off), ga_int(lda),
-                       ga_long((long long)a_stride), ga_buf(x), ga_long((long long)x_off),
-                       ga_long((long long)x_stride), ga_real(beta), ga_buf(y),
-                       ga_long((long long)y_off), ga_long((long long)y_stride));
+    return gemv_launch_t(ctx, k, &d, m, n, S, col_groups, alpha, A, (long long)a_off, lda,
+                         (long long)a_stride, x, (long long)x_off, (long long)x_stride, beta, y,
+                         (long long)y_off, (long long)y_stride);
 }

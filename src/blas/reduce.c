@@ -27,13 +27,11 @@ static gala_status reduce(gala_context *ctx, const char *fn, const char *kname, 
     GALA_TRY(gala_kernel_get(ctx, &key, kname, &k));
     gala_dims d = gala_dims_1d(groups * (size_t)wg, (size_t)wg);
     if (nv == 1)
-        return GALA_LAUNCH(ctx, k, &d, ga_int(n), ga_int(batch), ga_int(S), ga_buf(v[0].buf),
-                           ga_long((long long)v[0].off), ga_long((long long)v[0].stride),
-                           ga_buf(res), ga_long((long long)r_off));
-    return GALA_LAUNCH(ctx, k, &d, ga_int(n), ga_int(batch), ga_int(S), ga_buf(v[0].buf),
-                       ga_long((long long)v[0].off), ga_long((long long)v[0].stride),
-                       ga_buf(v[1].buf), ga_long((long long)v[1].off),
-                       ga_long((long long)v[1].stride), ga_buf(res), ga_long((long long)r_off));
+        return vec_launch_norm_inf(ctx, k, &d, n, batch, S, v[0].buf, (long long)v[0].off,
+                                   (long long)v[0].stride, res, (long long)r_off);
+    return vec_launch_dot_prod(ctx, k, &d, n, batch, S, v[0].buf, (long long)v[0].off,
+                               (long long)v[0].stride, v[1].buf, (long long)v[1].off,
+                               (long long)v[1].stride, res, (long long)r_off);
 }
 
 gala_status gala_norm_inf_batched(gala_context *ctx, int n, const gala_buffer *x, size_t x_off,

@@ -111,7 +111,7 @@ gala_status gala_gemm(gala_context *ctx, gala_trans ta, gala_trans tb, int m, in
         size_t xi, xp, yp, yj;
         op_strides(ta, lda, &xi, &xp);
         op_strides(tb, ldb, &yp, &yj);
-        const gala_tc_call c = {1, m, n, k, 0, alpha, beta, {A, a_off, xi, xp, 0},
+        const gala_tc_call c = {1, m, n, k, GEMM_TC_ALL, alpha, beta, {A, a_off, xi, xp, 0},
                                 {B, b_off, yj, yp, 0}, {C, c_off, 1, (size_t)ldc, 0}, NULL, 0, 0};
         return gala_tc_run(ctx, dt, tc, &tiles, &c);
     }
@@ -141,7 +141,8 @@ gala_status gala_syrk(gala_context *ctx, gala_uplo uplo, gala_trans t, int n, in
     if (tc) {
         size_t si, sp;
         op_strides(t, lda, &si, &sp);
-        const gala_tc_call c = {1, n, n, k, uplo == GALA_LOWER ? 1 : 2, alpha, beta,
+        const gala_tc_call c = {1, n, n, k,
+                                uplo == GALA_LOWER ? GEMM_TC_LOWER : GEMM_TC_UPPER, alpha, beta,
                                 {A, a_off, si, sp, 0}, {A, a_off, si, sp, 0},
                                 {C, c_off, 1, (size_t)ldc, 0}, NULL, 0, 0};
         return gala_tc_run(ctx, dt, tc, &tiles, &c);

@@ -17,6 +17,7 @@
 #define GALA_CORE_BLAS3_H
 
 #include "internal.h"
+#include "../../cl/gemm_tc_abi.h"
 
 /** Whether the context's backend provides BLAS-3. */
 GALA_INTERNAL int gala_blas3_available(const struct gala_context *ctx);
@@ -71,8 +72,9 @@ typedef struct gala_tc_view {
     size_t o, si, sp, ss;
 } gala_tc_view;
 
-/** C_s = alpha·X_s·Y_sᵀ + beta·C_s for s < count: X m×k, Y n×k; tri 1 (2) writes only
- *  i >= j (i <= j); skipdead = 1 leaves the matrices whose info[io + s] > 0. */
+/** C_s = alpha·X_s·Y_sᵀ + beta·C_s for s < count: X m×k, Y n×k; tri GEMM_TC_LOWER
+ *  (GEMM_TC_UPPER) writes only i >= j (i <= j), GEMM_TC_ALL every element
+ *  (cl/gemm_tc_abi.h); skipdead = 1 leaves the matrices whose info[io + s] > 0. */
 typedef struct gala_tc_call {
     int count, m, n, k, tri;
     double alpha, beta;

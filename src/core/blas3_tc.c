@@ -18,6 +18,8 @@
 #include "blas3.h"
 #include "kernel.h"
 
+GALA_LAUNCHER(gemm_tc_launch, GEMM_TC_ARGS_gemm_tc)
+
 static int clamp_pow2(long v, int lo, int hi)
 {
     int p = lo;
@@ -111,17 +113,14 @@ gala_status gala_tc_run(gala_context *ctx, gala_dtype dt, int mode, const gala_t
         const int cnt = a->count - s0 < per ? a->count - s0 : per;
         const size_t d = (size_t)s0;
         const gala_dims dims = gala_dims_1d((size_t)cnt * (size_t)tiles * nth, nth);
-        GALA_TRY(GALA_LAUNCH(
-            ctx, kern, &dims, ga_int(a->m), ga_int(a->n), ga_int(a->k), ga_real(a->alpha),
-            ga_real(a->beta), ga_buf(a->x.buf), ga_long((long long)(a->x.o + d * a->x.ss)),
-            ga_long((long long)a->x.si), ga_long((long long)a->x.sp),
-            ga_long((long long)a->x.ss), ga_buf(a->y.buf),
-            ga_long((long long)(a->y.o + d * a->y.ss)), ga_long((long long)a->y.si),
-            ga_long((long long)a->y.sp), ga_long((long long)a->y.ss), ga_buf(a->c.buf),
-            ga_long((long long)(a->c.o + d * a->c.ss)), ga_long((long long)a->c.si),
-            ga_long((long long)a->c.sp), ga_long((long long)a->c.ss), ga_int((int)tiles_m),
-            ga_int((int)tiles), ga_int(a->tri), ga_buf(info),
-            ga_long((long long)(a->io + d)), ga_int(a->skipdead)));
+        GALA_TRY(gemm_tc_launch(ctx, kern, &dims, a->m, a->n, a->k, a->alpha, a->beta, a->x.buf,
+                                (long long)(a->x.o + d * a->x.ss), (long long)a->x.si,
+                                (long long)a->x.sp, (long long)a->x.ss, a->y.buf,
+                                (long long)(a->y.o + d * a->y.ss), (long long)a->y.si,
+                                (long long)a->y.sp, (long long)a->y.ss, a->c.buf,
+                                (long long)(a->c.o + d * a->c.ss), (long long)a->c.si,
+                                (long long)a->c.sp, (long long)a->c.ss, (int)tiles_m, (int)tiles,
+                                a->tri, info, (long long)(a->io + d), a->skipdead));
     }
     return GALA_OK;
 }

@@ -71,8 +71,9 @@ GALA_INTERNAL const gala_program_key *gala_kernel_key(const gala_kernel *kernel)
 GALA_INTERNAL long long gala_key_value(const gala_program_key *key, const char *name,
                                        long long fallback);
 
-/** The full kernel source of a family: common header + cl/<family>.cl (embedded, or read
- *  from $GALA_CL_DIR). Caller frees with gala_free. */
+/** The full kernel source of a family: common header + cl/<family>.cl with the cl/ files it
+ *  #includes expanded in place (its ABI header, cl/potrf/'s forms; embedded, or read from
+ *  $GALA_CL_DIR). Caller frees with gala_free. */
 GALA_INTERNAL gala_status gala_kernel_source(const struct gala_context *ctx, const char *family,
                                              char **source);
 

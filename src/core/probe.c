@@ -2,6 +2,9 @@
  * (issue 39). */
 #include "internal.h"
 #include "kernel.h"
+#include "../../cl/vec_abi.h"
+
+GALA_LAUNCHER(vec_launch_loop_probe, VEC_ARGS_loop_probe)
 
 /* Iterations the probe asks for: four times llvmpipe's 65535, a few milliseconds on a GPU's
  * single work-item. */
@@ -19,7 +22,7 @@ static long loop_probe(gala_context *ctx)
     gala_status s = gala_kernel_get(ctx, &key, "loop_probe", &k);
     if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, 4, &out);
     if (s == GALA_OK) s = gala_buffer_write(out, 0, 4, res);
-    if (s == GALA_OK) s = GALA_LAUNCH(ctx, k, &d, ga_int(LOOP_PROBE_N), ga_buf(out));
+    if (s == GALA_OK) s = vec_launch_loop_probe(ctx, k, &d, LOOP_PROBE_N, out);
     if (s == GALA_OK) s = gala_buffer_read(out, 0, 4, res);
     gala_buffer_free(out);
     if (s != GALA_OK) {

@@ -84,11 +84,12 @@ long long gala_key_value(const gala_program_key *key, const char *name, long lon
 
 const gala_program_key *gala_kernel_key(const gala_kernel *k) { return &k->prog->key; }
 
-/* A family's source (<family>.cl), not a header (common.clh, <family>_abi.h). */
+/* A family's source (<family>.cl at the top of cl/), not a header (common.clh,
+ * <family>_abi.h) nor a file a family includes from its folder (potrf/panel.cl). */
 static int is_family_file(const char *name)
 {
     const size_t n = strlen(name);
-    return n > 3 && strcmp(name + n - 3, ".cl") == 0;
+    return n > 3 && strcmp(name + n - 3, ".cl") == 0 && !strchr(name, '/');
 }
 
 int gala_kernel_family_count(void)
@@ -163,9 +164,10 @@ static gala_status cl_text(const gala_context *ctx, const char *file, char **out
     return gala_error(ctx, GALA_ERR_INTERNAL, "no kernel source named %s in this build", file);
 }
 
-/* text with each line `#include "name"` replaced by cl/name (expanded the same way), between
- * #line directives so that compilers' messages name the right file and line. The kernel
- * compilers get one self-contained source: no include paths, the same on every backend. */
+/* text with each line `#include "name"` replaced by cl/name (expanded the same way; names are
+ * relative to cl/: "potrf_abi.h", "potrf/panel.cl"), between #line directives so that
+ * compilers' messages name the right file and line. The kernel compilers get one
+ * self-contained source: no include paths, the same on every backend. */
 static gala_status expand_includes(const gala_context *ctx, const char *file, const char *text,
                                    int depth, char **out)
 {
@@ -180,7 +182,7 @@ static gala_status expand_includes(const gala_context *ctx, const char *file, co
         char *ins = NULL;
         if (strncmp(p, "#include \"", 10) == 0) {
             const char *q = p + 10, *qe = memchr(q, '"', ll - 10);
-            if (!qe || (size_t)(qe - q) >= sizeof name || depth >= 4) {
+            if (!qe || (size_t)(qe - q) >= sizeof name || depth >= 8) {
                 gala_free(o);
                 return gala_error(ctx, GALA_ERR_INTERNAL, "%s:%d: bad #include in kernel source",
                                   file, line);

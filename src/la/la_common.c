@@ -5,6 +5,9 @@
 
 #include "la_common.h"
 #include "../core/blas3.h"
+#include "../../cl/lagemm_abi.h"
+
+GALA_LAUNCHER(lagemm_launch, LAGEMM_ARGS_gemm_upd)
 
 gala_status la_check_uplo(gala_context *ctx, const char *fn, gala_uplo uplo)
 {
@@ -247,7 +250,7 @@ void la_desc_put(int *d, int n, int lda, size_t aoff, int idx, int nrhs, int ldb
     d[LA_D_LDB] = ldb;
     d[LA_D_BOFF] = (int)(unsigned int)(boff & 0xffffffffu);
     d[LA_D_BOFF + 1] = (int)(unsigned int)((unsigned long long)boff >> 32);
-    d[9] = 0;
+    d[LA_D_PAD] = 0;
 }
 
 int la_pow2(int n, int lo)
@@ -566,7 +569,7 @@ static gala_tc_view upd_view(const la_set *s, int up, la_op o)
 
 /* la_gemm_upd of a strided set through gala's GEMM kernel (cl/gemm_tc.cl; lagemm.tc): one
  * size for every matrix; under mask (C's block on the diagonal, c.r0 = c.c0) C's logical
- * lower triangle is the kernel's tri = 1, whichever triangle stores it. */
+ * lower triangle is the kernel's GEMM_TC_LOWER, whichever triangle stores it. */
 static gala_status upd_tc(gala_context *ctx, gala_dtype dt, int mode, const gala_tc_tiles *t,
                           int up, const la_set *s, int count, la_dim m, la_dim n, la_dim k,
                           double alpha, int mask, la_op a, la_op b, la_op c,
@@ -578,7 +581,7 @@ static gala_status upd_tc(gala_context *ctx, gala_dtype dt, int mode, const gala
     const int kk = s->n - k.x < k.cap ? s->n - k.x : k.cap;
     if (mm <= 0 || nn <= 0 || kk <= 0) return GALA_OK;
     gala_tc_view cv = upd_view(s, up, (la_op){c.src, c.r0, c.c0, 0});
-    gala_tc_call call = {count, mm, nn, kk, mask ? 1 : 0, alpha, 1.0,
+    gala_tc_call call = {count, mm, nn, kk, mask ? GEMM_TC_LOWER : GEMM_TC_ALL, alpha, 1.0,
                          upd_view(s, up, a), upd_view(s, up, b), cv,
                          li && skipdead ? li->info : NULL,
                          li && skipdead ? li->io + s->info_base : 0, li && skipdead};
@@ -634,18 +637,12 @@ gala_status la_gemm_upd(gala_context *ctx, gala_dtype dt, int up, const la_set *
         la_set t = la_sub(s, start, cnt);
         gala_dims d = gala_dims_1d((size_t)cnt * (size_t)tiles * (size_t)(td * td),
                                    (size_t)(td * td));
-        GALA_TRY(GALA_LAUNCH(ctx, kern, &d, ga_int(cnt), ga_int(tm), ga_int(tn), ga_int(m.x),
-                             ga_int(m.cap), ga_int(n.x), ga_int(n.cap), ga_int(n.src), ga_int(k.x),
-                             ga_int(k.cap), ga_real(alpha), ga_int(mask), ga_int(a.src),
-                             ga_int(a.r0), ga_int(a.c0), ga_int(a.tr), ga_int(b.src), ga_int(b.r0),
-                             ga_int(b.c0), ga_int(b.tr), ga_int(c.src), ga_int(c.r0), ga_int(c.c0),
-                             ga_buf(t.A), ga_long((long long)t.a_off), ga_int(t.lda),
-                             ga_long((long long)t.a_stride), ga_int(up), ga_buf(M1),
-                             ga_long((long long)t.b_off), ga_int(t.ldb),
-                             ga_long((long long)t.b_stride), ga_int(t.n), ga_int(t.nrhs),
-                             ga_buf(dsc), ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(inf),
-                             ga_long(li ? (long long)(li->io + t.info_base) : 0),
-                             ga_int(skipdead)));
+        GALA_TRY(lagemm_launch(ctx, kern, &d, cnt, tm, tn, m.x, m.cap, n.x, n.cap, n.src, k.x,
+                               k.cap, alpha, mask, a.src, a.r0, a.c0, a.tr, b.src, b.r0, b.c0, b.tr,
+                               c.src, c.r0, c.c0, t.A, (long long)t.a_off, t.lda,
+                               (long long)t.a_stride, up, M1, (long long)t.b_off, t.ldb,
+                               (long long)t.b_stride, t.n, t.nrhs, dsc, (long long)t.dofs, t.vb,
+                               inf, li ? (long long)(li->io + t.info_base) : 0, skipdead));
     }
     return GALA_OK;
 }

@@ -8,20 +8,9 @@
 #define GALA_LA_COMMON_H
 
 #include "../core/kernel.h"
+/* the matrix descriptors of variable batches (LA_D_*, LA_DSZ), LA_BIG: cl/la_abi.h */
+#include "../../cl/la_abi.h"
 
-/* Matrix descriptors of variable batches: LA_DSZ ints per matrix, uploaded once per call;
- * kernels read them when vb = 1 (the layout is repeated as DSZ in cl/potrf.cl, potrs.cl,
- * potri.cl, lagemm.cl). */
-enum {
-    LA_D_N = 0,      /* order n_b */
-    LA_D_LDA = 1,    /* leading dimension of A_b */
-    LA_D_AOFF = 2,   /* element offset of A_b: low 32 bits, then high 32 bits */
-    LA_D_IDX = 4,    /* index of the matrix in the caller's batch (its info slot) */
-    LA_D_NRHS = 5,   /* right-hand sides (potrs) */
-    LA_D_LDB = 6,    /* leading dimension of B_b */
-    LA_D_BOFF = 7,   /* element offset of B_b (two ints) */
-    LA_DSZ = 10
-};
 
 /* Scratch slots (gala_scratch) used by the routines of src/la. Callers that keep data in a
  * scratch slot across a call to potrf/potrs/potri must not use these. */
@@ -30,8 +19,6 @@ enum {
 #define LA_SCRATCH_INFO 3
 #define LA_SCRATCH_VB 4 /* LA_VB_MEMO slots from here: variable batches' descriptors */
 #define LA_VB_MEMO 3
-
-#define LA_BIG 0x7fffffff
 
 /* Offset of logical L(i, j) in a matrix stored lower (up = 0) or upper (Lᵀ stored). */
 static inline size_t la_loff(int up, int i, int j, int ld)

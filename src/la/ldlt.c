@@ -18,6 +18,14 @@
 #include "../core/kernel.h"
 #include "gala/ldlt.h"
 #include "la_common.h"
+#include "../../cl/ldlt_abi.h"
+
+/* Typed launches of the LDLᵀ kernels, from their argument lists (cl/ldlt_abi.h) */
+GALA_LAUNCHER(ldlt_launch_fused, LDLT_ARGS_fused)
+GALA_LAUNCHER(ldlt_launch_panel, LDLT_ARGS_panel)
+GALA_LAUNCHER(ldlt_launch_trsm, LDLT_ARGS_trsm)
+GALA_LAUNCHER(ldlt_launch_update, LDLT_ARGS_update)
+GALA_LAUNCHER(ldlt_launch_solve, LDLT_ARGS_solve)
 
 #define LDLT_SLOT_DESC 2
 #define LDLT_SLOT_STATUS 3
@@ -116,27 +124,27 @@ static void put_off(int *d, size_t off)
 static gala_status ldlt_report(gala_context *ctx, const char *fn, const gala_buffer *st,
                                int batch, int *info, int *inertia)
 {
-    int *h = gala_malloc((size_t)batch * 3 * sizeof *h);
+    int *h = gala_malloc((size_t)batch * LA_NST * sizeof *h);
     if (!h) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
-    gala_status s = gala_buffer_read(st, 0, (size_t)batch * 3, h);
+    gala_status s = gala_buffer_read(st, 0, (size_t)batch * LA_NST, h);
     if (s != GALA_OK) { gala_free(h); return s; }
     int first_nf = -1, first_sing = -1;
     for (int b = 0; b < batch; ++b) {
-        if (info) info[b] = h[3 * b];
+        if (info) info[b] = h[LA_NST * b + LA_ST_INFO];
         if (inertia) {
-            inertia[2 * b] = h[3 * b + 1];
-            inertia[2 * b + 1] = h[3 * b + 2];
+            inertia[2 * b] = h[LA_NST * b + LA_ST_POS];
+            inertia[2 * b + 1] = h[LA_NST * b + LA_ST_NEG];
         }
-        if (h[3 * b] < 0 && first_nf < 0) first_nf = b;
-        if (h[3 * b] > 0 && first_sing < 0) first_sing = b;
+        if (h[LA_NST * b + LA_ST_INFO] < 0 && first_nf < 0) first_nf = b;
+        if (h[LA_NST * b + LA_ST_INFO] > 0 && first_sing < 0) first_sing = b;
     }
     s = GALA_OK;
     if (first_nf >= 0)
         s = gala_error(ctx, GALA_ERR_NOT_FINITE, "%s: matrix %d: pivot %d is NaN or Inf", fn,
-                       first_nf, -h[3 * first_nf]);
+                       first_nf, -h[LA_NST * first_nf + LA_ST_INFO]);
     else if (first_sing >= 0)
         s = gala_error(ctx, GALA_ERR_SINGULAR, "%s: matrix %d: pivot %d is zero", fn, first_sing,
-                       h[3 * first_sing]);
+                       h[LA_NST * first_sing + LA_ST_INFO]);
     gala_free(h);
     return s;
 }
@@ -164,8 +172,8 @@ gala_status gala_ldlt_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buf
     ldlt_cfg c;
     ldlt_config(ctx, dt, &c);
     gala_buffer *st;
-    GALA_TRY(gala_scratch(ctx, LDLT_SLOT_STATUS, GALA_INT, (size_t)batch * 3, &st));
-    GALA_TRY(gala_buffer_fill(st, 0, (size_t)batch * 3, 0));
+    GALA_TRY(gala_scratch(ctx, LDLT_SLOT_STATUS, GALA_INT, (size_t)batch * LA_NST, &st));
+    GALA_TRY(gala_buffer_fill(st, 0, (size_t)batch * LA_NST, 0));
     const int kt = ldlt_tail_start(n, &c), up = uplo == GALA_UPPER;
     gala_kernel *k;
     for (int k0 = 0; k0 < kt; k0 += c.nbp) {
@@ -173,33 +181,26 @@ gala_status gala_ldlt_batched(gala_context *ctx, gala_uplo uplo, int n, gala_buf
         const int rgroups = m > 0 ? (m + c.wgp - 1) / c.wgp : 1;
         GALA_TRY(ldlt_kernel(ctx, dt, &c, c.nbf, "ldlt_panel", &k, NULL, NULL));
         gala_dims d = gala_dims_1d((size_t)batch * (size_t)c.wgp, (size_t)c.wgp);
-        GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(0), ga_int(up), ga_int(batch), ga_int(n),
-                             ga_int(lda), ga_int(kt), ga_buf(A), ga_long((long long)a_off),
-                             ga_long((long long)a_stride), ga_buf(st), ga_long(0), ga_buf(st),
-                             ga_int(k0)));
+        GALA_TRY(ldlt_launch_panel(ctx, k, &d, 0, up, batch, n, lda, kt, A, (long long)a_off,
+                                   (long long)a_stride, st, 0, st, k0));
         GALA_TRY(ldlt_kernel(ctx, dt, &c, c.nbf, "ldlt_trsm", &k, NULL, NULL));
         d = gala_dims_1d((size_t)batch * (size_t)rgroups * (size_t)c.wgp, (size_t)c.wgp);
-        GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(0), ga_int(up), ga_int(batch), ga_int(n),
-                             ga_int(lda), ga_int(kt), ga_buf(A), ga_long((long long)a_off),
-                             ga_long((long long)a_stride), ga_buf(st), ga_long(0), ga_buf(st),
-                             ga_int(k0), ga_int(rgroups)));
+        GALA_TRY(ldlt_launch_trsm(ctx, k, &d, 0, up, batch, n, lda, kt, A, (long long)a_off,
+                                  (long long)a_stride, st, 0, st, k0, rgroups));
         const int T = (m + c.ts - 1) / c.ts;
         GALA_TRY(ldlt_kernel(ctx, dt, &c, c.nbf, "ldlt_update", &k, NULL, NULL));
         d = gala_dims_1d((size_t)batch * (size_t)T * (size_t)T * (size_t)(c.ts * c.ts),
                          (size_t)(c.ts * c.ts));
-        GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(0), ga_int(up), ga_int(batch), ga_int(n),
-                             ga_int(lda), ga_int(kt), ga_buf(A), ga_long((long long)a_off),
-                             ga_long((long long)a_stride), ga_buf(st), ga_long(0), ga_buf(st),
-                             ga_int(k0), ga_int(T)));
+        GALA_TRY(ldlt_launch_update(ctx, k, &d, 0, up, batch, n, lda, kt, A, (long long)a_off,
+                                    (long long)a_stride, st, 0, st, k0, T));
     }
     const int m = n - kt, nb = ldlt_class(m);
     int S, mpg;
     GALA_TRY(ldlt_kernel(ctx, dt, &c, nb, "ldlt_fused", &k, &S, &mpg));
     const size_t groups = ((size_t)batch + (size_t)mpg - 1) / (size_t)mpg;
     gala_dims d = gala_dims_1d(groups * (size_t)(S * mpg), (size_t)(S * mpg));
-    GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(0), ga_int(up), ga_int(batch), ga_int(m), ga_int(n),
-                         ga_int(lda), ga_int(kt), ga_buf(A), ga_long((long long)a_off),
-                         ga_long((long long)a_stride), ga_buf(st), ga_long(0), ga_buf(st)));
+    GALA_TRY(ldlt_launch_fused(ctx, k, &d, 0, up, batch, m, n, lda, kt, A, (long long)a_off,
+                               (long long)a_stride, st, 0, st));
     return ldlt_report(ctx, fn, st, batch, info, inertia);
 }
 
@@ -252,7 +253,7 @@ gala_status gala_ldlt_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, 
     for (int cl = 0; cl < nclass; ++cl) start[cl + 1] = start[cl] + cnt[cl];
     const int ndesc = start[nclass];
     if (ndesc == 0) return GALA_OK;
-    int *h = gala_malloc((size_t)ndesc * 8 * sizeof *h);
+    int *h = gala_malloc((size_t)ndesc * LDLT_DSZ * sizeof *h);
     if (!h) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
     int fill[32], lfill = 0;
     for (int cl = 0; cl < nclass; ++cl) fill[cl] = start[cl];
@@ -264,43 +265,38 @@ gala_status gala_ldlt_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, 
         int rows[2] = {fill[cl]++, kt > 0 ? lfill++ : -1};
         for (int r = 0; r < 2; ++r) {
             if (rows[r] < 0) continue;
-            int *d = h + 8 * rows[r];
-            put_off(d, a_off[b]);
-            d[2] = n[b];
-            d[3] = lda[b];
-            d[4] = b;
-            d[5] = kt;
-            d[6] = d[7] = 0;
+            int *d = h + LDLT_DSZ * rows[r];
+            memset(d, 0, LDLT_DSZ * sizeof *d);
+            put_off(d + LDLT_D_OFF, a_off[b]);
+            d[LDLT_D_N] = n[b];
+            d[LDLT_D_LDA] = lda[b];
+            d[LDLT_D_IDX] = b;
+            d[LDLT_D_KT] = kt;
         }
     }
     gala_buffer *desc, *st;
-    gala_status s = gala_scratch(ctx, LDLT_SLOT_DESC, GALA_INT, (size_t)ndesc * 8, &desc);
-    if (s == GALA_OK) s = gala_buffer_write(desc, 0, (size_t)ndesc * 8, h);
+    gala_status s = gala_scratch(ctx, LDLT_SLOT_DESC, GALA_INT, (size_t)ndesc * LDLT_DSZ, &desc);
+    if (s == GALA_OK) s = gala_buffer_write(desc, 0, (size_t)ndesc * LDLT_DSZ, h);
     gala_free(h);
     GALA_TRY(s);
-    GALA_TRY(gala_scratch(ctx, LDLT_SLOT_STATUS, GALA_INT, (size_t)batch * 3, &st));
-    GALA_TRY(gala_buffer_fill(st, 0, (size_t)batch * 3, 0));
+    GALA_TRY(gala_scratch(ctx, LDLT_SLOT_STATUS, GALA_INT, (size_t)batch * LA_NST, &st));
+    GALA_TRY(gala_buffer_fill(st, 0, (size_t)batch * LA_NST, 0));
     gala_kernel *k;
     for (int k0 = 0; k0 < kt_max; k0 += c.nbp) {
         const int m = nmax_large - k0 - c.nbp;
         const int rgroups = m > 0 ? (m + c.wgp - 1) / c.wgp : 1;
         GALA_TRY(ldlt_kernel(ctx, dt, &c, c.nbf, "ldlt_panel", &k, NULL, NULL));
         gala_dims d = gala_dims_1d((size_t)nlarge * (size_t)c.wgp, (size_t)c.wgp);
-        GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(1), ga_int(up), ga_int(nlarge), ga_int(0),
-                             ga_int(1), ga_int(0), ga_buf(A), ga_long(0), ga_long(0), ga_buf(desc),
-                             ga_long(0), ga_buf(st), ga_int(k0)));
+        GALA_TRY(ldlt_launch_panel(ctx, k, &d, 1, up, nlarge, 0, 1, 0, A, 0, 0, desc, 0, st, k0));
         GALA_TRY(ldlt_kernel(ctx, dt, &c, c.nbf, "ldlt_trsm", &k, NULL, NULL));
         d = gala_dims_1d((size_t)nlarge * (size_t)rgroups * (size_t)c.wgp, (size_t)c.wgp);
-        GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(1), ga_int(up), ga_int(nlarge), ga_int(0),
-                             ga_int(1), ga_int(0), ga_buf(A), ga_long(0), ga_long(0), ga_buf(desc),
-                             ga_long(0), ga_buf(st), ga_int(k0), ga_int(rgroups)));
+        GALA_TRY(ldlt_launch_trsm(ctx, k, &d, 1, up, nlarge, 0, 1, 0, A, 0, 0, desc, 0, st, k0,
+                                  rgroups));
         const int T = m > 0 ? (m + c.ts - 1) / c.ts : 1;
         GALA_TRY(ldlt_kernel(ctx, dt, &c, c.nbf, "ldlt_update", &k, NULL, NULL));
         d = gala_dims_1d((size_t)nlarge * (size_t)T * (size_t)T * (size_t)(c.ts * c.ts),
                          (size_t)(c.ts * c.ts));
-        GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(1), ga_int(up), ga_int(nlarge), ga_int(0),
-                             ga_int(1), ga_int(0), ga_buf(A), ga_long(0), ga_long(0), ga_buf(desc),
-                             ga_long(0), ga_buf(st), ga_int(k0), ga_int(T)));
+        GALA_TRY(ldlt_launch_update(ctx, k, &d, 1, up, nlarge, 0, 1, 0, A, 0, 0, desc, 0, st, k0, T));
     }
     for (int cl = 0; cl < nclass; ++cl) {
         if (!cnt[cl]) continue;
@@ -308,9 +304,8 @@ gala_status gala_ldlt_vbatched(gala_context *ctx, gala_uplo uplo, const int *n, 
         GALA_TRY(ldlt_kernel(ctx, dt, &c, LDLT_MIN_NB << cl, "ldlt_fused", &k, &S, &mpg));
         const size_t groups = ((size_t)cnt[cl] + (size_t)mpg - 1) / (size_t)mpg;
         gala_dims d = gala_dims_1d(groups * (size_t)(S * mpg), (size_t)(S * mpg));
-        GALA_TRY(GALA_LAUNCH(ctx, k, &d, ga_int(1), ga_int(up), ga_int(cnt[cl]), ga_int(mmax[cl]),
-                             ga_int(0), ga_int(1), ga_int(0), ga_buf(A), ga_long(0), ga_long(0),
-                             ga_buf(desc), ga_long(8LL * start[cl]), ga_buf(st)));
+        GALA_TRY(ldlt_launch_fused(ctx, k, &d, 1, up, cnt[cl], mmax[cl], 0, 1, 0, A, 0, 0, desc,
+                                   (long long)LDLT_DSZ * start[cl], st));
     }
     return ldlt_report(ctx, fn, st, batch, info, inertia);
 }
@@ -328,11 +323,9 @@ static gala_status solve_launch(gala_context *ctx, gala_dtype dt, const ldlt_cfg
     const int S = gala_pow2_at_least(nmaxv, c->wg);
     const long long per = c->wg / S, groups = (npairs + per - 1) / per;
     gala_dims d = gala_dims_1d((size_t)groups * (size_t)c->wg, (size_t)c->wg);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(var), ga_int(up), ga_long(npairs), ga_int(S), ga_int(n),
-                       ga_int(nrhs), ga_int(nmaxv), ga_buf(A), ga_long((long long)a_off),
-                       ga_int(lda), ga_long((long long)a_stride), ga_buf(B),
-                       ga_long((long long)b_off), ga_int(ldb), ga_long((long long)b_stride),
-                       ga_buf(desc), ga_long(d_off));
+    return ldlt_launch_solve(ctx, k, &d, var, up, npairs, S, n, nrhs, nmaxv, A, (long long)a_off,
+                             lda, (long long)a_stride, B, (long long)b_off, ldb,
+                             (long long)b_stride, desc, d_off);
 }
 
 gala_status gala_ldlt_solve_batched(gala_context *ctx, gala_uplo uplo, int n, int nrhs,
@@ -418,31 +411,31 @@ gala_status gala_ldlt_solve_vbatched(gala_context *ctx, gala_uplo uplo, const in
     for (int bi = 0; bi < nbin; ++bi) start[bi + 1] = start[bi] + cnt[bi];
     const int nd = start[nbin];
     if (nd == 0) return GALA_OK;
-    int *h = gala_malloc((size_t)nd * 8 * sizeof *h), fill[32];
+    int *h = gala_malloc((size_t)nd * LDLT_DSZ * sizeof *h), fill[32];
     if (!h) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
     for (int bi = 0; bi < nbin; ++bi) fill[bi] = start[bi];
     for (int b = 0; b < batch; ++b) {
         if (n[b] == 0 || nrhs[b] == 0) continue;
         int bi = 0;
         while ((1 << bi) < n[b] && bi < nbin - 1) ++bi;
-        int *d = h + 8 * fill[bi]++;
-        put_off(d, a_off[b]);
-        put_off(d + 2, b_off[b]);
-        d[4] = n[b];
-        d[5] = lda[b];
-        d[6] = ldb[b];
-        d[7] = nrhs[b];
+        int *d = h + LDLT_DSZ * fill[bi]++;
+        put_off(d + LDLT_S_AOFF, a_off[b]);
+        put_off(d + LDLT_S_BOFF, b_off[b]);
+        d[LDLT_S_N] = n[b];
+        d[LDLT_S_LDA] = lda[b];
+        d[LDLT_S_LDB] = ldb[b];
+        d[LDLT_S_NRHS] = nrhs[b];
     }
     gala_buffer *desc;
-    gala_status s = gala_scratch(ctx, LDLT_SLOT_DESC, GALA_INT, (size_t)nd * 8, &desc);
-    if (s == GALA_OK) s = gala_buffer_write(desc, 0, (size_t)nd * 8, h);
+    gala_status s = gala_scratch(ctx, LDLT_SLOT_DESC, GALA_INT, (size_t)nd * LDLT_DSZ, &desc);
+    if (s == GALA_OK) s = gala_buffer_write(desc, 0, (size_t)nd * LDLT_DSZ, h);
     gala_free(h);
     GALA_TRY(s);
     for (int bi = 0; bi < nbin; ++bi) {
         if (!cnt[bi]) continue;
         GALA_TRY(solve_launch(ctx, dt, &c, 1, uplo == GALA_UPPER, (long long)cnt[bi] * rmx[bi],
                               nmx[bi], 0, rmx[bi], A, 0, 1, 0, B, 0, 1, 0, desc,
-                              8LL * start[bi]));
+                              (long long)LDLT_DSZ * start[bi]));
     }
     return GALA_OK;
 }

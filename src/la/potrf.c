@@ -28,6 +28,13 @@
 
 #include "../core/blas3.h"
 #include "la_common.h"
+#include "../../cl/potrf_abi.h"
+
+/* Typed launches of the potrf kernels, from their argument lists (cl/potrf_abi.h) */
+GALA_LAUNCHER(potrf_launch_panel, POTRF_ARGS_panel)
+GALA_LAUNCHER(potrf_launch_trsm, POTRF_ARGS_trsm)
+GALA_LAUNCHER(potrf_launch_scan, POTRF_ARGS_scan)
+GALA_LAUNCHER(potrf_launch_fold, POTRF_ARGS_fold)
 
 typedef struct pf_cfg {
     int fused_max; /* n <= fused_max: one fused launch */
@@ -200,8 +207,9 @@ static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_s
     return s;
 }
 
-/* The program of a fused form (form = "LANE" or "PAIR", see cl/potrf.cl) at order N and
- * work-group wg, with one more -D value (xname = xval; none for xval = 0). */
+/* The program of a form switched on by one -D (form = "LANE" or "TRSM": cl/potrf/lane.cl,
+ * trsm.cl) at order N and work-group wg, with one more -D value (xname = xval; none for
+ * xval = 0). */
 static gala_status pf_form_kernel(gala_context *ctx, gala_dtype dt, int N, int wg,
                                   const char *form, const char *xname, int xval,
                                   const char *name, gala_kernel **k)
@@ -233,7 +241,7 @@ static size_t pf_tile_wg(const gala_context *ctx, gala_dtype dt, int N, int ts, 
 {
     const long mx = gala_max_wg(ctx);
     const long nt = N / ts, per = nt * (nt + 1) / 2;
-    /* local memory per matrix (cl/potrf.cl): two N×ts blocks with at most 32 elements of
+    /* local memory per matrix (cl/potrf/tile.cl): two N×ts blocks with at most 32 elements of
      * padding each, N + 1 flags and an event word */
     const size_t loc = 2 * ((size_t)N * (size_t)ts + 32) * gala_dtype_size(dt) +
                        ((size_t)N + 2) * sizeof(int);
@@ -276,7 +284,7 @@ static int pf_pair_on(const pf_cfg *c, int N)
 
 /* The potrf_pair program at order N (work-group potrf.wg, potrf.pair_minb); diag: with its
  * DIAG form (-D PDIAG=1, a program of its own: the fused launches keep the form without the
- * run-time block offset, cl/potrf.cl). */
+ * run-time block offset, cl/potrf/pair.cl). */
 static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const pf_cfg *c,
                                   int diag, gala_kernel **k)
 {
@@ -289,16 +297,14 @@ static gala_status pf_pair_kernel(gala_context *ctx, gala_dtype dt, int N, const
     return gala_kernel_get(ctx, &key, "potrf_pair", k);
 }
 
-/* The arguments of a potrf_panel-style launch (cl/potrf.cl PF_PARAMS) on the matrices of
- * la_set t, with up and li in scope: panel at j0 limited by wlim, nch chunks per matrix,
- * mode md, scratch W from slot wo. */
+/* The arguments of a potrf_panel-style launch (POTRF_ARGS_panel) on the matrices of la_set
+ * t, with up and li in scope: panel at j0 limited by wlim, nch chunks per matrix, mode md
+ * (POTRF_MODE_*), scratch W from slot wo. */
 #define PF_ARGS(t, j0, wlim, nch, md, W, wo)                                                 \
-    ga_int((t).n), ga_int(j0), ga_int(wlim), ga_int((t).count), ga_int(nch), ga_buf((t).A),  \
-        ga_long((long long)(t).a_off), ga_int((t).lda), ga_long((long long)(t).a_stride),     \
-        ga_int(up), ga_buf((t).desc), ga_long((long long)(t).dofs), ga_int((t).vb),           \
-        ga_buf(li->info), ga_long((long long)(li->io + (t).info_base)), ga_buf(li->flag),     \
-        ga_long((long long)li->fo), ga_int(li->epoch), ga_int(md), ga_buf(W),                  \
-        ga_long((long long)(wo))
+    (t).n, j0, wlim, (t).count, nch, (t).A, (long long)(t).a_off, (t).lda,                  \
+        (long long)(t).a_stride, up, (t).desc, (long long)(t).dofs, (t).vb, li->info,         \
+        (long long)(li->io + (t).info_base), li->flag, (long long)li->fo, li->epoch, md, W,  \
+        (long long)(wo)
 
 /* One fused launch: every matrix of s (n <= N) factored by potrf_panel (N work-items per
  * matrix), for N <= potrf.lane by potrf_lane (one work-item per matrix), else for
@@ -362,7 +368,8 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
     }
 #undef PF_TRY
     gala_dims d = gala_dims_1d(groups * wgs, wgs);
-    return GALA_LAUNCH(ctx, k, &d, PF_ARGS(*s, 0, LA_BIG, 0, 1, s->A, 0)); /* W: unused */
+    /* W: unused */
+    return potrf_launch_panel(ctx, k, &d, PF_ARGS(*s, 0, LA_BIG, 0, POTRF_MODE_INFO, s->A, 0));
 }
 
 /* Largest scratch for the SPLIT mode's diagonal blocks (launches are split to fit). */
@@ -414,19 +421,21 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
     if (nchunks > 0)
         GALA_TRY(gala_scratch(ctx, LA_SCRATCH_PANEL, dt,
                               (size_t)c->wbase + (size_t)(count < per ? count : per), &W));
-    /* DIAG (4 | 32) when rows below follow, else the plain panel (0); without potrf_scan
-     * the first panel writes every matrix's info (1) */
-    const int mode = (nchunks > 0 ? 4 | 32 : 0) | (c->noscan && j0 == 0), mpg = wgd / per_m;
+    /* DIAG when rows below follow, else the plain panel (0); without potrf_scan the first
+     * panel writes every matrix's info (INFO) */
+    const int mode = (nchunks > 0 ? POTRF_MODE_HEAD | POTRF_MODE_DIAG : 0) |
+                     (c->noscan && j0 == 0 ? POTRF_MODE_INFO : 0);
+    const int mpg = wgd / per_m;
     for (int start = 0; start < count; start += per) {
         const int cnt = count - start < per ? count - start : per;
         la_set t = la_sub(s, start, cnt);
         gala_dims d = gala_dims_1d(((size_t)cnt + (size_t)mpg - 1) / (size_t)mpg * (size_t)wgd,
                                    (size_t)wgd);
-        GALA_TRY(GALA_LAUNCH(ctx, kd, &d, PF_ARGS(t, j0, wlim, 0, mode, W, c->wbase)));
+        GALA_TRY(potrf_launch_panel(ctx, kd, &d, PF_ARGS(t, j0, wlim, 0, mode, W, c->wbase)));
         if (nchunks <= 0) continue;
         d = gala_dims_1d((size_t)cnt * (size_t)nchunks * (size_t)wg, (size_t)wg);
-        GALA_TRY(GALA_LAUNCH(ctx, kt, &d, PF_ARGS(t, j0, wlim, nchunks, 0, W, c->wbase),
-                             ga_buf(li->tmp), ga_long((long long)(li->to + (size_t)start))));
+        GALA_TRY(potrf_launch_trsm(ctx, kt, &d, PF_ARGS(t, j0, wlim, nchunks, 0, W, c->wbase),
+                                   li->tmp, (long long)(li->to + (size_t)start)));
     }
     return GALA_OK;
 }
@@ -452,7 +461,7 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
      * launch: by a COPY launch from the scratch W (c->split), or by a HEAD launch that
      * factors them again (see potrf.cl) */
     const int split = nchunks > 1 && can_split;
-    const size_t wper = (size_t)N * (size_t)N + 1;
+    const size_t wper = POTRF_SPLIT_W((size_t)N);
     gala_buffer *W = (gala_buffer *)s->A;
     if (split) {
         const int wcap = (int)(PF_SPLIT_BYTES / (wper * gala_dtype_size(dt)));
@@ -465,9 +474,11 @@ static gala_status pf_panel(gala_context *ctx, gala_dtype dt, int up, const la_s
         la_set t = la_sub(s, start, cnt);
         for (int pass = 0; pass < (nchunks > 1 ? 2 : 1); ++pass) {
             const int nch = pass ? 1 : nchunks;
-            const int mode = nchunks == 1 ? 0 : split ? (pass ? 16 : 8) : (pass ? 4 : 2);
+            const int mode = nchunks == 1 ? 0
+                             : split     ? (pass ? POTRF_MODE_COPY : POTRF_MODE_SPLIT)
+                                         : (pass ? POTRF_MODE_HEAD : POTRF_MODE_TAIL);
             gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nch * (size_t)wg, (size_t)wg);
-            GALA_TRY(GALA_LAUNCH(ctx, k, &d, PF_ARGS(t, j0, wlim, nch, mode, W, 0)));
+            GALA_TRY(potrf_launch_panel(ctx, k, &d, PF_ARGS(t, j0, wlim, nch, mode, W, 0)));
         }
     }
     return GALA_OK;
@@ -481,11 +492,9 @@ static gala_status pf_fold(gala_context *ctx, gala_kernel *k, const la_set *t, s
                            const la_info *li)
 {
     gala_dims d = gala_dims_1d((size_t)t->count, 64);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(t->count), ga_buf(t->desc),
-                       ga_long((long long)t->dofs), ga_int(t->vb), ga_buf(li->tmp),
-                       ga_long((long long)to), ga_buf(li->info),
-                       ga_long((long long)(li->io + t->info_base)), ga_buf(li->flag),
-                       ga_long((long long)li->fo), ga_int(li->epoch));
+    return potrf_launch_fold(ctx, k, &d, t->count, t->desc, (long long)t->dofs, t->vb, li->tmp,
+                             (long long)to, li->info, (long long)(li->io + t->info_base), li->flag,
+                             (long long)li->fo, li->epoch);
 }
 
 /* potrf_scan + potrf_scan_finish: info = −(first column with a NaN/Inf) or 0. Blocks of
@@ -507,18 +516,16 @@ static gala_status pf_scan(gala_context *ctx, gala_dtype dt, int up, const la_se
     const int wg = c->wg_panel;
     int per = (int)((1LL << 30) / nblk);
     if (per < 1) per = 1;
-    /* every slot starts at "none" (LA_BIG, the kernels' BIGCOL) */
+    /* every slot starts at "none" (LA_BIG) */
     GALA_TRY(gala_buffer_fill(li->tmp, li->to, (size_t)s->count, (double)LA_BIG));
     for (int start = 0; start < s->count; start += per) {
         const int cnt = s->count - start < per ? s->count - start : per;
         la_set t = la_sub(s, start, cnt);
         const size_t to = li->to + (size_t)start;
         gala_dims d = gala_dims_1d((size_t)cnt * (size_t)nblk * (size_t)wg, (size_t)wg);
-        GALA_TRY(GALA_LAUNCH(ctx, ks, &d, ga_int(t.n), ga_int(cnt), ga_int(nblk), ga_int(scb),
-                             ga_buf(t.A), ga_long((long long)t.a_off), ga_int(t.lda),
-                             ga_long((long long)t.a_stride), ga_int(up), ga_buf(t.desc),
-                             ga_long((long long)t.dofs), ga_int(t.vb), ga_buf(li->tmp),
-                             ga_long((long long)to)));
+        GALA_TRY(potrf_launch_scan(ctx, ks, &d, t.n, cnt, nblk, scb, t.A, (long long)t.a_off, t.lda,
+                                   (long long)t.a_stride, up, t.desc, (long long)t.dofs, t.vb,
+                                   li->tmp, (long long)to));
         GALA_TRY(pf_fold(ctx, kf, &t, to, li));
     }
     return GALA_OK;

@@ -21,6 +21,12 @@
 
 #include "../core/blas3.h"
 #include "la_common.h"
+#include "../../cl/potri_abi.h"
+
+/* Typed launches of the potri kernels, from their argument lists (cl/potri_abi.h) */
+GALA_LAUNCHER(potri_launch_lauum, POTRI_ARGS_lauum_fused)
+GALA_LAUNCHER(potri_launch_trmm, POTRI_ARGS_trmm_lt)
+GALA_LAUNCHER(potri_launch_copy, POTRI_ARGS_copy_mask)
 
 typedef struct pi_cfg {
     int nb, min_bucket, wg;
@@ -63,10 +69,8 @@ static gala_status pi_lauum_diag(gala_context *ctx, gala_dtype dt, int up, const
     const int lmpg = N >= 32 ? 1 : 32 / N, local = lmpg * N;
     const size_t groups = ((size_t)count + (size_t)lmpg - 1) / (size_t)lmpg;
     gala_dims d = gala_dims_1d(groups * (size_t)local, (size_t)local);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(j0), ga_int(count), ga_buf(s->A),
-                       ga_long((long long)s->a_off), ga_int(s->lda),
-                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
-                       ga_long((long long)s->dofs), ga_int(s->vb));
+    return potri_launch_lauum(ctx, k, &d, s->n, j0, count, s->A, (long long)s->a_off, s->lda,
+                              (long long)s->a_stride, up, s->desc, (long long)s->dofs, s->vb);
 }
 
 static gala_status pi_trmm(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
@@ -77,10 +81,8 @@ static gala_status pi_trmm(gala_context *ctx, gala_dtype dt, int up, const la_se
     GALA_TRY(pi_kernel(ctx, dt, c->nb, c->wg, "trmm_lt", &k));
     const int ncg = (I + c->wg - 1) / c->wg;
     gala_dims d = gala_dims_1d((size_t)count * (size_t)ncg * (size_t)c->wg, (size_t)c->wg);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(I), ga_int(count), ga_int(ncg),
-                       ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda),
-                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->desc),
-                       ga_long((long long)s->dofs), ga_int(s->vb));
+    return potri_launch_trmm(ctx, k, &d, s->n, I, count, ncg, s->A, (long long)s->a_off, s->lda,
+                             (long long)s->a_stride, up, s->desc, (long long)s->dofs, s->vb);
 }
 
 /* lower(Wᵀ·W) in place for every matrix of s. */
@@ -125,7 +127,7 @@ static gala_status pi_lauum(gala_context *ctx, gala_dtype dt, int up, const la_s
 }
 
 /* copy_mask (cl/potri.cl): the m×nc block at S[so] (leading dimension lds) to D[dof]
- * (ldd), zero above (mask 1) or below (mask 2) its diagonal. */
+ * (ldd), zero above (mask POTRI_ZERO_UPPER) or below (POTRI_ZERO_LOWER) its diagonal. */
 static gala_status pi_copy(gala_context *ctx, gala_dtype dt, int m, int nc, gala_buffer *S,
                            size_t so, int lds, gala_buffer *D, size_t dof, int ldd, int mask,
                            const pi_cfg *c)
@@ -134,9 +136,7 @@ static gala_status pi_copy(gala_context *ctx, gala_dtype dt, int m, int nc, gala
     GALA_TRY(pi_kernel(ctx, dt, c->nb, c->wg, "copy_mask", &k));
     const size_t wg = (size_t)c->wg, e = (size_t)m * (size_t)nc;
     gala_dims d = gala_dims_1d((e + wg - 1) / wg * wg, wg);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(m), ga_int(nc), ga_buf(S), ga_long((long long)so),
-                       ga_int(lds), ga_buf(D), ga_long((long long)dof), ga_int(ldd),
-                       ga_int(mask));
+    return potri_launch_copy(ctx, k, &d, m, nc, S, (long long)so, lds, D, (long long)dof, ldd, mask);
 }
 
 /*
@@ -169,25 +169,27 @@ static gala_status pi_lauum_blas3(gala_context *ctx, gala_dtype dt, int up, cons
         const int ib = n - I < NB ? n - I : NB, m = n - I;
         if (up) {
             /* Zᵀ: ib × m at (I, I), zero below the diagonal of its left ib×ib block */
-            GALA_TRY(pi_copy(ctx, dt, ib, m, W, o + la_loff(up, I, I, lda), lda, Z, 0, ib, 2, c));
+            GALA_TRY(pi_copy(ctx, dt, ib, m, W, o + la_loff(up, I, I, lda), lda, Z, 0, ib,
+                             POTRI_ZERO_LOWER, c));
             if (I > 0) {
                 /* in memory: Xᵀ (I × ib at row 0, column I) = W[0:I, I:n]·(Zᵀ)ᵀ */
                 GALA_TRY(gala_gemm(ctx, GALA_NO_TRANS, GALA_TRANS, I, ib, m, 1.0, W,
                                    o + la_loff(up, I, 0, lda), lda, Z, 0, ib, 0.0, Z, po, I));
-                GALA_TRY(pi_copy(ctx, dt, I, ib, Z, po, I, W, o + la_loff(up, I, 0, lda), lda, 0,
-                                 c));
+                GALA_TRY(pi_copy(ctx, dt, I, ib, Z, po, I, W, o + la_loff(up, I, 0, lda), lda,
+                                 POTRI_ZERO_NONE, c));
             }
             GALA_TRY(gala_syrk(ctx, GALA_UPPER, GALA_NO_TRANS, ib, m, 1.0, Z, 0, ib, 0.0, W,
                                o + la_loff(up, I, I, lda), lda));
         } else {
             /* Z: m × ib at (I, I), zero above the diagonal of its top ib×ib block */
-            GALA_TRY(pi_copy(ctx, dt, m, ib, W, o + la_loff(up, I, I, lda), lda, Z, 0, m, 1, c));
+            GALA_TRY(pi_copy(ctx, dt, m, ib, W, o + la_loff(up, I, I, lda), lda, Z, 0, m,
+                             POTRI_ZERO_UPPER, c));
             if (I > 0) {
                 /* X (ib × I at (I, 0)) = Zᵀ·W[I:n, 0:I] */
                 GALA_TRY(gala_gemm(ctx, GALA_TRANS, GALA_NO_TRANS, ib, I, m, 1.0, Z, 0, m, W,
                                    o + la_loff(up, I, 0, lda), lda, 0.0, Z, po, ib));
-                GALA_TRY(pi_copy(ctx, dt, ib, I, Z, po, ib, W, o + la_loff(up, I, 0, lda), lda, 0,
-                                 c));
+                GALA_TRY(pi_copy(ctx, dt, ib, I, Z, po, ib, W, o + la_loff(up, I, 0, lda), lda,
+                                 POTRI_ZERO_NONE, c));
             }
             GALA_TRY(gala_syrk(ctx, GALA_LOWER, GALA_TRANS, ib, m, 1.0, Z, 0, m, 0.0, W,
                                o + la_loff(up, I, I, lda), lda));

@@ -21,6 +21,11 @@
 
 #include "../core/blas3.h"
 #include "la_common.h"
+#include "../../cl/potrs_abi.h"
+
+/* Typed launches of the potrs kernels, from their argument lists (cl/potrs_abi.h) */
+GALA_LAUNCHER(potrs_launch_fused, POTRS_ARGS_fused)
+GALA_LAUNCHER(potrs_launch_sweep, POTRS_ARGS_sweep)
 
 typedef struct ps_cfg {
     int fused_max, min_bucket, nb, wg, rc, rpg, blas3_min, blas3_nrhs;
@@ -84,7 +89,8 @@ static int ps_sweep_shape(const gala_context *ctx, gala_dtype dt, int nrhs, ps_s
     }
 }
 
-/* potrs_fused on the first `count` matrices of s: block j0 of order <= N, `mode` passes. */
+/* potrs_fused on the first `count` matrices of s: block j0 of order <= N, `mode` passes
+ * (POTRS_FWD, POTRS_BWD or both). */
 static gala_status ps_fused(gala_context *ctx, gala_dtype dt, int up, const la_set *s, int count,
                             const ps_cfg *c, int N, int j0, int mode)
 {
@@ -105,13 +111,10 @@ static gala_status ps_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "potrs: %lld work-groups are too many for one "
                           "launch (batch × right-hand sides too large)", mgroups * rgroups);
     gala_dims d = gala_dims_1d((size_t)(mgroups * rgroups) * (size_t)wg, (size_t)wg);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(s->nrhs), ga_int(j0), ga_int(count),
-                       ga_int(s->nrhs), ga_int(c->rpg), ga_int(mode), ga_buf(s->A),
-                       ga_long((long long)s->a_off), ga_int(s->lda),
-                       ga_long((long long)s->a_stride), ga_int(up), ga_buf(s->B),
-                       ga_long((long long)s->b_off), ga_int(s->ldb),
-                       ga_long((long long)s->b_stride), ga_buf(s->desc),
-                       ga_long((long long)s->dofs), ga_int(s->vb));
+    return potrs_launch_fused(ctx, k, &d, s->n, s->nrhs, j0, count, s->nrhs, c->rpg, mode, s->A,
+                              (long long)s->a_off, s->lda, (long long)s->a_stride, up, s->B,
+                              (long long)s->b_off, s->ldb, (long long)s->b_stride, s->desc,
+                              (long long)s->dofs, s->vb);
 }
 
 static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la_set *s,
@@ -119,7 +122,7 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
 {
     const int N = c->nb, nmax = la_nmax(s);
     for (int j0 = 0; j0 < nmax; j0 += N) {
-        GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, 1));
+        GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, POTRS_FWD));
         const int j1 = j0 + N;
         if (j1 >= nmax) break;
         /* B[j1:n, :] −= L[j1:n, j0:j1] · Y[j0:j1, :] */
@@ -143,7 +146,7 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
             GALA_TRY(la_gemm_upd(ctx, dt, up, s, la_active(s, j1), m, nn, kk, N, s->nrhs, -1.0, 0,
                                  A, B, C, NULL, 0));
         }
-        GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, 2));
+        GALA_TRY(ps_fused(ctx, dt, up, s, la_active(s, j0), c, N, j0, POTRS_BWD));
         if (c->rl && j0 > 0) {
             /* X[0:j0, :] −= L[j0:j1, 0:j0]ᵀ · X[j0:j1, :] */
             la_dim m = {0, j0, 0}, nn = {0, LA_BIG, 1}, kk = {j0, N, 0};
@@ -155,16 +158,14 @@ static gala_status ps_blocked(gala_context *ctx, gala_dtype dt, int up, const la
     return GALA_OK;
 }
 
-/* One launch of potrs_sweep: `groups` blocks of output rows, step kb, mode md (cl/potrs.cl),
+/* One launch of potrs_sweep: `groups` blocks of output rows, step kb, mode md (POTRS_SW_*),
  * cg groups of right-hand sides. */
 static gala_status ps_sweep_launch(gala_context *ctx, gala_kernel *k, const la_set *s, int up,
                                    gala_buffer *W, int wg, size_t cg, int groups, int kb, int md)
 {
     gala_dims d = gala_dims_2d((size_t)groups * (size_t)wg, cg, (size_t)wg, 1);
-    return GALA_LAUNCH(ctx, k, &d, ga_int(s->n), ga_int(s->nrhs), ga_int(kb), ga_int(md),
-                       ga_buf(s->A), ga_long((long long)s->a_off), ga_int(s->lda), ga_int(up),
-                       ga_buf(W), ga_long(0), ga_buf(s->B), ga_long((long long)s->b_off),
-                       ga_int(s->ldb));
+    return potrs_launch_sweep(ctx, k, &d, s->n, s->nrhs, kb, md, s->A, (long long)s->a_off, s->lda,
+                              up, W, 0, s->B, (long long)s->b_off, s->ldb);
 }
 
 /* One matrix (s->count == 1, strided) by potrs_sweep (cl/potrs.cl): the inverses of the
@@ -198,12 +199,13 @@ static gala_status ps_sweep(gala_context *ctx, gala_dtype dt, int up, const la_s
     gala_key_def(&key, "SWEEP", 1);
     GALA_TRY(gala_kernel_get(ctx, &key, "potrs_sweep", &k));
     const size_t cg = ((size_t)s->nrhs + (size_t)RC - 1) / (size_t)RC; /* <= 65535: ps_run */
-    GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, 1, 0, nblk == 1 ? 4 | 8 : 4));
+    const int inv = POTRS_SW_INV, invt = POTRS_SW_INVT, upd = POTRS_SW_UPDATE, bwd = POTRS_SW_BWD;
+    GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, 1, 0, nblk == 1 ? inv | invt : inv));
     for (int b = 0; b + 1 < nblk; ++b) /* forward: the blocks below b */
         GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, nblk - 1 - b, b,
-                                 b + 2 == nblk ? 1 | 4 | 8 : 1 | 4));
+                                 b + 2 == nblk ? upd | inv | invt : upd | inv));
     for (int b = nblk - 1; b > 0; --b) /* backward: the blocks above b */
-        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, b, b, 1 | 2 | 8));
+        GALA_TRY(ps_sweep_launch(ctx, k, s, up, W, h->wg, cg, b, b, upd | bwd | invt));
     return GALA_OK;
 }
 
@@ -211,7 +213,9 @@ static gala_status ps_run(gala_context *ctx, gala_dtype dt, int up, const la_set
                           const ps_cfg *c)
 {
     const int nmax = la_nmax(s);
-    if (nmax <= c->fused_max) return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0, 3);
+    if (nmax <= c->fused_max)
+        return ps_fused(ctx, dt, up, s, s->count, c, la_pow2(nmax, c->min_bucket), 0,
+                        POTRS_FWD | POTRS_BWD);
     /* (the sweep's groups of right-hand sides are a launch's second dimension: at most
      * 65535 of them; more right-hand sides than that take the other paths) */
     ps_shape h;
@@ -328,7 +332,8 @@ gala_status gala_potrs_vbatched(gala_context *ctx, gala_uplo uplo, const int *n,
         s.dofs = vb.runs[r].first;
         s.nlist = vb.nlist + vb.runs[r].first;
         if (vb.runs[r].bucket)
-            st = ps_fused(ctx, dt, uplo == GALA_UPPER, &s, s.count, &c, vb.runs[r].bucket, 0, 3);
+            st = ps_fused(ctx, dt, uplo == GALA_UPPER, &s, s.count, &c, vb.runs[r].bucket, 0,
+                          POTRS_FWD | POTRS_BWD);
         else
             st = ps_blocked(ctx, dt, uplo == GALA_UPPER, &s, &c);
     }

@@ -19,24 +19,27 @@
 
 #include "sparse_ldlt.h"
 
+/* Typed launches of the sparse LDLᵀ kernels, from their argument lists (cl/sldlt_abi.h) */
+GALA_LAUNCHER(sldlt_launch_factor, SLDLT_ARGS_factor)
+GALA_LAUNCHER(sldlt_launch_factor_cols, SLDLT_ARGS_factor_cols)
+GALA_LAUNCHER(sldlt_launch_solve, SLDLT_ARGS_solve)
+
 struct gala_sparse_ldlt {
     gala_context *ctx;
     gala_dtype dtype;
     int ngroups, total, baseline, mb, cw;
-    int fsteps, ssteps; /* launches of a factorization and of a solve (G_STEPS; 1 each
+    int fsteps, ssteps; /* launches of a factorization and of a solve (SLDLT_SP_*; 1 each
                            unless the device cuts long loops short: gala_loop_limit) */
     int *gd;        /* host copy of the group descriptors */
     int *exp_pos;   /* per group: expected positive pivots, or -1 */
     int *perm;      /* per group, concatenated: the permutations (for messages) */
     size_t *perm_off;
-    int *st_h;      /* host status, 3 per matrix */
+    int *st_h;      /* host status, LA_NST per matrix */
     gala_buffer *gdesc, *sched, *V, *st, *W, *IW;
     gala_kernel *kfactor, *ksolve;
 };
 
-/* the kernels hard-code these positions (cl/sldlt.cl) */
-_Static_assert(G_VBASE_LO == 16 && G_WBASE_LO == 18 && G_LDW == 20 && G_LORD == 22 &&
-               G_STEPS == 23 && G_STEPS < SLDLT_GDESC, "group descriptor layout shared with cl/sldlt.cl");
+_Static_assert(SLDLT_G_STEPS < SLDLT_GDESC, "the group descriptor's fields fit it (cl/sldlt_abi.h)");
 
 static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
 
@@ -73,8 +76,10 @@ static long factor_task_loops(const gala_sparse_ldlt_symbolic *S, int t)
 {
     const int *T = S->img + S->o_task + (size_t)t * SLDLT_TASK;
     const int *I = S->img + S->o_ins;
-    long c = 1 + 2L * (T[T_L1] - T[T_L0]) + (T[T_A1] - T[T_A0]) + (T[T_INS1] - T[T_INS0]);
-    for (int i = T[T_INS0]; i < T[T_INS1]; ++i) c += I[(size_t)i * SLDLT_INS + I_LEN];
+    long c = 1 + 2L * (T[SLDLT_T_L1] - T[SLDLT_T_L0]) + (T[SLDLT_T_A1] - T[SLDLT_T_A0]) +
+             (T[SLDLT_T_INS1] - T[SLDLT_T_INS0]);
+    for (int i = T[SLDLT_T_INS0]; i < T[SLDLT_T_INS1]; ++i)
+        c += I[(size_t)i * SLDLT_INS + SLDLT_I_LEN];
     return c;
 }
 
@@ -84,16 +89,16 @@ static long solve_item_loops(const gala_sparse_ldlt_symbolic *S, int p)
 {
     const int n = S->n, t = p < n ? p : 2 * n - 1 - p;
     const int *U = S->img + S->o_stask + (size_t)t * SLDLT_STASK;
-    return 1 + (p < n ? U[S_R1] - U[S_R0] : U[S_L1] - U[S_L0]);
+    return 1 + (p < n ? U[SLDLT_S_R1] - U[SLDLT_S_R0] : U[SLDLT_S_L1] - U[SLDLT_S_L0]);
 }
 
-/* The step table of G_STEPS for S in out (room for 9n + 8 ints): launches of at most
+/* The step table (SLDLT_SP_*) of S in out (room for 9n + 8 ints): launches of at most
  * `budget` loop iterations per work-item (one launch each where budget <= 0). Returns its
  * length; *most: the largest single task's iterations (a launch has at least one). */
 static size_t plan_steps(const gala_sparse_ldlt_symbolic *S, long budget, int *out, long *most)
 {
     const int n = S->n;
-    int *fac = out + 2, nf = 0;
+    int *fac = out + SLDLT_SP_FAC, nf = 0;
     long acc = 0;
     *most = 0;
     fac[0] = 0;
@@ -107,31 +112,33 @@ static size_t plan_steps(const gala_sparse_ldlt_symbolic *S, long budget, int *o
         acc += c;
     }
     fac[++nf] = n;
-    out[0] = nf;
+    out[SLDLT_SP_NFAC] = nf;
     /* the solve: forward items 0..n−1 then backward n..2n−1, the copy of B first */
-    int *u = fac + nf + 1, ns = 0, p0 = 0;
+    int *u = out + SLDLT_SP_SOLVE0 + nf, ns = 0, p0 = 0;
     acc = n;
     for (int p = 0; p < 2 * n && budget > 0; ++p) {
         const long c = solve_item_loops(S, p);
         if (c > *most) *most = c;
         if (acc > 0 && acc + c > budget && p > p0) {
-            u[4 * ns] = p0 < n ? p0 : n;
-            u[4 * ns + 1] = p < n ? p : n;
-            u[4 * ns + 2] = 2 * n - (p0 > n ? p0 : n);
-            u[4 * ns + 3] = 2 * n - (p > n ? p : n);
+            int *w = u + SLDLT_SP_SW * ns;
+            w[SLDLT_SP_F0] = p0 < n ? p0 : n;
+            w[SLDLT_SP_F1] = p < n ? p : n;
+            w[SLDLT_SP_B0] = 2 * n - (p0 > n ? p0 : n);
+            w[SLDLT_SP_B1] = 2 * n - (p > n ? p : n);
             ++ns;
             p0 = p;
             acc = 0;
         }
         acc += c;
     }
-    u[4 * ns] = p0 < n ? p0 : n;
-    u[4 * ns + 1] = n;
-    u[4 * ns + 2] = 2 * n - (p0 > n ? p0 : n);
-    u[4 * ns + 3] = 0;
+    int *w = u + SLDLT_SP_SW * ns;
+    w[SLDLT_SP_F0] = p0 < n ? p0 : n;
+    w[SLDLT_SP_F1] = n;
+    w[SLDLT_SP_B0] = 2 * n - (p0 > n ? p0 : n);
+    w[SLDLT_SP_B1] = 0;
     ++ns;
-    out[1] = ns;
-    return (size_t)(2 + nf + 1 + 4 * ns);
+    out[SLDLT_SP_NSOLVE] = ns;
+    return (size_t)(SLDLT_SP_SOLVE0 + nf + SLDLT_SP_SW * ns);
 }
 
 /* Check a values or right-hand-side layout against every group: element (q, r, e) at
@@ -144,10 +151,10 @@ static gala_status check_layout(gala_context *ctx, const char *fn, const char *n
     int any = 0;
     for (int g = 0; g < F->ngroups; ++g) {
         const int *G = F->gd + g * SLDLT_GDESC;
-        const size_t len = (size_t)(by_nnz ? G[G_NNZA] : G[G_N]);
-        if (G[G_BATCH] == 0 || len == 0 || nrhs == 0) continue;
+        const size_t len = (size_t)(by_nnz ? G[SLDLT_G_NNZA] : G[SLDLT_G_N]);
+        if (G[SLDLT_G_BATCH] == 0 || len == 0 || nrhs == 0) continue;
         size_t a, b, c, e;
-        const size_t qlast = (size_t)G[G_Q0] + (size_t)G[G_BATCH] - 1;
+        const size_t qlast = (size_t)G[SLDLT_G_Q0] + (size_t)G[SLDLT_G_BATCH] - 1;
         if (gala_mul_overflow(qlast, ms, &a) || gala_mul_overflow((size_t)(nrhs - 1), rs, &b) ||
             gala_mul_overflow(len - 1, es, &c) || a > SIZE_MAX - b || a + b > SIZE_MAX - c ||
             (e = a + b + c) > SIZE_MAX - off - 1)
@@ -163,29 +170,31 @@ static gala_status report(gala_sparse_ldlt *F, const char *fn, int *info, int *i
 {
     gala_context *ctx = F->ctx;
     if (F->total == 0) return GALA_OK;
-    GALA_TRY(gala_buffer_read(F->st, 0, (size_t)F->total * 3, F->st_h));
+    GALA_TRY(gala_buffer_read(F->st, 0, (size_t)F->total * LA_NST, F->st_h));
     int first_nf = -1, first_sing = -1, first_in = -1;
     for (int g = 0; g < F->ngroups; ++g) {
         const int *G = F->gd + g * SLDLT_GDESC;
-        for (int b = 0; b < G[G_BATCH]; ++b) {
-            const int q = G[G_Q0] + b, *h = F->st_h + 3 * (size_t)q;
-            if (info) info[q] = h[0];
+        for (int b = 0; b < G[SLDLT_G_BATCH]; ++b) {
+            const int q = G[SLDLT_G_Q0] + b, *h = F->st_h + LA_NST * (size_t)q;
+            if (info) info[q] = h[LA_ST_INFO];
             if (inertia) {
-                inertia[2 * q] = h[1];
-                inertia[2 * q + 1] = h[2];
+                inertia[2 * q] = h[LA_ST_POS];
+                inertia[2 * q + 1] = h[LA_ST_NEG];
             }
-            if (h[0] < 0 && first_nf < 0) first_nf = q;
-            if (h[0] > 0 && first_sing < 0) first_sing = q;
-            if (h[0] == 0 && F->exp_pos[g] >= 0 && h[1] != F->exp_pos[g] && first_in < 0)
+            if (h[LA_ST_INFO] < 0 && first_nf < 0) first_nf = q;
+            if (h[LA_ST_INFO] > 0 && first_sing < 0) first_sing = q;
+            if (h[LA_ST_INFO] == 0 && F->exp_pos[g] >= 0 && h[LA_ST_POS] != F->exp_pos[g] &&
+                first_in < 0)
                 first_in = q;
         }
     }
     const int q = first_nf >= 0 ? first_nf : (first_sing >= 0 ? first_sing : first_in);
     if (q < 0) return GALA_OK;
     int g = 0;
-    while (g + 1 < F->ngroups && F->gd[(g + 1) * SLDLT_GDESC + G_Q0] <= q) ++g;
-    const int *h = F->st_h + 3 * (size_t)q, k = h[0] < 0 ? -h[0] : h[0];
-    const int b = q - F->gd[g * SLDLT_GDESC + G_Q0];
+    while (g + 1 < F->ngroups && F->gd[(g + 1) * SLDLT_GDESC + SLDLT_G_Q0] <= q) ++g;
+    const int *h = F->st_h + LA_NST * (size_t)q;
+    const int k = h[LA_ST_INFO] < 0 ? -h[LA_ST_INFO] : h[LA_ST_INFO];
+    const int b = q - F->gd[g * SLDLT_GDESC + SLDLT_G_Q0];
     if (first_nf >= 0 || first_sing >= 0)
         return gala_error(ctx, first_nf >= 0 ? GALA_ERR_NOT_FINITE : GALA_ERR_SINGULAR,
                           "%s: matrix %d (group %d, item %d): pivot %d (original column %d) is %s",
@@ -193,8 +202,8 @@ static gala_status report(gala_sparse_ldlt *F, const char *fn, int *info, int *i
                           first_nf >= 0 ? "NaN or Inf" : "zero");
     return gala_error(ctx, GALA_ERR_WRONG_INERTIA,
                       "%s: matrix %d (group %d, item %d) has %d positive and %d negative pivots; "
-                      "%d positive expected (not quasi-definite)", fn, q, g, b, h[1], h[2],
-                      F->exp_pos[g]);
+                      "%d positive expected (not quasi-definite)", fn, q, g, b, h[LA_ST_POS],
+                      h[LA_ST_NEG], F->exp_pos[g]);
 }
 
 static gala_status numeric(gala_sparse_ldlt *F, const char *fn, const gala_buffer *x,
@@ -204,20 +213,18 @@ static gala_status numeric(gala_sparse_ldlt *F, const char *fn, const gala_buffe
     if (F->total == 0) return GALA_OK;
     long long groups = 0;
     for (int g = 0; g < F->ngroups; ++g)
-        groups += ((long long)F->gd[g * SLDLT_GDESC + G_BATCH] + F->mb - 1) / F->mb;
+        groups += ((long long)F->gd[g * SLDLT_GDESC + SLDLT_G_BATCH] + F->mb - 1) / F->mb;
     const size_t wg = (size_t)F->mb * (size_t)F->cw;
     gala_dims d = gala_dims_1d((size_t)groups * wg, wg);
     if (F->baseline)
-        GALA_TRY(GALA_LAUNCH(ctx, F->kfactor, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
-                             ga_buf(F->sched), ga_buf(x), ga_long((long long)x_off),
-                             ga_long((long long)x_ms), ga_long((long long)x_es), ga_buf(F->V),
-                             ga_buf(F->W), ga_buf(F->IW), ga_buf(F->st)));
+        GALA_TRY(sldlt_launch_factor_cols(ctx, F->kfactor, &d, F->ngroups, F->gdesc, F->sched, x,
+                                          (long long)x_off, (long long)x_ms, (long long)x_es, F->V,
+                                          F->W, F->IW, F->st));
     else
         for (int step = 0; step < F->fsteps; ++step)
-            GALA_TRY(GALA_LAUNCH(ctx, F->kfactor, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
-                                 ga_buf(F->sched), ga_buf(x), ga_long((long long)x_off),
-                                 ga_long((long long)x_ms), ga_long((long long)x_es),
-                                 ga_buf(F->V), ga_buf(F->st), ga_int(step)));
+            GALA_TRY(sldlt_launch_factor(ctx, F->kfactor, &d, F->ngroups, F->gdesc, F->sched, x,
+                                         (long long)x_off, (long long)x_ms, (long long)x_es, F->V,
+                                         F->st, step));
     return report(F, fn, info, inertia);
 }
 
@@ -264,7 +271,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     F->gd = gala_calloc((size_t)ngroups * SLDLT_GDESC, sizeof *F->gd);
     F->exp_pos = gala_malloc((size_t)ngroups * sizeof *F->exp_pos);
     F->perm_off = gala_malloc(((size_t)ngroups + 1) * sizeof *F->perm_off);
-    F->st_h = gala_malloc(((size_t)total * 3 + 1) * sizeof *F->st_h);
+    F->st_h = gala_malloc(((size_t)total * LA_NST + 1) * sizeof *F->st_h);
     gala_status s = GALA_OK;
     int *steps = NULL;
     if (!F->gd || !F->exp_pos || !F->perm_off || !F->st_h) goto oom;
@@ -272,7 +279,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     /* layout of the groups: V bases, workspace bases, schedule offsets */
     F->baseline = gala_tuned(ctx, dt)->sldlt.baseline;
     /* a device that cuts a work-item's loops short after `limit` iterations (issue 39):
-     * launches split below it (G_STEPS), one worker per matrix, no column baseline */
+     * launches split below it (SLDLT_G_STEPS), one worker per matrix, no column baseline */
     const long limit = gala_loop_limit(ctx);
     const long budget = limit > 0 ? limit / 2 - ngroups - 16 : 0;
     if (limit > 0) F->baseline = 0;
@@ -284,30 +291,30 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
         int *G = F->gd + g * SLDLT_GDESC;
         const size_t ldv = batch[g] < 32 ? (size_t)(batch[g] ? batch[g] : 1)
                                          : round_up((size_t)batch[g], 32);
-        G[G_BATCH] = batch[g];
-        G[G_Q0] = g ? F->gd[(g - 1) * SLDLT_GDESC + G_Q0] + batch[g - 1] : 0;
-        G[G_N] = S->n;
-        G[G_NNZL] = S->nnz_l;
-        G[G_NLEV] = S->nlev;
-        G[G_LDV] = (int)ldv;
-        G[G_NNZA] = S->nnz_a;
+        G[SLDLT_G_BATCH] = batch[g];
+        G[SLDLT_G_Q0] = g ? F->gd[(g - 1) * SLDLT_GDESC + SLDLT_G_Q0] + batch[g - 1] : 0;
+        G[SLDLT_G_N] = S->n;
+        G[SLDLT_G_NNZL] = S->nnz_l;
+        G[SLDLT_G_NLEV] = S->nlev;
+        G[SLDLT_G_LDV] = (int)ldv;
+        G[SLDLT_G_NNZA] = S->nnz_a;
         const size_t base = img_len;
         if (base + S->img_len > (size_t)0x7fffffff) {
             s = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: the schedules of the groups exceed "
                            "2^31 - 1 ints", fn);
             goto fail;
         }
-        G[G_LEV] = (int)(base + S->o_lev);
-        G[G_TASK] = (int)(base + S->o_task);
-        G[G_INS] = (int)(base + S->o_ins);
-        G[G_AMAP] = (int)(base + S->o_amap);
-        G[G_STASK] = (int)(base + S->o_stask);
-        G[G_FROW] = (int)(base + S->o_frow);
-        G[G_BIDX] = (int)(base + S->o_bidx);
-        G[G_LP] = (int)(base + S->o_lp);
-        G[G_LI] = (int)(base + S->o_li);
-        G[G_APTR] = (int)(base + S->o_aptr);
-        G[G_LORD] = (int)(base + S->o_lord);
+        G[SLDLT_G_LEV] = (int)(base + S->o_lev);
+        G[SLDLT_G_TASK] = (int)(base + S->o_task);
+        G[SLDLT_G_INS] = (int)(base + S->o_ins);
+        G[SLDLT_G_AMAP] = (int)(base + S->o_amap);
+        G[SLDLT_G_STASK] = (int)(base + S->o_stask);
+        G[SLDLT_G_FROW] = (int)(base + S->o_frow);
+        G[SLDLT_G_BIDX] = (int)(base + S->o_bidx);
+        G[SLDLT_G_LP] = (int)(base + S->o_lp);
+        G[SLDLT_G_LI] = (int)(base + S->o_li);
+        G[SLDLT_G_APTR] = (int)(base + S->o_aptr);
+        G[SLDLT_G_LORD] = (int)(base + S->o_lord);
         img_len += S->img_len;
         /* the step table, kept after the schedules */
         int *ns = gala_realloc(steps, (steps_len + 9 * (size_t)S->n + 8) * sizeof *steps);
@@ -322,21 +329,22 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
                            "(it stops longer loops without an error)", fn, g, most, limit);
             goto fail;
         }
-        G[G_STEPS] = (int)steps_len; /* relative until the schedules' length is known */
-        if (steps[steps_len] > F->fsteps) F->fsteps = steps[steps_len];
-        if (steps[steps_len + 1] > F->ssteps) F->ssteps = steps[steps_len + 1];
+        G[SLDLT_G_STEPS] = (int)steps_len; /* relative until the schedules' length is known */
+        const int *sp = steps + steps_len;
+        if (sp[SLDLT_SP_NFAC] > F->fsteps) F->fsteps = sp[SLDLT_SP_NFAC];
+        if (sp[SLDLT_SP_NSOLVE] > F->ssteps) F->ssteps = sp[SLDLT_SP_NSOLVE];
         steps_len += sl;
-        G[G_VBASE_LO] = (int)(unsigned)(vlen & 0xffffffffu);
-        G[G_VBASE_HI] = (int)(vlen >> 32);
+        G[SLDLT_G_VBASE] = (int)(unsigned)(vlen & 0xffffffffu);
+        G[SLDLT_G_VBASE + 1] = (int)(vlen >> 32);
         size_t vs, ws;
         if (gala_mul_overflow((size_t)S->nnz_l + (size_t)S->n, ldv, &vs) || vlen > SIZE_MAX - vs) {
             s = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: factor size overflows", fn);
             goto fail;
         }
         vlen += vs;
-        G[G_WBASE_LO] = (int)(unsigned)(wlen & 0xffffffffu);
-        G[G_WBASE_HI] = (int)(wlen >> 32);
-        G[G_LDW] = (int)ldv;
+        G[SLDLT_G_WBASE] = (int)(unsigned)(wlen & 0xffffffffu);
+        G[SLDLT_G_WBASE + 1] = (int)(wlen >> 32);
+        G[SLDLT_G_LDW] = (int)ldv;
         if (F->baseline) {
             if (gala_mul_overflow((size_t)S->n, ldv, &ws) || wlen > SIZE_MAX / 4 - ws) {
                 s = gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: workspace size overflows", fn);
@@ -355,7 +363,7 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
                        "2^31 - 1 ints", fn);
         goto fail;
     }
-    for (int g = 0; g < ngroups; ++g) F->gd[g * SLDLT_GDESC + G_STEPS] += (int)img_len;
+    for (int g = 0; g < ngroups; ++g) F->gd[g * SLDLT_GDESC + SLDLT_G_STEPS] += (int)img_len;
     F->perm = gala_malloc((plen ? plen : 1) * sizeof *F->perm);
     if (!F->perm) goto oom;
     for (int g = 0; g < ngroups; ++g) {
@@ -405,16 +413,17 @@ gala_status gala_sparse_ldlt_factor_groups(gala_context *ctx, int ngroups,
     /* each group's image straight to its place (no concatenated host copy), the launch steps after */
     for (int g = 0; s == GALA_OK && g < ngroups; ++g)
         if (sym[g]->img_len)
-            s = gala_buffer_write(F->sched, (size_t)(F->gd[g * SLDLT_GDESC + G_LEV] - sym[g]->o_lev),
+            s = gala_buffer_write(F->sched,
+                                  (size_t)(F->gd[g * SLDLT_GDESC + SLDLT_G_LEV] - sym[g]->o_lev),
                                   sym[g]->img_len, sym[g]->img);
     if (s == GALA_OK && steps_len) s = gala_buffer_write(F->sched, img_len, steps_len, steps);
     gala_free(steps);
     steps = NULL;
     if (s == GALA_OK) s = gala_buffer_create(ctx, dt, vlen ? vlen : 1, &F->V);
-    if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, (size_t)total * 3 + 1, &F->st);
+    if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, (size_t)total * LA_NST + 1, &F->st);
     if (s == GALA_OK && F->baseline) {
         s = gala_buffer_create(ctx, dt, wlen ? wlen : 1, &F->W);
-        if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, wlen ? 3 * wlen : 1, &F->IW);
+        if (s == GALA_OK) s = gala_buffer_create(ctx, GALA_INT, wlen ? SLDLT_IW * wlen : 1, &F->IW);
     }
     if (s != GALA_OK) goto fail;
 
@@ -485,8 +494,8 @@ gala_status gala_sparse_ldlt_solve(gala_sparse_ldlt *F, int nrhs, const gala_buf
     /* every element of X must be distinct (two pairs writing one element would race) */
     for (int g = 0; g < F->ngroups && nrhs > 0; ++g) {
         const int *G = F->gd + g * SLDLT_GDESC;
-        if (G[G_N] == 0 || G[G_BATCH] == 0) continue;
-        if (G[G_N] > 1 && x_es == 0)
+        if (G[SLDLT_G_N] == 0 || G[SLDLT_G_BATCH] == 0) continue;
+        if (G[SLDLT_G_N] > 1 && x_es == 0)
             return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: x_estride is 0", fn);
         if ((F->total > 1 && x_ms == 0) || (nrhs > 1 && x_rs == 0))
             return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: X's matrix or rhs stride is 0: "
@@ -495,15 +504,13 @@ gala_status gala_sparse_ldlt_solve(gala_sparse_ldlt *F, int nrhs, const gala_buf
     if (F->total == 0 || nrhs == 0) return GALA_OK;
     long long groups = 0;
     for (int g = 0; g < F->ngroups; ++g)
-        groups += ((long long)F->gd[g * SLDLT_GDESC + G_BATCH] * nrhs + F->mb - 1) / F->mb;
+        groups += ((long long)F->gd[g * SLDLT_GDESC + SLDLT_G_BATCH] * nrhs + F->mb - 1) / F->mb;
     const size_t wg = (size_t)F->mb * (size_t)(F->baseline ? 1 : F->cw);
     gala_dims d = gala_dims_1d((size_t)groups * wg, wg);
     for (int step = 0; step < F->ssteps; ++step)
-        GALA_TRY(GALA_LAUNCH(ctx, F->ksolve, &d, ga_int(F->ngroups), ga_buf(F->gdesc),
-                             ga_buf(F->sched), ga_buf(F->V), ga_int(nrhs), ga_int(!same),
-                             ga_buf(B), ga_long((long long)b_off), ga_long((long long)b_ms),
-                             ga_long((long long)b_rs), ga_long((long long)b_es), ga_buf(X),
-                             ga_long((long long)x_off), ga_long((long long)x_ms),
-                             ga_long((long long)x_rs), ga_long((long long)x_es), ga_int(step)));
+        GALA_TRY(sldlt_launch_solve(ctx, F->ksolve, &d, F->ngroups, F->gdesc, F->sched, F->V, nrhs,
+                                    !same, B, (long long)b_off, (long long)b_ms, (long long)b_rs,
+                                    (long long)b_es, X, (long long)x_off, (long long)x_ms,
+                                    (long long)x_rs, (long long)x_es, step));
     return GALA_OK;
 }

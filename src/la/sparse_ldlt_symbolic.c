@@ -126,12 +126,13 @@ typedef struct ivec {
     size_t len, cap;
 } ivec;
 
-static int ivec_push4(ivec *a, int x, int y, int z, int w)
+/* append the instruction {len, src, dst, k} (cl/sldlt_abi.h) */
+static int ivec_push_ins(ivec *a, int len, int src, int dst, int k)
 {
-    if (a->len + 4 > a->cap) {
+    if (a->len + SLDLT_INS > a->cap) {
         size_t nc = a->cap ? a->cap * 2 : 4096;
         if (nc > (size_t)INT_MAX) {
-            if (a->len + 4 > (size_t)INT_MAX) return 0;
+            if (a->len + SLDLT_INS > (size_t)INT_MAX) return 0;
             nc = (size_t)INT_MAX;
         }
         int *nv = gala_realloc(a->v, nc * sizeof *nv);
@@ -139,10 +140,12 @@ static int ivec_push4(ivec *a, int x, int y, int z, int w)
         a->v = nv;
         a->cap = nc;
     }
-    a->v[a->len++] = x;
-    a->v[a->len++] = y;
-    a->v[a->len++] = z;
-    a->v[a->len++] = w;
+    int *I = a->v + a->len;
+    I[SLDLT_I_LEN] = len;
+    I[SLDLT_I_SRC] = src;
+    I[SLDLT_I_DST] = dst;
+    I[SLDLT_I_K] = k;
+    a->len += SLDLT_INS;
     return 1;
 }
 
@@ -233,7 +236,7 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
     w.order = ialloc((size_t)n);
     w.posj = ialloc((size_t)n);
     w.cost = ialloc((size_t)n);
-    w.amap = ialloc(2 * (size_t)nnza);
+    w.amap = ialloc(SLDLT_AM * (size_t)nnza);
     gala_status st = GALA_OK;
 #define FAIL(status_, ...)                                                                 \
     do {                                                                                   \
@@ -383,8 +386,8 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
                     dst = a;
                 }
                 const int slot = aptr[lo]++;
-                w.amap[2 * slot] = w.corig[q];
-                w.amap[2 * slot + 1] = dst;
+                w.amap[SLDLT_AM * slot + SLDLT_AM_A] = w.corig[q];
+                w.amap[SLDLT_AM * slot + SLDLT_AM_V] = dst;
             }
         /* next[j] .. next[j+1] is column j's range in amap */
     }
@@ -410,7 +413,7 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
                 fma += 1 + (end - p);
                 cost += 1 + (end - p);
                 if (p == end) {
-                    if (!ivec_push4(&w.ins, 0, p, 0, k))
+                    if (!ivec_push_ins(&w.ins, 0, p, 0, k))
                         FAIL(GALA_ERR_OUT_OF_MEMORY, "%s: the factor schedule does not fit in "
                              "memory", fn);
                     continue;
@@ -422,7 +425,7 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
                              fn, w.li[p], k, j);
                     int len = 1;
                     while (p + len < end && w.posj[w.li[p + len]] == d0 + len) ++len;
-                    if (!ivec_push4(&w.ins, len, p, d0, first ? k : -1))
+                    if (!ivec_push_ins(&w.ins, len, p, d0, first ? k : -1))
                         FAIL(GALA_ERR_OUT_OF_MEMORY, "%s: the factor schedule does not fit in "
                              "memory", fn);
                     first = 0;
@@ -456,8 +459,8 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
 
         /* image layout */
         const size_t nl = (size_t)S->nlev + 1, nt = (size_t)n * SLDLT_TASK,
-                     ni = w.ins.len, na = 2 * (size_t)nnza, ns = (size_t)n * SLDLT_STASK,
-                     nf = 2 * (size_t)nnzl, nb = (size_t)nnzl, nlp = (size_t)n + 1,
+                     ni = w.ins.len, na = SLDLT_AM * (size_t)nnza, ns = (size_t)n * SLDLT_STASK,
+                     nf = SLDLT_FR * (size_t)nnzl, nb = (size_t)nnzl, nlp = (size_t)n + 1,
                      nli = (size_t)nnzl, nap = (size_t)n + 1, nlo = (size_t)n;
         S->o_lev = 0;
         S->o_task = S->o_lev + nl;
@@ -495,21 +498,21 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
         for (int j = 0; j < n; ++j) {
             const int t = j;
             int *T = task + (size_t)t * SLDLT_TASK;
-            T[T_J] = j;
-            T[T_INS0] = ins_beg[j];
-            T[T_INS1] = j + 1 < n ? ins_beg[j + 1] : (int)S->nins;
-            T[T_L0] = w.lp[j];
-            T[T_L1] = w.lp[j + 1];
-            T[T_A0] = w.next[j];
-            T[T_A1] = w.next[j + 1];
-            T[T_COST] = w.cost[j];
+            T[SLDLT_T_J] = j;
+            T[SLDLT_T_INS0] = ins_beg[j];
+            T[SLDLT_T_INS1] = j + 1 < n ? ins_beg[j + 1] : (int)S->nins;
+            T[SLDLT_T_L0] = w.lp[j];
+            T[SLDLT_T_L1] = w.lp[j + 1];
+            T[SLDLT_T_A0] = w.next[j];
+            T[SLDLT_T_A1] = w.next[j + 1];
+            T[SLDLT_T_COST] = w.cost[j];
             int *U = stask + (size_t)t * SLDLT_STASK;
-            U[S_I] = j;
-            U[S_PI] = S->perm[j];
-            U[S_R0] = w.rp[j];
-            U[S_R1] = w.rp[j + 1];
-            U[S_L0] = w.lp[j];
-            U[S_L1] = w.lp[j + 1];
+            U[SLDLT_S_I] = j;
+            U[SLDLT_S_PI] = S->perm[j];
+            U[SLDLT_S_R0] = w.rp[j];
+            U[SLDLT_S_R1] = w.rp[j + 1];
+            U[SLDLT_S_L0] = w.lp[j];
+            U[SLDLT_S_L1] = w.lp[j + 1];
             U[6] = U[7] = 0;
         }
         gala_free(ord);
@@ -517,8 +520,8 @@ gala_status gala_sparse_ldlt_analyze(gala_context *ctx, const gala_csc *A,
         if (na) memcpy(S->img + S->o_amap, w.amap, na * sizeof(int));
         int *frow = S->img + S->o_frow, *bidx = S->img + S->o_bidx;
         for (int q = 0; q < nnzl; ++q) {
-            frow[2 * q] = w.rpos[q];
-            frow[2 * q + 1] = S->perm[w.rcol[q]];
+            frow[SLDLT_FR * q + SLDLT_FR_V] = w.rpos[q];
+            frow[SLDLT_FR * q + SLDLT_FR_X] = S->perm[w.rcol[q]];
         }
         for (int p = 0; p < nnzl; ++p) bidx[p] = S->perm[w.li[p]];
         memcpy(S->img + S->o_lp, w.lp, nlp * sizeof(int));

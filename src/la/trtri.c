@@ -26,8 +26,14 @@
 #include <string.h>
 
 #include "la_common.h"
+#include "../../cl/trtri_abi.h"
 
-#define TR_MW 9 /* ints per matrix record (cl/trtri.cl) */
+/* Typed launches of the trtri kernels, from their argument lists (cl/trtri_abi.h) */
+GALA_LAUNCHER(trtri_launch_diag_inv, TRTRI_ARGS_diag_inv)
+GALA_LAUNCHER(trtri_launch_inv_mul, TRTRI_ARGS_inv_lower_tri_multiply)
+GALA_LAUNCHER(trtri_launch_neg_mul, TRTRI_ARGS_neg_rect_lower_tri_multiply)
+GALA_LAUNCHER(trtri_launch_check, TRTRI_ARGS_trtri_check)
+GALA_LAUNCHER(trtri_launch_info, TRTRI_ARGS_trtri_info)
 enum { TR_SLOT_INT = 2, TR_SLOT_REAL = 3 };
 
 typedef struct tr_params {
@@ -143,13 +149,10 @@ static gala_status launch_diag(tr_call *c, const tr_params *p, int nb, int fused
     GALA_TRY(gala_kernel_get(c->ctx, &key, "diag_inv", &k));
     const size_t groups = ((size_t)ntask + (size_t)mpg - 1) / (size_t)mpg;
     gala_dims d = gala_dims_1d(groups * (size_t)mpg * (size_t)tpm, (size_t)mpg * (size_t)tpm);
-    return GALA_LAUNCH(c->ctx, k, &d, ga_int(c->upper), ga_int(c->unit), ga_int(fused),
-                       ga_buf(c->ib), ga_long((long long)c->flag_idx), ga_long(meta_off),
-                       ga_long(task_off), ga_int(m0), ga_int(per), ga_int(step), ga_int(ntask),
-                       ga_int(c->n), ga_buf(c->A), ga_long((long long)c->a_off), ga_int(c->lda),
-                       ga_long((long long)c->a_stride), ga_buf(c->B),
-                       ga_long((long long)c->b_off), ga_int(c->ldb),
-                       ga_long((long long)c->b_stride));
+    return trtri_launch_diag_inv(c->ctx, k, &d, c->upper, c->unit, fused, c->ib,
+                                 (long long)c->flag_idx, meta_off, task_off, m0, per, step, ntask,
+                                 c->n, c->A, (long long)c->a_off, c->lda, (long long)c->a_stride,
+                                 c->B, (long long)c->b_off, c->ldb, (long long)c->b_stride);
 }
 
 static gala_status launch_check(tr_call *c, const tr_params *p, long long part_off,
@@ -163,16 +166,13 @@ static gala_status launch_check(tr_call *c, const tr_params *p, long long part_o
     GALA_TRY(gala_kernel_get(c->ctx, &key, "trtri_check", &kc));
     GALA_TRY(gala_kernel_get(c->ctx, &key, "trtri_info", &ki));
     gala_dims d = gala_dims_1d((size_t)ntask * (size_t)p->cwg, (size_t)p->cwg);
-    GALA_TRY(GALA_LAUNCH(c->ctx, kc, &d, ga_int(c->upper), ga_int(c->unit), ga_buf(c->ib),
-                         ga_long(part_off), ga_long(meta_off), ga_long(task_off), ga_int(m0),
-                         ga_int(per), ga_int(cols), ga_int(ntask), ga_int(c->n), ga_buf(c->A),
-                         ga_long((long long)c->a_off), ga_int(c->lda),
-                         ga_long((long long)c->a_stride)));
+    GALA_TRY(trtri_launch_check(c->ctx, kc, &d, c->upper, c->unit, c->ib, part_off, meta_off,
+                                task_off, m0, per, cols, ntask, c->n, c->A, (long long)c->a_off,
+                                c->lda, (long long)c->a_stride));
     const size_t local = c->ctx->info.max_work_group_size >= 64 ? 64 : 1;
     d = gala_dims_1d((size_t)ninfo, local);
-    return GALA_LAUNCH(c->ctx, ki, &d, ga_buf(c->ib), ga_long(part_off),
-                       ga_long((long long)c->flag_idx), ga_long(meta_off), ga_int(nm),
-                       ga_int(ninfo), ga_int(per), ga_int(cols), ga_int(c->n));
+    return trtri_launch_info(c->ctx, ki, &d, c->ib, part_off, (long long)c->flag_idx, meta_off, nm,
+                             ninfo, per, cols, c->n);
 }
 
 static gala_status launch_round(tr_call *c, const tr_params *p, gala_buffer *T, long long meta_off,
@@ -201,18 +201,13 @@ static gala_status launch_round(tr_call *c, const tr_params *p, gala_buffer *T, 
     const size_t nt = (size_t)(ts / wpt) * (size_t)(ts / wpt);
     const size_t groups = (size_t)ntask * (size_t)tiles_r * (size_t)tiles_c;
     gala_dims d = gala_dims_1d(groups * nt, nt);
-    GALA_TRY(GALA_LAUNCH(c->ctx, k1, &d, ga_int(c->upper), ga_int(c->unit), ga_buf(c->ib),
-                         ga_long(meta_off), ga_long(task_off), ga_int(m0), ga_int(per),
-                         ga_int(step), ga_int(ntask), ga_int(s), ga_int(ldt), ga_int(tiles_r),
-                         ga_int(tiles_c), ga_int(c->n), ga_buf(c->A), ga_long((long long)c->a_off),
-                         ga_int(c->lda), ga_long((long long)c->a_stride), ga_buf(c->B),
-                         ga_long((long long)c->b_off), ga_int(c->ldb),
-                         ga_long((long long)c->b_stride), ga_buf(T)));
-    return GALA_LAUNCH(c->ctx, k2, &d, ga_int(c->upper), ga_int(c->unit), ga_buf(c->ib),
-                       ga_long(meta_off), ga_long(task_off), ga_int(m0), ga_int(per),
-                       ga_int(step), ga_int(ntask), ga_int(s), ga_int(ldt), ga_int(tiles_r),
-                       ga_int(tiles_c), ga_int(c->n), ga_buf(c->B), ga_long((long long)c->b_off),
-                       ga_int(c->ldb), ga_long((long long)c->b_stride), ga_buf(T));
+    GALA_TRY(trtri_launch_inv_mul(c->ctx, k1, &d, c->upper, c->unit, c->ib, meta_off, task_off, m0,
+                                  per, step, ntask, s, ldt, tiles_r, tiles_c, c->n, c->A,
+                                  (long long)c->a_off, c->lda, (long long)c->a_stride, c->B,
+                                  (long long)c->b_off, c->ldb, (long long)c->b_stride, T));
+    return trtri_launch_neg_mul(c->ctx, k2, &d, c->upper, c->unit, c->ib, meta_off, task_off, m0,
+                                per, step, ntask, s, ldt, tiles_r, tiles_c, c->n, c->B,
+                                (long long)c->b_off, c->ldb, (long long)c->b_stride, T);
 }
 
 /* Pairs of the round with blocks of order s in a matrix of order n. */
@@ -560,10 +555,10 @@ static gala_status run_var(tr_call *c, const int *nv, const size_t *a_off, const
     }
     /* int workspace: info | flag | records | check tasks | diag tasks | round tasks | codes */
     const size_t meta_off = (size_t)batch + 1;
-    const size_t ct_off = meta_off + (size_t)TR_MW * (size_t)nm;
-    const size_t dt_off = ct_off + 2 * (size_t)nct;
-    const size_t rt_off = dt_off + 2 * (size_t)ndt;
-    const size_t part_off = rt_off + 2 * (size_t)nrt;
+    const size_t ct_off = meta_off + (size_t)TRTRI_MW * (size_t)nm;
+    const size_t dt_off = ct_off + TRTRI_TW * (size_t)nct;
+    const size_t rt_off = dt_off + TRTRI_TW * (size_t)ndt;
+    const size_t part_off = rt_off + TRTRI_TW * (size_t)nrt;
     const size_t up_n = part_off - (size_t)batch; /* flag .. round tasks */
     int *up = gala_malloc(up_n * sizeof *up);
     gala_status st = up ? GALA_OK : gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no memory", c->fn);
@@ -574,32 +569,32 @@ static gala_status run_var(tr_call *c, const int *nv, const size_t *a_off, const
         long long kc = 0, kd = 0;
         for (int i = 0; i < nm; ++i) {
             const int b = items[i].id, nb_ = items[i].n;
-            int *r = rec + (size_t)TR_MW * (size_t)i;
-            r[0] = nb_;
-            r[1] = lda[b];
-            r[2] = ldb[b];
-            r[3] = (int)(uint32_t)((uint64_t)a_off[b] & 0xffffffffu);
-            r[4] = (int)((uint64_t)a_off[b] >> 32);
-            r[5] = (int)(uint32_t)((uint64_t)b_off[b] & 0xffffffffu);
-            r[6] = (int)((uint64_t)b_off[b] >> 32);
-            r[7] = b;
-            r[8] = (int)kc;
+            int *r = rec + (size_t)TRTRI_MW * (size_t)i;
+            r[TRTRI_R_N] = nb_;
+            r[TRTRI_R_LDA] = lda[b];
+            r[TRTRI_R_LDB] = ldb[b];
+            r[TRTRI_R_AOFF] = (int)(uint32_t)((uint64_t)a_off[b] & 0xffffffffu);
+            r[TRTRI_R_AOFF + 1] = (int)((uint64_t)a_off[b] >> 32);
+            r[TRTRI_R_BOFF] = (int)(uint32_t)((uint64_t)b_off[b] & 0xffffffffu);
+            r[TRTRI_R_BOFF + 1] = (int)((uint64_t)b_off[b] >> 32);
+            r[TRTRI_R_IDX] = b;
+            r[TRTRI_R_CHECK] = (int)kc;
             if (i < first_large) continue;
             for (int q = 0; q < nb_; q += cols, ++kc) {
-                ct[2 * kc] = i;
-                ct[2 * kc + 1] = q;
+                ct[TRTRI_TW * kc + TRTRI_T_M] = i;
+                ct[TRTRI_TW * kc + TRTRI_T_START] = q;
             }
             for (int q = 0; q < nb_; q += p.nb, ++kd) {
-                dtk[2 * kd] = i;
-                dtk[2 * kd + 1] = q;
+                dtk[TRTRI_TW * kd + TRTRI_T_M] = i;
+                dtk[TRTRI_TW * kd + TRTRI_T_START] = q;
             }
         }
         long long kr = 0;
         for (long long s = p.nb; s < nmax; s *= 2)
             for (int i = first_large; i < nm; ++i)
                 for (long long q = 0; q + s < items[i].n; q += 2 * s, ++kr) {
-                    rt[2 * kr] = i;
-                    rt[2 * kr + 1] = (int)q;
+                    rt[TRTRI_TW * kr + TRTRI_T_M] = i;
+                    rt[TRTRI_TW * kr + TRTRI_T_START] = (int)q;
                 }
         st = gala_scratch(ctx, TR_SLOT_INT, GALA_INT, part_off + (size_t)nct, &c->ib);
     }
@@ -628,8 +623,9 @@ static gala_status run_var(tr_call *c, const int *nv, const size_t *a_off, const
             long long nr = 0;
             for (int i = first_large; i < nm; ++i) nr += round_pairs(items[i].n, s);
             const long long ldt = s < nmax - s ? s : nmax - s;
-            st = launch_round(c, &p, T, (long long)meta_off, (long long)(rt_off + 2 * (size_t)kr),
-                              0, 1, 0, (int)nr, (int)s, (int)ldt);
+            st = launch_round(c, &p, T, (long long)meta_off,
+                              (long long)(rt_off + TRTRI_TW * (size_t)kr), 0, 1, 0, (int)nr,
+                              (int)s, (int)ldt);
             kr += nr;
         }
     }

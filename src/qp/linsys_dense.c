@@ -522,7 +522,7 @@ static gala_status dense_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int 
 }
 
 const qp_linsys_ops gala_qp_linsys_dense = {
-    "dense", GALA_QP_LINSYS_DENSE, dense_setup, dense_solve, dense_update_rho,
+    GALA_QP_LINSYS_DENSE, dense_setup, dense_solve, dense_update_rho,
     dense_update_matrices, NULL, dense_destroy,
 };
 
@@ -708,6 +708,6 @@ static gala_status shared_nearest_rho(const qp_linsys *ls, gala_qp_solver *s, co
 }
 
 const qp_linsys_ops gala_qp_linsys_shared = {
-    "dense-shared", GALA_QP_LINSYS_DENSE_SHARED, shared_setup, shared_solve, shared_refactor,
+    GALA_QP_LINSYS_DENSE_SHARED, shared_setup, shared_solve, shared_refactor,
     shared_refactor, shared_nearest_rho, shared_destroy,
 };

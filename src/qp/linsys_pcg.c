@@ -142,6 +142,6 @@ static gala_status pcg_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int ch
 }
 
 const qp_linsys_ops gala_qp_linsys_pcg = {
-    "pcg", GALA_QP_LINSYS_PCG, pcg_setup, pcg_solve, pcg_update_rho, pcg_update_matrices, NULL,
+    GALA_QP_LINSYS_PCG, pcg_setup, pcg_solve, pcg_update_rho, pcg_update_matrices, NULL,
     pcg_destroy,
 };

@@ -487,6 +487,6 @@ static gala_status sparse_solve(qp_linsys *ls, gala_qp_solver *s, int iters, int
 }
 
 const qp_linsys_ops gala_qp_linsys_sparse = {
-    "sparse-ldlt", GALA_QP_LINSYS_SPARSE_LDLT, sparse_setup, sparse_solve, sparse_update_rho,
+    GALA_QP_LINSYS_SPARSE_LDLT, sparse_setup, sparse_solve, sparse_update_rho,
     sparse_update_matrices, NULL, sparse_destroy,
 };

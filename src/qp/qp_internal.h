@@ -18,8 +18,7 @@ typedef struct qp_linsys qp_linsys;
  *  state (docs/qp.md), as OSQP 1.x's linsys solver. The solver holds one such object; it
  *  is made by gala_qp_linsys_make (linsys.c), where the AUTO choice lives. */
 typedef struct qp_linsys_ops {
-    const char *name;
-    int id; /* gala_qp_linsys */
+    int id; /* gala_qp_linsys (its name: gala_qp_linsys_name) */
     /** Make the object: K (or K⁻¹, factors, preconditioner) storage, launch classes and
      *  lists (meta is uploaded afterwards by the caller, so the strategy may fill QP_M_KO).
      *  Nothing is factored yet (update_matrices does it). */

@@ -1,13 +1,15 @@
-/* Host version of cl/gemm_tc.cl (same name, same arguments): the product with loops. */
+/* Host version of cl/gemm_tc.cl (same name, same arguments: cl/gemm_tc_abi.h): the product
+ * with loops. */
 #ifndef REAL
 #include "host_kernels.h"
+#include "../../../cl/gemm_tc_abi.h"
 
 #define HOST_TEMPLATE "k_gemm_tc.c"
 #include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_gemm_tc[] = {
-    K(gemm_tc, "iiirr" "bllll" "bllll" "bllll" "iii" "bli"),
+    K(gemm_tc, GALA_HOST_SIG(GEMM_TC_ARGS_gemm_tc)),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -15,8 +17,8 @@ const gala_host_kernel gala_host_gemm_tc[] = {
 #else /* template body, compiled once per REAL */
 
 /* For each matrix s of the grid (groups / tiles of them): C(i, j) = alpha·Σ_p X(i, p)·Y(j, p)
- * + beta·C(i, j), only i >= j (tri 1) or i <= j (tri 2); beta = 0 does not read
- * C; matrices with info > 0 left alone under skipdead. The sum runs in double for both
+ * + beta·C(i, j), only i >= j (GEMM_TC_LOWER) or i <= j (GEMM_TC_UPPER); beta = 0 does not
+ * read C; matrices with info > 0 left alone under skipdead. The sum runs in double for both
  * element types. */
 static gala_status SUF(gemm_tc)(const gala_host_launch *L)
 {
@@ -36,7 +38,7 @@ static gala_status SUF(gemm_tc)(const gala_host_launch *L)
         const ptrdiff_t co = HLONG(16) + mat * cs;
         for (int j = 0; j < n; ++j)
             for (int i = 0; i < m; ++i) {
-                if ((tri == 1 && i < j) || (tri == 2 && i > j)) continue;
+                if ((tri == GEMM_TC_LOWER && i < j) || (tri == GEMM_TC_UPPER && i > j)) continue;
                 double s = 0;
                 for (int p = 0; p < k; ++p)
                     s += (double)A[xo + i * xi + p * xp] * (double)B[yo + j * yi + p * yp];

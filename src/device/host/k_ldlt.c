@@ -1,9 +1,10 @@
-/* Host versions of cl/ldlt.cl (same names, same arguments, same contracts). */
+/* Host versions of cl/ldlt.cl (same names, same arguments: cl/ldlt_abi.h, same contracts). */
 #ifndef REAL
 #include <math.h>
 #include <stdlib.h>
 
 #include "host_kernels.h"
+#include "../../../cl/ldlt_abi.h"
 
 typedef struct hl_mat {
     ptrdiff_t off;
@@ -21,12 +22,12 @@ static hl_mat hl_get(int var, const int *desc, ptrdiff_t b, int n, int lda, int 
 {
     hl_mat m;
     if (var) {
-        const int *d = desc + 8 * b;
-        m.off = hl_off(d);
-        m.n = d[2];
-        m.ld = d[3];
-        m.idx = d[4];
-        m.kt = d[5];
+        const int *d = desc + LDLT_DSZ * b;
+        m.off = hl_off(d + LDLT_D_OFF);
+        m.n = d[LDLT_D_N];
+        m.ld = d[LDLT_D_LDA];
+        m.idx = d[LDLT_D_IDX];
+        m.kt = d[LDLT_D_KT];
     } else {
         m.off = a_off + b * a_stride;
         m.n = n;
@@ -42,11 +43,11 @@ static hl_mat hl_get(int var, const int *desc, ptrdiff_t b, int n, int lda, int 
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_ldlt[] = {
-    K(ldlt_fused, "iiiiiiibllblb"),
-    K(ldlt_panel, "iiiiiibllblbi"),
-    K(ldlt_trsm, "iiiiiibllblbii"),
-    K(ldlt_update, "iiiiiibllblbii"),
-    K(ldlt_solve, "iiliiiiblilblilbl"),
+    K(ldlt_fused, GALA_HOST_SIG(LDLT_ARGS_fused)),
+    K(ldlt_panel, GALA_HOST_SIG(LDLT_ARGS_panel)),
+    K(ldlt_trsm, GALA_HOST_SIG(LDLT_ARGS_trsm)),
+    K(ldlt_update, GALA_HOST_SIG(LDLT_ARGS_update)),
+    K(ldlt_solve, GALA_HOST_SIG(LDLT_ARGS_solve)),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -87,7 +88,7 @@ static void SUF(ldlt_fused_one)(const gala_host_launch *L, const void *arg, long
     REAL *a = wk;
     const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
     const int m = d.n - d.kt;
-    if (m <= 0 || st[3 * d.idx] != 0) return;
+    if (m <= 0 || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
     REAL *base = A + d.off + (ptrdiff_t)d.kt * (rs + cs);
     for (int j = 0; j < m; ++j)
@@ -98,9 +99,9 @@ static void SUF(ldlt_fused_one)(const gala_host_launch *L, const void *arg, long
         for (int j = 0; j < m; ++j)
             for (int i = j; i < m; ++i)
                 base[i * rs + j * cs] = i == j ? a[j * NBv + j] : a[j * NBv + i] / a[j * NBv + j];
-    if (info) st[3 * d.idx] = info;
-    st[3 * d.idx + 1] += np;
-    st[3 * d.idx + 2] += nn;
+    if (info) st[LA_NST * d.idx + LA_ST_INFO] = info;
+    st[LA_NST * d.idx + LA_ST_POS] += np;
+    st[LA_NST * d.idx + LA_ST_NEG] += nn;
 }
 
 /* one matrix per item, each thread with its NB × NB block */
@@ -127,16 +128,16 @@ static void SUF(ldlt_panel_one)(const gala_host_launch *L, const void *arg, long
     const int nb = (int)HDEF("NBP", 32);
     REAL *a = wk;
     const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
-    if (k0 >= d.kt || st[3 * d.idx] != 0) return;
+    if (k0 >= d.kt || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
     REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
     for (int j = 0; j < nb; ++j)
         for (int i = j; i < nb; ++i) a[j * nb + i] = base[i * rs + j * cs];
     int np = 0, nn = 0;
     const int info = SUF(hl_factor_block)(a, nb, nb, k0, &np, &nn);
-    if (info) st[3 * d.idx] = info;
-    st[3 * d.idx + 1] += np;
-    st[3 * d.idx + 2] += nn;
+    if (info) st[LA_NST * d.idx + LA_ST_INFO] = info;
+    st[LA_NST * d.idx + LA_ST_POS] += np;
+    st[LA_NST * d.idx + LA_ST_NEG] += nn;
     if (info) return;
     for (int j = 0; j < nb; ++j)
         for (int i = j; i < nb; ++i)
@@ -166,7 +167,7 @@ static void SUF(ldlt_trsm_one)(const gala_host_launch *L, const void *arg, long 
     const int nb = (int)HDEF("NBP", 32);
     REAL *w = wk;
     const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
-    if (k0 >= d.kt || st[3 * d.idx] != 0) return;
+    if (k0 >= d.kt || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
     REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
     for (int r = nb; k0 + r < d.n; ++r) {
@@ -202,7 +203,7 @@ static void SUF(ldlt_update_one)(const gala_host_launch *L, const void *arg, lon
     const int k0 = HINT(12);
     const int nb = (int)HDEF("NBP", 32);
     const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
-    if (k0 >= d.kt || st[3 * d.idx] != 0) return;
+    if (k0 >= d.kt || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
     REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
     const int m = d.n - k0 - nb;
@@ -248,13 +249,13 @@ static void SUF(ldlt_solve_one)(const gala_host_launch *L, const void *arg, long
     const REAL *Lm;
     REAL *x;
     if (var) {
-        const int *dd = desc + 8 * bb;
-        if (r >= dd[7]) return;
-        nn = dd[4];
-        rs = upper ? dd[5] : 1;
-        cs = upper ? 1 : dd[5];
-        Lm = A + hl_off(dd);
-        x = B + hl_off(dd + 2) + (ptrdiff_t)r * dd[6];
+        const int *dd = desc + LDLT_DSZ * bb;
+        if (r >= dd[LDLT_S_NRHS]) return;
+        nn = dd[LDLT_S_N];
+        rs = upper ? dd[LDLT_S_LDA] : 1;
+        cs = upper ? 1 : dd[LDLT_S_LDA];
+        Lm = A + hl_off(dd + LDLT_S_AOFF);
+        x = B + hl_off(dd + LDLT_S_BOFF) + (ptrdiff_t)r * dd[LDLT_S_LDB];
     } else {
         nn = n;
         rs = upper ? lda : 1;

@@ -1,11 +1,11 @@
-/* Host versions of cl/sldlt.cl (same names, same arguments, same contracts): every group,
- * every matrix, tasks in level order (a valid sequential order of the schedule). */
+/* Host versions of cl/sldlt.cl (same names, same arguments: cl/sldlt_abi.h, same contracts):
+ * every group, every matrix, tasks in level order (a valid sequential order of the schedule). */
 #ifndef REAL
 #include <math.h>
 #include <stdlib.h>
 
 #include "host_kernels.h"
-#include "../../la/sparse_ldlt.h"
+#include "../../../cl/sldlt_abi.h"
 
 static ptrdiff_t hs_off(const int *d)
 {
@@ -49,8 +49,8 @@ static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, 
     double w = 0;
     for (int g = 0; g < ngroups; ++g) {
         const int *G = gd + g * SLDLT_GDESC;
-        total += G[G_BATCH];
-        w += per_entry * nrhs * (double)G[G_BATCH] * ((double)G[G_NNZL] + G[G_N]);
+        total += G[SLDLT_G_BATCH];
+        w += per_entry * nrhs * (double)G[SLDLT_G_BATCH] * ((double)G[SLDLT_G_NNZL] + G[SLDLT_G_N]);
     }
     *work = w;
     *count = 0;
@@ -61,7 +61,7 @@ static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, 
     if (per > HS_CHUNK) per = HS_CHUNK;
     if (per < 1) per = 1;
     long n = 0;
-    for (int g = 0; g < ngroups; ++g) n += (gd[g * SLDLT_GDESC + G_BATCH] + per - 1) / per;
+    for (int g = 0; g < ngroups; ++g) n += (gd[g * SLDLT_GDESC + SLDLT_G_BATCH] + per - 1) / per;
     hs_item *it = n * nrhs <= HS_LOCAL ? buf : gala_malloc(sizeof *it * (size_t)(n * nrhs));
     if (!it) {
         *count = -1;
@@ -69,7 +69,7 @@ static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, 
     }
     long k = 0;
     for (int g = 0; g < ngroups; ++g) {
-        const int batch = gd[g * SLDLT_GDESC + G_BATCH];
+        const int batch = gd[g * SLDLT_GDESC + SLDLT_G_BATCH];
         for (int r = 0; r < nrhs; ++r)
             for (int b0 = 0; b0 < batch; b0 += (int)per) {
                 it[k].g = g;
@@ -88,9 +88,9 @@ static hs_item *hs_items(const gala_host_launch *L, int nrhs, double per_entry, 
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_sldlt[] = {
-    K(sldlt_factor, "ibbblllbbi"),
-    K(sldlt_factor_cols, "ibbblllbbbb"),
-    K(sldlt_solve, "ibbbiibllllblllli"),
+    K(sldlt_factor, GALA_HOST_SIG(SLDLT_ARGS_factor)),
+    K(sldlt_factor_cols, GALA_HOST_SIG(SLDLT_ARGS_factor_cols)),
+    K(sldlt_solve, GALA_HOST_SIG(SLDLT_ARGS_solve)),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -118,43 +118,45 @@ static void SUF(factor_run)(const gala_host_launch *L, const void *arg, long ite
     int info[HS_CHUNK], np[HS_CHUNK], nn[HS_CHUNK];
     {
         const int *G = gd + it->g * SLDLT_GDESC;
-        const int nnzl = G[G_NNZL];
-        /* the tasks of this launch (G_STEPS); a later one goes on from the status */
-        const int *steps = sc + G[G_STEPS];
-        if (step >= steps[0]) return;
-        const int ta = steps[2 + step], tb = steps[3 + step];
-        const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
-        const int *task = sc + G[G_TASK], *ins = sc + G[G_INS], *amap = sc + G[G_AMAP];
+        const int nnzl = G[SLDLT_G_NNZL];
+        /* the tasks of this launch (SLDLT_G_STEPS); a later one goes on from the status */
+        const int *steps = sc + G[SLDLT_G_STEPS];
+        if (step >= steps[SLDLT_SP_NFAC]) return;
+        const int ta = steps[SLDLT_SP_FAC + step], tb = steps[SLDLT_SP_FAC + step + 1];
+        const ptrdiff_t ldv = G[SLDLT_G_LDV], q0 = G[SLDLT_G_Q0];
+        const int *task = sc + G[SLDLT_G_TASK], *ins = sc + G[SLDLT_G_INS];
+        const int *amap = sc + G[SLDLT_G_AMAP];
         {
             const int b0 = it->b0, nb = it->nb;
-            REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
+            REAL *v = V + hs_off(G + SLDLT_G_VBASE) + b0;
             const REAL *xa = x + x_off + (q0 + b0) * x_ms;
             for (int c = 0; c < nb; ++c) {
-                const int *h = st + 3 * (q0 + b0 + c);
-                info[c] = step > 0 ? h[0] : 0;
-                np[c] = step > 0 ? h[1] : 0;
-                nn[c] = step > 0 ? h[2] : 0;
+                const int *h = st + LA_NST * (q0 + b0 + c);
+                info[c] = step > 0 ? h[LA_ST_INFO] : 0;
+                np[c] = step > 0 ? h[LA_ST_POS] : 0;
+                nn[c] = step > 0 ? h[LA_ST_NEG] : 0;
             }
             for (int t = ta; t < tb; ++t) {
                 const int *T = task + (ptrdiff_t)t * SLDLT_TASK;
-                const int j = T[T_J], dpos = nnzl + j;
+                const int j = T[SLDLT_T_J], dpos = nnzl + j;
                 if (nb == 1) /* (a memset per entry costs more than the entry) */
-                    for (int p = T[T_L0]; p < T[T_L1]; ++p) v[p * ldv] = 0;
+                    for (int p = T[SLDLT_T_L0]; p < T[SLDLT_T_L1]; ++p) v[p * ldv] = 0;
                 else
-                    for (int p = T[T_L0]; p < T[T_L1]; ++p)
+                    for (int p = T[SLDLT_T_L0]; p < T[SLDLT_T_L1]; ++p)
                         for (int c = 0; c < nb; ++c) v[p * ldv + c] = 0;
                 for (int c = 0; c < nb; ++c) dj[c] = 0;
-                for (int a = T[T_A0]; a < T[T_A1]; ++a) {
-                    const int dst = amap[2 * a + 1];
-                    const REAL *xe = xa + amap[2 * a] * x_es;
+                for (int a = T[SLDLT_T_A0]; a < T[SLDLT_T_A1]; ++a) {
+                    const int dst = amap[SLDLT_AM * a + SLDLT_AM_V];
+                    const REAL *xe = xa + amap[SLDLT_AM * a + SLDLT_AM_A] * x_es;
                     if (dst == dpos)
                         for (int c = 0; c < nb; ++c) dj[c] = xe[c * x_ms];
                     else
                         for (int c = 0; c < nb; ++c) v[dst * ldv + c] = xe[c * x_ms];
                 }
-                for (int i = T[T_INS0]; i < T[T_INS1]; ++i) {
+                for (int i = T[SLDLT_T_INS0]; i < T[SLDLT_T_INS1]; ++i) {
                     const int *I = ins + (ptrdiff_t)i * SLDLT_INS;
-                    const int len = I[I_LEN], src = I[I_SRC], dst = I[I_DST], k = I[I_K];
+                    const int len = I[SLDLT_I_LEN], src = I[SLDLT_I_SRC];
+                    const int dst = I[SLDLT_I_DST], k = I[SLDLT_I_K];
                     if (k >= 0) {
                         const REAL *lv = v + (src - 1) * ldv, *dk = v + (nnzl + k) * ldv;
                         for (int c = 0; c < nb; ++c) {
@@ -182,15 +184,15 @@ static void SUF(factor_run)(const gala_host_launch *L, const void *arg, long ite
                         info[c] = hs_first(info[c], j + 1);
                     } else {
                         if (d > 0) ++np[c]; else ++nn[c];
-                        for (int p = T[T_L0]; p < T[T_L1]; ++p) v[p * ldv + c] /= d;
+                        for (int p = T[SLDLT_T_L0]; p < T[SLDLT_T_L1]; ++p) v[p * ldv + c] /= d;
                     }
                 }
             }
             for (int c = 0; c < nb; ++c) {
                 const ptrdiff_t q = q0 + b0 + c;
-                st[3 * q] = info[c];
-                st[3 * q + 1] = np[c];
-                st[3 * q + 2] = nn[c];
+                st[LA_NST * q + LA_ST_INFO] = info[c];
+                st[LA_NST * q + LA_ST_POS] = np[c];
+                st[LA_NST * q + LA_ST_NEG] = nn[c];
             }
         }
     }
@@ -223,14 +225,14 @@ static void SUF(factor_cols_run)(const gala_host_launch *L, const void *arg, lon
     int *IW = HBUF(int, 9), *st = HBUF(int, 10);
     {
         const int *G = gd + it->g * SLDLT_GDESC;
-        const int n = G[G_N], nnzl = G[G_NNZL];
-        const ptrdiff_t ldv = G[G_LDV], ldw = G[G_LDW];
-        const int *lp = sc + G[G_LP], *li = sc + G[G_LI], *aptr = sc + G[G_APTR],
-                  *amap = sc + G[G_AMAP];
+        const int n = G[SLDLT_G_N], nnzl = G[SLDLT_G_NNZL];
+        const ptrdiff_t ldv = G[SLDLT_G_LDV], ldw = G[SLDLT_G_LDW];
+        const int *lp = sc + G[SLDLT_G_LP], *li = sc + G[SLDLT_G_LI], *aptr = sc + G[SLDLT_G_APTR],
+                  *amap = sc + G[SLDLT_G_AMAP];
         for (ptrdiff_t b = it->b0; b < it->b0 + it->nb; ++b) {
-            const ptrdiff_t q = G[G_Q0] + b;
-            REAL *v = V + hs_off(G + G_VBASE_LO) + b, *xw = W + hs_off(G + G_WBASE_LO) + b;
-            int *head = IW + 3 * hs_off(G + G_WBASE_LO) + b, *link = head + n * ldw,
+            const ptrdiff_t q = G[SLDLT_G_Q0] + b;
+            REAL *v = V + hs_off(G + SLDLT_G_VBASE) + b, *xw = W + hs_off(G + SLDLT_G_WBASE) + b;
+            int *head = IW + SLDLT_IW * hs_off(G + SLDLT_G_WBASE) + b, *link = head + n * ldw,
                 *first = link + n * ldw;
             const REAL *xa = x + x_off + q * x_ms;
             int info = 0, np = 0, nn = 0;
@@ -240,8 +242,8 @@ static void SUF(factor_cols_run)(const gala_host_launch *L, const void *arg, lon
             }
             for (int j = 0; j < n; ++j) {
                 for (int a = aptr[j]; a < aptr[j + 1]; ++a) {
-                    const int dst = amap[2 * a + 1], row = dst < nnzl ? li[dst] : j;
-                    xw[row * ldw] = xa[amap[2 * a] * x_es];
+                    const int dst = amap[SLDLT_AM * a + SLDLT_AM_V], row = dst < nnzl ? li[dst] : j;
+                    xw[row * ldw] = xa[amap[SLDLT_AM * a + SLDLT_AM_A] * x_es];
                 }
                 int k = head[j * ldw];
                 while (k >= 0) {
@@ -277,9 +279,9 @@ static void SUF(factor_cols_run)(const gala_host_launch *L, const void *arg, lon
                     head[row * ldw] = j;
                 }
             }
-            st[3 * q] = info;
-            st[3 * q + 1] = np;
-            st[3 * q + 2] = nn;
+            st[LA_NST * q + LA_ST_INFO] = info;
+            st[LA_NST * q + LA_ST_POS] = np;
+            st[LA_NST * q + LA_ST_NEG] = nn;
         }
     }
 }
@@ -310,25 +312,29 @@ static GALA_CLONE_INLINE void SUF(solve_one)(const int *stask, const int *frow,
 {
     for (int t = f0; t < f1; ++t) {
         const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-        REAL a = xv[U[S_PI] * x_es], b = 0;
-        int f = U[S_R0];
-        for (; f + 1 < U[S_R1]; f += 2) {
-            a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
-            b -= v[frow[2 * f + 2] * ldv] * xv[frow[2 * f + 3] * x_es];
+        REAL a = xv[U[SLDLT_S_PI] * x_es], b = 0;
+        int f = U[SLDLT_S_R0];
+        for (; f + 1 < U[SLDLT_S_R1]; f += 2) {
+            const int *r0 = frow + SLDLT_FR * f, *r1 = r0 + SLDLT_FR;
+            a -= v[r0[SLDLT_FR_V] * ldv] * xv[r0[SLDLT_FR_X] * x_es];
+            b -= v[r1[SLDLT_FR_V] * ldv] * xv[r1[SLDLT_FR_X] * x_es];
         }
-        if (f < U[S_R1]) a -= v[frow[2 * f] * ldv] * xv[frow[2 * f + 1] * x_es];
-        xv[U[S_PI] * x_es] = a + b;
+        if (f < U[SLDLT_S_R1]) {
+            const int *r0 = frow + SLDLT_FR * f;
+            a -= v[r0[SLDLT_FR_V] * ldv] * xv[r0[SLDLT_FR_X] * x_es];
+        }
+        xv[U[SLDLT_S_PI] * x_es] = a + b;
     }
     for (int t = b0s - 1; t >= b1; --t) {
         const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-        REAL a = xv[U[S_PI] * x_es] / v[(nnzl + U[S_I]) * ldv], b = 0;
-        int e = U[S_L0];
-        for (; e + 1 < U[S_L1]; e += 2) {
+        REAL a = xv[U[SLDLT_S_PI] * x_es] / v[(nnzl + U[SLDLT_S_I]) * ldv], b = 0;
+        int e = U[SLDLT_S_L0];
+        for (; e + 1 < U[SLDLT_S_L1]; e += 2) {
             a -= v[e * ldv] * xv[bidx[e] * x_es];
             b -= v[(e + 1) * ldv] * xv[bidx[e + 1] * x_es];
         }
-        if (e < U[S_L1]) a -= v[e * ldv] * xv[bidx[e] * x_es];
-        xv[U[S_PI] * x_es] = a + b;
+        if (e < U[SLDLT_S_L1]) a -= v[e * ldv] * xv[bidx[e] * x_es];
+        xv[U[SLDLT_S_PI] * x_es] = a + b;
     }
 }
 
@@ -350,17 +356,18 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
     const int step = HINT(16);
     REAL s[HS_CHUNK], s2[HS_CHUNK];
     const int *G = gd + it->g * SLDLT_GDESC;
-    const int n = G[G_N], nnzl = G[G_NNZL];
-    /* the forward tasks f0 .. f1−1 and backward tasks b0−1 .. b1 of this launch (G_STEPS) */
-    const int *steps = sc + G[G_STEPS];
-    if (step >= steps[1]) return;
-    const int *u = steps + 3 + steps[0] + 4 * step;
-    const int f0 = u[0], f1 = u[1], b0s = u[2], b1 = u[3];
-    const ptrdiff_t ldv = G[G_LDV], q0 = G[G_Q0];
-    const int *stask = sc + G[G_STASK], *frow = sc + G[G_FROW], *bidx = sc + G[G_BIDX];
+    const int n = G[SLDLT_G_N], nnzl = G[SLDLT_G_NNZL];
+    /* the forward tasks f0 .. f1−1 and backward tasks b0−1 .. b1 of this launch (SLDLT_SP_*) */
+    const int *steps = sc + G[SLDLT_G_STEPS];
+    if (step >= steps[SLDLT_SP_NSOLVE]) return;
+    const int *u = steps + SLDLT_SP_SOLVE0 + steps[SLDLT_SP_NFAC] + SLDLT_SP_SW * step;
+    const int f0 = u[SLDLT_SP_F0], f1 = u[SLDLT_SP_F1], b0s = u[SLDLT_SP_B0], b1 = u[SLDLT_SP_B1];
+    const ptrdiff_t ldv = G[SLDLT_G_LDV], q0 = G[SLDLT_G_Q0];
+    const int *stask = sc + G[SLDLT_G_STASK], *frow = sc + G[SLDLT_G_FROW];
+    const int *bidx = sc + G[SLDLT_G_BIDX];
     const int r = it->r, b0 = it->b0, nb = it->nb;
     {
-        const REAL *v = V + hs_off(G + G_VBASE_LO) + b0;
+        const REAL *v = V + hs_off(G + SLDLT_G_VBASE) + b0;
         REAL *xv = X + x_off + (q0 + b0) * x_ms + r * x_rs;
         const REAL *bv = B + b_off + (q0 + b0) * b_ms + r * b_rs;
         if (copy && step == 0)
@@ -374,36 +381,38 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
         }
         for (int t = f0; t < f1; ++t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-            REAL *xi = xv + U[S_PI] * x_es;
+            REAL *xi = xv + U[SLDLT_S_PI] * x_es;
             for (int c = 0; c < nb; ++c) {
                 s[c] = xi[c * x_ms];
                 s2[c] = 0;
             }
-            int f = U[S_R0];
-            for (; f + 1 < U[S_R1]; f += 2) {
-                const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
-                const REAL *lw = v + frow[2 * f + 2] * ldv, *xk = xv + frow[2 * f + 3] * x_es;
+            int f = U[SLDLT_S_R0];
+            for (; f + 1 < U[SLDLT_S_R1]; f += 2) {
+                const int *r0 = frow + SLDLT_FR * f, *r1 = r0 + SLDLT_FR;
+                const REAL *lv = v + r0[SLDLT_FR_V] * ldv, *xj = xv + r0[SLDLT_FR_X] * x_es;
+                const REAL *lw = v + r1[SLDLT_FR_V] * ldv, *xk = xv + r1[SLDLT_FR_X] * x_es;
                 for (int c = 0; c < nb; ++c) {
                     s[c] -= lv[c] * xj[c * x_ms];
                     s2[c] -= lw[c] * xk[c * x_ms];
                 }
             }
-            if (f < U[S_R1]) {
-                const REAL *lv = v + frow[2 * f] * ldv, *xj = xv + frow[2 * f + 1] * x_es;
+            if (f < U[SLDLT_S_R1]) {
+                const int *r0 = frow + SLDLT_FR * f;
+                const REAL *lv = v + r0[SLDLT_FR_V] * ldv, *xj = xv + r0[SLDLT_FR_X] * x_es;
                 for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
             }
             for (int c = 0; c < nb; ++c) xi[c * x_ms] = s[c] + s2[c];
         }
         for (int t = b0s - 1; t >= b1; --t) {
             const int *U = stask + (ptrdiff_t)t * SLDLT_STASK;
-            REAL *xi = xv + U[S_PI] * x_es;
-            const REAL *dv = v + (nnzl + U[S_I]) * ldv;
+            REAL *xi = xv + U[SLDLT_S_PI] * x_es;
+            const REAL *dv = v + (nnzl + U[SLDLT_S_I]) * ldv;
             for (int c = 0; c < nb; ++c) {
                 s[c] = xi[c * x_ms] / dv[c];
                 s2[c] = 0;
             }
-            int e = U[S_L0];
-            for (; e + 1 < U[S_L1]; e += 2) {
+            int e = U[SLDLT_S_L0];
+            for (; e + 1 < U[SLDLT_S_L1]; e += 2) {
                 const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
                 const REAL *lw = v + (e + 1) * ldv, *xk = xv + bidx[e + 1] * x_es;
                 for (int c = 0; c < nb; ++c) {
@@ -411,7 +420,7 @@ static void SUF(solve_run)(const gala_host_launch *L, const void *arg, long item
                     s2[c] -= lw[c] * xk[c * x_ms];
                 }
             }
-            if (e < U[S_L1]) {
+            if (e < U[SLDLT_S_L1]) {
                 const REAL *lv = v + e * ldv, *xj = xv + bidx[e] * x_es;
                 for (int c = 0; c < nb; ++c) s[c] -= lv[c] * xj[c * x_ms];
             }

@@ -1,13 +1,12 @@
-/* Host versions of cl/trtri.cl (same names, same arguments, same contracts; see the comments
- * there). Each launch runs all of its tasks with plain loops, in the program's precision. */
+/* Host versions of cl/trtri.cl (same names, same arguments: cl/trtri_abi.h, same contracts;
+ * see the comments there). Each launch runs all of its tasks with plain loops, in the
+ * program's precision. */
 #ifndef REAL
 #include <math.h>
 #include <stdlib.h>
 
 #include "host_kernels.h"
-
-#define TR_MW 9
-#define TR_BIG 0x7fffffff
+#include "../../../cl/trtri_abi.h"
 
 typedef struct tr_task {
     ptrdiff_t m;
@@ -26,8 +25,8 @@ static tr_task tr_get_task(const int *ib, ptrdiff_t task_off, int m0, int per, i
 {
     tr_task r;
     if (task_off >= 0) {
-        r.m = ib[task_off + 2 * t];
-        r.start = ib[task_off + 2 * t + 1];
+        r.m = ib[task_off + TRTRI_TW * t + TRTRI_T_M];
+        r.start = ib[task_off + TRTRI_TW * t + TRTRI_T_START];
     } else {
         r.m = m0 + t / per;
         r.start = (int)(t % per) * step;
@@ -45,13 +44,13 @@ static tr_mat tr_get_mat(const int *ib, ptrdiff_t meta_off, ptrdiff_t m, int n, 
 {
     tr_mat M;
     if (meta_off >= 0) {
-        const int *r = ib + meta_off + TR_MW * m;
-        M.n = r[0];
-        M.lda = r[1];
-        M.ldb = r[2];
-        M.ao = tr_join(r[3], r[4]);
-        M.bo = tr_join(r[5], r[6]);
-        M.id = r[7];
+        const int *r = ib + meta_off + TRTRI_MW * m;
+        M.n = r[TRTRI_R_N];
+        M.lda = r[TRTRI_R_LDA];
+        M.ldb = r[TRTRI_R_LDB];
+        M.ao = tr_join(r[TRTRI_R_AOFF], r[TRTRI_R_AOFF + 1]);
+        M.bo = tr_join(r[TRTRI_R_BOFF], r[TRTRI_R_BOFF + 1]);
+        M.id = r[TRTRI_R_IDX];
     } else {
         M.n = n;
         M.lda = lda;
@@ -74,11 +73,11 @@ static ptrdiff_t tr_at(ptrdiff_t off, int ld, int upper, ptrdiff_t r, ptrdiff_t 
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_trtri[] = {
-    K(diag_inv, "iiibllliiiiiblilblil"),
-    K(inv_lower_tri_multiply, "iiblliiiiiiiiiblilblilb"),
-    K(neg_rect_lower_tri_multiply, "iiblliiiiiiiiiblilb"),
-    K(trtri_check, "iibllliiiiiblil"),
-    K(trtri_info, "bllliiiii"),
+    K(diag_inv, GALA_HOST_SIG(TRTRI_ARGS_diag_inv)),
+    K(inv_lower_tri_multiply, GALA_HOST_SIG(TRTRI_ARGS_inv_lower_tri_multiply)),
+    K(neg_rect_lower_tri_multiply, GALA_HOST_SIG(TRTRI_ARGS_neg_rect_lower_tri_multiply)),
+    K(trtri_check, GALA_HOST_SIG(TRTRI_ARGS_trtri_check)),
+    K(trtri_info, GALA_HOST_SIG(TRTRI_ARGS_trtri_info)),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
@@ -111,7 +110,7 @@ static void SUF(diag_inv_one)(const gala_host_launch *L, const void *arg, long t
         const ptrdiff_t bo = M.bo + (ptrdiff_t)tk.start * (1 + (ptrdiff_t)M.ldb);
         if (fused) {
             /* first bad storage column: NaN/Inf wins over a zero diagonal */
-            int nan_q = TR_BIG, zero_q = TR_BIG;
+            int nan_q = LA_BIG, zero_q = LA_BIG;
             for (int q = 0; q < nb; ++q) {
                 const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : nb;
                 for (int p = p0; p < p1; ++p) {
@@ -121,7 +120,7 @@ static void SUF(diag_inv_one)(const gala_host_launch *L, const void *arg, long t
                     else if (p == q && v == 0) zero_q = tr_min(zero_q, q);
                 }
             }
-            const int info = nan_q != TR_BIG ? -(nan_q + 1) : zero_q != TR_BIG ? zero_q + 1 : 0;
+            const int info = nan_q != LA_BIG ? -(nan_q + 1) : zero_q != LA_BIG ? zero_q + 1 : 0;
             ib[M.id] = info; /* the fused path has one task per matrix */
             if (info != 0) {
                 *hit = 1;
@@ -297,7 +296,7 @@ static void SUF(check_one)(const gala_host_launch *L, const void *arg, long t, v
     const tr_task tk = tr_get_task(ib, task_off, m0, per, step, t);
     const tr_mat M = tr_get_mat(ib, meta_off, tk.m, n, HLONG(12), HINT(13), HLONG(14), 0, 1, 0);
     const int qend = tr_min(tk.start + step, M.n);
-    int code = TR_BIG;
+    int code = LA_BIG;
     for (int q = tk.start; q < qend; ++q) {
         const int p0 = upper ? 0 : q, p1 = upper ? q + 1 : M.n;
         const REAL *col = A + M.ao + (ptrdiff_t)q * M.lda;
@@ -327,15 +326,15 @@ static gala_status SUF(trtri_info)(const gala_host_launch *L)
         int nm = n, id = (int)m;
         ptrdiff_t first = m * per, np = per;
         if (meta_off >= 0) {
-            const int *r = ib + meta_off + TR_MW * m;
-            nm = r[0];
-            id = r[7];
-            first = r[8];
+            const int *r = ib + meta_off + TRTRI_MW * m;
+            nm = r[TRTRI_R_N];
+            id = r[TRTRI_R_IDX];
+            first = r[TRTRI_R_CHECK];
             np = (nm + cols - 1) / cols;
         }
-        int code = TR_BIG;
+        int code = LA_BIG;
         for (ptrdiff_t k = 0; k < np; ++k) code = tr_min(code, ib[part_off + first + k]);
-        const int info = code == TR_BIG ? 0 : (code <= nm ? -code : code - nm);
+        const int info = code == LA_BIG ? 0 : (code <= nm ? -code : code - nm);
         ib[id] = info;
         if (info != 0) ib[flag_idx] = 1;
     }

@@ -1,35 +1,31 @@
-/* Host versions of cl/vec.cl and cl/gemv.cl (same names, same arguments). */
+/* Host versions of cl/vec.cl (same names, same arguments: cl/vec_abi.h). */
 #ifndef REAL
 #include <math.h>
 
 #include "host_kernels.h"
+#include "../../../cl/vec_abi.h"
 
 #define HOST_TEMPLATE "k_vec.c"
 #include "host_template.h"
 
 #define K(name, sig) {#name, sig, name##_f, name##_d}
 const gala_host_kernel gala_host_vec[] = {
-    K(axpby, "ilrbllrbll"),
-    K(ew_mul, "ilbllbllbll"),
-    K(clamp_box, "ilbllbllbllbll"),
-    K(norm_inf, "iiibllbl"),
-    K(dot_prod, "iiibllbllbl"),
-    K(loop_probe, "ib"),
-    {NULL, NULL, NULL, NULL},
-};
-const gala_host_kernel gala_host_gemv[] = {
-    K(gemv_n, "iiirblilbllrbll"),
-    K(gemv_t, "iiiirblilbllrbll"),
+    K(axpby, GALA_HOST_SIG(VEC_ARGS_axpby)),
+    K(ew_mul, GALA_HOST_SIG(VEC_ARGS_ew_mul)),
+    K(clamp_box, GALA_HOST_SIG(VEC_ARGS_clamp_box)),
+    K(norm_inf, GALA_HOST_SIG(VEC_ARGS_norm_inf)),
+    K(dot_prod, GALA_HOST_SIG(VEC_ARGS_dot_prod)),
+    K(loop_probe, GALA_HOST_SIG(VEC_ARGS_loop_probe)),
     {NULL, NULL, NULL, NULL},
 };
 #undef K
 
 #else /* template body, compiled once per REAL */
 
-/* One vector (or matrix, for gemv) of the batch per item (host_kernels.h): the public
- * functions refuse outputs that overlap each other or an input they do not alias exactly
- * (src/blas/blas_common.c), so the items write disjoint elements; each item computes as on
- * one thread, reductions in the same order. */
+/* One vector of the batch per item (host_kernels.h): the public functions refuse outputs
+ * that overlap each other or an input they do not alias exactly (src/blas/blas_common.c),
+ * so the items write disjoint elements; each item computes as on one thread, reductions in
+ * the same order. */
 
 /* loop_probe (gala_loop_limit's probe of OpenCL devices): the host has no loop limit; the
  * same loop, for the contract that every kernel has a host version */
@@ -139,58 +135,6 @@ static gala_status SUF(dot_prod)(const gala_host_launch *L)
 {
     const ptrdiff_t n = HINT(0), batch = HINT(1);
     return gala_host_items(L, "dot_prod", batch, (double)batch * n, SUF(dot_one), NULL, 0, NULL);
-}
-
-/* gemv_n / gemv_t: the batch count is not an argument; it is the launch's group count
- * divided by the groups per item. */
-static void SUF(gemv_n_one)(const gala_host_launch *L, const void *arg, long b, void *wk,
-                            int *hit)
-{
-    (void)arg, (void)wk, (void)hit;
-    const ptrdiff_t m = HINT(0), n = HINT(1);
-    const REAL alpha = HREAL(3), beta = HREAL(11);
-    const ptrdiff_t lda = HINT(6);
-    const REAL *Ab = HBUF(REAL, 4) + HLONG(5) + b * HLONG(7);
-    const REAL *xb = HBUF(REAL, 8) + HLONG(9) + b * HLONG(10);
-    REAL *yb = HBUF(REAL, 12) + HLONG(13) + b * HLONG(14);
-    for (ptrdiff_t i = 0; i < m; ++i) {
-        REAL acc = 0;
-        for (ptrdiff_t j = 0; j < n; ++j) acc += Ab[j * lda + i] * xb[j];
-        yb[i] = beta == 0 ? alpha * acc : alpha * acc + beta * yb[i];
-    }
-}
-
-static gala_status SUF(gemv_n)(const gala_host_launch *L)
-{
-    const ptrdiff_t m = HINT(0), n = HINT(1), rg = HINT(2);
-    const ptrdiff_t batch = (ptrdiff_t)(L->dims->global[0] / L->dims->local[0]) / rg;
-    return gala_host_items(L, "gemv_n", batch, (double)batch * m * n, SUF(gemv_n_one), NULL, 0,
-                           NULL);
-}
-
-static void SUF(gemv_t_one)(const gala_host_launch *L, const void *arg, long b, void *wk,
-                            int *hit)
-{
-    (void)arg, (void)wk, (void)hit;
-    const ptrdiff_t m = HINT(0), n = HINT(1);
-    const REAL alpha = HREAL(4), beta = HREAL(12);
-    const ptrdiff_t lda = HINT(7);
-    const REAL *Ab = HBUF(REAL, 5) + HLONG(6) + b * HLONG(8);
-    const REAL *xb = HBUF(REAL, 9) + HLONG(10) + b * HLONG(11);
-    REAL *yb = HBUF(REAL, 13) + HLONG(14) + b * HLONG(15);
-    for (ptrdiff_t j = 0; j < n; ++j) {
-        REAL acc = 0;
-        for (ptrdiff_t i = 0; i < m; ++i) acc += Ab[j * lda + i] * xb[i];
-        yb[j] = beta == 0 ? alpha * acc : alpha * acc + beta * yb[j];
-    }
-}
-
-static gala_status SUF(gemv_t)(const gala_host_launch *L)
-{
-    const ptrdiff_t m = HINT(0), n = HINT(1), cg = HINT(3);
-    const ptrdiff_t batch = (ptrdiff_t)(L->dims->global[0] / L->dims->local[0]) / cg;
-    return gala_host_items(L, "gemv_t", batch, (double)batch * m * n, SUF(gemv_t_one), NULL, 0,
-                           NULL);
 }
 
 #endif
