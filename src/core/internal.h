@@ -52,7 +52,20 @@ struct gala_buffer {
     const void *owner;
     void *host_copy;
     int parked;
+    /* the host copy holds what the device memory holds: made by the last park or unpark,
+     * and no operation has written the buffer on the device since (so the next park need
+     * not read it back) */
+    int host_current;
 };
+
+/** An operation is about to write b's device memory: its host copy (if any) is no longer
+ *  current (the next park reads it back). Every writing path of the core calls it: writes,
+ *  copies, fills, kernel launches (for every buffer argument but those an argument list
+ *  declares const), BLAS-3 outputs. */
+static inline void gala_buffer_touch(const struct gala_buffer *b)
+{
+    if (b) ((struct gala_buffer *)b)->host_current = 0;
+}
 
 enum { GALA_MAX_FALLBACKS = 8 };
 

@@ -44,6 +44,8 @@ typedef enum gala_arg_kind {
 
 typedef struct gala_arg {
     gala_arg_kind kind;
+    int ro; /* a buffer the kernel only reads (its argument list says const): the core's
+             * record of device writes (parking) skips it; backends ignore it */
     union {
         const struct gala_buffer *buf;
         int i;
