@@ -8,7 +8,7 @@
  *            [--nx 10] [--horizon 37] [--seed 1] [--dump DIR] [--dump-count 2000] [--hetero]
  *            [--max-seconds 1800] [--threads N] [--breakdown] [--refine -1|0|1]
  *            [--linsys auto|dense|dense-shared|sparse-ldlt|pcg] [--share-matrices]
- *            [--max-chunk N] [--device-mem-limit BYTES] [--devices SETS]
+ *            [--max-chunk N] [--device-mem-limit BYTES] [--devices SETS] [--resolves N]
  *
  * Each family's largest batch is generated once (on all cores) and smaller batches take its
  * first QPs. Per family and dtype, a first call (batch 1, cold: kernel compilation or the
@@ -24,6 +24,10 @@
  * --max-chunk and --device-mem-limit set the settings of the same names: a batch larger than
  * the device (or the limit) is solved in chunks (docs/qp.md); the result line and the JSON
  * row say how many ("chunks").
+ * --resolves N: after the last timed call, its solver solves the batch N times more, each
+ * time warm-started from its last solution (settings.warm_starting, the default), as a
+ * program that solves the same QPs again after small changes does; the median of those
+ * solves is reported ("resolve_s"): for a batch in chunks, what moving them costs.
  * --devices SETS: every batch is solved on each set of devices in turn, one batch divided
  * among a set's devices (gala_qp_setup_devices, same call and settings otherwise); sets are
  * separated by '/', each "all" or indices among the devices of --backend's backend as
@@ -231,6 +235,7 @@ typedef struct {
     int linsys; /* gala_qp_linsys, or -1: the default (AUTO) */
     int max_chunk;
     double mem_limit; /* settings.device_mem_limit */
+    int resolves;     /* solves again after the last timed call (their median: resolve_s) */
 } run_opts;
 
 /* The settings of a run: the family's, then the command line's. */
@@ -311,7 +316,7 @@ static int run(gala_context *ctx, const dev_set *ds, const run_spec *r, const ga
      * float 68 108 QPs/s with one call, 86 208 the best of two) */
     int linsys = -1, chunks = 0, reps = ro->reps > 0 ? ro->reps : (B <= 10000 ? 3 : 2);
     if (reps > 64) reps = 64;
-    double obj_sum = 0;
+    double obj_sum = 0, resolve = 0;
     for (int rep = 0; rep < reps; ++rep) {
         gala_qp_solver *sv = NULL;
         double su, so;
@@ -341,6 +346,20 @@ static int run(gala_context *ctx, const dev_set *ds, const run_spec *r, const ga
                 obj_sum += in.obj_val;
                 if (k < nobj) objs[k] = in.obj_val;
             }
+            double rt[64];
+            int nr = ro->resolves < 64 ? ro->resolves : 64;
+            for (int i = 0; i < nr; ++i) {
+                const double t0 = bu_now();
+                st = gala_qp_solve(sv);
+                rt[i] = bu_now() - t0;
+                if (st != GALA_OK) {
+                    fprintf(stderr, "%s batch %lld, solved again: %s: %s\n", r->family, B,
+                            gala_status_string(st), gala_last_error(ds ? ds->ctx[0] : ctx));
+                    gala_qp_destroy(sv);
+                    return -1;
+                }
+            }
+            if (nr > 0) resolve = bu_median(rt, nr);
         }
         gala_qp_destroy(sv);
     }
@@ -366,13 +385,16 @@ static int run(gala_context *ctx, const dev_set *ds, const run_spec *r, const ga
             (double)iters / (double)B, counts[1] + counts[2], B, linsys, chunks,
             chunks == 1 ? "" : "s", r->shared_arrays ? ", shared P and A arrays" : "",
             ds ? ", devices " : "", ds ? ds->label : "");
+    if (ro->resolves > 0)
+        fprintf(stderr, "%-8s %-6s batch %7lld: solved again (warm) in %.4f s, median of %d\n",
+                r->family, gala_dtype_name(r->dt), B, resolve, ro->resolves < 64 ? ro->resolves : 64);
     if (ro->breakdown) print_profile(r->family, r->dt, B, &prof, psu, pso);
     char objstr[100 * 24 + 1];
     size_t ol = 0;
     objstr[0] = 0;
     for (int k = 0; k < nobj && ol + 24 < sizeof objstr; ++k)
         ol += (size_t)snprintf(objstr + ol, sizeof objstr - ol, "%s%.12g", k ? "," : "", objs[k]);
-    bu_json_row(js, "ssssiiddddddddiiiidiisiisi", "bench", "qp", "device", device, "family", r->family,
+    bu_json_row(js, "ssssiiddddddddiiiidiisiisid", "bench", "qp", "device", device, "family", r->family,
                 "dtype", gala_dtype_name(r->dt), "batch", (int)B, "linsys", linsys,
                 "qps_per_s", qps, "setup_s", best_setup, "solve_s", best_solve,
                 "median_total_s", median, "generate_s", tg,
@@ -382,7 +404,7 @@ static int run(gala_context *ctx, const dev_set *ds, const run_spec *r, const ga
                 "max_iter", (int)counts[7], "other_status", (int)(B - counts[1] - counts[2] - counts[7]),
                 "reps", (double)ntot, "threads", ro->threads, "refine", ro->refine,
                 "obj_first", objstr, "shared_arrays", r->shared_arrays, "chunks", chunks,
-                "devices", ds ? ds->label : "", "ndev", ds ? ds->n : 1);
+                "devices", ds ? ds->label : "", "ndev", ds ? ds->n : 1, "resolve_s", resolve);
     if (ro->breakdown) {
         /* one row per phase, so that report scripts can pick them */
         for (int p = 0; p < GALA_QP_NPHASES; ++p)
@@ -493,7 +515,7 @@ int main(int argc, char **argv)
     int share_arg = 0;
     uint64_t seed = 1;
     double max_seconds = 1800;
-    run_opts ro = {0, 0, 0, -1, -1, 0, 0};
+    run_opts ro = {0, 0, 0, -1, -1, 0, 0, 0};
     const char *devices = NULL;
     dev_set sets[MAX_SETS];
     gala_context *set_ctxs[MAX_DEV * MAX_DEV] = {0};
@@ -522,6 +544,7 @@ int main(int argc, char **argv)
         else if (OPT("--max-chunk")) ro.max_chunk = atoi(v);
         else if (OPT("--device-mem-limit")) ro.mem_limit = atof(v);
         else if (OPT("--devices")) devices = v;
+        else if (OPT("--resolves")) ro.resolves = atoi(v);
         else if (OPT("--linsys")) {
             if ((ro.linsys = parse_linsys(v)) < 0) {
                 fprintf(stderr, "--linsys: auto, dense, dense-shared, sparse-ldlt or pcg\n");

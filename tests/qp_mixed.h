@@ -1,6 +1,6 @@
 /*
- * The mixed batch of the chunk and multi-device tests (test_qp_chunk, test_qp_multi), and
- * their bitwise comparison of arrays. Header only; needs testutil.h.
+ * The mixed batch of the chunk and multi-device tests (test_qp_chunk, test_qp_multi); their
+ * comparison of results is qp_compare.h's. Header only; needs testutil.h.
  */
 #ifndef GALA_TESTS_QP_MIXED_H
 #define GALA_TESTS_QP_MIXED_H
@@ -11,6 +11,7 @@
 
 #include "gala/gala.h"
 #include "qp_build.h"
+#include "qp_compare.h"
 #include "testutil.h"
 
 /* A mixed batch: control (sizes 2..5), random (3..5) and equality (4..7) QPs from seeded
@@ -47,12 +48,6 @@ static inline void qp_mixed_batch(tu_rng *r, gala_qp_problem *pb, int count, int
 static inline void qp_free_batch(gala_qp_problem *pb, int count)
 {
     for (int k = 0; k < count; ++k) free_qp(&pb[k]);
-}
-
-/* n doubles of a and b bit for bit */
-static inline int qp_same_bits(const double *a, const double *b, size_t n)
-{
-    return n == 0 || memcmp(a, b, sizeof(double) * n) == 0;
 }
 
 #endif

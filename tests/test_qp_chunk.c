@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "qp/qp_internal.h"
 #include "testutil.h"
 #include "qp_build.h"
 #include "qp_compare.h"
@@ -27,50 +28,44 @@ static gala_qp_settings settings_for(int target)
 
 static int is_opencl(int target) { return tu_target_get(target)->backend == GALA_BACKEND_OPENCL; }
 
-/* ------------------------------------------------------------------ batches */
+/* ------------------------------------------------------------------ the pipeline */
 
-/* ------------------------------------------------------------------ comparison */
+/* How the chunks of the next chunked setups on a context go through the device: `slots`
+ * at once (qp.chunk_slots; 2: pipelined, each slot on a context and thread of its own, the
+ * next chunk's transfers and refactorization during the current one's iterations; 1: one
+ * after another), and whether a parked chunk keeps its K (qp.park_k; 0: dropped and
+ * factored again, as on GPUs). pipe_set returns the context's values of before, which
+ * pipe_restore puts back (the tests share the context). */
+typedef struct {
+    gala_context *ctx;
+    gala_dtype dt;
+    long slots, park;
+} pipe_cfg;
 
-/* Every QP's info (times excepted) and solution of a and b, bit for bit; b is chunked. */
-static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b,
-                         const gala_qp_problem *pb, int count, int solved, const char *what)
+static pipe_cfg pipe_set(gala_context *ctx, gala_dtype dt, int slots, int park)
 {
-    size_t nx = 0, ny = 0;
-    for (int k = 0; k < count; ++k) {
-        gala_qp_info ia, ib;
-        TU_OK(NULL, gala_qp_get_info(a, k, &ia));
-        TU_OK(NULL, gala_qp_get_info(b, k, &ib));
-        qp_same_info(target, &ia, &ib, k, what);
-        const int n = pb[k].n > 0 ? pb[k].n : 0, m = pb[k].m > 0 ? pb[k].m : 0;
-        nx += (size_t)n;
-        ny += (size_t)m;
-        if (!solved) continue;
-        const double *xa, *ya, *pa, *da, *xb, *yb, *pbc, *db;
-        TU_OK(NULL, gala_qp_get_solution(a, k, &xa, &ya, &pa, &da));
-        TU_OK(NULL, gala_qp_get_solution(b, k, &xb, &yb, &pbc, &db));
-        TU_ASSERT(qp_same_bits(xa, xb, (size_t)n) && qp_same_bits(ya, yb, (size_t)m), target,
-                  "%s: QP %d (%s): solutions differ: x0 %.17g and %.17g", what, k,
-                  gala_qp_status_string(ia.status), xa[0], xb[0]);
-        TU_ASSERT(qp_same_bits(pa, pbc, (size_t)m) && qp_same_bits(da, db, (size_t)n), target,
-                  "%s: QP %d: certificates differ", what, k);
-    }
-    gala_qp_info *fa = malloc(sizeof *fa * (size_t)count), *fb = malloc(sizeof *fb * (size_t)count);
-    TU_OK(NULL, gala_qp_get_infos(a, 0, count, fa));
-    TU_OK(NULL, gala_qp_get_infos(b, 0, count, fb));
-    for (int k = 0; k < count; ++k)
-        TU_ASSERT(fa[k].status == fb[k].status && fa[k].iter == fb[k].iter, target,
-                  "%s: get_infos: QP %d", what, k);
-    free(fa);
-    free(fb);
-    if (!solved) return;
-    double *x = malloc(sizeof(double) * (2 * nx + 2 * ny + 1)), *y = x + nx, *x2 = y + ny, *y2 = x2 + nx;
-    TU_OK(NULL, gala_qp_get_solutions(a, x, y));
-    TU_OK(NULL, gala_qp_get_solutions(b, x2, y2));
-    TU_ASSERT(qp_same_bits(x, x2, nx + ny), target, "%s: gala_qp_get_solutions differ", what);
-    free(x);
+    pipe_cfg was = {ctx, dt, 0, 0};
+    TU_OK(ctx, gala_tune_get(ctx, "qp.chunk_slots", dt, &was.slots));
+    TU_OK(ctx, gala_tune_get(ctx, "qp.park_k", dt, &was.park));
+    TU_OK(ctx, gala_tune_set(ctx, "qp.chunk_slots", dt, slots));
+    TU_OK(ctx, gala_tune_set(ctx, "qp.park_k", dt, park));
+    return was;
 }
 
-/* A chunked twin of the settings. */
+static void pipe_restore(pipe_cfg was)
+{
+    TU_OK(was.ctx, gala_tune_set(was.ctx, "qp.chunk_slots", was.dt, was.slots));
+    TU_OK(was.ctx, gala_tune_set(was.ctx, "qp.park_k", was.dt, was.park));
+}
+
+/* The configurations the tests cycle through: pipelined with K dropped (the GPUs' way),
+ * one after another with K kept, pipelined with K kept. */
+static const int pipe_cfgs[3][2] = {{2, 0}, {1, 1}, {2, 1}};
+
+/* ------------------------------------------------------------------ batches */
+
+/* A chunked twin of the settings; its pipeline is the context's tuning (pipe_set): every
+ * backend here has twin contexts, so a batch in several chunks has the slots asked for. */
 static gala_qp_solver *setup_chunked(int target, gala_context *ctx, const gala_qp_problem *pb,
                                      int count, gala_qp_settings s, int max_chunk, double limit,
                                      int want_chunks)
@@ -85,6 +80,17 @@ static gala_qp_solver *setup_chunked(int target, gala_context *ctx, const gala_q
                   limit, nc, want_chunks);
     else
         TU_ASSERT(nc > 1, target, "max_chunk %d, limit %g: one chunk", max_chunk, limit);
+    long want_slots = 0, want_keep = 0;
+    TU_OK(ctx, gala_tune_get(ctx, "qp.chunk_slots", s.dtype, &want_slots));
+    TU_OK(ctx, gala_tune_get(ctx, "qp.park_k", s.dtype, &want_keep));
+    if (nc > 1) {
+        int slots = 0, keep = 0;
+        gala_qp_chunked_pipeline(b, 0, &slots, &keep);
+        const int dense = gala_qp_linsys_used(b) == GALA_QP_LINSYS_DENSE; /* K: dense only */
+        TU_ASSERT(slots == want_slots && (!dense || keep == want_keep), target,
+                  "%d chunks in %d slots, K kept %d; asked for %ld, %ld", nc, slots, keep,
+                  want_slots, want_keep);
+    }
     return b;
 }
 
@@ -110,24 +116,33 @@ START_TEST(chunked_equals_unchunked)
     char *keep = old ? strdup(old) : NULL;
     for (int v = 0; v < 6; ++v) {
         if (v == 5) setenv("GALA_TUNE", "qp.min_bin=12", 1);
-        char what[64];
+        char what[96];
         gala_qp_solver *b;
         TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &a));
         TU_ASSERT(gala_qp_chunk_count(a) == 1 && gala_qp_chunk_count(NULL) == 0, _i, "chunk counts");
+        const int *pc = pipe_cfgs[v % 3];
+        const pipe_cfg was = pipe_set(ctx, s.dtype, pc[0], pc[1]);
         if (v != 4) {
-            snprintf(what, sizeof what, "chunks of %d%s", sizes[v], v == 5 ? ", classes merged" : "");
+            snprintf(what, sizeof what, "chunks of %d%s, %d slots, K kept %d", sizes[v],
+                     v == 5 ? ", classes merged" : "", pc[0], pc[1]);
             b = setup_chunked(_i, ctx, pb, B, s, sizes[v], 0, (B + sizes[v] - 1) / sizes[v]);
         } else {
-            snprintf(what, sizeof what, "a memory limit");
+            snprintf(what, sizeof what, "a memory limit, %d slots, K kept %d", pc[0], pc[1]);
             b = setup_chunked(_i, ctx, pb, B, s, 0, 150000, 0);
             TU_ASSERT(gala_qp_chunk_count(b) < B, _i, "limit: %d chunks", gala_qp_chunk_count(b));
         }
+        pipe_restore(was);
         TU_ASSERT(gala_qp_linsys_used(b) == gala_qp_linsys_used(a), _i, "%s: strategy %d", what,
                   gala_qp_linsys_used(b));
-        same_results(_i, a, b, pb, B, 0, what); /* what setup found (NON_CVX, invalid data) */
+        qp_same_results(_i, a, b, pb, B, 0, 0, 0, what); /* what setup found (NON_CVX, invalid data) */
         TU_OK(ctx, gala_qp_solve(a));
         TU_OK(ctx, gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, what);
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
+        /* solved again: the chunks that come back now find their values' host copies
+         * current, K dropped or kept */
+        TU_OK(ctx, gala_qp_solve(a));
+        TU_OK(ctx, gala_qp_solve(b));
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
         gala_qp_destroy(b);
         gala_qp_destroy(a);
     }
@@ -146,7 +161,7 @@ START_TEST(chunked_equals_unchunked)
         s.max_chunk = 0;
         TU_ASSERT(gala_qp_chunk_count(b) == cnt, _i, "%d QPs: %d chunks", cnt, gala_qp_chunk_count(b));
         TU_OK(ctx, gala_qp_solve(b));
-        same_results(_i, a, b, p, cnt, 1, cnt == 1 ? "one QP" : "valid, invalid, valid");
+        qp_same_results(_i, a, b, p, cnt, 1, 0, 0, cnt == 1 ? "one QP" : "valid, invalid, valid");
         gala_qp_destroy(a);
         gala_qp_destroy(b);
     }
@@ -169,11 +184,11 @@ START_TEST(chunked_polish_and_all_invalid)
     TU_OK(ctx, gala_qp_solve(a));
     b = setup_chunked(_i, ctx, pb, B, s, 3, 0, 5);
     TU_OK(ctx, gala_qp_solve(b));
-    same_results(_i, a, b, pb, B, 1, "polished");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "polished");
     /* the polished solution is where the next solve starts */
     TU_OK(ctx, gala_qp_solve(a));
     TU_OK(ctx, gala_qp_solve(b));
-    same_results(_i, a, b, pb, B, 1, "polished, solved again");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "polished, solved again");
     gala_qp_destroy(a);
     gala_qp_destroy(b);
     for (int k = 0; k < 4; ++k) pb[k].q[0] = NAN;
@@ -182,7 +197,7 @@ START_TEST(chunked_polish_and_all_invalid)
     TU_OK(ctx, gala_qp_solve(a));
     b = setup_chunked(_i, ctx, pb, 4, s, 1, 0, 1); /* nothing on the device: one chunk */
     TU_OK(ctx, gala_qp_solve(b));
-    same_results(_i, a, b, pb, 4, 1, "all invalid");
+    qp_same_results(_i, a, b, pb, 4, 1, 0, 0, "all invalid");
     gala_qp_destroy(a);
     gala_qp_destroy(b);
     qp_free_batch(pb, B);
@@ -275,23 +290,27 @@ START_TEST(chunked_updates_and_warm_starts)
     u.l[bo[eqk]] = u.u[bo[eqk]] = isfinite(u.l[bo[eqk]]) ? u.l[bo[eqk]] : (isfinite(u.u[bo[eqk]]) ? u.u[bo[eqk]] : 0);
     u.q[qo[6]] = NAN; /* QP 6 invalid until its next valid vector */
     double *xs = malloc(sizeof(double) * (qo[B] + bo[B] + 1)), *ys = xs + qo[B];
-    for (int v = 0; v < 2; ++v) {
-        const int mc = v == 0 ? 3 : 5;
+    for (int v = 0; v < 3; ++v) {
+        const int mc = v == 0 ? 3 : (v == 1 ? 5 : 4);
         gala_qp_settings s = settings_for(_i);
         s.max_iter = 800;
         gala_qp_solver *a, *b;
         TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &a));
+        const int *pc = pipe_cfgs[v];
+        const pipe_cfg was = pipe_set(ctx, s.dtype, pc[0], pc[1]);
         b = setup_chunked(_i, ctx, pb, B, s, mc, 0, (B + mc - 1) / mc);
-        char what[96];
+        pipe_restore(was);
+        char what[128];
 #define STEP(name)                                                                          \
     do {                                                                                   \
-        snprintf(what, sizeof what, "chunks of %d, %s", mc, name);                        \
+        snprintf(what, sizeof what, "chunks of %d, %d slots, K kept %d, %s", mc, pc[0],    \
+                 pc[1], name);                                                             \
         BOTH(gala_qp_solve(a), gala_qp_solve(b));                                          \
-        same_results(_i, a, b, pb, B, 1, what);                                            \
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);                                   \
     } while (0)
         STEP("first solve");
         BOTH(gala_qp_update_vectors(a, -1, u.q, u.l, u.u), gala_qp_update_vectors(b, -1, u.q, u.l, u.u));
-        same_results(_i, a, b, pb, B, 1, "after update_vectors(-1)"); /* QP 6 invalid now */
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, "after update_vectors(-1)"); /* QP 6 invalid now */
         STEP("vectors of all");
         BOTH(gala_qp_update_vectors(a, 6, pb[6].q, NULL, NULL), gala_qp_update_vectors(b, 6, pb[6].q, NULL, NULL));
         BOTH(gala_qp_update_vectors(a, 12, NULL, pb[12].l, NULL), gala_qp_update_vectors(b, 12, NULL, pb[12].l, NULL));
@@ -304,7 +323,7 @@ START_TEST(chunked_updates_and_warm_starts)
         BOTH(gala_qp_warm_start(a, -1, xs, NULL), gala_qp_warm_start(b, -1, xs, NULL));
         STEP("warm start of all");
         BOTH(gala_qp_update_matrices(a, -1, u.Px, u.Ax), gala_qp_update_matrices(b, -1, u.Px, u.Ax));
-        same_results(_i, a, b, pb, B, 1, "after update_matrices(-1)");
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, "after update_matrices(-1)");
         STEP("matrices of all");
         BOTH(gala_qp_update_matrices(a, 9, NULL, pb[9].A.x), gala_qp_update_matrices(b, 9, NULL, pb[9].A.x));
         BOTH(gala_qp_update_rho(a, 13, 0.7), gala_qp_update_rho(b, 13, 0.7));
@@ -384,26 +403,26 @@ START_TEST(chunked_shared_matrices)
         char what[96];
         snprintf(what, sizeof what, "shared, chunks of %d", mc);
         BOTH(gala_qp_solve(a), gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, what);
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
         /* the reference's q and every QP's q; then a matrix update scales from them */
         BOTH(gala_qp_update_vectors(a, 1, q + n, NULL, NULL), gala_qp_update_vectors(b, 1, q + n, NULL, NULL));
         BOTH(gala_qp_update_vectors(a, -1, q, NULL, NULL), gala_qp_update_vectors(b, -1, q, NULL, NULL));
         BOTH(gala_qp_update_matrices(a, -1, Px, Ax), gala_qp_update_matrices(b, -1, Px, Ax));
         BOTH(gala_qp_solve(a), gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, "shared: new q, P");
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, "shared: new q, P");
         /* row kinds: an equality in QP 5 makes it invalid (the kinds are the batch's) */
         const double keep = uu[5 * m + 2];
         uu[5 * m + 2] = l[5 * m + 2] = isfinite(l[5 * m + 2]) ? l[5 * m + 2] : 0;
         BOTH(gala_qp_update_vectors(a, -1, NULL, l, uu), gala_qp_update_vectors(b, -1, NULL, l, uu));
         BOTH(gala_qp_solve(a), gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, "shared: a QP's kinds differ");
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, "shared: a QP's kinds differ");
         uu[5 * m + 2] = keep;
         l[5 * m + 2] = pb[5].l[2];
         BOTH(gala_qp_update_vectors(a, 5, NULL, l + 5 * m, uu + 5 * m),
              gala_qp_update_vectors(b, 5, NULL, l + 5 * m, uu + 5 * m));
         BOTH(gala_qp_update_rho(a, -1, 1.0), gala_qp_update_rho(b, -1, 1.0));
         BOTH(gala_qp_solve(a), gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, "shared: kinds back, rho");
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, "shared: kinds back, rho");
         /* shared: only every QP at once, and the same values in each */
         TU_ASSERT(gala_qp_update_matrices(b, 2, Px, NULL) == GALA_ERR_INVALID_ARG, _i, "k >= 0");
         Px[7 * pnz] += 1;
@@ -449,13 +468,13 @@ START_TEST(chunked_sparse_and_pcg)
         char what[64];
         snprintf(what, sizeof what, "%s", gala_qp_linsys_name(gala_qp_linsys_used(a)));
         BOTH(gala_qp_solve(a), gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, what);
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
         double q4[64];
         for (int j = 0; j < pb[4].n && j < 64; ++j) q4[j] = 1.3 * pb[4].q[j] + 0.1;
         BOTH(gala_qp_update_vectors(a, 4, q4, NULL, NULL), gala_qp_update_vectors(b, 4, q4, NULL, NULL));
         BOTH(gala_qp_update_rho(a, -1, 0.3), gala_qp_update_rho(b, -1, 0.3));
         BOTH(gala_qp_solve(a), gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, what);
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
         gala_qp_destroy(a);
         gala_qp_destroy(b);
     }
@@ -498,13 +517,13 @@ START_TEST(chunked_device_vectors)
     b = setup_chunked(_i, ctx, pb, B, s, 4, 0, 5);
     BOTH(gala_qp_solve(a), gala_qp_solve(b));
     BOTH(gala_qp_update_vectors_device(a, bq, 0, bl, 0, bu, 0), gala_qp_update_vectors_device(b, bq, 0, bl, 0, bu, 0));
-    same_results(_i, a, b, pb, B, 1, "after update_vectors_device");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "after update_vectors_device");
     BOTH(gala_qp_solve(a), gala_qp_solve(b));
-    same_results(_i, a, b, pb, B, 1, "device vectors");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "device vectors");
     BOTH(gala_qp_get_solution_device(a, xa, 3, ya, 0), gala_qp_get_solution_device(b, xb, 3, yb, 0));
     BOTH(gala_qp_warm_start_device(a, xa, 3, ya, 0), gala_qp_warm_start_device(b, xa, 3, ya, 0));
     BOTH(gala_qp_solve(a), gala_qp_solve(b));
-    same_results(_i, a, b, pb, B, 1, "device warm start");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "device warm start");
     double *ha = malloc(sizeof(double) * (nx + ny + 3)), *hb = malloc(sizeof(double) * (nx + ny + 3));
     tu_download(xa, 0, ha, nx + 3);
     tu_download(xb, 0, hb, nx + 3);
@@ -541,14 +560,29 @@ START_TEST(chunked_many_small)
     gala_qp_solver *a, *b;
     TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &a));
     TU_OK(ctx, gala_qp_solve(a));
-    /* about 7 chunks, whose sizes the bytes decide */
-    b = setup_chunked(_i, ctx, pb, B, s, 0, s.dtype == GALA_FLOAT ? 3e6 : 5.5e6, 0);
+    /* about 7 chunks, whose sizes the bytes decide, one after another (qp.chunk_slots = 1);
+     * pipelined, two on the device at once, each in half the room: about twice as many */
+    const double limit = s.dtype == GALA_FLOAT ? 3e6 : 5.5e6;
+    long slots;
+    TU_OK(ctx, gala_tune_get(ctx, "qp.chunk_slots", s.dtype, &slots));
+    TU_OK(ctx, gala_tune_set(ctx, "qp.chunk_slots", s.dtype, 1));
+    b = setup_chunked(_i, ctx, pb, B, s, 0, limit, 0);
+    TU_OK(ctx, gala_tune_set(ctx, "qp.chunk_slots", s.dtype, slots));
     const int nc = gala_qp_chunk_count(b);
     TU_ASSERT(nc >= 4 && nc <= 12, _i, "%d chunks", nc);
-    if (getenv("GALA_TEST_VERBOSE"))
-        fprintf(stderr, "chunked_many_small [%s]: %d chunks\n", tu_target_get(_i)->name, nc);
     TU_OK(ctx, gala_qp_solve(b));
-    same_results(_i, a, b, pb, B, 1, "by bytes");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "by bytes");
+    gala_qp_destroy(b);
+    TU_OK(ctx, gala_tune_set(ctx, "qp.chunk_slots", s.dtype, 2));
+    b = setup_chunked(_i, ctx, pb, B, s, 0, limit, 0);
+    TU_OK(ctx, gala_tune_set(ctx, "qp.chunk_slots", s.dtype, slots));
+    const int nc2 = gala_qp_chunk_count(b);
+    TU_ASSERT(nc2 >= 2 * nc - 2 && nc2 <= 2 * nc + 2, _i, "%d chunks for two slots, %d for one", nc2, nc);
+    if (getenv("GALA_TEST_VERBOSE"))
+        fprintf(stderr, "chunked_many_small [%s]: %d chunks, %d pipelined\n", tu_target_get(_i)->name,
+                nc, nc2);
+    TU_OK(ctx, gala_qp_solve(b));
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "by bytes, pipelined");
     gala_qp_destroy(b);
     gala_qp_destroy(a);
     enum { B1 = 300 };
@@ -556,7 +590,7 @@ START_TEST(chunked_many_small)
     TU_OK(ctx, gala_qp_solve(a));
     b = setup_chunked(_i, ctx, pb, B1, s, 1, 0, B1);
     TU_OK(ctx, gala_qp_solve(b));
-    same_results(_i, a, b, pb, B1, 1, "each its own chunk");
+    qp_same_results(_i, a, b, pb, B1, 1, 0, 0, "each its own chunk");
     gala_qp_destroy(b);
     gala_qp_destroy(a);
     for (int k = 0; k < B; ++k) gala_qp_problem_free(&pb[k]);
@@ -624,73 +658,80 @@ START_TEST(chunked_faults)
     const gala_fault_kind kinds[] = {GALA_FAULT_ALLOC, GALA_FAULT_LAUNCH, GALA_FAULT_TRANSFER};
     const char *kname[] = {"alloc", "launch", "transfer"};
     const int step = is_opencl(_i) ? 7 : 1;
-    int failed_in[B / MC] = {0};
-    for (int kk = 0; kk < 3; ++kk) {
-        int fails = 0;
-        for (int n = 1 + (kk % step); n < 100000; n += step) {
-            gala_qp_solver *b = setup_chunked(_i, ctx, pb, B, s, MC, 0, B / MC);
-            gala_fault_arm(kinds[kk], n);
-            gala_status st = gala_qp_solve(b);
-            const long pending = gala_fault_pending(kinds[kk]);
-            gala_fault_arm(kinds[kk], 0);
-            char what[64];
-            snprintf(what, sizeof what, "%s fault %d", kname[kk], n);
-            if (st == GALA_OK) { /* not reached (or a failure the solve may absorb) */
-                same_results(_i, a, b, pb, B, 1, what);
+    for (int v = 0; v < 2; ++v) { /* pipelined with K dropped; one after another, K kept */
+        const int *pc = pipe_cfgs[v];
+        const pipe_cfg was = pipe_set(ctx, s.dtype, pc[0], pc[1]);
+        int failed_in[B / MC] = {0};
+        for (int kk = 0; kk < 3; ++kk) {
+            int fails = 0;
+            for (int n = 1 + (kk % step); n < 100000; n += step) {
+                gala_qp_solver *b = setup_chunked(_i, ctx, pb, B, s, MC, 0, B / MC);
+                gala_fault_arm(kinds[kk], n);
+                gala_status st = gala_qp_solve(b);
+                const long pending = gala_fault_pending(kinds[kk]);
+                gala_fault_arm(kinds[kk], 0);
+                char what[64];
+                snprintf(what, sizeof what, "%d slots, K kept %d: %s fault %d", pc[0], pc[1], kname[kk], n);
+                if (st == GALA_OK) { /* not reached (or a failure the solve may absorb) */
+                    qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
+                    gala_qp_destroy(b);
+                    if (pending > 0) break; /* past the last operation of the solve */
+                    continue;
+                }
+                ++fails;
+                TU_ASSERT(st == (kk == 0 ? GALA_ERR_DEVICE_MEMORY : GALA_ERR_DEVICE), _i, "%s: status %s",
+                          what, gala_status_string(st));
+                const char *msg = gala_last_error(ctx);
+                TU_ASSERT(strstr(msg, "gala_qp_solve: chunk ") && strstr(msg, "injected"), _i,
+                          "%s: message '%s'", what, msg);
+                const int c = check_partial(_i, a, b, pb, B, MC, what);
+                TU_ASSERT(c >= 0, _i, "%s: no QP marked UNSOLVED", what);
+                char want[32];
+                snprintf(want, sizeof want, "chunk %d of %d", c, B / MC);
+                TU_ASSERT(strstr(msg, want) != NULL, _i, "%s: '%s' does not name %s", what, msg, want);
+                failed_in[c]++;
+                /* still usable */
+                TU_OK(ctx, gala_qp_update_rho(b, -1, s.rho));
+                TU_OK(ctx, gala_qp_cold_start(b));
+                TU_OK(ctx, gala_qp_solve(b));
+                qp_same_results(_i, a2, b, pb, B, 1, 0, 0, what);
                 gala_qp_destroy(b);
-                if (pending > 0) break; /* past the last operation of the solve */
-                continue;
+                gala_stats st1;
+                TU_OK(ctx, gala_context_stats(ctx, &st1));
+                TU_ASSERT(st1.buffers_live == st0.buffers_live && st1.bytes_live == st0.bytes_live, _i,
+                          "%s: %ld buffers (%zu bytes) live, %ld (%zu) before", what, st1.buffers_live,
+                          st1.bytes_live, st0.buffers_live, st0.bytes_live);
             }
-            ++fails;
-            TU_ASSERT(st == (kk == 0 ? GALA_ERR_DEVICE_MEMORY : GALA_ERR_DEVICE), _i, "%s: status %s",
-                      what, gala_status_string(st));
-            const char *msg = gala_last_error(ctx);
-            TU_ASSERT(strstr(msg, "gala_qp_solve: chunk ") && strstr(msg, "injected"), _i,
-                      "%s: message '%s'", what, msg);
-            const int c = check_partial(_i, a, b, pb, B, MC, what);
-            TU_ASSERT(c >= 0, _i, "%s: no QP marked UNSOLVED", what);
-            char want[32];
-            snprintf(want, sizeof want, "chunk %d of %d", c, B / MC);
-            TU_ASSERT(strstr(msg, want) != NULL, _i, "%s: '%s' does not name %s", what, msg, want);
-            failed_in[c]++;
-            /* still usable */
-            TU_OK(ctx, gala_qp_update_rho(b, -1, s.rho));
-            TU_OK(ctx, gala_qp_cold_start(b));
-            TU_OK(ctx, gala_qp_solve(b));
-            same_results(_i, a2, b, pb, B, 1, what);
-            gala_qp_destroy(b);
-            gala_stats st1;
-            TU_OK(ctx, gala_context_stats(ctx, &st1));
-            TU_ASSERT(st1.buffers_live == st0.buffers_live && st1.bytes_live == st0.bytes_live, _i,
-                      "%s: %ld buffers (%zu bytes) live, %ld (%zu) before", what, st1.buffers_live,
-                      st1.bytes_live, st0.buffers_live, st0.bytes_live);
+            TU_ASSERT(fails >= 3, _i, "%s: only %d injected failures were met", kname[kk], fails);
+            if (getenv("GALA_TEST_VERBOSE"))
+                fprintf(stderr, "chunked_faults [%s]: %d %s faults\n", tu_target_get(_i)->name, fails,
+                        kname[kk]);
         }
-        TU_ASSERT(fails >= 3, _i, "%s: only %d injected failures were met", kname[kk], fails);
-        if (getenv("GALA_TEST_VERBOSE"))
-            fprintf(stderr, "chunked_faults [%s]: %d %s faults\n", tu_target_get(_i)->name, fails,
-                    kname[kk]);
-    }
-    for (int c = 0; c < B / MC; ++c)
-        TU_ASSERT(failed_in[c] > 0, _i, "no fault landed in chunk %d", c);
-    /* faults during a chunked setup: a clean failure, nothing kept */
-    s.max_chunk = MC;
-    for (int kk = 0; kk < 3; ++kk) {
-        for (int n = 1; n < 100000; n += 3 * step) {
-            gala_qp_solver *b = NULL;
-            gala_fault_arm(kinds[kk], n);
-            gala_status st = gala_qp_setup(ctx, pb, B, &s, &b);
-            gala_fault_arm(kinds[kk], 0);
-            if (st == GALA_OK) {
-                gala_qp_destroy(b);
-                break;
+        for (int c = 0; c < B / MC; ++c)
+            TU_ASSERT(failed_in[c] > 0, _i, "%d slots, K kept %d: no fault landed in chunk %d",
+                      pc[0], pc[1], c);
+        /* faults during a chunked setup: a clean failure, nothing kept */
+        s.max_chunk = MC;
+        for (int kk = 0; kk < 3; ++kk) {
+            for (int n = 1; n < 100000; n += 3 * step) {
+                gala_qp_solver *b = NULL;
+                gala_fault_arm(kinds[kk], n);
+                gala_status st = gala_qp_setup(ctx, pb, B, &s, &b);
+                gala_fault_arm(kinds[kk], 0);
+                if (st == GALA_OK) {
+                    gala_qp_destroy(b);
+                    break;
+                }
+                TU_ASSERT(b == NULL && strstr(gala_last_error(ctx), "injected"), _i,
+                          "setup, %s fault %d: %s", kname[kk], n, gala_last_error(ctx));
+                gala_stats st1;
+                TU_OK(ctx, gala_context_stats(ctx, &st1));
+                TU_ASSERT(st1.buffers_live == st0.buffers_live, _i, "setup, %s fault %d: %ld buffers",
+                          kname[kk], n, st1.buffers_live);
             }
-            TU_ASSERT(b == NULL && strstr(gala_last_error(ctx), "injected"), _i,
-                      "setup, %s fault %d: %s", kname[kk], n, gala_last_error(ctx));
-            gala_stats st1;
-            TU_OK(ctx, gala_context_stats(ctx, &st1));
-            TU_ASSERT(st1.buffers_live == st0.buffers_live, _i, "setup, %s fault %d: %ld buffers",
-                      kname[kk], n, st1.buffers_live);
         }
+        s.max_chunk = 0;
+        pipe_restore(was);
     }
     gala_qp_destroy(a);
     gala_qp_destroy(a2);

@@ -16,6 +16,7 @@
 #include "core/internal.h"
 #include "testutil.h"
 #include "qp_build.h"
+#include "qp_compare.h"
 #include "qp_mixed.h"
 
 enum { MAXDEV = 3 };
@@ -58,75 +59,6 @@ static void make_devices(int target, gala_context **devs, int n)
 static void free_devices(gala_context **devs, int n)
 {
     for (int d = 1; d < n; ++d) gala_context_destroy(devs[d]);
-}
-
-/* A NaN no solver writes: an output left unwritten keeps it and differs from any result. */
-static void poison(double *x, size_t n)
-{
-    const uint64_t bits = 0x7ff4deadbeef0001ull;
-    for (size_t i = 0; i < n; ++i) memcpy(&x[i], &bits, sizeof bits);
-}
-
-#define SAME_D(f) memcmp(&ia.f, &ib.f, sizeof(double)) == 0
-
-/* Every QP's info (times excepted) and solution of a (one context) and b, bit for bit; the
- * QPs of skip_k0 .. skip_k1 - 1 are not compared. */
-static void same_results_but(int target, gala_qp_solver *a, gala_qp_solver *b,
-                             const gala_qp_problem *pb, int count, int solved, int skip_k0,
-                             int skip_k1, const char *what)
-{
-    size_t nx = 0, ny = 0;
-    for (int k = 0; k < count; ++k) {
-        const int n = pb[k].n > 0 ? pb[k].n : 0, m = pb[k].m > 0 ? pb[k].m : 0;
-        nx += (size_t)n;
-        ny += (size_t)m;
-        if (k >= skip_k0 && k < skip_k1) continue;
-        gala_qp_info ia, ib;
-        TU_OK(NULL, gala_qp_get_info(a, k, &ia));
-        TU_OK(NULL, gala_qp_get_info(b, k, &ib));
-        TU_ASSERT(ia.status == ib.status && ia.iter == ib.iter && ia.rho_updates == ib.rho_updates &&
-                      ia.status_polish == ib.status_polish,
-                  target, "%s: QP %d: %s after %d iterations, on several devices %s after %d", what,
-                  k, gala_qp_status_string(ia.status), ia.iter, gala_qp_status_string(ib.status),
-                  ib.iter);
-        TU_ASSERT(SAME_D(obj_val) && SAME_D(dual_obj_val) && SAME_D(prim_res) && SAME_D(dual_res) &&
-                      SAME_D(duality_gap) && SAME_D(rho_estimate) && SAME_D(rho),
-                  target, "%s: QP %d: objective %.17g / %.17g, rho %.17g / %.17g", what, k,
-                  ia.obj_val, ib.obj_val, ia.rho, ib.rho);
-        TU_ASSERT(strcmp(ia.message, ib.message) == 0, target, "%s: QP %d: messages '%s' and '%s'",
-                  what, k, ia.message, ib.message);
-        if (!solved) continue;
-        const double *xa, *ya, *pa, *da, *xb, *yb, *pbc, *db;
-        TU_OK(NULL, gala_qp_get_solution(a, k, &xa, &ya, &pa, &da));
-        TU_OK(NULL, gala_qp_get_solution(b, k, &xb, &yb, &pbc, &db));
-        TU_ASSERT(qp_same_bits(xa, xb, (size_t)n) && qp_same_bits(ya, yb, (size_t)m), target,
-                  "%s: QP %d (%s): solutions differ: x0 %.17g and %.17g", what, k,
-                  gala_qp_status_string(ia.status), xa[0], xb[0]);
-        TU_ASSERT(qp_same_bits(pa, pbc, (size_t)m) && qp_same_bits(da, db, (size_t)n), target,
-                  "%s: QP %d: certificates differ", what, k);
-    }
-    gala_qp_info *fa = malloc(sizeof *fa * (size_t)count), *fb = malloc(sizeof *fb * (size_t)count);
-    TU_OK(NULL, gala_qp_get_infos(a, 0, count, fa));
-    TU_OK(NULL, gala_qp_get_infos(b, 0, count, fb));
-    for (int k = 0; k < count; ++k)
-        TU_ASSERT((k >= skip_k0 && k < skip_k1) ||
-                      (fa[k].status == fb[k].status && fa[k].iter == fb[k].iter),
-                  target, "%s: get_infos: QP %d", what, k);
-    free(fa);
-    free(fb);
-    if (!solved || skip_k1 > skip_k0) return;
-    double *x = malloc(sizeof(double) * (2 * nx + 2 * ny + 1)), *y = x + nx, *x2 = y + ny, *y2 = x2 + nx;
-    poison(x, 2 * (nx + ny));
-    TU_OK(NULL, gala_qp_get_solutions(a, x, y));
-    TU_OK(NULL, gala_qp_get_solutions(b, x2, y2));
-    TU_ASSERT(qp_same_bits(x, x2, nx + ny), target, "%s: gala_qp_get_solutions differ", what);
-    free(x);
-}
-
-static void same_results(int target, gala_qp_solver *a, gala_qp_solver *b,
-                         const gala_qp_problem *pb, int count, int solved, const char *what)
-{
-    same_results_but(target, a, b, pb, count, solved, 0, 0, what);
 }
 
 /* A QP's work as the division counts it: n², 1 for a rejected QP (here: NaN in q). */
@@ -214,10 +146,10 @@ START_TEST(multi_equals_one)
                       gala_qp_chunk_count(b));
         gala_qp_solver *a0;
         TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &a0));
-        same_results(_i, a0, b, pb, B, 0, what); /* what setup found */
+        qp_same_results(_i, a0, b, pb, B, 0, 0, 0, what); /* what setup found */
         gala_qp_destroy(a0);
         TU_OK(ctx, gala_qp_solve(b));
-        same_results(_i, a, b, pb, B, 1, what);
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
         gala_qp_profile pa, pbp;
         TU_OK(NULL, gala_qp_get_profile(b, &pbp));
         TU_OK(NULL, gala_qp_get_profile(a, &pa));
@@ -235,7 +167,7 @@ START_TEST(multi_equals_one)
         double work[MAXDEV];
         check_shares(_i, b, 3, p, cnt, work, cnt == 1 ? "one QP" : "two QPs");
         TU_OK(ctx, gala_qp_solve(b));
-        same_results(_i, a, b, p, cnt, 1, cnt == 1 ? "one QP on three devices" : "two QPs on three");
+        qp_same_results(_i, a, b, p, cnt, 1, 0, 0, cnt == 1 ? "one QP on three devices" : "two QPs on three");
         gala_qp_destroy(a);
         gala_qp_destroy(b);
     }
@@ -307,7 +239,7 @@ START_TEST(multi_updates_and_warm_starts)
 #define STEP(name)                                                                          \
     do {                                                                                   \
         BOTH(gala_qp_solve(a), gala_qp_solve(b));                                          \
-        same_results(_i, a, b, pb, B, 1, name);                                            \
+        qp_same_results(_i, a, b, pb, B, 1, 0, 0, name);                                   \
     } while (0)
     STEP("first solve");
     BOTH(gala_qp_update_vectors(a, -1, q, l, u), gala_qp_update_vectors(b, -1, q, l, u));
@@ -380,11 +312,11 @@ START_TEST(multi_shared_matrices)
     TU_ASSERT(gala_qp_linsys_used(a) == GALA_QP_LINSYS_DENSE_SHARED &&
                   gala_qp_linsys_used(b) == GALA_QP_LINSYS_DENSE_SHARED, _i, "not shared");
     BOTH(gala_qp_solve(a), gala_qp_solve(b));
-    same_results(_i, a, b, pb, B, 1, "shared on two devices");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "shared on two devices");
     BOTH(gala_qp_update_vectors(a, -1, q, NULL, NULL), gala_qp_update_vectors(b, -1, q, NULL, NULL));
     BOTH(gala_qp_update_matrices(a, -1, Px, Ax), gala_qp_update_matrices(b, -1, Px, Ax));
     BOTH(gala_qp_solve(a), gala_qp_solve(b));
-    same_results(_i, a, b, pb, B, 1, "shared on two devices: new q, P");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "shared on two devices: new q, P");
     gala_qp_destroy(a);
     gala_qp_destroy(b);
     free(q);
@@ -435,7 +367,7 @@ START_TEST(multi_faults)
         char what[64];
         snprintf(what, sizeof what, "launch fault %d", nf);
         if (st == GALA_OK) {
-            same_results(_i, a, b, pb, B, 1, what);
+            qp_same_results(_i, a, b, pb, B, 1, 0, 0, what);
             gala_qp_destroy(b);
             if (pending > 0) break; /* past the solve's last launch */
             continue;
@@ -461,12 +393,12 @@ START_TEST(multi_faults)
                       k0[d], k0[d] + cnt[d] - 1);
         }
         TU_ASSERT(unsolved > 0, _i, "%s: no QP UNSOLVED", what);
-        same_results_but(_i, a, b, pb, B, 1, k0[d], k0[d] + cnt[d], what);
+        qp_same_results(_i, a, b, pb, B, 1, k0[d], k0[d] + cnt[d], what);
         failed_on[d]++;
         TU_OK(ctx, gala_qp_update_rho(b, -1, s.rho));
         TU_OK(ctx, gala_qp_cold_start(b));
         TU_OK(ctx, gala_qp_solve(b));
-        same_results(_i, a2, b, pb, B, 1, what);
+        qp_same_results(_i, a2, b, pb, B, 1, 0, 0, what);
         gala_qp_destroy(b);
     }
     TU_ASSERT(fails >= 2 && failed_on[0] > 0 && failed_on[1] > 0, _i,
@@ -555,7 +487,7 @@ START_TEST(multi_arguments_and_progress)
     s.progress = NULL;
     TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &a));
     TU_OK(ctx, gala_qp_solve(a));
-    same_results(_i, a, b, pb, B, 1, "with a progress callback");
+    qp_same_results(_i, a, b, pb, B, 1, 0, 0, "with a progress callback");
     gala_qp_destroy(a);
     /* the device-vector calls: the batch's vectors live in two contexts */
     gala_buffer *buf = NULL;

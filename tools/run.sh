@@ -127,14 +127,15 @@ tsan)
     # the concurrency tests only: threads (every routine, own and shared contexts), kcache
     # (threads and processes filling one cache folder), qp_setup (the QP solver's host
     # loops on the context's worker threads), host_threads (every host kernel that runs
-    # its items on the worker threads) and qp_multi (a QP batch on several contexts, a
-    # thread per device), host and OpenCL
+    # its items on the worker threads), qp_multi (a QP batch on several contexts, a thread
+    # per device) and qp_chunk (a batch's chunks pipelined on a context and its twin, a
+    # thread per slot), host and OpenCL
     cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DGALA_WERROR=ON -DGALA_SANITIZE=thread \
         -DGALA_BUILD_BENCH=OFF -DGALA_BUILD_TOOLS=OFF
     cmake --build build-tsan -j"$(jobs)" --target test_threads test_kcache test_qp_setup \
-        test_host_threads test_qp_multi
+        test_host_threads test_qp_multi test_qp_chunk
     TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan --output-on-failure \
-        -R "^test_(threads|kcache|qp_setup|host_threads|qp_multi)$"
+        -R "^test_(threads|kcache|qp_setup|host_threads|qp_multi|qp_chunk)$"
     ;;
 coverage)
     PKGS+=(gcovr)

@@ -101,9 +101,10 @@ typedef struct gala_qp_solver gala_qp_solver;
  * not convex (K = P + σI + AᵀρA not positive definite) gets GALA_QP_NON_CVX.
  * A batch whose device workspace exceeds settings.device_mem_limit (default: 80 % of a
  * GPU's memory less what the context holds), or that has more than settings.max_chunk QPs,
- * is set up in chunks of consecutive QPs that are solved one after another, with the same
- * results and API as one batch; the chunks not on the device wait in host memory
- * (docs/qp.md, "Batches larger than the device"; gala_qp_chunk_count).
+ * is set up in chunks of consecutive QPs, two on the device at a time (one iterates while the
+ * next one comes to the device, on a second context of the same device and a thread of its
+ * own), with the same results and API as one batch; the chunks not on the device wait in
+ * host memory (docs/qp.md, "Batches larger than the device"; gala_qp_chunk_count).
  * @return GALA_OK; GALA_ERR_INVALID_ARG (NULL arguments, count < 1, bad settings, or the
  *         shared strategy forced on problems that do not share P and A); GALA_ERR_OUT_OF_MEMORY;
  *         GALA_ERR_DEVICE_MEMORY; GALA_ERR_NOT_SUPPORTED (double on a device without fp64,
@@ -154,8 +155,8 @@ GALA_API gala_status gala_qp_device_share(const gala_qp_solver *solver, int d, i
  * @brief Solve every QP of the batch. All QPs advance together on the device; each stops on
  * its own (status, max_iter); the call returns when all have stopped, the time limit is
  * reached, or the progress callback asked to stop. Results: gala_qp_get_info(),
- * gala_qp_get_solution(). A batch in chunks is solved chunk after chunk; when one chunk's
- * part fails, its QPs get GALA_QP_UNSOLVED (no solution), the other chunks are solved, and
+ * gala_qp_get_solution(). A batch in chunks is solved chunk after chunk, the next one
+ * brought to the device during the current one's iterations; when one chunk's part fails, its QPs get GALA_QP_UNSOLVED (no solution), the other chunks are solved, and
  * the call returns the failure's status with the chunk named in the message. A batch on
  * several devices (gala_qp_setup_devices) is solved on all of them at once; a device whose
  * part fails gives its QPs GALA_QP_UNSOLVED as a failed chunk does, and the message names
@@ -171,7 +172,7 @@ GALA_API int gala_qp_count(const gala_qp_solver *solver);
 /** @brief The strategy the solver uses (gala_qp_linsys), or -1 for NULL. */
 GALA_API int gala_qp_linsys_used(const gala_qp_solver *solver);
 
-/** @brief Number of chunks the batch is solved in, one after another on the device: 1 when
+/** @brief Number of chunks the batch is solved in, in turn on the device: 1 when
  *  its device workspace fits settings.device_mem_limit and it has at most settings.max_chunk
  *  QPs (docs/qp.md, "Batches larger than the device"); 0 for NULL. */
 GALA_API int gala_qp_chunk_count(const gala_qp_solver *solver);

@@ -183,8 +183,8 @@ typedef enum gala_qp_setting_kind {
       "the online cores up to 16 and one for small batches; 1: the calling thread only)")       \
     X(REAL, double, device_mem_limit, 0, 0, GALA_QP_S_INF, GALA_QP_S_FIXED, NULL, NULL,          \
       "bytes of device memory the batch may use: a batch whose device workspace is larger is "   \
-      "solved in chunks that fit, one after another, with the same results (0: automatic, "      \
-      "80 % of the device's global memory less what the context holds)")                         \
+      "solved in chunks that fit, in turn (two on the device at once), with the same results "   \
+      "(0: automatic, 80 % of the device's global memory less what the context holds)")          \
     X(INT, int, max_chunk, 0, 0, INT_MAX, GALA_QP_S_FIXED, NULL, NULL,                           \
       "most QPs per chunk (0: as many as device_mem_limit allows)")                              \
     X(BOOL, int, profile, 0, 0, 1, GALA_QP_S_NOCLI, NULL, NULL,                                  \

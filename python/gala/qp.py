@@ -373,7 +373,7 @@ class QPBatch:
 
     @property
     def chunks(self) -> int:
-        """Number of chunks the batch is solved in, one after another on the device: 1 when
+        """Number of chunks the batch is solved in, in turn on the device: 1 when
         its device workspace fits (settings ``device_mem_limit``, ``max_chunk``)."""
         return self._solver.chunk_count
 

@@ -65,6 +65,7 @@ static gala_status common(gala_context *ctx, const char *fn, const mview *in, in
     *dt = out->buf->dtype;
     GALA_TRY(gala_check_float_type(ctx, fn, *dt));
     GALA_TRY(check_view(ctx, fn, out, *dt));
+    gala_buffer_touch(out->buf);
     for (int i = 0; i < nin; ++i) {
         GALA_TRY(check_view(ctx, fn, &in[i], *dt));
         if (views_overlap(&in[i], out))

@@ -147,6 +147,7 @@ static gala_status transfer(gala_buffer *b, size_t off, size_t count, void *host
         else memcpy(host, h, count * es);
         return GALA_OK;
     }
+    if (write) gala_buffer_touch(b);
     return write ? ctx->ops->mem_write(ctx, b->handle, off * es, count * es, host, blocking)
                  : ctx->ops->mem_read(ctx, b->handle, off * es, count * es, host, blocking);
 }
@@ -188,6 +189,7 @@ gala_status gala_buffer_copy(const gala_buffer *src, size_t so, gala_buffer *dst
     if (gala_fault_hit(GALA_FAULT_TRANSFER))
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: copy failed (injected fault)", fn);
     size_t es = gala_dtype_size(src->dtype);
+    gala_buffer_touch(dst);
     if (src->parked || dst->parked) { /* one side (or both) in its host copy */
         if ((src->parked && !src->host_copy) || (dst->parked && !dst->host_copy))
             return gala_error(ctx, GALA_ERR_INTERNAL, "%s: a buffer is parked without its "
@@ -232,6 +234,7 @@ gala_status gala_buffer_fill(gala_buffer *b, size_t off, size_t count, double va
         for (size_t i = 0; i < count; ++i) memcpy(h + i * es, pat, es);
         return GALA_OK;
     }
+    gala_buffer_touch(b);
     return ctx->ops->mem_fill(ctx, b->handle, off * es, count * es, pat, es);
 }
 
@@ -256,7 +259,9 @@ static int dropped(const gala_buffer *b, gala_buffer *const *drop, int ndrop)
     return 0;
 }
 
-/* Both directions are all or nothing: park queues every read into the host copies, waits,
+/* Both directions are all or nothing: park queues every read into the host copies (but
+ * of the buffers whose host copy is current: nothing wrote them on the device since their
+ * last park or unpark, such as a chunk's matrix values between solves), waits,
  * and releases the device memory only once every read has landed; unpark allocates and
  * queues every write (parked = 2 meanwhile) and waits; a failure undoes the call's own
  * steps. A buffer keeps its host copy once made (freed with the buffer): the next park of
@@ -267,6 +272,7 @@ gala_status gala_buffers_park(gala_context *ctx, const void *owner, gala_buffer 
     gala_status st = GALA_OK;
     for (gala_buffer *b = ctx->buffers; b && st == GALA_OK; b = b->next) {
         if (!parkable(b, owner) || b->parked || dropped(b, drop, ndrop)) continue;
+        if (b->host_copy && b->host_current) continue; /* its host copy holds it already */
         if (!b->host_copy) b->host_copy = gala_malloc(b->bytes);
         if (!b->host_copy)
             st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "parking a buffer: no host memory for "
@@ -289,6 +295,7 @@ gala_status gala_buffers_park(gala_context *ctx, const void *owner, gala_buffer 
                 gala_free(b->host_copy);
                 b->host_copy = NULL;
             }
+            b->host_current = b->host_copy != NULL;
         }
         if (b->host_copy && !dropped(b, drop, ndrop)) hb += b->bytes;
     }
@@ -332,7 +339,8 @@ gala_status gala_buffers_unpark(gala_context *ctx, const void *owner)
             ctx->stats.bytes_live -= b->bytes;
             continue;
         }
-        b->parked = 0; /* its host copy stays for the next park */
+        b->parked = 0; /* its host copy stays for the next park, current until a write */
+        b->host_current = b->host_copy != NULL;
     }
     return st;
 }

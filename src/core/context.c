@@ -138,6 +138,51 @@ gala_status gala_context_create(const gala_context_options *opts, gala_context *
     return GALA_OK;
 }
 
+gala_status gala_context_twin(gala_context *parent, gala_context **out)
+{
+    *out = NULL;
+    if (!parent->ops->twin)
+        return gala_error(parent, GALA_ERR_NOT_SUPPORTED, "the %s backend has no twin contexts",
+                          parent->ops->name);
+    gala_context *ctx = gala_calloc(1, sizeof *ctx);
+    if (!ctx) return gala_error(parent, GALA_ERR_OUT_OF_MEMORY, "a twin context: no host memory");
+    ctx->ops = parent->ops;
+    ctx->profiling = parent->profiling;
+    ctx->loop_limit = parent->loop_limit; /* the same device */
+    gala_status s = ctx->ops->twin(ctx, parent);
+    if (s != GALA_OK) {
+        gala_error(parent, s, "a twin context: %s", ctx->err ? ctx->err : "failed");
+        gala_free(ctx->err);
+        gala_free(ctx);
+        return s;
+    }
+    ctx->info = parent->info;
+    ctx->twin_of = parent;
+    memcpy(ctx->tune.set, parent->tune.set, sizeof ctx->tune.set);
+    memcpy(ctx->tune.set_v, parent->tune.set_v, sizeof ctx->tune.set_v);
+    gala_error_clear(ctx);
+    *out = ctx;
+    return GALA_OK;
+}
+
+void gala_context_twin_sync(gala_context *twin)
+{
+    const gala_context *p = twin->twin_of;
+    if (!p || (!memcmp(twin->tune.set, p->tune.set, sizeof p->tune.set) &&
+               !memcmp(twin->tune.set_v, p->tune.set_v, sizeof p->tune.set_v)))
+        return;
+    memcpy(twin->tune.set, p->tune.set, sizeof p->tune.set);
+    memcpy(twin->tune.set_v, p->tune.set_v, sizeof p->tune.set_v);
+    gala_tune_invalidate(twin);
+}
+
+int gala_same_memory(const gala_context *a, const gala_context *b)
+{
+    const gala_context *ra = a && a->twin_of ? a->twin_of : a;
+    const gala_context *rb = b && b->twin_of ? b->twin_of : b;
+    return ra && ra == rb;
+}
+
 gala_status gala_context_destroy(gala_context *ctx)
 {
     if (!ctx) return GALA_OK;

@@ -153,7 +153,7 @@ gala_status gala_check_buf(const gala_context *ctx, const char *fn, const char *
                            const gala_buffer *b, gala_dtype dtype, size_t off, size_t extent)
 {
     if (!b) return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: buffer %s is NULL", fn, name);
-    if (b->ctx != ctx)
+    if (b->ctx != ctx && !gala_same_memory(b->ctx, ctx))
         return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: buffer %s belongs to another context",
                           fn, name);
     if (dtype == 0) {

@@ -52,7 +52,20 @@ struct gala_buffer {
     const void *owner;
     void *host_copy;
     int parked;
+    /* the host copy holds what the device memory holds: made by the last park or unpark,
+     * and no operation has written the buffer on the device since (so the next park need
+     * not read it back) */
+    int host_current;
 };
+
+/** An operation is about to write b's device memory: its host copy (if any) is no longer
+ *  current (the next park reads it back). Every writing path of the core calls it: writes,
+ *  copies, fills, kernel launches (for every buffer argument but those an argument list
+ *  declares const), BLAS-3 outputs. */
+static inline void gala_buffer_touch(const struct gala_buffer *b)
+{
+    if (b) ((struct gala_buffer *)b)->host_current = 0;
+}
 
 enum { GALA_MAX_FALLBACKS = 8 };
 
@@ -120,6 +133,9 @@ struct gala_context {
 
     /* the tuning values, resolved once per precision (see tuning.c) */
     gala_tune_cache tune;
+
+    /* a twin (gala_context_twin): the context whose device and memory it shares; NULL */
+    struct gala_context *twin_of;
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -205,6 +221,21 @@ GALA_INTERNAL gala_status gala_lane_reserve(struct gala_context *ctx, int units)
 /** Back to lane 0, which waits for lane 1; BLAS-3 reservations dropped. Returns s when s is
  *  an error (the first error wins), else the status of the join. */
 GALA_INTERNAL gala_status gala_lane_join(struct gala_context *ctx, gala_status s);
+
+/* Twins (the QP solver's pipelined chunks, src/qp/chunk.c): a second context on a
+ * context's device that shares its memory (its buffers may be passed to the other's
+ * operations) but queues its work on a queue or stream of its own, so that two threads, one
+ * per context, overlap their transfers and kernels. The caller orders work across the two
+ * (gala_finish). A twin has its parent's gala_tune_set values (so that a routine makes the
+ * same choices on both) and is destroyed (gala_context_destroy) before its parent.
+ * GALA_ERR_NOT_SUPPORTED where the backend or the parent cannot have one (a CUDA context on
+ * a caller's stream, whose work must stay on that stream). */
+GALA_INTERNAL gala_status gala_context_twin(struct gala_context *parent, struct gala_context **twin);
+/** The twin takes its parent's gala_tune_set values again where they changed. */
+GALA_INTERNAL void gala_context_twin_sync(struct gala_context *twin);
+/** Whether a buffer of context a may be used by operations of context b: the same context,
+ *  or twins of one. */
+GALA_INTERNAL int gala_same_memory(const struct gala_context *a, const struct gala_context *b);
 
 /* Parking (the QP solver's chunks, src/qp/chunk.c): the buffers made for one object are
  * tagged with it; parking copies their contents to host memory and releases their device

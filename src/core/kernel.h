@@ -90,16 +90,20 @@ GALA_INTERNAL int gala_program_nth(const struct gala_context *ctx, int i, char *
 
 /* Argument constructors. */
 static inline gala_arg ga_buf(const struct gala_buffer *b) {
-    gala_arg a; a.kind = GALA_ARG_BUF; a.v.buf = b; return a;
+    gala_arg a; a.kind = GALA_ARG_BUF; a.ro = 0; a.v.buf = b; return a;
+}
+/** A buffer the kernel only reads (ro nonzero), as a typed launch knows from its list. */
+static inline gala_arg ga_buf_ro(const struct gala_buffer *b, int ro) {
+    gala_arg a = ga_buf(b); a.ro = ro; return a;
 }
 static inline gala_arg ga_int(int i) {
-    gala_arg a; a.kind = GALA_ARG_INT; a.v.i = i; return a;
+    gala_arg a; a.kind = GALA_ARG_INT; a.ro = 0; a.v.i = i; return a;
 }
 static inline gala_arg ga_long(long long l) {
-    gala_arg a; a.kind = GALA_ARG_LONG; a.v.l = l; return a;
+    gala_arg a; a.kind = GALA_ARG_LONG; a.ro = 0; a.v.l = l; return a;
 }
 static inline gala_arg ga_real(double r) {
-    gala_arg a; a.kind = GALA_ARG_REAL; a.v.r = r; return a;
+    gala_arg a; a.kind = GALA_ARG_REAL; a.ro = 0; a.v.r = r; return a;
 }
 
 /** Launch with an argument list: GALA_LAUNCH(ctx, k, &dims, ga_buf(x), ga_long(off), ...). */
@@ -119,11 +123,15 @@ static inline gala_arg ga_real(double r) {
 #define GALA_LPARAM_L(n) , long long n
 #define GALA_LPARAM_R(n) , double n
 #define GALA_LPARAM(k, t, n) GALA_LPARAM_##k(n)
-#define GALA_LARG_B(n) ga_buf(n)
-#define GALA_LARG_I(n) ga_int(n)
-#define GALA_LARG_L(n) ga_long(n)
-#define GALA_LARG_R(n) ga_real(n)
-#define GALA_LARG(k, t, n) GALA_LARG_##k(n),
+/* a list's type text that begins with "const ": a buffer the kernel only reads */
+#define GALA_CONST_TEXT(s)                                                                 \
+    (sizeof(s) > 6 && (s)[0] == 'c' && (s)[1] == 'o' && (s)[2] == 'n' && (s)[3] == 's' &&  \
+     (s)[4] == 't' && (s)[5] == ' ')
+#define GALA_LARG_B(t, n) ga_buf_ro(n, GALA_CONST_TEXT(#t))
+#define GALA_LARG_I(t, n) ga_int(n)
+#define GALA_LARG_L(t, n) ga_long(n)
+#define GALA_LARG_R(t, n) ga_real(n)
+#define GALA_LARG(k, t, n) GALA_LARG_##k(t, n),
 #define GALA_LAUNCHER(fn, LIST)                                                            \
     static inline gala_status fn(struct gala_context *ctx_, gala_kernel *k_,               \
                                  const gala_dims *dims_ LIST(GALA_LPARAM, GALA_LPARAM))    \

@@ -681,10 +681,13 @@ gala_status gala_kernel_launch(gala_context *ctx, gala_kernel *k, const gala_dim
     if (ctx->info.max_work_group_size && wg > ctx->info.max_work_group_size)
         return gala_error(ctx, GALA_ERR_INTERNAL, "%s: work-group of %zu exceeds the device's %zu",
                           k->name, wg, ctx->info.max_work_group_size);
-    for (int i = 0; i < nargs; ++i) /* parked buffers have no device memory */
-        if (args[i].kind == GALA_ARG_BUF && args[i].v.buf && args[i].v.buf->parked)
+    for (int i = 0; i < nargs; ++i) { /* parked buffers have no device memory */
+        if (args[i].kind != GALA_ARG_BUF || !args[i].v.buf) continue;
+        if (args[i].v.buf->parked)
             return gala_error(ctx, GALA_ERR_INTERNAL, "%s: argument %d is a parked buffer", k->name,
                               i);
+        if (!args[i].ro) gala_buffer_touch(args[i].v.buf); /* it may write it */
+    }
     if (gala_fault_hit(GALA_FAULT_LAUNCH))
         return gala_error(ctx, GALA_ERR_DEVICE, "%s: launch failed (injected fault)", k->name);
     ctx->stats.kernels_launched++;

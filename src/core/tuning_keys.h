@@ -201,4 +201,6 @@ GALA_TUNE_KEY(qp, sparse_n, long, 8192, 0, 1 << 30, "linsys AUTO: batches whose 
 GALA_TUNE_KEY(qp, sparse_fixed, long, 500, 0, 1 << 30, "linsys AUTO: the sparse LDL' iteration's fixed cost for the batch (its launches against one per check), in multiply-adds of the dense product it is compared with")
 GALA_TUNE_KEY(qp, sparse_weight, long, 200, 1, 100000, "linsys AUTO: a multiply-add of the sparse LDL' solve against one of the dense strategy's product or envelope solves, in percent")
 GALA_TUNE_KEY(qp, sparse_patterns, long, 0, 0, 1 << 30, "linsys AUTO: below qp.sparse_n, batches with at most this many distinct (P, A) patterns are analyzed for the sparse LDL' strategy too (0: none)")
+GALA_TUNE_KEY(qp, chunk_slots, long, 2, 1, 2, "chunks of a batch larger than the device on it at once, each on a context and thread of its own (2: the next chunk's upload and refactorization overlap the current one's iterations, each chunk half the size; 1: one after another)")
+GALA_TUNE_KEY(qp, park_k, bool, 0, 0, 1, "a parked chunk keeps its dense K^-1 (or factor) in host memory and brings it back, instead of factoring it again (while the batch's K fit in a quarter of the host's memory)")
 GALA_TUNE_END(qp)

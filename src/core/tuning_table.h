@@ -35,6 +35,9 @@ GALA_TUNE_ROW(qp, sparse_n, OPENCL, "@cpu", NULL, ANY, 1024)
 GALA_TUNE_ROW(qp, sparse_patterns, HOST, NULL, NULL, ANY, 16)
 /* host backend: keep the Cholesky factor and solve with it (one core: 1250-1350 QPs/s, K⁻¹ 244) */
 GALA_TUNE_ROW(qp, factor, HOST, NULL, NULL, ANY, 2)
+/* CPUs: a parked chunk keeps its K (PoCL, 4 chunks: solves again in 0.7-1.2 s, refactoring 2.3-4.1) */
+GALA_TUNE_ROW(qp, park_k, HOST, NULL, NULL, ANY, 1)
+GALA_TUNE_ROW(qp, park_k, OPENCL, "@cpu", NULL, ANY, 1)
 
 /* --- la */
 /* OpenCL CPUs (measured on PoCL): rolled loops (built many times faster), few row lengths */

@@ -44,6 +44,8 @@ typedef enum gala_arg_kind {
 
 typedef struct gala_arg {
     gala_arg_kind kind;
+    int ro; /* a buffer the kernel only reads (its argument list says const): the core's
+             * record of device writes (parking) skips it; backends ignore it */
     union {
         const struct gala_buffer *buf;
         int i;
@@ -138,6 +140,13 @@ typedef struct gala_device_ops {
     gala_status (*lane_select)(struct gala_context *ctx, int lane);
     gala_status (*lane_wait)(struct gala_context *ctx, int lane, int on);
     gala_status (*lane_reserve)(struct gala_context *ctx, int units);
+
+    /** Optional: open ctx as a twin of parent (src/core/internal.h, gala_context_twin): the
+     *  same device and memory (parent's buffer handles are valid in ctx's operations and
+     *  the reverse), a queue or stream of its own (lane 0; lane 1 made at first use as
+     *  usual), ctx->info as parent's. Fills ctx->impl. NULL: the backend has no twins.
+     *  Errors: GALA_ERR_NOT_SUPPORTED (this parent cannot have one) or the driver's. */
+    gala_status (*twin)(struct gala_context *ctx, struct gala_context *parent);
 
     /** Optional BLAS-3 (NULL when the backend has none). */
     const gala_blas3_ops *blas3;

@@ -20,18 +20,22 @@
  * (plan_chunks), and every chunk's solver lives on its device's context (qp_dev). Setup and
  * solve run each device's chunks on a thread of its own; the other calls visit the devices
  * in turn. The same arguments make the results the one-device batch's bit for bit. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/internal.h"
 #include "qp_internal.h"
 
 typedef struct qp_chunk {
     gala_qp_solver *s;  /* its solver (NULL until made) */
-    int dev;            /* the device (context) it lives on: an index of qp_chunks.dev */
+    int dev;            /* the device it lives on: an index of qp_chunks.dev */
+    int slot;           /* its slot on that device (qp_dev.slot: the context it lives on) */
     int k0, k1;         /* its QPs of the batch: k0 .. k1 - 1, the solver's 0 .. k1 - k0 - 1 */
     int phantom;        /* its solver has one QP more, the batch's reference, hidden */
     size_t xo, yo;      /* Σ n, Σ m of the QPs before k0: the caller's vector layout */
@@ -41,16 +45,35 @@ typedef struct qp_chunk {
     int failed;         /* its part of the last solve failed: its QPs report UNSOLVED */
 } qp_chunk;
 
+/* Room for one chunk on a device: a context (the device's, or for the second slot a twin
+ * of it: the same device and memory, a queue of its own), the chunk whose buffers are
+ * there, and in a solve the thread that runs the slot's chunks and its first failure. The
+ * chunks of a device take its slots in turn (chunk c0 slot 0, c0 + 1 slot 1, ...). */
+typedef struct qp_slot {
+    gala_context *ctx;
+    int twin;           /* ctx is a twin made for this batch (destroyed with it) */
+    int on_device;      /* the chunk whose buffers are on the device, or -1 */
+    double xfer_setup, xfer_solve; /* seconds of parking and unparking */
+    gala_status st;     /* a solve's first failure on this slot, at position pos of the
+                         * device's order, and its message */
+    int pos;
+    char msg[512];
+} qp_slot;
+
 /* A device of the batch (gala_qp_setup_devices; one for gala_qp_setup): its context, its
- * chunks c0 .. c1 - 1 (its QPs k0 .. k1 - 1), which of them is on it, a solve's progress
- * and first failure on its thread. */
+ * chunks c0 .. c1 - 1 (its QPs k0 .. k1 - 1), its slots (two when chunks are pipelined:
+ * one chunk iterates while the next one comes to the device), a solve's progress and first
+ * failure. */
 typedef struct qp_dev {
     gala_context *ctx;
     int c0, c1, k0, k1;
-    int on_device;      /* the chunk whose buffers are on the device, or -1 */
-    double xfer_setup, xfer_solve; /* seconds of parking and unparking */
+    int nslot;          /* 1, or 2 (qp.chunk_slots): chunks resident at once */
+    qp_slot slot[2];
+    int keep_k;         /* parked chunks keep their K (qp.park_k, host memory allowing) */
     int cur, done, part; /* a solve's progress: the chunk, QPs of the earlier chunks, QPs
                           * the chunk finished */
+    int turn;           /* a solve: the position in the device's order whose chunk may
+                         * iterate now (the chunks before it have) */
     gala_status st;     /* a solve's first failure on this device, and its message */
     char msg[512];
     gala_qp_solver *o;
@@ -63,7 +86,8 @@ struct qp_chunks {
     int ndev;
     qp_dev *dev;
     int *ord;           /* the order a call visits the chunks in (visit_order) */
-    pthread_mutex_t mu; /* the progress callback, from the devices' threads */
+    pthread_mutex_t mu; /* the progress callback and the turns, from the devices' threads */
+    pthread_cond_t cv;  /* a turn passed */
     int ref, ref_chunk; /* the batch's reference QP and its chunk */
     int linsys;         /* the strategy of every chunk (gala_qp_linsys) */
     qp_bin *bins;       /* dense: the batch's launch classes, and per batch slot its class */
@@ -163,12 +187,12 @@ static int fits(const chunk_use *u, double limit, double maxa)
 }
 
 /* The chunks' boundaries of QPs a .. e - 1 on ctx's device, greedily in batch order, after
- * those already in b (b[*n] == a): a chunk takes QPs while they fit (a QP that does not fit
- * alone gets a chunk of its own, and its setup reports what the device refuses); b[*n] ends
- * as e. */
+ * those already in b (b[*n] == a): a chunk takes QPs while they fit in a slot's share of the
+ * limit (a QP that does not fit alone gets a chunk of its own, and its setup reports what
+ * the device refuses); b[*n] ends as e. */
 static void plan_chunks(const gala_qp_solver *s, const gala_context *ctx, int a, int e,
-                        const gala_qp_problem *pb, const qp_scan *scan, int ref, int lin, int *b,
-                        int *nb)
+                        const gala_qp_problem *pb, const qp_scan *scan, int ref, int lin,
+                        int slots, int *b, int *nb)
 {
     double limit = s->set.device_mem_limit;
     if (!(limit > 0)) {
@@ -179,6 +203,7 @@ static void plan_chunks(const gala_qp_solver *s, const gala_context *ctx, int a,
                     ? INFINITY
                     : 0.8 * g - (double)ctx->stats.bytes_live;
     }
+    limit /= slots; /* every slot holds a chunk */
     const double maxa = ctx->info.max_alloc_bytes ? (double)ctx->info.max_alloc_bytes : INFINITY;
     const int maxq = s->set.max_chunk > 0 ? s->set.max_chunk : s->count;
     const double base = chunk_base(s, &pb[ref], &scan[ref], lin);
@@ -260,54 +285,65 @@ static void own_end(gala_qp_solver *in, const void *was)
     gala_buffer_owner(in->ctx, was);
 }
 
-/* Chunk c's buffers to host memory (the dense strategy's K⁻¹ dropped). */
+/* Chunk c's buffers to host memory (the dense strategy's K⁻¹ dropped, unless its device
+ * keeps it). */
 static gala_status chunk_park(gala_qp_solver *o, int c)
 {
     struct qp_chunks *cs = o->chunks;
     qp_chunk *ch = &cs->c[c];
     qp_dev *dv = &cs->dev[ch->dev];
+    qp_slot *sl = &dv->slot[ch->slot];
     gala_qp_solver *in = ch->s;
-    gala_buffer *drop = in->ls && in->ls->ops == &gala_qp_linsys_dense ? in->ls->K : NULL;
+    gala_buffer *drop =
+        !dv->keep_k && in->ls && in->ls->ops == &gala_qp_linsys_dense ? in->ls->K : NULL;
     const double t0 = gala_now();
     gala_status st = gala_buffers_park(in->ctx, in, &drop, drop ? 1 : 0, &ch->host_bytes);
     const double dt = gala_now() - t0;
-    if (o->in_solve) dv->xfer_solve += dt;
-    else dv->xfer_setup += dt;
+    if (o->in_solve) sl->xfer_solve += dt;
+    else sl->xfer_setup += dt;
     if (st != GALA_OK) return st;
     if (drop && drop->parked) in->k_stale = 1;
-    if (dv->on_device == c) dv->on_device = -1;
+    if (sl->on_device == c) sl->on_device = -1;
     return GALA_OK;
 }
 
-/* Chunk c's buffers back on its device, the one there before parked first. */
+/* Chunk c's buffers back on its device, the chunk in its slot before parked first. */
 static gala_status chunk_enter(gala_qp_solver *o, int c)
 {
     struct qp_chunks *cs = o->chunks;
-    qp_dev *dv = &cs->dev[cs->c[c].dev];
+    qp_slot *sl = &cs->dev[cs->c[c].dev].slot[cs->c[c].slot];
     gala_qp_solver *in = cs->c[c].s;
-    if (dv->on_device == c || in->nvalid == 0) return GALA_OK; /* nothing of it on the device */
-    if (dv->on_device >= 0) GALA_TRY(chunk_park(o, dv->on_device));
+    if (sl->on_device == c || in->nvalid == 0) return GALA_OK; /* nothing of it on the device */
+    if (sl->on_device >= 0) GALA_TRY(chunk_park(o, sl->on_device));
     const double t0 = gala_now();
     gala_status st = gala_buffers_unpark(in->ctx, in);
     const double dt = gala_now() - t0;
-    if (o->in_solve) dv->xfer_solve += dt;
-    else dv->xfer_setup += dt;
+    if (o->in_solve) sl->xfer_solve += dt;
+    else sl->xfer_setup += dt;
     if (st != GALA_OK) return st;
     cs->c[c].host_bytes = 0;
-    dv->on_device = c;
+    sl->on_device = c;
     return GALA_OK;
 }
 
-/* The order calls visit device d's chunks in: first the one on the device when the call
- * began (no transfer), then the others in batch order; written to ord. */
+/* The order calls visit device d's chunks in, written to ord: per slot first the chunk on
+ * the device when the call began (no transfer), then its others in batch order; the slots'
+ * lists taken in turn (slot 0's first, slot 1's first, slot 0's second, ...), so that in a
+ * solve one slot's transfers meet the other's iterations. */
 static int dev_order(const struct qp_chunks *cs, int d, int *ord)
 {
     const qp_dev *dv = &cs->dev[d];
-    const int first = dv->on_device >= 0 ? dv->on_device : dv->c0;
+    const int nc = dv->c1 - dv->c0, ns = dv->nslot;
     int n = 0;
-    if (dv->c1 > dv->c0) ord[n++] = first;
-    for (int c = dv->c0; c < dv->c1; ++c)
-        if (c != first) ord[n++] = c;
+    for (int k = 0; n < nc; ++k)
+        for (int sl = 0; sl < ns; ++sl) {
+            const int cnt = (nc - sl + ns - 1) / ns; /* chunks c0 + sl, c0 + sl + ns, ... */
+            if (k >= cnt) continue;
+            const int od = dv->slot[sl].on_device;
+            const int first = od >= 0 ? (od - dv->c0 - sl) / ns : 0; /* its index in the slot */
+            const int j = k == 0 ? first : (k - 1 < first ? k - 1 : k);
+            ord[n++] = dv->c0 + sl + ns * j;
+        }
     return n;
 }
 
@@ -318,6 +354,14 @@ static const int *visit_order(struct qp_chunks *cs)
     int n = 0;
     for (int d = 0; d < cs->ndev; ++d) n += dev_order(cs, d, cs->ord + n);
     return cs->ord;
+}
+
+/* The twins take their parents' gala_tune_set values again, so that a chunk makes the
+ * choices on a twin that it would make on the device's context. */
+static void sync_twins(struct qp_chunks *cs)
+{
+    for (int d = 0; d < cs->ndev; ++d)
+        if (cs->dev[d].slot[1].twin) gala_context_twin_sync(cs->dev[d].slot[1].ctx);
 }
 
 /* A failed call's message, with the device (when there are several) and the chunk named
@@ -333,7 +377,7 @@ static void fail_msg(const gala_qp_solver *o, const qp_chunk *ch, int c, const c
         snprintf(dname, sizeof dname, "device %d (%s %s): ", ch->dev, dv->ctx->info.backend_name,
                  dv->ctx->info.device_name);
     snprintf(msg, cap, "%s: %schunk %d of %d (QPs %d..%d): %s", fn, dname, c, cs->n, ch->k0,
-             ch->k1 - 1, gala_last_error(ch->s ? ch->s->ctx : dv->ctx));
+             ch->k1 - 1, gala_last_error(ch->s ? ch->s->ctx : dv->slot[ch->slot].ctx));
 }
 
 static void note_failure(const gala_qp_solver *o, const qp_chunk *ch, int c, const char *fn,
@@ -356,6 +400,7 @@ static gala_status forward(gala_qp_solver *o, int k, const char *fn, chunk_befor
                            chunk_call call, void *arg)
 {
     struct qp_chunks *cs = o->chunks;
+    sync_twins(cs);
     const int *ord = visit_order(cs);
     gala_status first = GALA_OK;
     char msg[512] = "";
@@ -414,10 +459,11 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     const int ph = valid > 0 && ref < k0;
     ch->phantom = ph;
     gala_qp_solver *in = gala_calloc(1, sizeof *in);
-    gala_context *dctx = cs->dev[ch->dev].ctx; /* its messages: the call may be on a thread */
+    qp_slot *slot = &cs->dev[ch->dev].slot[ch->slot];
+    gala_context *dctx = slot->ctx; /* its messages: the call may be on a thread */
     if (!in) return gala_error(dctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     ch->s = in;
-    in->ctx = cs->dev[ch->dev].ctx;
+    in->ctx = dctx;
     in->set = o->set;
     in->set.progress = NULL;
     in->set.progress_user = NULL;
@@ -493,12 +539,13 @@ static gala_status chunk_make(gala_qp_solver *o, const gala_qp_problem *pb, cons
     own_end(in, was);
     gala_free(sc);
     gala_free(tmp);
-    if (st == GALA_OK && in->nvalid) cs->dev[ch->dev].on_device = c;
+    if (st == GALA_OK && in->nvalid) slot->on_device = c;
     return st;
 }
 
-/* The making of chunks c0 .. c1 - 1 of device d, one after another (the one before parked
- * first); the first failure in st, with its message naming the chunk (and the device). */
+/* The making of the chunks c0 .. c1 - 1 of device d that live in slot `slot` (-1: every
+ * slot), one after another (the one in the slot before parked first); the first failure in
+ * st, with its message naming the chunk (and the device). */
 typedef struct {
     gala_qp_solver *o;
     const gala_qp_problem *pb;
@@ -506,7 +553,7 @@ typedef struct {
     int same_data;
     const qp_linsys_ops *ops;
     int set_linsys;
-    int d, c0, c1;
+    int d, slot, c0, c1;
     gala_status st;
     char msg[512];
 } setup_job;
@@ -516,8 +563,10 @@ static void setup_chunks(setup_job *j)
     struct qp_chunks *cs = j->o->chunks;
     const qp_dev *dv = &cs->dev[j->d];
     for (int c = j->c0; j->st == GALA_OK && c < j->c1; ++c) {
+        if (j->slot >= 0 && cs->c[c].slot != j->slot) continue;
+        const int there = dv->slot[cs->c[c].slot].on_device;
         gala_status st = GALA_OK;
-        if (dv->on_device >= 0) st = chunk_park(j->o, dv->on_device);
+        if (there >= 0) st = chunk_park(j->o, there);
         if (st == GALA_OK) st = chunk_make(j->o, j->pb, j->scan, j->same_data, c, j->ops, j->set_linsys);
         if (st != GALA_OK) {
             j->st = st;
@@ -533,50 +582,68 @@ static void *setup_thread(void *arg)
     return NULL;
 }
 
-/* The chunks from c_from on, each device's on a thread of its own when there are several
- * (the caller's thread takes the first device's); the first failure in device order is the
- * call's, with its message on s->ctx. */
+/* The chunks from c_from on, each slot's of each device on a thread of its own (the caller's
+ * thread takes the first); the first failure in device order is the call's, with its
+ * message on s->ctx. */
 static gala_status setup_devices(gala_qp_solver *s, const gala_qp_problem *pb, const qp_scan *scan,
                                  int same_data, const qp_linsys_ops *ops, int c_from)
 {
     struct qp_chunks *cs = s->chunks;
-    const int nd = cs->ndev;
-    setup_job *jobs = gala_calloc((size_t)nd, sizeof *jobs);
-    pthread_t *th = gala_calloc((size_t)nd, sizeof *th);
-    int *started = gala_calloc((size_t)nd, sizeof *started);
+    const int nj = 2 * cs->ndev;
+    setup_job *jobs = gala_calloc((size_t)nj, sizeof *jobs);
+    pthread_t *th = gala_calloc((size_t)nj, sizeof *th);
+    int *started = gala_calloc((size_t)nj, sizeof *started);
     if (!jobs || !th || !started) {
         gala_free(jobs);
         gala_free(th);
         gala_free(started);
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
-    for (int d = 0; d < nd; ++d) {
-        setup_job *j = &jobs[d];
+    for (int i = 0; i < nj; ++i) {
+        setup_job *j = &jobs[i];
+        const qp_dev *dv = &cs->dev[i / 2];
         j->o = s;
         j->pb = pb;
         j->scan = scan;
         j->same_data = same_data;
         j->ops = ops;
         j->set_linsys = 1;
-        j->d = d;
-        j->c0 = cs->dev[d].c0 > c_from ? cs->dev[d].c0 : c_from;
-        j->c1 = cs->dev[d].c1;
+        j->d = i / 2;
+        j->slot = i % 2;
+        j->c0 = dv->c0 > c_from ? dv->c0 : c_from;
+        j->c1 = i % 2 < dv->nslot ? dv->c1 : j->c0; /* a device of one slot: no second job */
     }
-    for (int d = 1; d < nd; ++d)
-        if (jobs[d].c1 > jobs[d].c0)
-            started[d] = pthread_create(&th[d], NULL, setup_thread, &jobs[d]) == 0;
+    for (int i = 1; i < nj; ++i)
+        if (jobs[i].c1 > jobs[i].c0)
+            started[i] = pthread_create(&th[i], NULL, setup_thread, &jobs[i]) == 0;
     setup_chunks(&jobs[0]);
-    for (int d = 1; d < nd; ++d) {
-        if (started[d]) pthread_join(th[d], NULL);
-        else setup_chunks(&jobs[d]);
+    for (int i = 1; i < nj; ++i) {
+        if (started[i]) pthread_join(th[i], NULL);
+        else setup_chunks(&jobs[i]);
     }
     gala_status st = GALA_OK;
-    for (int d = 0; d < nd && st == GALA_OK; ++d)
-        if (jobs[d].st != GALA_OK) st = gala_error(s->ctx, jobs[d].st, "%s", jobs[d].msg);
+    for (int i = 0; i < nj && st == GALA_OK; ++i)
+        if (jobs[i].st != GALA_OK) st = gala_error(s->ctx, jobs[i].st, "%s", jobs[i].msg);
     gala_free(jobs);
     gala_free(th);
     gala_free(started);
     return st;
+}
+
+/* Whether parked chunks of QPs k0 .. k1 - 1 on ctx's device keep their dense K (dense: the
+ * strategy may be the dense one): where the device's tuning says so (qp.park_k: where
+ * factoring is slower than a copy in host memory, the host backend and OpenCL CPUs) and
+ * their K fit in a quarter of the host's memory. Dropped or kept, K has the same bits. */
+static int keep_k(const gala_qp_solver *s, const gala_context *ctx, int k0, int k1, int dense)
+{
+    if (!dense || !gala_tuned(ctx, s->dt)->qp.park_k) return 0;
+    const long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0) return 0;
+    double kb = 0;
+    for (int k = k0; k < k1; ++k)
+        if (s->slot[k] >= 0) kb += (double)kalign((size_t)s->qp_n[k] * (size_t)s->qp_n[k]);
+    kb *= (double)gala_dtype_size(s->dt);
+    return kb <= 0.25 * (double)pages * (double)psz;
 }
 
 /* Whether two contexts' devices are of one kind: the same backend and, but on the host
@@ -597,7 +664,10 @@ static gala_status devices_make(gala_qp_solver *s, gala_context *const *ctxs, in
         cs->ord = gala_calloc((size_t)nch, sizeof *cs->ord);
         cs->dev = gala_calloc((size_t)nctx, sizeof *cs->dev);
     }
-    if (!cs || !cs->c || !cs->ord || !cs->dev || pthread_mutex_init(&cs->mu, NULL)) {
+    int mu = 0;
+    if (!cs || !cs->c || !cs->ord || !cs->dev || !(mu = !pthread_mutex_init(&cs->mu, NULL)) ||
+        pthread_cond_init(&cs->cv, NULL)) {
+        if (mu) pthread_mutex_destroy(&cs->mu);
         if (cs) {
             gala_free(cs->c);
             gala_free(cs->ord);
@@ -611,7 +681,11 @@ static gala_status devices_make(gala_qp_solver *s, gala_context *const *ctxs, in
     cs->ndev = nctx;
     for (int d = 0; d < nctx; ++d) {
         cs->dev[d].ctx = ctxs[d];
-        cs->dev[d].on_device = -1;
+        cs->dev[d].nslot = 1;
+        for (int k = 0; k < 2; ++k) {
+            cs->dev[d].slot[k].ctx = ctxs[d];
+            cs->dev[d].slot[k].on_device = -1;
+        }
     }
     return GALA_OK;
 }
@@ -648,10 +722,12 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
     int *bounds = gala_malloc(sizeof(int) * ((size_t)s->count + 1));
     int *at = gala_malloc(sizeof(int) * ((size_t)nctx + 1));
     int *cat = gala_malloc(sizeof(int) * ((size_t)nctx + 1));
-    if (!bounds || !at || !cat) {
+    int *slots = gala_malloc(sizeof(int) * (size_t)nctx);
+    if (!bounds || !at || !cat || !slots) {
         gala_free(bounds);
         gala_free(at);
         gala_free(cat);
+        gala_free(slots);
         return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_setup: no host memory");
     }
     split_devices(s, nctx, weights, at);
@@ -659,7 +735,14 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
     bounds[0] = 0;
     for (int d = 0; d < nctx; ++d) {
         cat[d] = nch;
-        plan_chunks(s, ctxs[d], at[d], at[d + 1], pb, scan, ref, lin, bounds, &nch);
+        plan_chunks(s, ctxs[d], at[d], at[d + 1], pb, scan, ref, lin, 1, bounds, &nch);
+        /* a share in several chunks: two on the device at once, each in half the room, so
+         * that one comes and goes while the other iterates */
+        slots[d] = nch - cat[d] > 1 ? (int)gala_tuned(ctxs[d], s->dt)->qp.chunk_slots : 1;
+        if (slots[d] > 1) {
+            nch = cat[d];
+            plan_chunks(s, ctxs[d], at[d], at[d + 1], pb, scan, ref, lin, slots[d], bounds, &nch);
+        }
     }
     cat[nctx] = nch;
     gala_status st = GALA_OK;
@@ -676,18 +759,37 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
         gala_free(bounds);
         gala_free(at);
         gala_free(cat);
+        gala_free(slots);
         return st;
     }
     struct qp_chunks *cs = s->chunks;
     cs->ref = ref;
     size_t po = 0, ao = 0;
     for (int d = 0; d < nctx; ++d) {
-        cs->dev[d].c0 = cat[d];
-        cs->dev[d].c1 = cat[d + 1];
-        cs->dev[d].k0 = at[d];
-        cs->dev[d].k1 = at[d + 1];
-        for (int c = cat[d]; c < cat[d + 1]; ++c) cs->c[c].dev = d;
+        qp_dev *dv = &cs->dev[d];
+        dv->c0 = cat[d];
+        dv->c1 = cat[d + 1];
+        dv->k0 = at[d];
+        dv->k1 = at[d + 1];
+        if (slots[d] > 1) {
+            /* the second slot's context: a twin of the device's (where the backend has none,
+             * the chunks, cut for two, go one after another) */
+            gala_context *tw = NULL;
+            if (gala_context_twin(ctxs[d], &tw) == GALA_OK) {
+                dv->nslot = 2;
+                dv->slot[1].ctx = tw;
+                dv->slot[1].twin = 1;
+            } else {
+                gala_error_clear(ctxs[d]);
+            }
+        }
+        for (int c = cat[d]; c < cat[d + 1]; ++c) {
+            cs->c[c].dev = d;
+            cs->c[c].slot = (c - cat[d]) % dv->nslot;
+        }
+        dv->keep_k = keep_k(s, ctxs[d], at[d], at[d + 1], ops == &gala_qp_linsys_dense || decide);
     }
+    gala_free(slots);
     for (int c = 0; c < nch; ++c) {
         qp_chunk *ch = &cs->c[c];
         ch->k0 = bounds[c];
@@ -732,7 +834,8 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
      * chunks, on a thread of its own when there are several */
     int made = 0;
     while (st == GALA_OK && decide && made < nch) {
-        setup_job j = {s, pb, scan, same_data, ops, 0, cs->c[made].dev, made, made + 1, GALA_OK, ""};
+        setup_job j = {s, pb, scan, same_data, ops, 0, cs->c[made].dev, -1, made, made + 1,
+                       GALA_OK, ""};
         setup_chunks(&j);
         st = j.st;
         if (st != GALA_OK) gala_error(s->ctx, st, "%s", j.msg);
@@ -771,10 +874,13 @@ void gala_qp_chunks_free(gala_qp_solver *s)
     struct qp_chunks *cs = s->chunks;
     if (!cs) return;
     for (int c = 0; c < cs->n; ++c) gala_qp_destroy(cs->c[c].s);
+    for (int d = 0; d < cs->ndev; ++d)
+        if (cs->dev[d].slot[1].twin) gala_context_destroy(cs->dev[d].slot[1].ctx);
     gala_free(cs->c);
     gala_free(cs->ord);
     gala_free(cs->dev);
     pthread_mutex_destroy(&cs->mu);
+    pthread_cond_destroy(&cs->cv);
     gala_free(cs->bins);
     gala_free(cs->bin_of);
     gala_free(cs);
@@ -784,6 +890,12 @@ void gala_qp_chunks_free(gala_qp_solver *s)
 int gala_qp_chunked_linsys(const gala_qp_solver *s) { return s->chunks->linsys; }
 int gala_qp_chunked_count(const gala_qp_solver *s) { return s->chunks->n; }
 int gala_qp_chunked_ndev(const gala_qp_solver *s) { return s->chunks->ndev; }
+
+void gala_qp_chunked_pipeline(const gala_qp_solver *s, int d, int *slots, int *keep_k)
+{
+    *slots = s->chunks->dev[d].nslot;
+    *keep_k = s->chunks->dev[d].keep_k;
+}
 
 void gala_qp_chunked_part(const gala_qp_solver *s, int d, int *k0, int *count, int *chunks)
 {
@@ -832,49 +944,74 @@ static void chunk_failed(qp_chunk *ch)
     }
 }
 
-/* Device dv's part of a solve: its chunks one after another, the one on the device first;
- * its first failure in dv->st, dv->msg. */
-static void dev_solve(qp_dev *dv)
+/* The turns of a device's chunks (pipelined in two slots): the chunk at position p of the
+ * device's order iterates once the one at p - 1 has finished, so that iterations run one
+ * chunk at a time, in order, while the other slot's chunk comes to the device and is
+ * factored. Every position passes the turn on, failed or not. */
+static void turn_wait(struct qp_chunks *cs, qp_dev *dv, int p)
+{
+    pthread_mutex_lock(&cs->mu);
+    while (dv->turn < p) pthread_cond_wait(&cs->cv, &cs->mu);
+    pthread_mutex_unlock(&cs->mu);
+}
+
+static void turn_pass(struct qp_chunks *cs, qp_dev *dv, int next)
+{
+    pthread_mutex_lock(&cs->mu);
+    dv->turn = next;
+    pthread_cond_broadcast(&cs->cv);
+    pthread_mutex_unlock(&cs->mu);
+}
+
+/* The chunks of slot `which` (-1: every slot) at the positions of ord (n of them, the
+ * device's order), in order: each one brought to the device (the slot's chunk before
+ * parked) and its dropped K factored again, then, at its turn, iterated and its results
+ * collected. A failure marks the chunk's QPs UNSOLVED and is kept in its slot's st (the
+ * first one, by position). */
+static void slot_run(qp_dev *dv, const int *ord, int n, int which)
 {
     static const char fn[] = "gala_qp_solve";
     gala_qp_solver *o = dv->o;
     struct qp_chunks *cs = o->chunks;
     const gala_qp_settings *set = &o->set;
     const int timed = set->time_limit > 0 && set->time_limit < 1e9;
-    const int d = (int)(dv - cs->dev);
-    int *ord = cs->ord + dv->c0; /* this device's share of the order array */
-    const int nc = dev_order(cs, d, ord);
-    dv->st = GALA_OK;
-    dv->msg[0] = 0;
-    dv->xfer_solve = 0;
-    for (int i = 0; i < nc; ++i) {
-        const int c = ord[i];
+    for (int p = 0; p < n; ++p) {
+        const int c = ord[p];
         qp_chunk *ch = &cs->c[c];
+        if (which >= 0 && ch->slot != which) continue;
+        qp_slot *sl = &dv->slot[ch->slot];
         gala_qp_solver *in = ch->s;
-        /* the settings the caller may change between solves, and this call's limits */
-        in->set.progress = set->progress ? chunk_progress : NULL;
-        in->set.progress_user = dv;
-        in->set.time_limit = set->time_limit;
-        if (timed) {
-            const double left = set->time_limit - (gala_now() - dv->t0);
-            in->set.time_limit = left > 1e-9 ? left : 1e-9;
-        }
-        pthread_mutex_lock(&cs->mu);
-        dv->cur = c;
-        pthread_mutex_unlock(&cs->mu);
         gala_status st = chunk_enter(o, c);
-        const double tc = gala_now() - dv->t0; /* the chunk's times count from the call */
         if (st == GALA_OK) {
+            const void *was = own(in);
+            st = gala_qp_solve_prepare(in);
+            own_end(in, was);
+        }
+        turn_wait(cs, dv, p);
+        if (st == GALA_OK) {
+            /* the settings the caller may change between solves, and this call's limits */
+            in->set.progress = set->progress ? chunk_progress : NULL;
+            in->set.progress_user = dv;
+            in->set.time_limit = set->time_limit;
+            const double tc = gala_now() - dv->t0; /* the chunk's times count from the call */
+            if (timed) {
+                const double left = set->time_limit - tc;
+                in->set.time_limit = left > 1e-9 ? left : 1e-9;
+            }
+            pthread_mutex_lock(&cs->mu);
+            dv->cur = c;
+            pthread_mutex_unlock(&cs->mu);
             const void *was = own(in);
             st = gala_qp_solve(in);
             own_end(in, was);
+            for (int q = 0; st == GALA_OK && q < in->nvis; ++q)
+                if (in->slot[q] >= 0) in->info[q].solve_time += tc;
+            in->set.progress = NULL;
+            in->set.progress_user = NULL;
         }
-        for (int q = 0; st == GALA_OK && q < in->nvis; ++q)
-            if (in->slot[q] >= 0) in->info[q].solve_time += tc;
-        in->set.progress = NULL;
-        in->set.progress_user = NULL;
         if (st != GALA_OK) {
-            note_failure(o, ch, c, fn, st, &dv->st, dv->msg, sizeof dv->msg);
+            if (sl->st == GALA_OK) sl->pos = p;
+            note_failure(o, ch, c, fn, st, &sl->st, sl->msg, sizeof sl->msg);
             chunk_failed(ch);
         } else {
             ch->failed = 0;
@@ -883,6 +1020,56 @@ static void dev_solve(qp_dev *dv)
         dv->done += ch->k1 - ch->k0;
         dv->part = 0;
         pthread_mutex_unlock(&cs->mu);
+        turn_pass(cs, dv, p + 1);
+    }
+}
+
+typedef struct {
+    qp_dev *dv;
+    const int *ord;
+    int n, which;
+} slot_job;
+
+static void *slot_thread(void *arg)
+{
+    slot_job *j = arg;
+    slot_run(j->dv, j->ord, j->n, j->which);
+    return NULL;
+}
+
+/* Device dv's part of a solve: its chunks in its order (dev_order), each slot's on a thread
+ * of its own (the calling thread takes slot 0; where slot 1's thread cannot start, the
+ * calling thread runs them all, one after another); its first failure, by position, in
+ * dv->st, dv->msg. */
+static void dev_solve(qp_dev *dv)
+{
+    gala_qp_solver *o = dv->o;
+    struct qp_chunks *cs = o->chunks;
+    const int d = (int)(dv - cs->dev);
+    int *ord = cs->ord + dv->c0; /* this device's share of the order array */
+    const int nc = dev_order(cs, d, ord);
+    dv->st = GALA_OK;
+    dv->msg[0] = 0;
+    dv->turn = 0;
+    for (int k = 0; k < dv->nslot; ++k) {
+        dv->slot[k].xfer_solve = 0;
+        dv->slot[k].st = GALA_OK;
+        dv->slot[k].pos = INT_MAX;
+        dv->slot[k].msg[0] = 0;
+    }
+    int started = 0;
+    pthread_t th;
+    slot_job j1 = {dv, ord, nc, 1};
+    if (dv->nslot > 1 && nc > 1) started = pthread_create(&th, NULL, slot_thread, &j1) == 0;
+    slot_run(dv, ord, nc, started ? 0 : -1);
+    if (started) pthread_join(th, NULL);
+    int first = -1;
+    for (int k = 0; k < dv->nslot; ++k)
+        if (dv->slot[k].st != GALA_OK && (first < 0 || dv->slot[k].pos < dv->slot[first].pos))
+            first = k;
+    if (first >= 0) {
+        dv->st = dv->slot[first].st;
+        memcpy(dv->msg, dv->slot[first].msg, sizeof dv->msg);
     }
 }
 
@@ -902,6 +1089,7 @@ gala_status gala_qp_chunked_solve(gala_qp_solver *o)
     o->solved = 0;
     o->in_solve = 1;
     cs->stop = 0;
+    sync_twins(cs);
     for (int d = 0; d < cs->ndev; ++d) {
         cs->dev[d].o = o;
         cs->dev[d].t0 = t0;
@@ -1009,8 +1197,10 @@ gala_status gala_qp_chunked_get_profile(const gala_qp_solver *o, gala_qp_profile
     }
     if (o->set.profile) { /* parking and unparking: with the uploads, with the solve's rest */
         for (int d = 0; d < cs->ndev; ++d) { /* summed over the devices */
-            p->seconds[GALA_QP_PHASE_UPLOAD] += cs->dev[d].xfer_setup;
-            p->seconds[GALA_QP_PHASE_SOLVE_OTHER] += cs->dev[d].xfer_solve;
+            for (int k = 0; k < cs->dev[d].nslot; ++k) {
+                p->seconds[GALA_QP_PHASE_UPLOAD] += cs->dev[d].slot[k].xfer_setup;
+                p->seconds[GALA_QP_PHASE_SOLVE_OTHER] += cs->dev[d].slot[k].xfer_solve;
+            }
         }
     }
     p->enabled = o->set.profile != 0;
@@ -1261,6 +1451,22 @@ static void batch_totals(const gala_qp_solver *o, size_t *hn, size_t *hm)
     *hm = last->yo + last->ny;
 }
 
+/* forward for the calls with the caller's device buffers (k = -1): where the device's
+ * chunks live on a twin too, whose queue is not the caller's, the caller's work is finished
+ * first (its writes of the inputs have landed) and the twin's at the end (its reads and
+ * writes of the caller's buffers are done when the call returns, as on one queue). */
+static gala_status forward_dev(gala_qp_solver *o, const char *fn, chunk_before before,
+                               chunk_call call, void *arg)
+{
+    const qp_dev *dv = &o->chunks->dev[0];
+    gala_context *tw = dv->nslot > 1 ? dv->slot[1].ctx : NULL;
+    if (tw) GALA_TRY(gala_finish(o->ctx));
+    gala_status st = forward(o, -1, fn, before, call, arg);
+    const gala_status f = tw ? gala_finish(tw) : GALA_OK;
+    if (st == GALA_OK && f != GALA_OK) st = gala_error(o->ctx, f, "%s: %s", fn, gala_last_error(tw));
+    return st;
+}
+
 static gala_status update_vectors_device_call(gala_qp_solver *o, int c, int kk, void *arg)
 {
     (void)kk;
@@ -1286,7 +1492,7 @@ gala_status gala_qp_chunked_update_vectors_device(gala_qp_solver *o, const gala_
     GALA_TRY(gala_qp_check_vec(o, fn, "u", u, u_off, hm));
     const double t0 = gala_now();
     fwd_args a = {.ba = q, .bb = l, .bc = u, .oa = q_off, .ob = l_off, .oc = u_off};
-    gala_status st = forward(o, -1, fn, NULL, update_vectors_device_call, &a);
+    gala_status st = forward_dev(o, fn, NULL, update_vectors_device_call, &a);
     set_update_time(o, gala_now() - t0);
     return st;
 }
@@ -1331,7 +1537,7 @@ gala_status gala_qp_chunked_get_solution_device(const gala_qp_solver *co, gala_b
         return gala_error(o->ctx, GALA_ERR_INVALID_ARG, "%s: the ranges of x and y overlap", fn);
     if (!x && !y) return GALA_OK;
     fwd_args a = {.ba = x, .bb = y, .oa = x_off, .ob = y_off};
-    return forward(o, -1, fn, solution_device_before, get_solution_device_call, &a);
+    return forward_dev(o, fn, solution_device_before, get_solution_device_call, &a);
 }
 
 static gala_status warm_start_device_call(gala_qp_solver *o, int c, int kk, void *arg)
@@ -1356,5 +1562,5 @@ gala_status gala_qp_chunked_warm_start_device(gala_qp_solver *o, const gala_buff
     o->set.warm_starting = 1;
     if (!x && !y) return GALA_OK;
     fwd_args a = {.ba = x, .bb = y, .oa = x_off, .ob = y_off};
-    return forward(o, -1, fn, NULL, warm_start_device_call, &a);
+    return forward_dev(o, fn, NULL, warm_start_device_call, &a);
 }

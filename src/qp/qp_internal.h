@@ -220,6 +220,7 @@ struct gala_qp_solver {
     int plan_nb;
     int *plan_class;
     int k_stale;            /* K was dropped while parked (chunk.c): refactor before a solve */
+    int prepared;           /* gala_qp_solve_prepare ran: the next solve keeps its profile */
 
     /* the last adjoint derivative (derivative.c), NULL: none since the last solve */
     struct qp_deriv *deriv;
@@ -296,11 +297,19 @@ GALA_INTERNAL gala_status gala_qp_chunked_setup(struct gala_qp_solver *s, const 
                                                 const qp_scan *scan, int ref, int same_data,
                                                 struct gala_context *const *ctxs, int nctx,
                                                 const double *weights, int *one);
+/** A chunk's solve in two steps (chunk.c's pipeline): first the refactorization of a K
+ *  dropped while it was parked (k_stale; in the solve's profile as REFACTOR), which may run
+ *  while another chunk iterates; then gala_qp_solve, which finds it done. (solve.c) */
+GALA_INTERNAL gala_status gala_qp_solve_prepare(struct gala_qp_solver *s);
 /** The devices of a solver with chunks, and device d's share: its first QP, its QPs, its
  *  chunks. */
 GALA_INTERNAL int gala_qp_chunked_ndev(const struct gala_qp_solver *s);
 GALA_INTERNAL void gala_qp_chunked_part(const struct gala_qp_solver *s, int d, int *k0, int *count,
                                         int *chunks);
+/** Device d's chunk pipeline: *slots chunks on it at once (1, or 2: pipelined, the second
+ *  on a twin context), *keep_k 1 when parked chunks keep their dense K. (tests) */
+GALA_INTERNAL void gala_qp_chunked_pipeline(const struct gala_qp_solver *s, int d, int *slots,
+                                            int *keep_k);
 /** The setup time into every chunk's info. */
 GALA_INTERNAL void gala_qp_chunked_setup_time(struct gala_qp_solver *s);
 /** Free the chunks (gala_qp_destroy); nothing when s has none. */

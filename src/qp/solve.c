@@ -112,15 +112,40 @@ static gala_status reset_state(gala_qp_solver *s, int keep)
 
 /* ------------------------------------------------------------------ the loop */
 
+/* K was dropped while the chunk was parked (chunk.c): factor it again, from the same scaled
+ * P, A, row kinds and ρ (the same bits) */
+static gala_status refactor_stale(gala_qp_solver *s)
+{
+    if (!s->k_stale) return GALA_OK;
+    GALA_TRY(gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1));
+    GALA_TRY(s->ls->ops->update_matrices(s->ls, s));
+    s->k_stale = 0;
+    return GALA_OK;
+}
+
+/* A solve's profile starts: its phases cleared, the clock at t0. */
+static void solve_prof_start(gala_qp_solver *s, double t0)
+{
+    gala_qp_prof_reset(s, GALA_QP_PHASE_ITERATE, GALA_QP_NPHASES - 1);
+    s->prof_mark = t0;
+}
+
+gala_status gala_qp_solve_prepare(gala_qp_solver *s)
+{
+    solve_prof_start(s, gala_now());
+    s->prepared = 1;
+    if (s->nvalid == 0 || !s->k_stale) return GALA_OK;
+    s->in_solve = 1; /* the factorization's phases count as REFACTOR */
+    gala_status st = refactor_stale(s);
+    s->in_solve = 0;
+    return st;
+}
+
 static gala_status solve_impl(gala_qp_solver *s, double t0, double **sync_t, int **sync_it,
                               int *nsync)
 {
     gala_qp_settings *set = &s->set;
-    if (s->k_stale) { /* K was dropped while the chunk was parked (chunk.c): factor it again */
-        GALA_TRY(gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1));
-        GALA_TRY(s->ls->ops->update_matrices(s->ls, s));
-        s->k_stale = 0;
-    }
+    GALA_TRY(refactor_stale(s));
     if (!set->warm_starting) GALA_TRY(gala_qp_cold_start(s));
     GALA_TRY(reset_state(s, 1));
     active_reset(s);
@@ -212,7 +237,8 @@ gala_status gala_qp_solve(gala_qp_solver *s)
     double *sync_t = NULL;
     int *sync_it = NULL, nsync = 0;
     gala_status st = GALA_OK;
-    gala_qp_prof_reset(s, GALA_QP_PHASE_ITERATE, GALA_QP_NPHASES - 1);
+    if (!s->prepared) solve_prof_start(s, t0);
+    s->prepared = 0;
     s->prof_mark = t0;
     s->in_solve = 1;
     s->solved = 0;

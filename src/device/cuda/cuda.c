@@ -227,6 +227,47 @@ static gala_status cu_open(gala_context *ctx, const gala_context_options *o, con
     return GALA_OK;
 }
 
+/* A twin: the parent's device and CUDA context (the primary context, retained once more),
+ * so that device pointers are shared, and a stream of its own. Not for a parent on a
+ * caller's stream: its work must stay ordered on that stream. */
+static gala_status cu_twin(gala_context *ctx, gala_context *parent)
+{
+    const gala_cu_state *ps = GALA_CU_ST(parent);
+    const gala_cu_api *cu = CU();
+    if (!ps->own_stream || !ps->ctx_retained)
+        return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "the context runs on a caller's stream");
+    gala_cu_state *st = gala_calloc(1, sizeof *st);
+    if (!st) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for the CUDA state");
+    st->dev = ps->dev;
+    st->ordinal = ps->ordinal;
+    st->cc = ps->cc;
+    st->arch = ps->arch;
+    st->cubin = ps->cubin;
+    gala_strlcpy(st->id, ps->id, sizeof st->id);
+    st->have_store = ps->have_store;
+    st->store = ps->store;
+    CUresult r = cu->cuDevicePrimaryCtxRetain(&st->cuctx, st->dev);
+    if (r != CUDA_SUCCESS) {
+        gala_free(st);
+        return gala_cu_fail(ctx, r, "cuDevicePrimaryCtxRetain");
+    }
+    st->ctx_retained = 1;
+    CUcontext popped;
+    if ((r = cu->cuCtxPushCurrent(st->cuctx)) == CUDA_SUCCESS) {
+        r = cu->cuStreamCreate(&st->stream, CU_STREAM_NON_BLOCKING);
+        cu->cuCtxPopCurrent(&popped);
+    }
+    if (r != CUDA_SUCCESS) {
+        cu->cuDevicePrimaryCtxRelease(st->dev);
+        gala_free(st);
+        return gala_cu_fail(ctx, r, "cuStreamCreate");
+    }
+    st->own_stream = 1;
+    st->base = st->stream;
+    ctx->impl = st;
+    return GALA_OK;
+}
+
 static void cu_close(gala_context *ctx)
 {
     gala_cu_state *st = GALA_CU_ST(ctx);
@@ -792,6 +833,7 @@ static const gala_device_ops ops = {
     .lane_select = cu_lane_select,
     .lane_wait = cu_lane_wait,
     .lane_reserve = cu_lane_reserve,
+    .twin = cu_twin,
     .blas3 = &gala_cuda_blas3_ops,
     .mem_wrap = cu_wrap,
     .host_alloc = cu_host_alloc,

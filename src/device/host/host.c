@@ -100,6 +100,15 @@ static gala_status h_open(gala_context *ctx, const gala_context_options *o, cons
     return GALA_OK;
 }
 
+/* A twin: its memory is the host's, as every host context's; the info is the parent's
+ * (copied by the core), its worker threads its own. */
+static gala_status h_twin(gala_context *ctx, gala_context *parent)
+{
+    (void)parent;
+    ctx->impl = NULL;
+    return GALA_OK;
+}
+
 static void h_close(gala_context *ctx) { (void)ctx; }
 static gala_status h_finish(gala_context *ctx) { (void)ctx; return GALA_OK; }
 
@@ -306,5 +315,6 @@ const gala_device_ops gala_host_ops = {
     .timer_record = h_timer,
     .timer_elapsed = h_elapsed,
     .timer_free = h_timer_free,
+    .twin = h_twin,
     .blas3 = &gala_host_blas3,
 };

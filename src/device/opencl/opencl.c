@@ -247,6 +247,29 @@ static gala_status ocl_open(gala_context *ctx, const gala_context_options *o, co
     return GALA_OK;
 }
 
+/* A twin: the parent's cl_context (retained), whose buffers every queue of it may use, and
+ * a queue of its own. */
+static gala_status ocl_twin(gala_context *ctx, gala_context *parent)
+{
+    const cl_state *ps = ST(parent);
+    cl_state *st = gala_calloc(1, sizeof *st);
+    if (!st) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "no memory for the OpenCL state");
+    st->platform = ps->platform;
+    st->device = ps->device;
+    st->context = ps->context;
+    st->qprops = ps->qprops;
+    gala_strlcpy(st->id, ps->id, sizeof st->id);
+    cl_int e;
+    st->queue = st->base = clCreateCommandQueue(st->context, st->device, st->qprops, &e);
+    if (e != CL_SUCCESS) {
+        gala_free(st);
+        return cl_fail(ctx, e, "clCreateCommandQueue");
+    }
+    clRetainContext(st->context);
+    ctx->impl = st;
+    return GALA_OK;
+}
+
 static void ocl_close(gala_context *ctx)
 {
     cl_state *st = ST(ctx);
@@ -702,6 +725,7 @@ static const gala_device_ops ops = {
     .timer_free = ocl_timer_free,
     .lane_select = ocl_lane_select,
     .lane_wait = ocl_lane_wait,
+    .twin = ocl_twin,
     .blas3 = GALA_OPENCL_BLAS3,
     .host_alloc = ocl_host_alloc,
     .host_free = ocl_host_free,
