@@ -11,9 +11,11 @@ gradients' agreement reported beside the times.
 Each QP is a generated one (gala.problems.generate, OSQP's benchmark families), passed as
 dense tensors P (k, n, n), q (k, n), A (k, m, n), l, u (k, m), every one requiring its
 gradient (P + reg·I, the same for every solver: qpth factors P and needs it definite;
---reg, default 1e-6); the loss is Σ w·x with a fixed random w. One round = forward, backward and a
-device synchronization; the median of ``--rounds`` rounds after one untimed warm-up is
-reported as QPs per second (forward + backward). qpth takes the same QPs in its form
+--reg, default 1e-6); the loss is Σ w·x with a fixed random w. The input tensors are made
+once, on the device, before the rounds (as a layer's inputs come from the layers before
+it); one round = forward, backward (the inputs' gradients reset first) and a device
+synchronization; the median of ``--rounds`` rounds after one untimed warm-up is reported as
+QPs per second (forward + backward). qpth takes the same QPs in its form
 (equalities Ax = b where l = u, inequalities Gx ≤ h from the finite bounds); its
 tolerance is its default. gala and OSQP's layer use eps 1e-5 with polishing (gala.torch's
 defaults). Agreement: the largest |∂L/∂q| difference relative to the largest entry, against
@@ -67,9 +69,21 @@ def timed(fn, rounds: int, sync) -> tuple[float, object]:
     return statistics.median(times), out
 
 
+def leaves(arrays, dt, device):
+    """The inputs as leaf tensors requiring gradients, made once."""
+    return [torch.tensor(a, dtype=dt, device=device, requires_grad=True) for a in arrays]
+
+
+def reset(ts):
+    for t in ts:
+        t.grad = None
+
+
 def run_gala(P, q, A, l, u, w, dt, device, context):
+    ts = leaves((P, q, A, l, u), dt, device)
+
     def go():
-        ts = [torch.tensor(a, dtype=dt, device=device, requires_grad=True) for a in (P, q, A, l, u)]
+        reset(ts)
         x, _ = gtorch.QPFunction.apply(*ts, {"context": context})
         (x * w).sum().backward()
         return ts[1].grad.detach().cpu().numpy()
@@ -89,10 +103,10 @@ def run_qpth(P, q, A, l, u, w, dt, device):
     G = np.concatenate([A[:, up], -A[:, lo]], axis=1)
     h = np.concatenate([u[:, up], -l[:, lo]], axis=1)
     Ae, be = A[:, eq], u[:, eq]
+    ts = leaves((P, q, G, h, Ae, be), dt, device)
 
     def go():
-        ts = [torch.tensor(a, dtype=dt, device=device, requires_grad=True)
-              for a in (P, q, G, h, Ae, be)]
+        reset(ts)
         x = QPFunction(verbose=-1, solver=QPSolvers.PDIPM_BATCHED)(*ts)
         (x * w).sum().backward()
         return ts[1].grad.detach().cpu().numpy()
@@ -107,11 +121,11 @@ def run_osqp(P, q, A, l, u, w, dt):
     Af = spa.csc_matrix(np.ones((m, n))).tocoo()
     layer = OSQP((Pu.row, Pu.col), (n, n), (Af.row, Af.col), (m, n), eps_abs=1e-5, eps_rel=1e-5)
     wc = w.detach().cpu()
+    Pv, Av = leaves((P[:, Pu.row, Pu.col], A[:, Af.row, Af.col]), dt, "cpu")
+    ts = leaves((q, l, u), dt, "cpu")
 
     def go():
-        Pv = torch.tensor(P[:, Pu.row, Pu.col], dtype=dt, requires_grad=True)
-        Av = torch.tensor(A[:, Af.row, Af.col], dtype=dt, requires_grad=True)
-        ts = [torch.tensor(a, dtype=dt, requires_grad=True) for a in (q, l, u)]
+        reset([Pv, Av] + ts)
         x = layer(Pv, ts[0], Av, ts[1], ts[2])
         (x * wc).sum().backward()
         return ts[0].grad.detach().numpy()
