@@ -641,7 +641,9 @@ def test_torch_gradcheck_shared(host, rng):
     """One P and A for the batch (gala's shared strategy): their gradients are the sums over
     the QPs; gradcheck against finite differences, and against the batch of copies."""
     torch = pytest.importorskip("torch")
-    k, n = 3, 5  # 4 active rows: with n = 4 x would be fixed by them (and ADMM at 1e-10 stalls at such vertices)
+    # n = 5: the 4 active rows of kkt_qp would fix x with n = 4 (and ADMM at eps 1e-10
+    # stalls at such a vertex)
+    k, n = 3, 5
     P, _, A, _, _, _, _ = kkt_qp(rng, n)
     vecs = [kkt_vectors(rng, P, A) for _ in range(k)]
     q = np.array([v[0] for v in vecs])
