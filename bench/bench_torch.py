@@ -6,18 +6,21 @@ gradients' agreement reported beside the times.
 
     python3 bench/bench_torch.py [--family control] [--size 10] [--batches 100,1000]
         [--dtype float64] [--device cuda] [--backend cuda] [--rounds 3]
-        [--solvers gala,qpth,osqp] [--osqp-max 1000] [--json out.json]
+        [--solvers gala,qpth,osqp] [--osqp-max 1000] [--json out.json] [--save-grads PREFIX]
 
 Each QP is a generated one (gala.problems.generate, OSQP's benchmark families), passed as
 dense tensors P (k, n, n), q (k, n), A (k, m, n), l, u (k, m), every one requiring its
 gradient (P + reg·I, the same for every solver: qpth factors P and needs it definite;
---reg, default 1e-6); the loss is Σ w·x with a fixed random w. One round = forward, backward and a
-device synchronization; the median of ``--rounds`` rounds after one untimed warm-up is
-reported as QPs per second (forward + backward). qpth takes the same QPs in its form
+--reg, default 1e-6); the loss is Σ w·x with a fixed random w. The input tensors are made
+once, on the device, before the rounds (as a layer's inputs come from the layers before
+it); one round = forward, backward (the inputs' gradients reset first) and a device
+synchronization; the median of ``--rounds`` rounds after one untimed warm-up is reported as
+QPs per second (forward + backward). qpth takes the same QPs in its form
 (equalities Ax = b where l = u, inequalities Gx ≤ h from the finite bounds); its
 tolerance is its default. gala and OSQP's layer use eps 1e-5 with polishing (gala.torch's
 defaults). Agreement: the largest |∂L/∂q| difference relative to the largest entry, against
-gala's, per solver.
+gala's, per solver. For gala the medians of the forward and the backward pass are printed
+beside the total.
 """
 from __future__ import annotations
 
@@ -67,12 +70,30 @@ def timed(fn, rounds: int, sync) -> tuple[float, object]:
     return statistics.median(times), out
 
 
-def run_gala(P, q, A, l, u, w, dt, device, context):
+def leaves(arrays, dt, device):
+    """The inputs as leaf tensors requiring gradients, made once."""
+    return [torch.tensor(a, dtype=dt, device=device, requires_grad=True) for a in arrays]
+
+
+def reset(ts):
+    for t in ts:
+        t.grad = None
+
+
+def run_gala(P, q, A, l, u, w, dt, device, context, sync):
+    ts = leaves((P, q, A, l, u), dt, device)
+
     def go():
-        ts = [torch.tensor(a, dtype=dt, device=device, requires_grad=True) for a in (P, q, A, l, u)]
+        reset(ts)
+        t0 = time.perf_counter()
         x, _ = gtorch.QPFunction.apply(*ts, {"context": context})
+        sync()
+        t1 = time.perf_counter()
         (x * w).sum().backward()
+        sync()
+        go.split.append((t1 - t0, time.perf_counter() - t1))
         return ts[1].grad.detach().cpu().numpy()
+    go.split = []
     return go
 
 
@@ -89,10 +110,10 @@ def run_qpth(P, q, A, l, u, w, dt, device):
     G = np.concatenate([A[:, up], -A[:, lo]], axis=1)
     h = np.concatenate([u[:, up], -l[:, lo]], axis=1)
     Ae, be = A[:, eq], u[:, eq]
+    ts = leaves((P, q, G, h, Ae, be), dt, device)
 
     def go():
-        ts = [torch.tensor(a, dtype=dt, device=device, requires_grad=True)
-              for a in (P, q, G, h, Ae, be)]
+        reset(ts)
         x = QPFunction(verbose=-1, solver=QPSolvers.PDIPM_BATCHED)(*ts)
         (x * w).sum().backward()
         return ts[1].grad.detach().cpu().numpy()
@@ -107,11 +128,11 @@ def run_osqp(P, q, A, l, u, w, dt):
     Af = spa.csc_matrix(np.ones((m, n))).tocoo()
     layer = OSQP((Pu.row, Pu.col), (n, n), (Af.row, Af.col), (m, n), eps_abs=1e-5, eps_rel=1e-5)
     wc = w.detach().cpu()
+    Pv, Av = leaves((P[:, Pu.row, Pu.col], A[:, Af.row, Af.col]), dt, "cpu")
+    ts = leaves((q, l, u), dt, "cpu")
 
     def go():
-        Pv = torch.tensor(P[:, Pu.row, Pu.col], dtype=dt, requires_grad=True)
-        Av = torch.tensor(A[:, Af.row, Af.col], dtype=dt, requires_grad=True)
-        ts = [torch.tensor(a, dtype=dt, requires_grad=True) for a in (q, l, u)]
+        reset([Pv, Av] + ts)
         x = layer(Pv, ts[0], Av, ts[1], ts[2])
         (x * wc).sum().backward()
         return ts[0].grad.detach().numpy()
@@ -132,6 +153,8 @@ def main() -> int:
     ap.add_argument("--reg", type=float, default=1e-6,
                     help="added to P's diagonal for every solver (qpth needs P positive definite)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--save-grads", default=None, metavar="PREFIX",
+                    help="save gala's ∂L/∂q of each batch as PREFIX-<batch>.npy")
     a = ap.parse_args()
     dt = getattr(torch, a.dtype)
     backend = a.backend or ("cuda" if a.device == "cuda" else "host")
@@ -150,7 +173,7 @@ def main() -> int:
                 continue
             try:
                 if s == "gala":
-                    fn = run_gala(P, q, A, l, u, w, dt, a.device, context)
+                    fn = run_gala(P, q, A, l, u, w, dt, a.device, context, sync)
                 elif s == "qpth":
                     fn = run_qpth(P, q, A, l, u, w, dt, a.device)
                 else:
@@ -162,12 +185,20 @@ def main() -> int:
                 continue
             if s == "gala":
                 ref = g
+                if a.save_grads:
+                    np.save(f"{a.save_grads}-{k}.npy", g)
             agree = (float(np.max(np.abs(g - ref)) / max(1e-300, np.max(np.abs(ref))))
                      if ref is not None and s != "gala" else None)
             rows.append(dict(solver=s, batch=k, seconds=t, qps_per_s=k / t, grad_q_rel_diff=agree,
                              n=int(q.shape[1]), m=int(l.shape[1]), dtype=a.dtype))
+            split = ""
+            if s == "gala" and fn.split[1:]:  # the timed rounds' forward and backward
+                fw = statistics.median(f for f, _ in fn.split[1:])
+                bw = statistics.median(b for _, b in fn.split[1:])
+                rows[-1].update(forward_s=fw, backward_s=bw)
+                split = f"  [forward {fw:.4f} s, backward {bw:.4f} s]"
             print(f"batch {k:6d}  {s:5s}  {k / t:12.1f} QPs/s (forward + backward, {t:.4f} s)"
-                  + (f"  |dq − gala's| / |gala's| = {agree:.2e}" if agree is not None else ""))
+                  + (f"  |dq − gala's| / |gala's| = {agree:.2e}" if agree is not None else "") + split)
         base = {r["solver"]: r for r in rows if r["batch"] == k and "qps_per_s" in r}
         if "gala" in base:
             for s, r in base.items():

@@ -7,8 +7,9 @@
  * data q, l, u and the values of P and A in their own sparsity patterns, through the KKT
  * conditions at the returned solution (docs/derivatives.md has the mathematics). The
  * functions mirror OSQP's osqp_adjoint_derivative_compute / _get_mat / _get_vec; with
- * dy = 0 the results agree with OSQP's. The factorizations run on the solver's device, in
- * the solver's precision; the iterative refinement is done in double.
+ * dy = 0 the results agree with OSQP's. Each QP's active rows are reduced to an n×n system,
+ * formed and factored for the whole batch on the solver's device, in double where the
+ * device has fp64 (else in float); the iterative refinement is done in double.
  *
  * Layouts: dx, dq, dl, du are in batch order as gala_qp_get_solutions (Σn, Σm over every
  * QP of the batch); dPx, dAx hold the values of the QPs with valid data one after another

@@ -116,3 +116,18 @@ def vector(v: Any, size: Optional[int], name: str, fill: Optional[float] = None)
     if size is not None and a.shape[0] != size:
         raise ValueError(f"Incorrect dimension of {name}: {a.shape[0]} entries, expected {size}")
     return np.ascontiguousarray(a)
+
+
+def union_pattern(mask: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The CSC pattern of the True entries of a 2-D boolean mask (the union of a batch's
+    nonzeros): indptr and indices (int32), and per entry its row and column (int64, in CSC
+    order: by column, then row), for gathering the values from dense arrays."""
+    mask = np.asarray(mask, dtype=bool)
+    if mask.ndim != 2:
+        raise ValueError(f"mask: expected a 2-D array, got shape {mask.shape}")
+    cols, rows = np.nonzero(mask.T)  # row-major over the transpose: column by column
+    if rows.size > np.iinfo(np.int32).max:
+        raise ValueError(f"{rows.size} entries do not fit gala's 32-bit indices")
+    indptr = np.zeros(mask.shape[1] + 1, dtype=np.int32)
+    np.cumsum(np.bincount(cols, minlength=mask.shape[1]), out=indptr[1:])
+    return indptr, rows.astype(np.int32), rows.astype(np.int64), cols.astype(np.int64)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterable, List, Optional, Sequence, Union
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import scipy.sparse as spa
 
 from . import _arrays, _csc, _ext, _settings
 from ._context import default_context
@@ -66,20 +67,21 @@ class QPDerivative:
     arrays for a batch of one size, lists of arrays otherwise. dP, dA: the derivatives with
     respect to the values of each QP's P (upper triangle) and A in their CSC order (as given
     at setup, and as :meth:`QPBatch.update` takes ``Px``, ``Ax``): a (k, nnz) array for a
-    batch made with one P and A, a list of arrays otherwise. ``dP[i,j]`` is dL/dP(i,j) of
+    batch made with one P and A or with one pattern (:meth:`QPBatch.from_dense`), a list of
+    arrays otherwise. ``dP[i,j]`` is dL/dP(i,j) of
     the symmetric matrix P, as OSQP gives it: a stored off-diagonal value stands for both
     P(i,j) and P(j,i), so the derivative with respect to that stored number is twice it.
     dP_sum, dA_sum: for a batch made with one P and A (``QPBatch(P, q, A, ...)``), the
     gradients of that shared P and A (the sum over the QPs); None otherwise.
     status: per QP a :class:`QPDerivStatus` value; a QP whose status is not OK has NaN in
-    every gradient (so do the sums).
+    every gradient (so do the sums). With ``matrices=False`` dP, dA and the sums are None.
     """
 
     dq: Union[np.ndarray, List[np.ndarray]]
     dl: Union[np.ndarray, List[np.ndarray]]
     du: Union[np.ndarray, List[np.ndarray]]
-    dP: Union[np.ndarray, List[np.ndarray]]
-    dA: Union[np.ndarray, List[np.ndarray]]
+    dP: Optional[Union[np.ndarray, List[np.ndarray]]]
+    dA: Optional[Union[np.ndarray, List[np.ndarray]]]
     status: np.ndarray
     dP_sum: Optional[np.ndarray] = None
     dA_sum: Optional[np.ndarray] = None
@@ -99,6 +101,12 @@ def _real(v: Any, name: str) -> float:
         return float(v)
     except (TypeError, ValueError):
         raise TypeError(f"{name}: expected a real number, got {type(v).__name__}") from None
+
+
+def _pattern_rows_cols(C: spa.csc_matrix) -> Tuple[np.ndarray, np.ndarray]:
+    """The row and column of every entry of a CSC matrix, in its order."""
+    cols = np.repeat(np.arange(C.shape[1]), np.diff(C.indptr))
+    return C.indices.astype(np.int64), cols
 
 
 def _device_contexts(devices: Any, base: _ext.Context) -> List[_ext.Context]:
@@ -266,6 +274,114 @@ class QPBatch:
         self._mats = mats
         self._device_ref = None
         return self
+
+    @classmethod
+    def from_dense(cls, P: Array, q: Array, A: Array = None, l: Array = None, u: Array = None, *,
+                   c0: float = 0.0, context: Optional[_ext.Context] = None,
+                   devices: Any = None, weights: Optional[Sequence[float]] = None,
+                   **settings: Any) -> "QPBatch":
+        """A batch of QPs of one size from dense arrays, converted in one step: P of shape
+        (k, n, n) (its upper triangle is used, as for :class:`QPBatch`) or (n, n) for every
+        QP, q (k, n), A (k, m, n) or (m, n), l and u (k, m) or (m,) for every QP (None:
+        unbounded). The QPs share one sparsity pattern, the union of their nonzeros: an
+        entry that is zero in every QP is left out, one that is nonzero in some QP is stored
+        for all (zero where it is zero). With P and A both 2-D this is ``QPBatch(P, q, A,
+        l, u)`` (the shared strategy). :attr:`dense_pattern` gives the rows and columns of
+        the stored values (where :meth:`adjoint_derivative`'s dP and dA belong)."""
+        Pd = _arrays.to_host(P, "P", np.float64)
+        if Pd.ndim not in (2, 3) or Pd.shape[-1] != Pd.shape[-2] or Pd.shape[-1] < 1:
+            raise ValueError(f"P: expected shape (k, n, n) or (n, n), got {Pd.shape}")
+        n = int(Pd.shape[-1])
+        if A is None:
+            Ad = np.zeros((0, n))
+        else:
+            Ad = _arrays.to_host(A, "A", np.float64)
+        if Ad.ndim not in (2, 3) or Ad.shape[-1] != n:
+            raise ValueError(f"A: expected shape (k, m, {n}) or (m, {n}), got {Ad.shape}")
+        m = int(Ad.shape[-2])
+        qd = _arrays.to_host(q, "q", np.float64)
+        if qd.ndim not in (1, 2) or qd.shape[-1] != n:
+            raise ValueError(f"q: expected shape (k, {n}) or ({n},), got {qd.shape}")
+        ks = {int(a.shape[0]) for a, d in ((Pd, 3), (Ad, 3), (qd, 2)) if a.ndim == d}
+        bounds = []
+        for v, name, fill in ((l, "l", -np.inf), (u, "u", np.inf)):
+            b = np.full((m,), fill) if v is None else _arrays.to_host(v, name, np.float64)
+            if b.ndim not in (1, 2) or b.shape[-1] != m:
+                raise ValueError(f"{name}: expected shape (k, {m}) or ({m},), got {b.shape}")
+            if b.ndim == 2:
+                ks.add(int(b.shape[0]))
+            bounds.append(b)
+        if len(ks) > 1:
+            raise ValueError(f"P, q, A, l, u disagree on the batch size: {sorted(ks)}")
+        k = ks.pop() if ks else 1
+        if Pd.ndim == 2 and Ad.ndim == 2:  # one P and A: the shared strategy
+            q2 = np.broadcast_to(qd, (k, n))
+            l2, u2 = (np.broadcast_to(b, (k, m)) for b in bounds)
+            self = cls(spa.csc_matrix(Pd), np.ascontiguousarray(q2), spa.csc_matrix(Ad),
+                       np.ascontiguousarray(l2), np.ascontiguousarray(u2), c0=c0,
+                       context=context, devices=devices, weights=weights, **settings)
+            Pc, Ac = self._mats[0]
+            self._dense_index = (*_pattern_rows_cols(Pc), *_pattern_rows_cols(Ac))
+            return self
+        P3 = Pd.reshape(-1, n, n)
+        A3 = Ad.reshape(-1, m, n)
+        pp, pi, prow, pcol = _csc.union_pattern(np.triu(np.any(P3 != 0, axis=0)))
+        ap, ai, arow, acol = _csc.union_pattern(np.any(A3 != 0, axis=0))
+        return cls._from_stacked(n, m, (pp, pi), P3[:, prow, pcol], qd, (ap, ai),
+                                 A3[:, arow, acol], bounds[0], bounds[1], c0=c0,
+                                 context=context, devices=devices, weights=weights,
+                                 dense_index=(prow, pcol, arow, acol), **settings)
+
+    @classmethod
+    def _from_stacked(cls, n: int, m: int, Ppat: Tuple[np.ndarray, np.ndarray], Px: np.ndarray,
+                      q: np.ndarray, Apat: Tuple[np.ndarray, np.ndarray], Ax: np.ndarray,
+                      l: np.ndarray, u: np.ndarray, *, c0: float = 0.0,
+                      context: Optional[_ext.Context] = None, devices: Any = None,
+                      weights: Optional[Sequence[float]] = None,
+                      dense_index: Optional[tuple] = None, **settings: Any) -> "QPBatch":
+        """One CSC pattern of P (upper) and A (int32 indptr, indices) and the values of each
+        QP in it: Px (k, nnz(P)) or (1, nnz(P)) for all, Ax likewise; q (k, n) or (n,), l,
+        u (k, m) or (m,). One setup call, no per-QP conversion."""
+        Px = np.asarray(Px, dtype=np.float64)
+        Ax = np.asarray(Ax, dtype=np.float64)
+        ks = {int(a.shape[0]) for a in (Px, Ax) if a.ndim == 2 and a.shape[0] != 1}
+        ks |= {int(a.shape[0]) for a in (q, l, u) if np.ndim(a) == 2}
+        if len(ks) > 1:
+            raise ValueError(f"the batched inputs disagree on the batch size: {sorted(ks)}")
+        k = ks.pop() if ks else 1
+        self = cls.__new__(cls)
+        self._init(context, settings, devices, weights)
+        q2, l2, u2 = (np.ascontiguousarray(np.broadcast_to(v, (k, s)), dtype=np.float64)
+                      for v, s in ((q, n), (l, m), (u, m)))
+        Pv = np.ascontiguousarray(Px.reshape(-1) if Px.shape[0] != 1 else Px[0])
+        Av = np.ascontiguousarray(Ax.reshape(-1) if Ax.shape[0] != 1 else Ax[0])
+        Pp, Pi = (np.ascontiguousarray(a, dtype=np.int32) for a in Ppat)
+        Ap, Ai = (np.ascontiguousarray(a, dtype=np.int32) for a in Apat)
+        self._solver = _ext.QPSolver.setup_stacked(self.context, n, m, Pp, Pi, Pv, Ap, Ai, Av,
+                                                   q2, l2, u2, _real(c0, "c0"), self._cset,
+                                                   self.devices or [], self._weights)
+        rejected = self._solver.infos()["status_val"] == int(_ext.QPStatus.INVALID_DATA)
+        self._rejected = [bool(r) for r in rejected]
+        self._uniform = (n, m)
+        pat = (spa.csc_matrix((np.zeros(len(Pi)), Pi, Pp), shape=(n, n)),
+               spa.csc_matrix((np.zeros(len(Ai)), Ai, Ap), shape=(m, n)))
+        self._mats = [pat] * k
+        self._device_ref = None
+        self._dense_index = dense_index
+        return self
+
+    @property
+    def dense_pattern(self) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """For a batch of one P and A pattern (:meth:`from_dense`, or ``QPBatch(P, q, A,
+        ...)``): (P_rows, P_cols, A_rows, A_cols), the row and column of every stored value
+        of P (upper triangle) and of A in CSC order — where the values of :meth:`update`'s
+        Px, Ax and :meth:`adjoint_derivative`'s dP, dA belong in the dense matrices. None
+        for a batch from :meth:`from_problems`."""
+        idx = getattr(self, "_dense_index", None)
+        if idx is None and len(self._mats) == 1:
+            Pc, Ac = self._mats[0]
+            idx = self._dense_index = (*_pattern_rows_cols(Pc), *_pattern_rows_cols(Ac))
+        return idx
 
     # ------------------------------------------------------------------ helpers
     def _accepted_only(self, v: Optional[np.ndarray], per_qp: Sequence[int]) -> Optional[np.ndarray]:
@@ -500,7 +616,8 @@ class QPBatch:
         return p, d
 
     # ------------------------------------------------------------------ derivatives
-    def adjoint_derivative(self, dx: Array = None, dy: Array = None) -> QPDerivative:
+    def adjoint_derivative(self, dx: Array = None, dy: Array = None, *,
+                           matrices: bool = True) -> QPDerivative:
         """The adjoint derivative of every QP at its last solution (OSQP 1.x's, for the
         batch; gala_qp_adjoint_derivative_compute): given dL/dx and dL/dy of a scalar loss L
         (stacked as x and y: (k, n) / (k, m) for a batch of one size, else flat or a list
@@ -518,6 +635,9 @@ class QPBatch:
         Raises :class:`gala.InvalidArgumentError` before any solve,
         :class:`gala.NotSupportedError` for a batch split into chunks, ValueError for
         arrays of the wrong shape. dx and dy may be CUDA arrays (copied to the host).
+        ``matrices=False``: only dq, dl, du (dP, dA and their sums None); dL/dP and dL/dA
+        follow from them and the solution, as ``½(dq xᵀ + x dqᵀ)`` and
+        ``y dqᵀ − (dl + du) xᵀ`` (docs/derivatives.md).
         """
         ns, ms = self._solver.n, self._solver.m
         dxv = None if dx is None else self._stacked(_arrays.to_numpy(dx, "dx", np.float64)
@@ -529,31 +649,6 @@ class QPBatch:
         status = sv.adjoint_derivative_status()
         dq, dl, du = np.empty(int(sum(ns))), np.empty(int(sum(ms))), np.empty(int(sum(ms)))
         sv.adjoint_derivative_get_vec(dq, dl, du)
-        pnz, anz = sv.adjoint_derivative_mat_nnz()
-        dPx, dAx = np.empty(int(pnz.sum())), np.empty(int(anz.sum()))
-        sv.adjoint_derivative_get_mat(dPx, dAx)
-        # each QP's values, NaN for one rejected at setup (it has no place in gala's layout)
-        shared = len(self._mats) == 1
-        mats = self._mats * self.count if shared else self._mats
-        dP, dA, po, ao = [], [], 0, 0
-        for k, (Pc, Ac) in enumerate(mats):
-            if pnz[k] == 0 and anz[k] == 0 and Pc.nnz + Ac.nnz > 0:
-                dP.append(np.full(Pc.nnz, np.nan))
-                dA.append(np.full(Ac.nnz, np.nan))
-                continue
-            dP.append(dPx[po:po + pnz[k]])
-            dA.append(dAx[ao:ao + anz[k]])
-            po += int(pnz[k])
-            ao += int(anz[k])
-        dP_sum = dA_sum = None
-        if shared:
-            dP = np.stack(dP) if dP else np.zeros((0, mats[0][0].nnz))
-            dA = np.stack(dA) if dA else np.zeros((0, mats[0][1].nnz))
-            if np.any(pnz + anz > 0):
-                dP_sum, dA_sum = np.empty(mats[0][0].nnz), np.empty(mats[0][1].nnz)
-                sv.adjoint_derivative_get_mat_sum(dP_sum, dA_sum)
-            else:  # every QP rejected at setup: nothing to sum
-                dP_sum, dA_sum = np.full(mats[0][0].nnz, np.nan), np.full(mats[0][1].nnz, np.nan)
         if self._uniform is not None:
             k = self.count
             dq, dl, du = dq.reshape(k, self._uniform[0]), dl.reshape(k, self._uniform[1]), \
@@ -561,6 +656,40 @@ class QPBatch:
         else:
             cn, cm = np.cumsum(ns)[:-1], np.cumsum(ms)[:-1]
             dq, dl, du = np.split(dq, cn), np.split(dl, cm), np.split(du, cm)
+        if not matrices:
+            return QPDerivative(dq=dq, dl=dl, du=du, dP=None, dA=None, status=status)
+        pnz, anz = sv.adjoint_derivative_mat_nnz()
+        dPx, dAx = np.empty(int(pnz.sum())), np.empty(int(anz.sum()))
+        sv.adjoint_derivative_get_mat(dPx, dAx)
+        # each QP's values, NaN for one rejected at setup (it has no place in gala's layout)
+        shared = len(self._mats) == 1
+        P0, A0 = self._mats[0]
+        if all(M is self._mats[0] for M in self._mats) and np.all(pnz == P0.nnz) and \
+                np.all(anz == A0.nnz):
+            # one pattern, every QP in its place: (k, nnz) views, no loop over the QPs
+            dP, dA = dPx.reshape(self.count, P0.nnz), dAx.reshape(self.count, A0.nnz)
+        else:
+            mats = self._mats * self.count if shared else self._mats
+            dP, dA, po, ao = [], [], 0, 0
+            for k, (Pc, Ac) in enumerate(mats):
+                if pnz[k] == 0 and anz[k] == 0 and Pc.nnz + Ac.nnz > 0:
+                    dP.append(np.full(Pc.nnz, np.nan))
+                    dA.append(np.full(Ac.nnz, np.nan))
+                    continue
+                dP.append(dPx[po:po + pnz[k]])
+                dA.append(dAx[ao:ao + anz[k]])
+                po += int(pnz[k])
+                ao += int(anz[k])
+            if shared:
+                dP = np.stack(dP) if dP else np.zeros((0, P0.nnz))
+                dA = np.stack(dA) if dA else np.zeros((0, A0.nnz))
+        dP_sum = dA_sum = None
+        if shared:
+            if np.any(pnz + anz > 0):
+                dP_sum, dA_sum = np.empty(P0.nnz), np.empty(A0.nnz)
+                sv.adjoint_derivative_get_mat_sum(dP_sum, dA_sum)
+            else:  # every QP rejected at setup: nothing to sum
+                dP_sum, dA_sum = np.full(P0.nnz, np.nan), np.full(A0.nnz, np.nan)
         return QPDerivative(dq=dq, dl=dl, du=du, dP=dP, dA=dA, status=status,
                             dP_sum=dP_sum, dA_sum=dA_sum)
 

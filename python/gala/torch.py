@@ -13,13 +13,22 @@ Shapes: P (k, n, n) or (n, n), q (k, n) or (n,), A (k, m, n) or (m, n), l and u 
 sum over the QPs). With P and A both shared, gala's shared strategy solves the batch (one
 matrix for all). P and A are dense tensors; P need not be symmetric: the objective is
 ½ xᵀPx, i.e. its symmetric part (P + Pᵀ)/2 is used, and P's gradient is symmetric. Every
-entry of P and A is a variable (zeros included). l = -inf / u = +inf mark missing bounds
-(gradient 0). At an equality row (l = u), the gradient of moving the row is dl + du, which
-gala puts wholly in du when the row's y ≥ 0 and in dl when y < 0 (OSQP's convention).
+entry of P and A is a variable (zeros included): the gradients are dense. l = -inf /
+u = +inf mark missing bounds (gradient 0). At an equality row (l = u), the gradient of
+moving the row is dl + du, which gala puts wholly in du when the row's y ≥ 0 and in dl
+when y < 0 (OSQP's convention).
+
+The batch is set up in one step, without a conversion per QP: the QPs share one sparsity
+pattern, the union of their nonzeros (an entry zero in every QP of the batch is left out of
+gala's matrices; the solution is the same), found and gathered on the tensors' device, so
+that only the pattern's values travel to gala. The gradients of P and A follow from the
+vectors gala returns (``½(dq xᵀ + x dqᵀ)`` and ``y dqᵀ − (dl + du) xᵀ``,
+docs/derivatives.md), formed on the tensors' device.
 
 Devices: the solve and the derivative run on the gala context given (default: the thread's
-:func:`gala.default_context`), and the tensors go through host (NumPy) copies, CUDA tensors
-included for now; results come back as tensors of the inputs' dtype and device.
+:func:`gala.default_context`); the pattern's values, q, l, u, x, y and the vector gradients
+go through host (NumPy) copies, the dense P and A and their gradients stay on their device.
+Results come back as tensors of the inputs' dtype and device.
 
 Failures: a QP that is not solved (infeasible, max_iter, ...) raises ValueError in forward
 (``check_solved=False``: its x and y are NaN, as gala returns them, and so are its
@@ -32,10 +41,9 @@ import weakref
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
-import scipy.sparse as spa
 import torch
 
-from . import _ext
+from . import _csc, _ext
 from .qp import QPBatch
 
 __all__ = ["QPFunction", "QPLayer", "DEFAULT_SETTINGS"]
@@ -59,31 +67,29 @@ def _release_live_batches() -> None:
 
 
 def _np(t: Optional[torch.Tensor]) -> Optional[np.ndarray]:
-    """A float64 NumPy copy of a tensor (host copy of a CUDA tensor)."""
+    """A float64 NumPy array of a tensor (a host copy of a CUDA tensor)."""
     if t is None:
         return None
-    return t.detach().to("cpu", torch.float64).numpy().copy()
+    return t.detach().to("cpu", torch.float64).numpy()
 
 
-def _upper_pattern(n: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The full upper triangle of an n×n matrix in CSC order: indptr, indices, and the rows
-    and columns of its entries."""
-    cols = np.concatenate([np.full(j + 1, j) for j in range(n)]) if n else np.zeros(0, int)
-    rows = np.concatenate([np.arange(j + 1) for j in range(n)]) if n else np.zeros(0, int)
-    indptr = np.concatenate([[0], np.cumsum(np.arange(1, n + 1))])
-    return indptr.astype(np.int32), rows.astype(np.int32), rows, cols
+def _union(mask: torch.Tensor) -> Tuple[np.ndarray, np.ndarray, torch.Tensor, torch.Tensor]:
+    """The CSC pattern of a 2-D boolean tensor's True entries (gala._csc.union_pattern):
+    indptr, indices for gala, and the entries' rows and columns as index tensors on the
+    mask's device (for gathering the values there)."""
+    pp, pi, rows, cols = _csc.union_pattern(mask.cpu().numpy())
+    dev = mask.device
+    return pp, pi, torch.from_numpy(rows).to(dev), torch.from_numpy(cols).to(dev)
 
 
-def _full_pattern(m: int, n: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Every entry of an m×n matrix in CSC order: indptr, indices."""
-    indptr = (np.arange(n + 1) * m).astype(np.int32)
-    indices = np.tile(np.arange(m), n).astype(np.int32)
-    return indptr, indices
-
-
-def _csc(vals: np.ndarray, indptr: np.ndarray, indices: np.ndarray, shape: Tuple[int, int]):
-    """A CSC matrix of the given pattern; zero values stay in it (they are variables too)."""
-    return spa.csc_matrix((np.ascontiguousarray(vals), indices, indptr), shape=shape)
+def _values(M: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,
+            sym: bool = False) -> np.ndarray:
+    """M[:, rows, cols] (of P's symmetric part with sym) as a float64 host array (j, nnz):
+    only the pattern's values leave the device."""
+    v = M[:, rows, cols]
+    if sym:
+        v = 0.5 * (v + M[:, cols, rows])
+    return _np(v)
 
 
 class QPFunction(torch.autograd.Function):
@@ -115,39 +121,29 @@ class QPFunction(torch.autograd.Function):
             if tuple(t.shape[-1:]) != want or t.dim() not in (1, 2):
                 raise ValueError(f"{name}: shape {tuple(t.shape)}, expected ({k}, {want[0]}) or {want}")
 
-        Pn = _np(P).reshape(-1, n, n)
-        Pn = 0.5 * (Pn + Pn.transpose(0, 2, 1))  # ½xᵀPx sees P's symmetric part
-        An = _np(A).reshape(-1, m, n)
-        qn, ln, un = (np.broadcast_to(_np(t).reshape(-1, t.shape[-1]), (k, t.shape[-1]))
-                      for t in (q, l, u))
-        pp, pi, prow, pcol = _upper_pattern(n)
-        ap, ai = _full_pattern(m, n)
-        Pvals = Pn[:, prow, pcol]                           # (1 or k, nnz), CSC order
-        Avals = An.transpose(0, 2, 1).reshape(An.shape[0], -1)  # column-major
-        shared = not batched["P"] and not batched["A"]
-        if shared:
-            batch = QPBatch(_csc(Pvals[0], pp, pi, (n, n)), np.ascontiguousarray(qn),
-                            _csc(Avals[0], ap, ai, (m, n)), np.ascontiguousarray(ln),
-                            np.ascontiguousarray(un), context=context, **settings)
-        else:
-            probs = [(_csc(Pvals[j if batched["P"] else 0], pp, pi, (n, n)), qn[j],
-                      _csc(Avals[j if batched["A"] else 0], ap, ai, (m, n)), ln[j], un[j])
-                     for j in range(k)]
-            batch = QPBatch.from_problems(probs, context=context, **settings)
+        P3, A3 = P.detach().reshape(-1, n, n), A.detach().reshape(-1, m, n)
+        # one pattern for the batch: the union of the nonzeros (of P's symmetric part's upper
+        # triangle), found on the tensors' device
+        nzP = (P3 != 0).any(dim=0)
+        pp, pi, prow, pcol = _union(torch.triu(nzP | nzP.T))
+        ap, ai, arow, acol = _union((A3 != 0).any(dim=0))
+        Pv = _values(P3, prow, pcol, sym=True)
+        Av = _values(A3, arow, acol)
+        qn, ln, un = (_np(t).reshape(-1, t.shape[-1]) for t in (q, l, u))
+        batch = QPBatch._from_stacked(n, m, (pp, pi), Pv, qn, (ap, ai), Av, ln, un,
+                                      context=context, **settings)
         r = batch.solve()
         if check_solved and not np.all(r.solved):
             bad = np.flatnonzero(~r.solved)
             raise ValueError(f"QPs {bad[:10].tolist()} of {k} not solved: "
                              f"{[r.status_string[j] for j in bad[:10]]} (no derivative; "
                              "options['check_solved'] = False returns NaN for them)")
-        x = np.asarray(r.x).reshape(k, n)
-        y = np.asarray(r.y).reshape(k, m)
-        ctx.batch, ctx.batched, ctx.shared, ctx.sizes = batch, batched, shared, (k, n, m)
-        _LIVE.add(batch)
-        ctx.pattern = (prow, pcol)
         dt, dev = q.dtype if q.is_floating_point() else torch.float64, q.device
-        xs = torch.as_tensor(x, dtype=dt).to(dev)
-        ys = torch.as_tensor(y, dtype=dt).to(dev)
+        xs = torch.as_tensor(np.asarray(r.x).reshape(k, n), dtype=dt).to(dev)
+        ys = torch.as_tensor(np.asarray(r.y).reshape(k, m), dtype=dt).to(dev)
+        ctx.batch, ctx.batched, ctx.sizes = batch, batched, (k, n, m)
+        ctx.xy = (xs.detach(), ys.detach())  # not the outputs themselves: no cycle through ctx
+        _LIVE.add(batch)
         if not any(batched.values()):
             return xs[0], ys[0]
         return xs, ys
@@ -159,42 +155,38 @@ class QPFunction(torch.autograd.Function):
         batched = ctx.batched
         dx = None if grad_x is None else _np(grad_x).reshape(k, n)
         dy = None if grad_y is None else _np(grad_y).reshape(k, m)
-        d = ctx.batch.adjoint_derivative(dx, dy)
-        prow, pcol = ctx.pattern
-        like = grad_x if grad_x is not None else grad_y
-        dt, dev = like.dtype, like.device
+        d = ctx.batch.adjoint_derivative(dx, dy, matrices=False)
+        x, y = ctx.xy
+        dt, dev = x.dtype, x.device
+        dq = torch.as_tensor(np.asarray(d.dq), dtype=dt).to(dev)
+        dl = torch.as_tensor(np.asarray(d.dl), dtype=dt).to(dev)
+        du = torch.as_tensor(np.asarray(d.du), dtype=dt).to(dev)
 
-        def out(a: np.ndarray, want_batched: bool, shape: Tuple[int, ...]) -> torch.Tensor:
-            a = a if want_batched else a.sum(axis=0)
-            return torch.as_tensor(np.ascontiguousarray(a), dtype=dt).to(dev).reshape(shape)
-
-        def dense_P(vals: np.ndarray) -> np.ndarray:  # (j, nnz) upper values -> (j, n, n)
-            G = np.zeros((vals.shape[0], n, n))
-            G[:, prow, pcol] = vals
-            G[:, pcol, prow] = vals
-            return G
-
-        def dense_A(vals: np.ndarray) -> np.ndarray:  # (j, m·n) column-major -> (j, m, n)
-            return vals.reshape(vals.shape[0], n, m).transpose(0, 2, 1)
+        def out(g: torch.Tensor, name: str) -> torch.Tensor:
+            return g if batched[name] else g.sum(dim=0)
 
         needs = ctx.needs_input_grad
         gP = gq = gA = gl = gu = None
         if needs[1]:
-            gq = out(np.asarray(d.dq).reshape(k, n), batched["q"], (k, n) if batched["q"] else (n,))
+            gq = out(dq, "q")
         if needs[3]:
-            gl = out(np.asarray(d.dl).reshape(k, m), batched["l"], (k, m) if batched["l"] else (m,))
+            gl = out(dl, "l")
         if needs[4]:
-            gu = out(np.asarray(d.du).reshape(k, m), batched["u"], (k, m) if batched["u"] else (m,))
-        if ctx.shared:  # the sum over the batch, from gala (NaN when some QP failed)
-            if needs[0]:
-                gP = out(dense_P(d.dP_sum[None, :]), True, (n, n))
-            if needs[2]:
-                gA = out(dense_A(d.dA_sum[None, :]), True, (m, n))
-        else:
-            if needs[0]:
-                gP = out(dense_P(np.stack(d.dP)), batched["P"], (k, n, n) if batched["P"] else (n, n))
-            if needs[2]:
-                gA = out(dense_A(np.stack(d.dA)), batched["A"], (k, m, n) if batched["A"] else (m, n))
+            gu = out(du, "u")
+        ry = -(dl + du)  # the coefficient of x in each row of dA (docs/derivatives.md)
+        # dP = ½(dq xᵀ + x dqᵀ) and dA = y dqᵀ + ry xᵀ as products of inner dimension 2 (one
+        # pass over the dense gradient), per QP or summed over the batch
+        def outer(Lc: Tuple[torch.Tensor, torch.Tensor], Rr: Tuple[torch.Tensor, torch.Tensor],
+                  per_qp: bool) -> torch.Tensor:
+            L, R = torch.stack(Lc, -1), torch.stack(Rr, -2)  # (k, r, 2), (k, 2, c)
+            if per_qp:
+                return torch.bmm(L, R)
+            return L.transpose(0, 1).reshape(L.shape[1], -1) @ R.reshape(-1, R.shape[2])
+
+        if needs[0]:
+            gP = outer((dq, x), (0.5 * x, 0.5 * dq), batched["P"])
+        if needs[2]:
+            gA = outer((y, ry), (dq, x), batched["A"])
         return gP, gq, gA, gl, gu, None
 
 

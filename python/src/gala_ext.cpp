@@ -748,6 +748,54 @@ QPSolver *qp_setup_shared(nb::object context, int n, int m, I32 Pp, I32 Pi, F64 
     return solver.release();
 }
 
+// One pattern of P and of A for every QP, per-QP values: Px holds nnz(P) values (every QP
+// the same) or count·nnz(P) (QP k's at k·nnz(P)), Ax likewise; q (count×n), l, u (count×m)
+// row-major float64. The values are not copied: gala reads them during setup.
+QPSolver *qp_setup_stacked(nb::object context, int n, int m, I32 Pp, I32 Pi, F64 Px, I32 Ap,
+                           I32 Ai, F64 Ax, F64 q, F64 l, F64 u, double c0,
+                           const gala_qp_settings &set, std::vector<nb::object> devices,
+                           std::vector<double> weights)
+{
+    if (n < 1) value_error("n = " + std::to_string(n) + ": need at least one variable");
+    if (m < 0) value_error("m = " + std::to_string(m) + " < 0");
+    const size_t count = q.size() / (size_t)n;
+    if (count < 1 || q.size() != count * (size_t)n) value_error("q: expected k rows of n entries");
+    need_size("l", l.size(), count * (size_t)m, -1);
+    need_size("u", u.size(), count * (size_t)m, -1);
+    need_size("P.indptr", Pp.size(), (size_t)n + 1, -1);
+    need_size("A.indptr", Ap.size(), (size_t)n + 1, -1);
+    const int pnz = Pp.data()[n], anz = Ap.data()[n];
+    if (pnz < 0 || (size_t)pnz > Pi.size()) value_error("P: indptr[-1] runs past indices");
+    if (anz < 0 || (size_t)anz > Ai.size()) value_error("A: indptr[-1] runs past indices");
+    auto per_qp = [&](const char *what, size_t have, int nnz) -> size_t {
+        if (have == (size_t)nnz) return 0;
+        if (have == count * (size_t)nnz) return (size_t)nnz;
+        value_error(std::string(what) + " has " + std::to_string(have) + " values, expected " +
+                    std::to_string(nnz) + " (one matrix) or " + std::to_string(count) + "×" +
+                    std::to_string(nnz));
+        return 0;
+    };
+    const size_t ps = per_qp("Px", Px.size(), pnz), as = per_qp("Ax", Ax.size(), anz);
+    std::vector<gala_qp_problem> pb(count);
+    for (size_t k = 0; k < count; ++k) {
+        gala_qp_problem &p = pb[k];
+        std::memset(&p, 0, sizeof p);
+        p.n = n;
+        p.m = m;
+        p.P = csc_of(n, n, Pp, Pi, Px);
+        p.P.x += k * ps;
+        p.A = csc_of(m, n, Ap, Ai, Ax);
+        p.A.x += k * as;
+        p.q = const_cast<double *>(q.data()) + k * (size_t)n;
+        p.l = const_cast<double *>(l.data()) + k * (size_t)m;
+        p.u = const_cast<double *>(u.data()) + k * (size_t)m;
+        p.c0 = c0;
+    }
+    auto solver = std::make_unique<QPSolver>();
+    solver->setup(context, pb, set, devices, weights);
+    return solver.release();
+}
+
 void qp_solve(QPSolver &s)
 {
     s.interrupted = 0;
@@ -1258,6 +1306,11 @@ NB_MODULE(_ext, m)
                     "Px"_a, "Ap"_a, "Ai"_a, "Ax"_a, "q"_a, "l"_a, "u"_a, "c0"_a, "settings"_a,
                     "devices"_a = std::vector<nb::object>(), "weights"_a = std::vector<double>(),
                     nb::rv_policy::take_ownership)
+        .def_static("setup_stacked", &qp_setup_stacked, "context"_a, "n"_a, "m"_a, "Pp"_a,
+                    "Pi"_a, "Px"_a, "Ap"_a, "Ai"_a, "Ax"_a, "q"_a, "l"_a, "u"_a, "c0"_a,
+                    "settings"_a, "devices"_a = std::vector<nb::object>(),
+                    "weights"_a = std::vector<double>(), nb::rv_policy::take_ownership,
+                    "one P and A pattern, per-QP values (count·nnz, or nnz for all)")
         .def("solve", &qp_solve)
         .def_prop_ro("count", [](const QPSolver &s) { return gala_qp_count(s.s); })
         .def_prop_ro("linsys_used", [](const QPSolver &s) { return gala_qp_linsys_used(s.s); })

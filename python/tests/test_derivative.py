@@ -465,6 +465,115 @@ def test_batch_errors(host):
         c.adjoint_derivative(np.ones((3, 2)))
 
 
+def dense_batch_with_zeros(rng, k: int, n: int = 5):
+    """k kkt_qp QPs as dense (k, n, n) P and (k, 6, n) A, with structural zeros: P(0, 1)
+    and A(4:6, 0) zero in every QP (out of the union pattern), A(4, 1) zero in QP 0 only (in
+    the pattern when k > 1, zero there). x*, y* stay the solution: P keeps its definiteness
+    (the removed entry's magnitude goes to the diagonal), q is recomputed, and the inactive
+    rows 4, 5 get bounds around their new Aᵢx*."""
+    Ps, qs, As, ls, us = [], [], [], [], []
+    for j in range(k):
+        P, q, A, l, u, x, y = kkt_qp(rng, n)
+        P[0, 0] += abs(P[0, 1])
+        P[1, 1] += abs(P[0, 1])
+        P[0, 1] = P[1, 0] = 0.0
+        A[4:, 0] = 0.0
+        if j == 0:
+            A[4, 1] = 0.0
+        q = -P @ x - A.T @ y
+        ax = A @ x
+        l[4], u[4] = ax[4] - rng.uniform(0.5, 1), ax[4] + rng.uniform(0.5, 1)
+        l[5] = ax[5] - rng.uniform(0.5, 1)
+        Ps.append(P)
+        qs.append(q)
+        As.append(A)
+        ls.append(l)
+        us.append(u)
+    return tuple(np.array(v) for v in (Ps, qs, As, ls, us))
+
+
+@pytest.mark.parametrize("k", [1, 7, 300])
+def test_from_dense_union_pattern(host, rng, k):
+    """QPBatch.from_dense (one union pattern, one setup call) against the same QPs given one
+    by one as CSC matrices (from_problems): the same solutions and gradients; dense_pattern
+    places dP, dA; matrices=False gives dq, dl, du only, from which dP and dA follow by
+    ½(dq xᵀ + x dqᵀ) and y dqᵀ − (dl + du) xᵀ (the formulas gala.torch uses)."""
+    P, q, A, l, u = dense_batch_with_zeros(rng, k)
+    n, m = q.shape[1], l.shape[1]
+    b = gala.QPBatch.from_dense(P, q, A, l, u, context=host, **TIGHT)
+    prow, pcol, arow, acol = b.dense_pattern
+    assert not np.any((prow == 0) & (pcol == 1)) and not np.any((arow >= 4) & (acol == 0))
+    assert np.any((arow == 4) & (acol == 1)) == (k > 1) and np.all(prow <= pcol)
+    assert len(prow) == n * (n + 1) // 2 - 1 and len(arow) == m * n - 2 - (k == 1)
+    r = b.solve()
+    assert np.all(r.solved)
+    parts = [csc_parts(P[j], A[j]) for j in range(k)]
+    h = gala.QPBatch.from_problems([(Pu, q[j], Ac, l[j], u[j]) for j, (Pu, Ac) in enumerate(parts)],
+                                   context=host, **TIGHT)
+    rh = h.solve()
+    assert_close("x", r.x, rh.x, 1e-8)
+    assert_close("y", r.y, rh.y, 1e-8)
+    dx, dy = rng.standard_normal((k, n)), rng.standard_normal((k, m))
+    d = b.adjoint_derivative(dx, dy)
+    e = h.adjoint_derivative(dx, dy)
+    assert np.all(d.ok) and d.dP.shape == (k, len(prow)) and d.dA.shape == (k, len(arow))
+    for name in ("dq", "dl", "du"):
+        assert_close(name, getattr(d, name), getattr(e, name), 1e-7)
+    for j in range(min(k, 10)):
+        # e's patterns (csc_parts) skip the zeros, d's hold A(4, 1) of QP 0: compare densely
+        DP, DA = np.zeros((n, n)), np.zeros((m, n))
+        DP[prow, pcol] = d.dP[j]
+        DA[arow, acol] = d.dA[j]
+        Pu, Ac = parts[j]
+        EP, EA = np.zeros((n, n)), np.zeros((m, n))
+        EP[Pu.indices, np.repeat(np.arange(n), np.diff(Pu.indptr))] = e.dP[j]
+        EA[Ac.indices, np.repeat(np.arange(n), np.diff(Ac.indptr))] = e.dA[j]
+        both = np.zeros((m, n), bool)
+        both[Ac.indices, np.repeat(np.arange(n), np.diff(Ac.indptr))] = True
+        assert_close(f"QP {j} dP", DP, EP, 1e-7)
+        assert_close(f"QP {j} dA", DA[both], EA[both], 1e-7)
+        # the formulas, everywhere (in the pattern or not)
+        x, y = r.x[j], r.y[j]
+        FP = 0.5 * (np.outer(d.dq[j], x) + np.outer(x, d.dq[j]))
+        FA = np.outer(y, d.dq[j]) - np.outer(d.dl[j] + d.du[j], x)
+        assert_close(f"QP {j} dP formula", FP[prow, pcol], d.dP[j], 1e-10)
+        assert_close(f"QP {j} dA formula", FA[arow, acol], d.dA[j], 1e-10)
+    v = b.adjoint_derivative(dx, dy, matrices=False)
+    assert v.dP is None and v.dA is None and v.dP_sum is None
+    assert_close("dq (matrices=False)", v.dq, d.dq, 0)
+
+
+def test_from_dense_shared_and_errors(host, rng):
+    """from_dense with one P and A (2-D) is the shared strategy, its dense_pattern that of
+    QPBatch(P, q, A, ...); one P with per-QP A against each QP alone; shapes that disagree
+    raise."""
+    P, _, A, _, _ = dense_batch_with_zeros(rng, 4)
+    vec = [kkt_vectors(rng, P[0], A[0]) for _ in range(4)]
+    q, l, u = (np.array([v[i] for v in vec]) for i in range(3))
+    b = gala.QPBatch.from_dense(P[0], q, A[0], l, u, context=host, **TIGHT)
+    assert b.linsys == "dense-shared"
+    c = gala.QPBatch(sp.csc_matrix(P[0]), q, sp.csc_matrix(A[0]), l, u, context=host, **TIGHT)
+    for got, want in zip(b.dense_pattern, c.dense_pattern):
+        assert np.array_equal(got, want)
+    rb, rc = b.solve(), c.solve()
+    assert np.all(rb.solved) and np.all(rc.solved)
+    assert_close("x shared", rb.x, rc.x, 1e-9)
+    vec = [kkt_vectors(rng, P[0], A[j]) for j in range(4)]
+    q, l, u = (np.array([v[i] for v in vec]) for i in range(3))
+    m = gala.QPBatch.from_dense(P[0], q, A, l, u, context=host, **TIGHT)
+    rm = m.solve()
+    assert np.all(rm.solved)
+    for j in range(4):
+        one = gala.QPBatch.from_dense(P[0], q[j], A[j], l[j], u[j], context=host, **TIGHT)
+        assert_close(f"x {j}", rm.x[j], one.solve().x[0], 1e-8)
+    with pytest.raises(ValueError, match="batch size"):
+        gala.QPBatch.from_dense(P, q[:3], A, l, u, context=host)
+    with pytest.raises(ValueError, match="A: expected"):
+        gala.QPBatch.from_dense(P, q, A[:, :, :3], l, u, context=host)
+    with pytest.raises(ValueError, match="P: expected"):
+        gala.QPBatch.from_dense(P[:, :3], q, A, l, u, context=host)
+
+
 # ----------------------------------------------------------------------------- PyTorch
 
 def kkt_vectors(rng, P: np.ndarray, A: np.ndarray):
@@ -532,7 +641,9 @@ def test_torch_gradcheck_shared(host, rng):
     """One P and A for the batch (gala's shared strategy): their gradients are the sums over
     the QPs; gradcheck against finite differences, and against the batch of copies."""
     torch = pytest.importorskip("torch")
-    k, n = 3, 4
+    # n = 5: the 4 active rows of kkt_qp would fix x with n = 4 (and ADMM at eps 1e-10
+    # stalls at such a vertex)
+    k, n = 3, 5
     P, _, A, _, _, _, _ = kkt_qp(rng, n)
     vecs = [kkt_vectors(rng, P, A) for _ in range(k)]
     q = np.array([v[0] for v in vecs])
@@ -563,7 +674,12 @@ def test_torch_layer(host, rng):
     layer = QPLayer(context=host, return_dual=True, **GRAD_SETTINGS)
     x, y = layer(t["P"], t["q"], t["A"], t["l"], t["u"])
     assert x.shape == (5,) and y.shape == (6,) and x.dtype == torch.float32
-    assert np.allclose(x.numpy(), xs, atol=1e-5) and np.allclose(y.numpy(), ys, atol=1e-5)
+    # against the QP of the float32 data (rounding them moves x*, y* by about cond·6e-8)
+    r32 = [v.astype(np.float32).astype(np.float64) for v in (P, q, A, l, u)]
+    Pu, Ac = csc_parts(r32[0], r32[2])
+    r = gala.QPBatch(Pu, r32[1], Ac, r32[3], r32[4], context=host, **GRAD_SETTINGS).solve()
+    assert np.allclose(x.numpy(), r.x[0], atol=1e-5) and np.allclose(y.numpy(), r.y[0], atol=1e-5)
+    assert np.allclose(x.numpy(), xs, atol=1e-2) and np.allclose(y.numpy(), ys, atol=1e-2)
     qt = t["q"].clone().requires_grad_(True)
     QPLayer(context=host, **GRAD_SETTINGS)(t["P"], qt, t["A"], t["l"], t["u"]).sum().backward()
     want = gala_deriv(P, q, A, l, u, np.ones(5), np.zeros(6), host)[2]
@@ -579,3 +695,27 @@ def test_torch_layer(host, rng):
     assert torch.all(torch.isnan(x))
     x.sum().backward()
     assert torch.all(torch.isnan(bad[1].grad))
+
+
+def test_torch_union_pattern(host, rng):
+    """Entries zero in every QP of the batch are outside gala's union pattern, yet variables
+    of the layer: gradcheck perturbs them (the pattern follows) and their analytic gradient
+    comes from the dense formulas; one P shared with per-QP A (its gradient summed)."""
+    torch = pytest.importorskip("torch")
+    k = 3
+    P, q, A, l, u = dense_batch_with_zeros(rng, k, 5)  # 4 active rows: x depends on P
+    b, lr, ur = _split_bounds(l, u)
+    args = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in (P, q, A, b, lr, ur)]
+    f = _qp_of(torch, dict(context=host, **GRAD_SETTINGS))
+    assert torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-5, rtol=1e-4)
+    x, _ = f(*args)
+    x.sum().backward()
+    # P(0, 1), outside the pattern, has a gradient (A's zeros are in inactive rows: 0 there)
+    assert args[0].grad[:, 0, 1].abs().max() > 1e-6 and args[2].grad[:, 4:, 0].abs().max() == 0
+    # one P for every QP, A per QP
+    vec = [kkt_vectors(rng, P[0], A[j]) for j in range(k)]
+    qv, lv, uv = (np.array([v[i] for v in vec]) for i in range(3))
+    b, lr, ur = _split_bounds(lv, uv)
+    args = [torch.tensor(a, dtype=torch.float64, requires_grad=True)
+            for a in (P[0], qv, A, b, lr, ur)]
+    assert torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-5, rtol=1e-4)

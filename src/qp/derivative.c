@@ -1,25 +1,35 @@
 /* The adjoint derivative of QP solutions (OSQP 1.x's, docs/derivatives.md), for a batch.
  *
- * Per solved QP, from the unscaled data and solution (x, y): the inequality rows with a
- * finite bound become rows g of G x ≤ h (a lower bound as −aᵢᵀx ≤ −lᵢ, sign −1; an upper
- * bound as aᵢᵀx ≤ uᵢ, sign +1) with multiplier λ_g = max(sign·yᵢ, 0) and slack
- * s_g = min(G_g x − h_g, 0); the equality rows (l = u) rows e with ν_e = y_e. The adjoint
- * system of the differentiated KKT conditions, Kᵀ d = −[dx; dL/dλ; dL/dν] with
- * K = [P, Gᵀ, Eᵀ; ΛG, S, 0; E, 0, 0], is solved in its symmetric form
+ * Per solved QP, from the unscaled data and solution (x, y): an inequality row (l < u) with a
+ * finite bound is a row g of G x ≤ h (a lower bound as −aᵢᵀx ≤ −lᵢ, sign −1; an upper bound
+ * as aᵢᵀx ≤ uᵢ, sign +1) with multiplier λ_g = max(sign·yᵢ, 0) and slack
+ * s_g = min(G_g x − h_g, 0); an equality row (l = u) a row e with ν_e = y_e. The adjoint
+ * system of the differentiated KKT conditions, Kᵀ d = −[dx; dL/dλ; dL/dν], is solved in its
+ * symmetric form
  *     Ks = [P, GᵀΛ^½, Eᵀ; Λ^½G, S, 0; E, 0, 0],   Ks w = −[dx; Λ^½ dL/dλ; dL/dν],
- * d_x = w_x, Λ d_λ = Λ^½ w_λ, d_ν = w_ν (no division by λ). Ks is factored by the batched
- * dense LDLᵀ of src/la (include/gala/ldlt.h) on the device, regularized to quasi-definite
- * form (+ε on the P block, −ε on the others), with iterative refinement against the
- * unregularized Ks whose residuals are formed here in double. */
+ * d_x = w_x, Λ d_λ = Λ^½ w_λ, d_ν = w_ν (no division by λ). A row with λ = 0 decouples
+ * (its w is 0): only the active rows remain, at most one per row i of A (λ_lower and
+ * λ_upper are never both positive), written C w_x − D w_c with Cᵢ = γᵢ aᵢᵀ (γ = sign·√λ,
+ * or 1 for an equality) and D = −S ≥ 0 (0 for an equality). Regularized to the
+ * quasi-definite [P + εI, Cᵀ; C, −(D + εI)] and reduced to its n×n Schur complement
+ *     H = P + εI + Aᵀ diag(ω) A,   ωᵢ = γᵢ² / (Dᵢ + ε)  (0 for an inactive row),
+ * a solve is Δx = H⁻¹(r_x + Cᵀ (D + ε)⁻¹ r_c), Δc = (D + ε)⁻¹ (C Δx − r_c). H is formed on
+ * the device by the solver's own kernels (qp_expand, qp_form_k: P + σI + Aᵀdiag(ρ)A with
+ * A's rows weighted by √ωᵢ, σ = ε, ρ = 1) and factored by the batched Cholesky of src/la,
+ * for the whole batch, in double where the device has it; iterative refinement against the
+ * unregularized Ks follows, with its residuals formed on the host in double (every QP on
+ * the solver's host threads) and its corrections solved on the device. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "gala/potrf.h"
 #include "gala/qp_derivative.h"
 #include "qp_internal.h"
 
-#define DERIV_EPS 1e-6         /* regularization of the factored matrix */
+#define DERIV_EPS 1e-6         /* regularization of the factored matrix (double) */
+#define DERIV_EPS_FLOAT 1e-4   /* ... factored in float (a device without fp64) */
 #define DERIV_REFINE 50        /* most refinement steps */
 #define DERIV_STOP 1e-14       /* refinement stops below this relative residual */
 #define DERIV_ACCEPT 1e-8      /* ... and the QP is SINGULAR above this one */
@@ -39,168 +49,427 @@ void gala_qp_deriv_release(gala_qp_solver *s)
     s->deriv = NULL;
 }
 
-/* One QP's reduced system: its data (views), its rows, and where it lives in the batch. */
+/* Row kinds of the reduced system */
+enum { ROW_NONE = 0, ROW_LOWER = 1, ROW_UPPER = 2, ROW_EQ = 3 };
+
+/* One QP to differentiate: its data (views) and where its pieces live. Its n-vectors are at
+ * xo and its m-vectors at yo of the batch-layout work arrays (gala_qp_get_solutions'). */
 typedef struct {
-    int k, n, m, ng, ne, N;
+    int k, sl, n, m, pnz, anz;
     const int *Pp, *Pi, *Ap, *Ai;
-    const double *Px, *Ax, *q, *l, *u, *x, *y, *dx, *dy;
-    int *gl, *gu, *ge;      /* per row: its g (lower, upper) or e index, or -1 */
-    int *grow;              /* per g: its row; sign in gsg */
-    signed char *gsg;
-    double *c, *sl;         /* per g: sign·√λ, and the slack */
-    double *b, *w, *r;      /* right-hand side, solution, residual (N each) */
-    size_t koff, voff;      /* offsets of its matrix and of its vector on the device */
-    int done;
+    const double *Px, *Ax, *l, *u, *x, *y, *dx, *dy;
+    size_t xo, yo;
+    size_t ko, ro, vo;      /* its H on the device; its weighted raw and expanded values */
+    int running;
+    double rn, bn, scale;   /* last residual, ‖b‖∞, the residual test's scale */
 } dq_qp;
 
-/* r = b − Ks·w (Ks unregularized, from the sparse data); returns ‖r‖∞, and the scale
- * ‖b‖∞ + ‖|Ks|·|w|‖∞ of the test in *scale. */
-static double residual(const dq_qp *p, double *scale)
+/* The batch's work arrays and what the parallel loops share. */
+typedef struct {
+    gala_qp_solver *s;
+    dq_qp *qs;
+    int *status;            /* d->status */
+    double eps;
+    int last;               /* the last refinement step: every running QP decides */
+    double *raw2;           /* weighted raw values: P's, then A's times √ωᵢ of their row */
+    double *bx, *wx, *rx, *tx; /* n-vectors: rhs, solution, residual, device rhs / solution */
+    double *gam, *dep, *dd, *bc, *wc, *rc, *av; /* m-vectors: γ, D + ε, D, rhs, solution,
+                                                  residual, and scratch (A·v) */
+    signed char *kind;      /* m: ROW_* */
+    struct qp_deriv *d;
+} dq_batch;
+
+/* av = A·v (m), A in CSC */
+static void a_times(const dq_qp *p, const double *v, double *av)
 {
-    const int n = p->n, ng = p->ng;
-    double *r = p->r, sc = 0;
-    double *ab = gala_calloc((size_t)p->N, sizeof(double)); /* |Ks|·|w| */
-    for (int i = 0; i < p->N; ++i) r[i] = p->b[i];
+    memset(av, 0, sizeof(double) * (size_t)p->m);
+    for (int j = 0; j < p->n; ++j)
+        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) av[p->Ai[e]] += p->Ax[e] * v[j];
+}
+
+/* The rows of QP p (kinds, γ, D, D + ε), its right-hand side and its weighted raw values;
+ * the solution w = 0. */
+static void prepare(dq_batch *B, dq_qp *p)
+{
+    const int n = p->n, m = p->m;
+    const double eps = B->eps;
+    signed char *kind = B->kind + p->yo;
+    double *gam = B->gam + p->yo, *dep = B->dep + p->yo, *dd = B->dd + p->yo;
+    double *bc = B->bc + p->yo, *av = B->av + p->yo, *bx = B->bx + p->xo;
+    a_times(p, p->x, av);
+    for (int j = 0; j < n; ++j) bx[j] = p->dx ? -p->dx[j] : 0;
+    for (int i = 0; i < m; ++i) {
+        const double dyi = p->dy ? p->dy[i] : 0;
+        kind[i] = ROW_NONE;
+        gam[i] = dd[i] = bc[i] = 0;
+        dep[i] = 1;
+        if (p->l[i] < p->u[i]) {
+            /* y = λ_upper − λ_lower: at most one of them is positive */
+            const int sg = p->y[i] > 0 ? 1 : -1;
+            const double lam = fmax(sg * p->y[i], 0);
+            const int finite = sg > 0 ? p->u[i] < QP_INFV : p->l[i] > -QP_INFV;
+            if (lam > 0 && finite) {
+                const double sl = sg > 0 ? av[i] - p->u[i] : p->l[i] - av[i];
+                kind[i] = sg > 0 ? ROW_UPPER : ROW_LOWER;
+                gam[i] = sg * sqrt(lam);
+                dd[i] = -fmin(sl, 0);
+                /* dL/dλ_g = sign·dL/dy (y = λ_upper − λ_lower), times −√λ */
+                bc[i] = -sqrt(lam) * sg * dyi;
+            }
+        } else {
+            kind[i] = ROW_EQ;
+            gam[i] = 1;
+            bc[i] = -dyi;
+        }
+        if (kind[i] != ROW_NONE) dep[i] = dd[i] + eps;
+    }
+    /* H's values: P as given, A's row i times √ωᵢ (0 for an inactive row) */
+    double *r2 = B->raw2 + p->ro;
+    memcpy(r2, p->Px, sizeof(double) * (size_t)p->pnz);
+    for (int j = 0; j < n; ++j)
+        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
+            const int i = p->Ai[e];
+            r2[p->pnz + e] = kind[i] == ROW_NONE ? 0 : p->Ax[e] * fabs(gam[i]) / sqrt(dep[i]);
+        }
+    memset(B->wx + p->xo, 0, sizeof(double) * (size_t)n);
+    memset(B->wc + p->yo, 0, sizeof(double) * (size_t)m);
+    p->running = 1;
+}
+
+/* r = b − Ks·w (Ks unregularized, from the sparse data) into rx, rc; p->rn = ‖r‖∞,
+ * p->bn = ‖b‖∞ and p->scale = ‖|b| + |Ks|·|w|‖∞ (the stopping test's scale). */
+static void residual(dq_batch *B, dq_qp *p)
+{
+    const int n = p->n, m = p->m;
+    const signed char *kind = B->kind + p->yo;
+    const double *gam = B->gam + p->yo, *dd = B->dd + p->yo, *bc = B->bc + p->yo;
+    const double *wx = B->wx + p->xo, *wc = B->wc + p->yo, *bx = B->bx + p->xo;
+    double *rx = B->rx + p->xo, *rc = B->rc + p->yo, *av = B->av + p->yo;
+    /* the magnitudes |Ks|·|w| go to tx (n) and av (m), free at this point */
+    double *ax = B->tx + p->xo;
+    for (int j = 0; j < n; ++j) {
+        rx[j] = bx[j];
+        ax[j] = 0;
+    }
     for (int j = 0; j < n; ++j)
         for (int e = p->Pp[j]; e < p->Pp[j + 1]; ++e) {
             const int i = p->Pi[e];
             const double v = p->Px[e];
-            r[i] -= v * p->w[j];
-            if (ab) ab[i] += fabs(v * p->w[j]);
+            rx[i] -= v * wx[j];
+            ax[i] += fabs(v * wx[j]);
             if (i != j) {
-                r[j] -= v * p->w[i];
-                if (ab) ab[j] += fabs(v * p->w[i]);
+                rx[j] -= v * wx[i];
+                ax[j] += fabs(v * wx[i]);
             }
         }
-    for (int j = 0; j < n; ++j)
-        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
-            const int i = p->Ai[e];
-            const double a = p->Ax[e];
-            const int gs[3] = {p->gl[i], p->gu[i], p->ge[i]};
-            for (int t = 0; t < 3; ++t) {
-                if (gs[t] < 0) continue;
-                const int row = t < 2 ? n + gs[t] : n + ng + gs[t];
-                const double v = t < 2 ? p->c[gs[t]] * a : a;
-                r[j] -= v * p->w[row];
-                r[row] -= v * p->w[j];
-                if (ab) {
-                    ab[j] += fabs(v * p->w[row]);
-                    ab[row] += fabs(v * p->w[j]);
-                }
-            }
-        }
-    for (int g = 0; g < ng; ++g) {
-        r[n + g] -= p->sl[g] * p->w[n + g];
-        if (ab) ab[n + g] += fabs(p->sl[g] * p->w[n + g]);
-    }
-    double rn = 0;
-    for (int i = 0; i < p->N; ++i) {
-        rn = fmax(rn, fabs(r[i]));
-        sc = fmax(sc, fabs(p->b[i]) + (ab ? ab[i] : 0));
-        if (!isfinite(r[i])) rn = INFINITY;
-    }
-    gala_free(ab);
-    *scale = sc;
-    return rn;
-}
-
-/* The regularized Ks, lower triangle, column-major (N×N) into K (zeroed by the caller). */
-static void assemble(const dq_qp *p, double *K)
-{
-    const int n = p->n, ng = p->ng, N = p->N;
-    for (int j = 0; j < n; ++j) {
-        for (int e = p->Pp[j]; e < p->Pp[j + 1]; ++e) /* upper (i ≤ j) → lower (j, i) */
-            K[(size_t)p->Pi[e] * N + j] += p->Px[e];
-        K[(size_t)j * N + j] += DERIV_EPS;
-        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
-            const int i = p->Ai[e];
-            if (p->gl[i] >= 0) K[(size_t)j * N + n + p->gl[i]] += p->c[p->gl[i]] * p->Ax[e];
-            if (p->gu[i] >= 0) K[(size_t)j * N + n + p->gu[i]] += p->c[p->gu[i]] * p->Ax[e];
-            if (p->ge[i] >= 0) K[(size_t)j * N + n + ng + p->ge[i]] += p->Ax[e];
-        }
-    }
-    for (int g = 0; g < ng; ++g) K[(size_t)(n + g) * N + n + g] = p->sl[g] - DERIV_EPS;
-    for (int e = 0; e < p->ne; ++e) K[(size_t)(n + ng + e) * N + n + ng + e] = -DERIV_EPS;
-}
-
-/* The rows of QP p, its multipliers, slacks and right-hand side. Needs the per-row arrays
- * (3m) and per-g arrays (2m) allocated; sets ng, ne, N. 0, or 1 when dx/dy are not finite. */
-static int rows_of(dq_qp *p)
-{
-    const int n = p->n, m = p->m;
-    int ng = 0, ne = 0;
     for (int i = 0; i < m; ++i) {
-        p->gl[i] = p->gu[i] = p->ge[i] = -1;
-        if (p->l[i] < p->u[i]) {
-            if (p->l[i] > -QP_INFV) { p->gl[i] = ng; p->grow[ng] = i; p->gsg[ng++] = -1; }
-            if (p->u[i] < QP_INFV) { p->gu[i] = ng; p->grow[ng] = i; p->gsg[ng++] = 1; }
-        } else {
-            p->ge[i] = ne++;
-        }
+        rc[i] = kind[i] == ROW_NONE ? 0 : bc[i] + dd[i] * wc[i];
+        av[i] = kind[i] == ROW_NONE ? 0 : fabs(dd[i] * wc[i]);
     }
-    p->ng = ng;
-    p->ne = ne;
-    p->N = n + ng + ne;
-    int bad = 0;
-    for (int j = 0; j < n; ++j) bad |= p->dx && !isfinite(p->dx[j]);
-    for (int i = 0; i < m; ++i) bad |= p->dy && !isfinite(p->dy[i]);
-    return bad;
-}
-
-static void rhs_of(dq_qp *p, double *ax)
-{
-    const int n = p->n, ng = p->ng;
-    memset(ax, 0, sizeof(double) * (size_t)(p->m + 1));
     for (int j = 0; j < n; ++j)
-        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) ax[p->Ai[e]] += p->Ax[e] * p->x[j];
-    for (int j = 0; j < n; ++j) p->b[j] = p->dx ? -p->dx[j] : 0;
-    for (int g = 0; g < ng; ++g) {
-        const int i = p->grow[g], sg = p->gsg[g];
-        const double lam = fmax(sg * p->y[i], 0);
-        const double s = sg > 0 ? ax[i] - p->u[i] : p->l[i] - ax[i];
-        p->c[g] = sg * sqrt(lam);
-        p->sl[g] = fmin(s, 0);
-        /* dL/dλ_g = sign·dL/dy (y = λ_upper − λ_lower) */
-        p->b[n + g] = -sqrt(lam) * (p->dy ? sg * p->dy[p->grow[g]] : 0);
+        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
+            const int i = p->Ai[e];
+            if (kind[i] == ROW_NONE) continue;
+            const double v = gam[i] * p->Ax[e];
+            rx[j] -= v * wc[i];
+            ax[j] += fabs(v * wc[i]);
+            rc[i] -= v * wx[j];
+            av[i] += fabs(v * wx[j]);
+        }
+    double rn = 0, sc = 0, bn = 0;
+    for (int j = 0; j < n; ++j) {
+        rn = fmax(rn, fabs(rx[j]));
+        sc = fmax(sc, fabs(bx[j]) + ax[j]);
+        bn = fmax(bn, fabs(bx[j]));
+        if (!isfinite(rx[j])) rn = INFINITY;
     }
-    for (int i = 0; i < p->m; ++i)
-        if (p->ge[i] >= 0) p->b[n + ng + p->ge[i]] = p->dy ? -p->dy[i] : 0;
+    for (int i = 0; i < m; ++i) {
+        rn = fmax(rn, fabs(rc[i]));
+        sc = fmax(sc, fabs(bc[i]) + av[i]);
+        bn = fmax(bn, fabs(bc[i]));
+        if (!isfinite(rc[i])) rn = INFINITY;
+    }
+    p->rn = rn;
+    p->bn = bn;
+    p->scale = sc;
 }
 
-/* From w: dq, dl, du, ry of QP p (batch-layout arrays at its offsets); 0, or 1 if some
- * value is not finite. */
-static int gradients_of(const dq_qp *p, double *dq, double *dl, double *du, double *ry)
+/* The Schur complement's right-hand side r_x + Cᵀ(D + ε)⁻¹ r_c into tx */
+static void schur_rhs(dq_batch *B, const dq_qp *p)
 {
-    const int n = p->n, ng = p->ng;
+    const signed char *kind = B->kind + p->yo;
+    const double *gam = B->gam + p->yo, *dep = B->dep + p->yo, *rc = B->rc + p->yo;
+    const double *rx = B->rx + p->xo;
+    double *tx = B->tx + p->xo;
+    for (int j = 0; j < p->n; ++j) {
+        double t = rx[j];
+        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
+            const int i = p->Ai[e];
+            if (kind[i] != ROW_NONE) t += gam[i] * p->Ax[e] * rc[i] / dep[i];
+        }
+        tx[j] = t;
+    }
+}
+
+/* w += Δ with Δx = tx (the device's solve) and Δc = (D + ε)⁻¹(C Δx − r_c) */
+static void correct(dq_batch *B, const dq_qp *p)
+{
+    const signed char *kind = B->kind + p->yo;
+    const double *gam = B->gam + p->yo, *dep = B->dep + p->yo, *rc = B->rc + p->yo;
+    const double *tx = B->tx + p->xo;
+    double *wx = B->wx + p->xo, *wc = B->wc + p->yo, *av = B->av + p->yo;
+    a_times(p, tx, av);
+    for (int j = 0; j < p->n; ++j) wx[j] += tx[j];
+    for (int i = 0; i < p->m; ++i)
+        if (kind[i] != ROW_NONE) wc[i] += (gam[i] * av[i] - rc[i]) / dep[i];
+}
+
+/* From w: dq, dl, du, ry of QP p (batch-layout arrays); 0, or 1 if some value is not
+ * finite. For a lower row λd_λ = √λ·w = |γ|w, for an upper one likewise. */
+static int gradients_of(const dq_batch *B, const dq_qp *p)
+{
+    const signed char *kind = B->kind + p->yo;
+    const double *gam = B->gam + p->yo, *wc = B->wc + p->yo, *wx = B->wx + p->xo;
+    double *dq = B->d->rx + p->xo, *dl = B->d->dl + p->yo, *du = B->d->du + p->yo;
+    double *ry = B->d->ry + p->yo;
     int bad = 0;
-    for (int j = 0; j < n; ++j) dq[j] = p->w[j];
+    for (int j = 0; j < p->n; ++j) {
+        dq[j] = wx[j];
+        bad |= !isfinite(dq[j]);
+    }
     for (int i = 0; i < p->m; ++i) {
         dl[i] = du[i] = ry[i] = 0;
-        if (p->gl[i] >= 0) { /* λd_λ = √λ·w */
-            const double ld = fabs(p->c[p->gl[i]]) * p->w[n + p->gl[i]];
-            dl[i] = ld;
-            ry[i] -= ld;
-        }
-        if (p->gu[i] >= 0) {
-            const double ld = fabs(p->c[p->gu[i]]) * p->w[n + p->gu[i]];
-            du[i] = -ld;
-            ry[i] += ld;
-        }
-        if (p->ge[i] >= 0) {
-            const double dn = p->w[n + ng + p->ge[i]];
-            ry[i] = dn;
-            if (p->y[i] < 0) dl[i] = -dn;
-            else du[i] = -dn;
+        const double ld = fabs(gam[i]) * wc[i];
+        switch (kind[i]) {
+        case ROW_LOWER: dl[i] = ld; ry[i] = -ld; break;
+        case ROW_UPPER: du[i] = -ld; ry[i] = ld; break;
+        case ROW_EQ:
+            ry[i] = wc[i];
+            if (p->y[i] < 0) dl[i] = -wc[i];
+            else du[i] = -wc[i];
+            break;
+        default: break;
         }
         bad |= !isfinite(dl[i]) || !isfinite(du[i]) || !isfinite(ry[i]);
     }
-    for (int j = 0; j < n; ++j) bad |= !isfinite(dq[j]);
     return bad;
 }
 
 static void nan_fill(double *v, size_t n)
 {
     for (size_t i = 0; i < n; ++i) v[i] = NAN;
+}
+
+static void prepare_range(void *arg, long b, long e, int tid)
+{
+    (void)tid;
+    dq_batch *B = arg;
+    for (long t = b; t < e; ++t) prepare(B, &B->qs[t]);
+}
+
+/* One refinement step of every running QP: take the device's correction (after the first
+ * solve), form the residual, stop or form the next right-hand side. */
+static void step_range(void *arg, long b, long e, int tid)
+{
+    (void)tid;
+    dq_batch *B = arg;
+    for (long t = b; t < e; ++t) {
+        dq_qp *p = &B->qs[t];
+        if (!p->running) continue;
+        if (p->running > 1) correct(B, p);
+        residual(B, p);
+        if (p->rn <= DERIV_STOP * p->scale || B->last) {
+            p->running = 0;
+            /* against ‖b‖ alone: an inconsistent singular system reaches a small residual
+             * relative to ‖Ks‖·‖w‖ only with a huge w */
+            B->status[p->k] = p->rn <= DERIV_ACCEPT * p->bn ? GALA_QP_DERIV_OK
+                                                             : GALA_QP_DERIV_SINGULAR;
+        } else {
+            schur_rhs(B, p);
+            p->running = 2;
+        }
+    }
+}
+
+static void gradients_range(void *arg, long b, long e, int tid)
+{
+    (void)tid;
+    dq_batch *B = arg;
+    for (long t = b; t < e; ++t) {
+        const dq_qp *p = &B->qs[t];
+        if (B->status[p->k] != GALA_QP_DERIV_OK) continue;
+        if (gradients_of(B, p)) {
+            B->status[p->k] = GALA_QP_DERIV_NOT_FINITE;
+            nan_fill(B->d->rx + p->xo, (size_t)p->n);
+            nan_fill(B->d->dl + p->yo, (size_t)p->m);
+            nan_fill(B->d->du + p->yo, (size_t)p->m);
+            nan_fill(B->d->ry + p->yo, (size_t)p->m);
+        }
+    }
+}
+
+/* Reals given in double into a buffer of dtype dt (float: converted), and back. */
+static gala_status put_reals(gala_qp_solver *s, gala_buffer *b, size_t count, const double *src)
+{
+    if (!count) return GALA_OK;
+    if (gala_buffer_dtype(b) == GALA_DOUBLE) return gala_buffer_write(b, 0, count, src);
+    float *f = gala_malloc(sizeof(float) * count);
+    if (!f) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_adjoint_derivative_compute: "
+                              "no host memory");
+    for (size_t i = 0; i < count; ++i) f[i] = (float)src[i];
+    gala_status st = gala_buffer_write(b, 0, count, f);
+    gala_free(f);
+    return st;
+}
+
+static gala_status get_reals(gala_qp_solver *s, gala_buffer *b, size_t count, double *dst)
+{
+    if (!count) return GALA_OK;
+    if (gala_buffer_dtype(b) == GALA_DOUBLE) return gala_buffer_read(b, 0, count, dst);
+    float *f = gala_malloc(sizeof(float) * count);
+    if (!f) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp_adjoint_derivative_compute: "
+                              "no host memory");
+    gala_status st = gala_buffer_read(b, 0, count, f);
+    for (size_t i = 0; st == GALA_OK && i < count; ++i) dst[i] = f[i];
+    gala_free(f);
+    return st;
+}
+
+/* A kernel of the QP family's utility program in precision dt (the solver's own program
+ * when dt is its dtype). */
+static gala_status util_kernel(gala_qp_solver *s, gala_dtype dt, const char *name,
+                               gala_kernel **k)
+{
+    gala_program_key key;
+    gala_qp_util_key(s, name, &key);
+    key.dtype = dt;
+    return gala_kernel_get(s->ctx, &key, name, k);
+}
+
+/* The device's part for the nq QPs of B: H formed and factored (per QP its potrf info in
+ * info), then the refinement loop with the corrections solved there. */
+static gala_status device_solve(dq_batch *B, int nq, size_t hn)
+{
+    gala_qp_solver *s = B->s;
+    static const char fn[] = "gala_qp_adjoint_derivative_compute";
+    const gala_dtype dt = s->ctx->info.fp64 ? GALA_DOUBLE : GALA_FLOAT;
+    gala_status st = GALA_OK;
+    size_t ktot = 0, vtot = 0;
+    int maxm = 1;
+    for (int t = 0; t < nq; ++t) {
+        dq_qp *p = &B->qs[t];
+        p->ko = ktot;
+        ktot += ((size_t)p->n * (size_t)p->n + QP_KALIGN - 1) / QP_KALIGN * QP_KALIGN;
+        if (p->m > maxm) maxm = p->m;
+        vtot += 2 * ((size_t)p->pnz + (size_t)p->anz);
+    }
+    if (vtot > 0x7fffffffu || ktot / QP_KALIGN > 0x7fffffffu)
+        return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: the batch's derivative systems "
+                          "have more than 2^31 entries", fn);
+    int *meta = gala_malloc(sizeof(int) * (size_t)nq * (QP_NMETA + 6));
+    size_t *offs = gala_malloc(sizeof(size_t) * (size_t)nq * 2);
+    gala_buffer *bmeta = NULL, *blist = NULL, *bko = NULL, *bflag = NULL, *brho = NULL;
+    gala_buffer *bctype = NULL, *braw = NULL, *bmv = NULL, *bK = NULL, *bV = NULL;
+    if (!meta || !offs) {
+        st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+        goto out;
+    }
+    int *list = meta + (size_t)nq * QP_NMETA, *jko = list + nq, *ns = jko + nq;
+    int *info = ns + nq, *ones = info + nq, *lds = ones + nq;
+    size_t *koff = offs, *voff = offs + nq;
+    size_t vo = 0;
+    for (int t = 0; t < nq; ++t) {
+        const dq_qp *p = &B->qs[t];
+        int *mt = meta + (size_t)t * QP_NMETA;
+        memcpy(mt, s->meta + (size_t)p->sl * QP_NMETA, sizeof(int) * QP_NMETA);
+        /* its own values (the shared strategy stores the batch's once) and row kinds 1 */
+        mt[QP_M_RO] = (int)p->ro;
+        mt[QP_M_PV] = (int)vo;
+        mt[QP_M_AV] = (int)(vo + 2 * (size_t)p->pnz);
+        mt[QP_M_TV] = (int)(vo + 2 * (size_t)p->pnz + (size_t)p->anz);
+        mt[QP_M_CO] = 0;
+        vo += 2 * ((size_t)p->pnz + (size_t)p->anz);
+        list[t] = t;
+        jko[t] = (int)(p->ko / QP_KALIGN);
+        ns[t] = lds[t] = p->n;
+        ones[t] = 1;
+        koff[t] = p->ko;
+    }
+    const size_t rsz = nq ? B->qs[nq - 1].ro + (size_t)B->qs[nq - 1].pnz + (size_t)B->qs[nq - 1].anz : 0;
+    const double one = 1;
+    gala_kernel *ke, *kf;
+    if ((st = util_kernel(s, dt, "qp_expand", &ke)) != GALA_OK) goto out;
+    if ((st = util_kernel(s, dt, "qp_form_k", &kf)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, GALA_INT, (size_t)nq * QP_NMETA, &bmeta)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, GALA_INT, (size_t)nq, &blist)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, GALA_INT, (size_t)nq, &bko)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, GALA_INT, (size_t)nq, &bflag)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, GALA_INT, (size_t)maxm, &bctype)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, dt, 1, &brho)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, dt, rsz, &braw)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, dt, vtot, &bmv)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, dt, ktot, &bK)) != GALA_OK) goto out;
+    if ((st = gala_qp_mkbuf(s, dt, hn, &bV)) != GALA_OK) goto out;
+    if ((st = gala_buffer_write(bmeta, 0, (size_t)nq * QP_NMETA, meta)) != GALA_OK) goto out;
+    if ((st = gala_buffer_write(blist, 0, (size_t)nq, list)) != GALA_OK) goto out;
+    if ((st = gala_buffer_write(bko, 0, (size_t)nq, jko)) != GALA_OK) goto out;
+    if ((st = gala_buffer_fill(bflag, 0, (size_t)nq, 1)) != GALA_OK) goto out;
+    if ((st = gala_buffer_fill(bctype, 0, (size_t)maxm, 1)) != GALA_OK) goto out;
+    if ((st = put_reals(s, brho, 1, &one)) != GALA_OK) goto out;
+    if ((st = put_reals(s, braw, rsz, B->raw2)) != GALA_OK) goto out;
+    {
+        const gala_dims d = gala_qp_dims(nq, QP_UTIL_WG);
+        st = qp_launch_expand(s->ctx, ke, &d, bmeta, blist, nq, s->b_map, braw, bmv);
+        if (st == GALA_OK)
+            st = qp_launch_form_k(s->ctx, kf, &d, bmeta, blist, bko, brho, 0, 0, bflag, nq,
+                                  s->b_rowptr, s->b_colidx, bmv, bctype, bK, B->eps, 1);
+        if (st != GALA_OK) goto out;
+    }
+    st = gala_potrf_vbatched(s->ctx, GALA_LOWER, ns, bK, koff, lds, nq, info);
+    if (st == GALA_ERR_NOT_POSITIVE_DEFINITE || st == GALA_ERR_NOT_FINITE) {
+        gala_error_clear(s->ctx); /* per QP: SINGULAR */
+        st = GALA_OK;
+    }
+    if (st != GALA_OK) goto out;
+    for (int t = 0; t < nq; ++t)
+        if (info[t] != 0 && B->qs[t].running) {
+            B->qs[t].running = 0;
+            B->status[B->qs[t].k] = GALA_QP_DERIV_SINGULAR;
+        }
+    /* refinement: per step the host's residuals and right-hand sides, then the device's
+     * solves of the QPs still running */
+    for (int it = 0;; ++it) {
+        B->last = it > DERIV_REFINE;
+        gala_par(s->ctx, s->nthreads, nq, 4, step_range, B);
+        int na = 0;
+        for (int t = 0; t < nq; ++t) {
+            const dq_qp *p = &B->qs[t];
+            if (!p->running) continue;
+            ns[na] = lds[na] = p->n;
+            koff[na] = p->ko;
+            voff[na] = p->xo;
+            ++na;
+        }
+        if (!na) break;
+        if ((st = put_reals(s, bV, hn, B->tx)) != GALA_OK) goto out;
+        st = gala_potrs_vbatched(s->ctx, GALA_LOWER, ns, ones, bK, koff, lds, bV, voff, lds, na);
+        if (st == GALA_OK) st = get_reals(s, bV, hn, B->tx);
+        if (st != GALA_OK) goto out;
+    }
+out:
+    gala_buffer_free(bmeta);
+    gala_buffer_free(blist);
+    gala_buffer_free(bko);
+    gala_buffer_free(bflag);
+    gala_buffer_free(bctype);
+    gala_buffer_free(brho);
+    gala_buffer_free(braw);
+    gala_buffer_free(bmv);
+    gala_buffer_free(bK);
+    gala_buffer_free(bV);
+    gala_free(meta);
+    gala_free(offs);
+    return st;
 }
 
 gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *dx,
@@ -235,168 +504,76 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
     nan_fill(d->rx, hn + 3 * hm);
 
     gala_status st = GALA_OK;
-    double *raw = s->host.vals, *K = NULL, *V = NULL, *ax = NULL;
-    dq_qp *qs = NULL;
-    int *ibuf = NULL, nq = 0;
-    double *fbuf = NULL;
-    signed char *sbuf = NULL;
-    gala_buffer *bK = NULL, *bV = NULL;
-    int *Ns = NULL, *lds = NULL, *ones = NULL, *info = NULL;
-    size_t *koffs = NULL, *voffs = NULL;
+    double *raw = s->host.vals, *fbuf = NULL;
+    dq_batch B;
+    memset(&B, 0, sizeof B);
+    B.s = s;
+    B.d = d;
+    B.status = d->status;
+    B.eps = s->ctx->info.fp64 ? DERIV_EPS : DERIV_EPS_FLOAT;
     if (!raw && s->n_raw) {
         raw = gala_malloc(sizeof(double) * s->n_raw);
         if (!raw) { st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn); goto out; }
         st = gala_qp_read_real(s, s->b_raw, 0, s->n_raw, raw);
         if (st != GALA_OK) goto out;
     }
-    /* the QPs to differentiate, and their work arrays */
-    qs = gala_calloc((size_t)count + 1, sizeof *qs);
-    size_t mi = 0, mf = 0, mm = 1;
+    /* the QPs to differentiate */
+    B.qs = gala_calloc((size_t)count + 1, sizeof *B.qs);
+    if (!B.qs) { st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn); goto out; }
+    int nq = 0;
+    size_t ro = 0;
     for (int k = 0; k < count; ++k) {
         d->status[k] = GALA_QP_DERIV_NOT_SOLVED;
-        if (s->slot[k] < 0 || s->info[k].status != GALA_QP_SOLVED) continue;
-        const size_t n = (size_t)s->qp_n[k], m = (size_t)s->qp_m[k];
-        mi += 3 * m + 2 * m;
-        mf += 4 * m + 3 * (n + 2 * m);
-        if (m + 1 > mm) mm = m + 1;
-    }
-    ibuf = gala_malloc(sizeof(int) * (mi + 1));
-    fbuf = gala_malloc(sizeof(double) * (mf + 1));
-    sbuf = gala_malloc(mi / 5 * 2 + 1);
-    ax = gala_malloc(sizeof(double) * mm);
-    if (!qs || !ibuf || !fbuf || !sbuf || !ax) {
-        st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
-        goto out;
-    }
-    size_t io = 0, fo = 0, so = 0, ktot = 0, vtot = 0;
-    for (int k = 0; k < count; ++k) {
         const int sl = s->slot[k];
         if (sl < 0 || s->info[k].status != GALA_QP_SOLVED) continue;
-        const int *mt = s->meta + (size_t)sl * QP_NMETA;
-        const qp_pat *tp = &s->patterns[s->p_pattern[sl]], *ta = &s->patterns[s->a_pattern[sl]];
-        const size_t ro = (size_t)mt[QP_M_RO], xo = (size_t)mt[QP_M_XO], zo = (size_t)mt[QP_M_ZO];
-        dq_qp *p = &qs[nq];
-        p->k = k;
-        p->n = mt[QP_M_N];
-        p->m = mt[QP_M_M];
-        p->Pp = tp->p; p->Pi = tp->i; p->Px = raw + ro;
-        p->Ap = ta->p; p->Ai = ta->i; p->Ax = raw + ro + (size_t)tp->nnz;
-        p->q = s->host.q + xo; p->l = s->host.l + zo; p->u = s->host.u + zo;
-        p->x = s->res.x + s->res.x_offset[k];
-        p->y = s->res.y + s->res.y_offset[k];
-        p->dx = dx ? dx + s->res.x_offset[k] : NULL;
-        p->dy = dy ? dy + s->res.y_offset[k] : NULL;
-        const size_t m = (size_t)p->m, n = (size_t)p->n;
-        p->gl = ibuf + io; p->gu = p->gl + m; p->ge = p->gu + m; p->grow = p->ge + m;
-        io += 5 * m;
-        p->gsg = sbuf + so;
-        so += 2 * m;
-        p->c = fbuf + fo; p->sl = p->c + 2 * m;
-        p->b = p->sl + 2 * m; p->w = p->b + n + 2 * m; p->r = p->w + n + 2 * m;
-        fo += 4 * m + 3 * (n + 2 * m);
-        if (rows_of(p)) {
+        const size_t xk = s->res.x_offset[k], yk = s->res.y_offset[k];
+        int bad = 0;
+        for (int j = 0; dx && j < s->qp_n[k]; ++j) bad |= !isfinite(dx[xk + (size_t)j]);
+        for (int i = 0; dy && i < s->qp_m[k]; ++i) bad |= !isfinite(dy[yk + (size_t)i]);
+        if (bad) {
             d->status[k] = GALA_QP_DERIV_NOT_FINITE;
             continue;
         }
-        rhs_of(p, ax);
-        p->koff = ktot;
-        p->voff = vtot;
-        ktot += (size_t)p->N * (size_t)p->N;
-        vtot += (size_t)p->N;
-        ++nq;
+        const int *mt = s->meta + (size_t)sl * QP_NMETA;
+        const qp_pat *tp = &s->patterns[s->p_pattern[sl]], *ta = &s->patterns[s->a_pattern[sl]];
+        const size_t rraw = (size_t)mt[QP_M_RO], zo = (size_t)mt[QP_M_ZO];
+        dq_qp *p = &B.qs[nq++];
+        p->k = k;
+        p->sl = sl;
+        p->n = mt[QP_M_N];
+        p->m = mt[QP_M_M];
+        p->pnz = tp->nnz;
+        p->anz = ta->nnz;
+        p->Pp = tp->p; p->Pi = tp->i; p->Px = raw + rraw;
+        p->Ap = ta->p; p->Ai = ta->i; p->Ax = raw + rraw + (size_t)tp->nnz;
+        p->l = s->host.l + zo; p->u = s->host.u + zo;
+        p->xo = xk;
+        p->yo = yk;
+        p->x = s->res.x + p->xo;
+        p->y = s->res.y + p->yo;
+        p->dx = dx ? dx + p->xo : NULL;
+        p->dy = dy ? dy + p->yo : NULL;
+        p->ro = ro;
+        ro += (size_t)p->pnz + (size_t)p->anz;
     }
     if (!nq) goto out;
-    /* assemble, upload, factor */
-    K = gala_calloc(ktot + 1, sizeof(double));
-    V = gala_malloc(sizeof(double) * (vtot + 1));
-    Ns = gala_malloc(sizeof(int) * (size_t)nq * 4);
-    koffs = gala_malloc(sizeof(size_t) * (size_t)nq * 2);
-    if (!K || !V || !Ns || !koffs) {
-        st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
-        goto out;
-    }
-    lds = Ns + nq;
-    ones = lds + nq;
-    info = ones + nq;
-    voffs = koffs + nq;
-    for (int t = 0; t < nq; ++t) {
-        assemble(&qs[t], K + qs[t].koff);
-        memcpy(V + qs[t].voff, qs[t].b, sizeof(double) * (size_t)qs[t].N);
-        Ns[t] = lds[t] = qs[t].N;
-        ones[t] = 1;
-        koffs[t] = qs[t].koff;
-        voffs[t] = qs[t].voff;
-    }
-    if ((st = gala_qp_mkbuf(s, s->dt, ktot, &bK)) != GALA_OK) goto out;
-    if ((st = gala_qp_mkbuf(s, s->dt, vtot, &bV)) != GALA_OK) goto out;
-    if ((st = gala_qp_write_real(s, bK, 0, ktot, K)) != GALA_OK) goto out;
-    if ((st = gala_qp_write_real(s, bV, 0, vtot, V)) != GALA_OK) goto out;
-    st = gala_ldlt_vbatched(s->ctx, GALA_LOWER, Ns, bK, koffs, lds, nq, info, NULL);
-    if (st == GALA_ERR_SINGULAR || st == GALA_ERR_NOT_FINITE) {
-        gala_error_clear(s->ctx); /* per QP, below */
-        st = GALA_OK;
-    }
-    if (st != GALA_OK) goto out;
-    /* the QPs whose factor exists, solved and refined together */
-    int na = 0;
-    for (int t = 0; t < nq; ++t) {
-        qs[t].done = info[t] != 0;
-        if (info[t]) d->status[qs[t].k] = GALA_QP_DERIV_SINGULAR;
-        else memset(qs[t].w, 0, sizeof(double) * (size_t)qs[t].N);
-    }
-    for (int it = 0; it <= DERIV_REFINE; ++it) {
-        /* solve Kreg·Δ = V for the QPs still running (V holds b, then the residuals) */
-        na = 0;
-        for (int t = 0; t < nq; ++t) {
-            if (qs[t].done) continue;
-            Ns[na] = lds[na] = qs[t].N;
-            koffs[na] = qs[t].koff;
-            voffs[na] = qs[t].voff;
-            ++na;
-        }
-        if (!na) break;
-        st = gala_ldlt_solve_vbatched(s->ctx, GALA_LOWER, Ns, ones, bK, koffs, lds, bV, voffs,
-                                      lds, na);
-        if (st == GALA_OK) st = gala_qp_read_real(s, bV, 0, vtot, V);
-        if (st != GALA_OK) goto out;
-        for (int t = 0; t < nq; ++t) {
-            dq_qp *p = &qs[t];
-            if (p->done) continue;
-            for (int i = 0; i < p->N; ++i) p->w[i] += V[p->voff + (size_t)i];
-            double scale, rn = residual(p, &scale), bn = 0;
-            for (int i = 0; i < p->N; ++i) bn = fmax(bn, fabs(p->b[i]));
-            if (rn <= DERIV_STOP * scale || it == DERIV_REFINE) {
-                p->done = 1;
-                /* against ‖b‖ alone: an inconsistent singular system reaches a small
-                 * residual relative to ‖Ks‖·‖w‖ only with a huge w */
-                d->status[p->k] = rn <= DERIV_ACCEPT * bn ? GALA_QP_DERIV_OK
-                                                             : GALA_QP_DERIV_SINGULAR;
-            } else {
-                memcpy(V + p->voff, p->r, sizeof(double) * (size_t)p->N);
-            }
-        }
-        if (it < DERIV_REFINE && (st = gala_qp_write_real(s, bV, 0, vtot, V)) != GALA_OK)
-            goto out;
-    }
-    for (int t = 0; t < nq; ++t) {
-        dq_qp *p = &qs[t];
-        if (d->status[p->k] != GALA_QP_DERIV_OK) continue;
-        const size_t xo = s->res.x_offset[p->k], yo = s->res.y_offset[p->k];
-        if (gradients_of(p, d->rx + xo, d->dl + yo, d->du + yo, d->ry + yo)) {
-            d->status[p->k] = GALA_QP_DERIV_NOT_FINITE;
-            nan_fill(d->rx + xo, (size_t)p->n);
-            nan_fill(d->dl + yo, (size_t)p->m);
-            nan_fill(d->du + yo, (size_t)p->m);
-            nan_fill(d->ry + yo, (size_t)p->m);
-        }
-    }
+    /* n-vectors (4 hn), m-vectors (7 hm), kinds, weighted values */
+    fbuf = gala_malloc(sizeof(double) * (4 * hn + 7 * hm + ro + 1));
+    B.kind = gala_malloc(hm + 1);
+    if (!fbuf || !B.kind) { st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn); goto out; }
+    B.bx = fbuf; B.wx = B.bx + hn; B.rx = B.wx + hn; B.tx = B.rx + hn;
+    B.gam = B.tx + hn; B.dep = B.gam + hm; B.dd = B.dep + hm; B.bc = B.dd + hm;
+    B.wc = B.bc + hm; B.rc = B.wc + hm; B.av = B.rc + hm;
+    B.raw2 = B.av + hm;
+    memset(B.tx, 0, sizeof(double) * hn);
+    gala_par(s->ctx, s->nthreads, nq, 4, prepare_range, &B);
+    if ((st = device_solve(&B, nq, hn)) != GALA_OK) goto out;
+    gala_par(s->ctx, s->nthreads, nq, 16, gradients_range, &B);
 out:
-    gala_free(sbuf);
-    gala_buffer_free(bK);
-    gala_buffer_free(bV);
     if (raw != s->host.vals) gala_free(raw);
-    gala_free(K); gala_free(V); gala_free(ax); gala_free(qs); gala_free(ibuf); gala_free(fbuf);
-    gala_free(Ns); gala_free(koffs);
+    gala_free(B.qs);
+    gala_free(B.kind);
+    gala_free(fbuf);
     if (st != GALA_OK) gala_qp_deriv_release(s);
     return st;
 }
