@@ -1,10 +1,13 @@
 #define _POSIX_C_SOURCE 200809L
 /*
- * gala-info: list every backend, platform and device gala can see, and run a short
- * self-test on each (compile a kernel, run it, check the answer, time it, and say whether
- * the compiled kernel came from the on-disk cache).
+ * gala-info: list every backend, platform and device gala can see, and self-test each one:
+ * first one kernel (compile it, run it, check the answer, time it, and say whether the
+ * compiled kernel came from the on-disk cache), then every kernel family (potrf, potrs,
+ * trtri, ldlt, sparse LDLᵀ, QP: a tiny batch each, checked against its known answer,
+ * tools/gala_selftest.c) in float, and in double where the device has fp64.
  *
- * Exit code: 0 if at least one device passed its self-test, 1 otherwise, 2 on bad usage.
+ * Exit code: 0 if at least one device passed all its self-tests, 1 otherwise, 2 on bad
+ * usage.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include <time.h>
 
 #include "gala/gala.h"
+#include "gala_selftest.h"
 
 static double now(void)
 {
@@ -67,19 +71,70 @@ done:
     return s;
 }
 
+/* Every family in float, and in double where the device has fp64: one line per precision,
+ * then a line per failure. Returns 1 when all passed. */
+static int family_tests(gala_context *ctx, int fp64)
+{
+    int ok = 1;
+    for (int d = 0; d < 1 + (fp64 != 0); ++d) {
+        const gala_dtype dt = d ? GALA_DOUBLE : GALA_FLOAT;
+        gst_result res[GST_FAMILIES];
+        double total = 0;
+        printf("    families, %-6s:", gala_dtype_name(dt));
+        for (int f = 0; f < GST_FAMILIES; ++f) {
+            gst_run(ctx, dt, f, &res[f]);
+            total += res[f].seconds;
+            printf(" %s %s %.1f s%s", gst_family_names[f],
+                   res[f].status == GALA_OK ? "pass" : "FAIL", res[f].seconds,
+                   f + 1 < GST_FAMILIES ? "," : "");
+            fflush(stdout);
+        }
+        printf(" (%.1f s in all)\n", total);
+        for (int f = 0; f < GST_FAMILIES; ++f)
+            if (res[f].status != GALA_OK) {
+                printf("      %s (%s) FAIL after %.1f s: %s\n", gst_family_names[f],
+                       gala_dtype_name(dt), res[f].seconds, res[f].detail);
+                ok = 0;
+            }
+    }
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: gala-info\n"
-               "Lists the backends and devices gala can use and self-tests each one.\n"
-               "Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE choose the default device;\n"
-               "GALA_HOST_THREADS caps the host backend's threads (its CUs column);\n"
-               "GALA_CACHE_DIR / GALA_CACHE=0 control the kernel cache.\n");
-        return 0;
-    }
-    if (argc > 1) {
-        fprintf(stderr, "gala-info: unknown argument '%s' (try --help)\n", argv[1]);
-        return 2;
+    int families = 1, only = -1;
+    const char *match = NULL; /* --device NAME: a substring of backend, platform or device */
+    const char *devarg = "";
+    for (int a = 1; a < argc; ++a) {
+        if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0) {
+            printf("usage: gala-info [--quick] [--device N|NAME]\n"
+                   "Lists the backends and devices gala can use and self-tests each one: one\n"
+                   "kernel, then each kernel family (potrf, potrs, trtri, ldlt, sparse-ldlt, qp)\n"
+                   "on a tiny batch with a known answer, in float and, where the device has fp64,\n"
+                   "double.\n"
+                   "--quick: the one-kernel test only.\n"
+                   "--device N: only device N of the list (the # column); --device NAME: only the\n"
+                   "devices whose backend, platform or device name contains NAME (e.g. host,\n"
+                   "llvmpipe, gfx1100).\n"
+                   "Environment: GALA_BACKEND, GALA_PLATFORM, GALA_DEVICE choose the default device;\n"
+                   "GALA_HOST_THREADS caps the host backend's threads (its CUs column);\n"
+                   "GALA_CACHE_DIR / GALA_CACHE=0 control the kernel cache.\n");
+            return 0;
+        }
+        char *end = NULL;
+        if (strcmp(argv[a], "--quick") == 0) {
+            families = 0;
+        } else if (strcmp(argv[a], "--device") == 0 && a + 1 < argc && argv[a + 1][0]) {
+            devarg = argv[++a];
+            only = (int)strtol(devarg, &end, 10);
+            if (*end || only < 0) {
+                only = -1;
+                match = argv[a];
+            }
+        } else {
+            fprintf(stderr, "gala-info: bad argument '%s' (try --help)\n", argv[a]);
+            return 2;
+        }
     }
     printf("gala %s\n", gala_version());
     printf("backends in this build: host%s%s\n",
@@ -95,8 +150,14 @@ int main(int argc, char **argv)
     int passed = 0;
     printf("\n%-3s %-7s %-28s %-36s %-5s %-4s %-6s %-9s %-6s %s\n", "#", "backend", "platform",
            "device", "type", "CUs", "fp64", "selftest", "ms", "kernel");
+    int tested = 0;
     for (int i = 0; i < count; ++i) {
         gala_device_desc *d = &devs[i];
+        if (only >= 0 && i != only) continue;
+        if (match && !strstr(gala_backend_name(d->backend), match) &&
+            !strstr(d->platform_name, match) && !strstr(d->device_name, match))
+            continue;
+        tested++;
         gala_context_options o;
         gala_context_options_default(&o);
         o.use_environment = 0;
@@ -142,6 +203,7 @@ int main(int argc, char **argv)
                    info.local_mem_bytes / 1024, info.max_work_group_size);
         }
         if (s != GALA_OK) printf("    error: %s\n", detail);
+        if (s == GALA_OK && families && !family_tests(ctx, info.fp64)) passed--;
         char fb[4096];
         int nfb = 0;
         if (ctx && gala_context_fallbacks(ctx, fb, sizeof fb, &nfb) == GALA_OK && nfb > 0)
@@ -159,7 +221,9 @@ int main(int argc, char **argv)
     } else {
         printf("\ndefault device: none (%s)\n", gala_last_error(NULL));
     }
-    printf("%d of %d devices passed the self-test\n", passed, count);
+    if (tested == 0) printf("no device matches --device %s\n", devarg);
+    printf("%d of %d devices passed the self-test%s\n", passed, tested,
+           families ? "s (one kernel and every family)" : " (one kernel)");
     free(devs);
     return passed > 0 ? 0 : 1;
 }
