@@ -341,11 +341,11 @@ class QPBatch:
                       dense_index: Optional[tuple] = None, **settings: Any) -> "QPBatch":
         """One CSC pattern of P (upper) and A (int32 indptr, indices) and the values of each
         QP in it: Px (k, nnz(P)) or (1, nnz(P)) for all, Ax likewise; q (k, n) or (n,), l,
-        u (k, m) or (m,). One setup call, no per-QP conversion."""
+        u (k, m) or (m,) (or (1, ·): shared too). One setup call, no per-QP conversion."""
         Px = np.asarray(Px, dtype=np.float64)
         Ax = np.asarray(Ax, dtype=np.float64)
         ks = {int(a.shape[0]) for a in (Px, Ax) if a.ndim == 2 and a.shape[0] != 1}
-        ks |= {int(a.shape[0]) for a in (q, l, u) if np.ndim(a) == 2}
+        ks |= {int(np.shape(a)[0]) for a in (q, l, u) if np.ndim(a) == 2 and np.shape(a)[0] != 1}
         if len(ks) > 1:
             raise ValueError(f"the batched inputs disagree on the batch size: {sorted(ks)}")
         k = ks.pop() if ks else 1

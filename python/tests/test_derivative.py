@@ -719,3 +719,29 @@ def test_torch_union_pattern(host, rng):
     args = [torch.tensor(a, dtype=torch.float64, requires_grad=True)
             for a in (P[0], qv, A, b, lr, ur)]
     assert torch.autograd.gradcheck(f, args, eps=1e-6, atol=1e-5, rtol=1e-4)
+
+
+def test_torch_shared_vectors(host, rng):
+    """Per-QP P and A with q, l, u shared by the batch (1-D): their gradients are the sums of
+    the per-QP ones, as with the vectors repeated along the batch."""
+    torch = pytest.importorskip("torch")
+    from gala.torch import QPFunction
+    k = 4
+    P1, q1, A1, l1, u1 = (a[0] for a in dense_batch_with_zeros(rng, 1))
+    # QPs near QP 0 (its vectors stay feasible for them), A's zeros kept
+    S = rng.standard_normal((k, *P1.shape)) * 0.01
+    P = P1 + S + S.transpose(0, 2, 1)
+    A = A1 * (1 + 0.01 * rng.standard_normal((k, *A1.shape)))
+    q, l, u = q1[None], l1[None], u1[None]
+    t = [torch.tensor(a, requires_grad=True) for a in (P, q[0], A, l[0], u[0])]
+    x, y = QPFunction.apply(*t, dict(context=host, **GRAD_SETTINGS))
+    assert x.shape == (k, P.shape[1]) and y.shape == (k, l.shape[1])
+    w = torch.tensor(rng.standard_normal(x.shape))
+    (x * w).sum().backward()
+    rep = [torch.tensor(np.repeat(a[None], k, 0), requires_grad=True) for a in (q[0], l[0], u[0])]
+    x2, _ = QPFunction.apply(t[0].detach(), rep[0], t[2].detach(), rep[1], rep[2],
+                             dict(context=host, **GRAD_SETTINGS))
+    (x2 * w).sum().backward()
+    assert torch.allclose(x, x2, atol=1e-12)
+    for a, b in ((t[1], rep[0]), (t[3], rep[1]), (t[4], rep[2])):
+        assert a.grad.shape == b.grad.shape[1:] and torch.allclose(a.grad, b.grad.sum(0), atol=1e-9)
