@@ -912,9 +912,12 @@ def case_buffer(rng, env) -> Call:
             b.read(0, out)
             b.free()
             return out
-        ok = label in WRAP_OK
+        # a tensor that requires grad: wrapping its memory (no copy, nothing written) or
+        # refusing it are both fine for this low-level call, as for write and read
+        maybe = label == "torch_grad"
+        ok = label in WRAP_OK or maybe
         return Call(f"Buffer.wrap({label}: {label_of(v)})", run_wrap, {"array": v},
-                    {"array": np.ascontiguousarray(vals)} if ok else ERROR, ("arr",))
+                    {"array": np.ascontiguousarray(vals)} if ok else ERROR, ("arr",), maybe=maybe)
     if method in ("write", "read"):
         off, off_ok = [(0, True), (2, True), (6, True), (-1, False), (2**64, False), (1.5, False),
                        (None, False)][int(rng.integers(0, 7))]
