@@ -66,6 +66,21 @@
  * rung for the rest of the solve (docs/qp.md). */
 #define QP_LADDER_REVISITS 4
 #define QP_RUNG_BIT(k) (1 << ((k) % 31))
+/* The damped move, one rule for both backends: best, the usable rung nearest the estimate
+ * (rungok[k] != 0), becomes the rung to move to (the current one: none), the revisits and
+ * the visited rungs of st counted. */
+#define QP_LADDER_DAMP(st, best, rungok)                                                 \
+    do {                                                                                 \
+        const int cur_ = (st)[QP_S_RUNG];                                                \
+        if ((best) != cur_ && ((st)[QP_S_SEEN] & QP_RUNG_BIT(best))) {                   \
+            const int dir_ = (best) > cur_ ? 1 : -1;                                     \
+            int k_ = cur_ + dir_;                                                        \
+            while (k_ != (best) && !(rungok)[k_]) k_ += dir_;                            \
+            (best) = (st)[QP_S_REVISIT] < QP_LADDER_REVISITS ? k_ : cur_;                \
+            (st)[QP_S_REVISIT] += (best) != cur_;                                        \
+        }                                                                                \
+        if ((best) != cur_) (st)[QP_S_SEEN] |= QP_RUNG_BIT(best);                        \
+    } while (0)
 
 /* hstat: per slot, why a QP is invalid: 0 valid, 1 decided on the host (its data), 2 + i
  * row i's kind differs from the batch's shared kinds (shared strategy, after scaling) */

@@ -688,17 +688,8 @@ KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
                             const REAL dist = r1 > r2 ? r1 : r2;
                             if (dist < bd) { bd = dist; best = k; }
                         }
-                        const int cur = st[QP_S_RUNG];
-                        if (best != cur && (st[QP_S_SEEN] & QP_RUNG_BIT(best))) {
-                            /* a revisit: one usable rung toward best, or none after QP_LADDER_REVISITS */
-                            const int dir = best > cur ? 1 : -1;
-                            int k = cur + dir;
-                            while (k != best && !rungok[k]) k += dir;
-                            best = st[QP_S_REVISIT] < QP_LADDER_REVISITS ? k : cur;
-                            st[QP_S_REVISIT] += best != cur;
-                        }
-                        if (best != cur) {
-                            st[QP_S_SEEN] |= QP_RUNG_BIT(best);
+                        QP_LADDER_DAMP(st, best, rungok);
+                        if (best != st[QP_S_RUNG]) {
                             st[QP_S_RUNG] = best;
                             inf[QP_I_RHO] = lrho[best];
                             st[QP_S_RHOUPD] += 1;
