@@ -598,8 +598,11 @@ START_TEST(batch_sizes)
 }
 END_TEST
 
-/* gala_qp_warm_start_device does what gala_qp_warm_start(-1) does: from the solution, the
- * re-solve stops at the first check, with the same iterations and results bitwise. */
+/* gala_qp_warm_start_device does what gala_qp_warm_start(-1) does: the same iterations and
+ * results bitwise. In double, from a solution found to a 100× tighter tolerance, the re-solve
+ * stops within two checks. Not in float: from a solution that only just met the tolerance,
+ * ADMM may drift back above it first (seed 65753779316: 175 iterations), and a 100× tighter
+ * tolerance may be out of float's reach (seed 5: max_iter); there it must be solved. */
 START_TEST(warm_start_matches_host_api)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -607,10 +610,14 @@ START_TEST(warm_start_matches_host_api)
     enum { B = 4 };
     gala_qp_problem pb[B];
     for (int k = 0; k < B; ++k) pb[k] = random_qp(&r, 3 + k, 2 + k);
-    gala_qp_settings s = settings_for(_i);
+    gala_qp_settings s = settings_for(_i), tight = s;
+    tight.eps_abs /= 100;
+    tight.eps_rel /= 100;
     twins t;
-    TU_ASSERT(twins_setup(&t, ctx, _i, pb, B, &s), _i, "setup");
+    TU_ASSERT(twins_setup(&t, ctx, _i, pb, B, &tight), _i, "setup");
     twins_solve_compare(&t, "before the warm start");
+    TU_OK(ctx, gala_qp_update_settings(t.h, &s));
+    TU_OK(ctx, gala_qp_update_settings(t.d, &s));
     bvec v = bvec_of(pb, B);
     size_t a = 0, b = 0;
     for (int k = 0; k < B; ++k) {
@@ -639,7 +646,7 @@ START_TEST(warm_start_matches_host_api)
             for (int k = 0; k < B; ++k) {
                 gala_qp_info in;
                 TU_OK(ctx, gala_qp_get_info(t.d, k, &in));
-                TU_ASSERT(solved(in.status) && in.iter <= 2 * s.check_termination, _i,
+                TU_ASSERT(solved(in.status) && (s.dtype == GALA_FLOAT || in.iter <= 2 * s.check_termination), _i,
                           "QP %d warm: status %d after %d iterations", k, in.status, in.iter);
             }
     }
