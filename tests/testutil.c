@@ -151,7 +151,9 @@ int tu_size(int full, int small, const char *what)
 {
     const char *e = getenv("GALA_TEST_SCALE");
     if (!e || strcmp(e, "small") != 0 || small >= full) return full;
-    printf("GALA_TEST_SCALE=small: %s: %d instead of %d\n", what, small, full);
+    static const char *said; /* once per case (callers pass string literals) */
+    if (what != said) printf("GALA_TEST_SCALE=small: %s: %d instead of %d\n", what, small, full);
+    said = what;
     return small;
 }
 
