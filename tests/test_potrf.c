@@ -214,8 +214,12 @@ START_TEST(potrf_large)
         run_case(_i, &r, 1, &n, 0, 0, "single n=3000");
     }
     if (_i == big_target(1)) {
-        int n = 4096;
-        run_case(_i, &r, 1, &n, 1, 0, "single n=4096");
+        /* on a slow device n = 1100: still one matrix past potrf.blas3_min (1024) with the
+         * default steps of 256, the last one ragged (76 columns) */
+        int n = tu_size(4096, 1100, "potrf_large, single float");
+        char what[48];
+        snprintf(what, sizeof what, "single n=%d", n);
+        run_case(_i, &r, 1, &n, 1, 0, what);
     }
 }
 END_TEST
@@ -226,11 +230,17 @@ START_TEST(potrf_batches)
     static const struct { int n, batch; } cases[] = {
         {16, 1000}, {33, 1000}, {8, 50000}, {5, 1}, {100, 60}, {3, 1000}};
     for (int c = 0; c < 6; ++c) {
-        int *n = malloc((size_t)cases[c].batch * sizeof *n);
-        for (int b = 0; b < cases[c].batch; ++b) n[b] = cases[c].n;
+        /* on a slow device 5000 for the tens of thousands (still thousands), 250 for the
+         * thousands (several full work-groups and a partial one) */
+        const int count = cases[c].batch >= 1000
+                              ? tu_size(cases[c].batch, cases[c].batch > 1000 ? 5000 : 250,
+                                        "potrf_batches")
+                              : cases[c].batch;
+        int *n = malloc((size_t)count * sizeof *n);
+        for (int b = 0; b < count; ++b) n[b] = cases[c].n;
         char what[64];
-        snprintf(what, sizeof what, "batch %d of n=%d", cases[c].batch, cases[c].n);
-        run_case(_i, &r, cases[c].batch, n, c & 1, 1, what);
+        snprintf(what, sizeof what, "batch %d of n=%d", count, cases[c].n);
+        run_case(_i, &r, count, n, c & 1, 1, what);
         free(n);
     }
 }
@@ -845,8 +855,13 @@ START_TEST(potrf_psolve)
     };
     static const int ns[] = {65, 127, 150, 257};
     const int ntunes = (int)(sizeof tunes / sizeof *tunes) - (b3 ? 0 : 1);
+    /* on a slow device potrf_pair's DIAG launches at order 16 (panels of 16): see
+     * potrf_fused_forms for why */
+    const int small = tu_size(2, 1, "potrf_psolve: potrf_pair's DIAG launches at order 16") == 1;
     for (int t = 0; t < ntunes; ++t) {
-        la_tune(tunes[t]);
+        la_tune(t == 2 && small ? "potrf.psolve=1,potrf.psolve_wg=64,potrf.ob=0,potrf.pair=16,"
+                                  "potrf.pair_min=16,potrf.nb=16"
+                                : tunes[t]);
         run_orders(_i, &r, ns, 4, 3, t, tunes[t]);
         int n[40];
         for (int b = 0; b < 40; ++b) n[b] = tu_int(&r, 0, 300);
@@ -914,23 +929,35 @@ START_TEST(potrf_fused_forms)
          "potrf.tile_stream=1,potrf.p32_min=0", 64},
     };
     const int nforms = (int)(sizeof forms / sizeof forms[0]);
+    /* On a slow device every form and option set at order 16 at most (pair and tile of 16,
+     * batches of hundreds): Mesa's llvmpipe compiles potrf_pair of 32 in 14 s and of 64 in
+     * minutes (a barrier per column, each a suspension point of its coroutine), for forms
+     * only NVIDIA's tuning rows turn on; PoCL and the GPUs run them at every order. */
+    const int small = tu_size(2, 1, "potrf_fused_forms: orders up to 16, batches of 300") == 1;
     for (int t = 0; t < nforms; ++t) {
+        char tune_small[150];
         const char *tune = forms[t].tune;
-        const int nmax = forms[t].nmax;
+        const int nmax = small && forms[t].nmax > 16 ? 16 : forms[t].nmax;
+        if (small) {
+            /* potrf.pair=64 / potrf.tile=64 -> 16 */
+            snprintf(tune_small, sizeof tune_small, "%s", tune);
+            for (char *p = tune_small; (p = strstr(p, "=64")) != NULL; p += 3) p[1] = '1', p[2] = '6';
+            tune = tune_small;
+        }
         la_tune(tune);
         static const int ns[] = {1, 2, 3, 4, 5, 8, 9, 13, 16, 17, 31, 33, 64};
         for (int k = 0; k < (int)(sizeof ns / sizeof ns[0]) && ns[k] <= nmax; ++k) {
             if (nmax > 16 && ns[k] < 8 && ns[k] != 1 && ns[k] != 5) continue;
-            char what[160];
+            char what[256];
             snprintf(what, sizeof what, "n=%d with %s", ns[k], tune);
             int n = ns[k], n3[3] = {n, n, n};
             run_case(_i, &r, 1, &n, (t + k) & 1, 0, what);
             run_case(_i, &r, 3, n3, (t + k + 1) & 1, 1, what);
         }
-        const int big = t & 1 ? 1000 : 2085; /* not a multiple of any group size */
-        int *n = malloc((size_t)big * sizeof *n);
+        const int big = small ? (t & 1 ? 201 : 333) : t & 1 ? 1000 : 2085; /* not a multiple of any group size */
+        int *n = malloc((size_t)(big > 300 ? big : 300) * sizeof *n); /* then 300 orders */
         for (int b = 0; b < big; ++b) n[b] = nmax > 16 ? 27 : nmax == 8 ? 7 : 16;
-        char what[160];
+        char what[256];
         snprintf(what, sizeof what, "batch %d of n=%d with %s", big, n[0], tune);
         run_case(_i, &r, big, n, t & 1, 1, what);
         for (int b = 0; b < 300; ++b) n[b] = tu_int(&r, 0, nmax + nmax / 4);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
+#include "core/kernel.h"
 #include "la_check.h"
 
 /* Explicit inverse of an SPD G (n×n, full) in double: lower triangle into Xref. */
@@ -41,10 +43,13 @@ static void ref_inverse(int n, gala_dtype dt, const double *G, double *Xref)
 #endif
 }
 
+/* the context run_inverse uses instead of the target's (potri_small_local_memory) */
+static gala_context *ctx_instead;
+
 static void run_inverse(int ti, tu_rng *r, int count, const int *n, int up, int api,
                         const char *what)
 {
-    gala_context *ctx = tu_ctx(ti);
+    gala_context *ctx = ctx_instead ? ctx_instead : tu_ctx(ti);
     gala_dtype dt = tu_target_get(ti)->dtype;
     const double eps = tu_eps(dt);
     la_layout L = la_layout_make(r, count, n, NULL, 3);
@@ -66,8 +71,17 @@ static void run_inverse(int ti, tu_rng *r, int count, const int *n, int up, int 
     gala_buffer *buf = la_upload(ctx, dt, &L);
     const gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
     int *info = malloc(((size_t)count + 1) * sizeof *info);
-    for (int b = 0; b < count; ++b)
-        TU_OK(ctx, gala_potrf(ctx, ul, n[b], buf, L.m[b].off, L.m[b].ld, NULL));
+    { /* the factors, by one call (a launch per matrix costs a millisecond on llvmpipe) */
+        int *fld = malloc((size_t)count * sizeof *fld);
+        size_t *foff = malloc((size_t)count * sizeof *foff);
+        for (int b = 0; b < count; ++b) {
+            fld[b] = L.m[b].ld;
+            foff[b] = L.m[b].off;
+        }
+        TU_OK(ctx, gala_potrf_vbatched(ctx, ul, n, buf, foff, fld, count, NULL));
+        free(fld);
+        free(foff);
+    }
     if (api == 0) {
         TU_OK(ctx, gala_potri(ctx, ul, n[0], buf, L.m[0].off, L.m[0].ld, info));
     } else if (api == 1) {
@@ -325,6 +339,37 @@ START_TEST(potri_unrolled)
 }
 END_TEST
 
+/* A device with 32 KiB of local memory (Mesa's llvmpipe has that much, and so may a GPU):
+ * potri's blocks of 64 stage 64·65 values, 33 KB in double, so it takes blocks of 32 there
+ * (and keeps 64 in float, 17 KB); the inverse is right either way. A context of the
+ * target's device that reports 32 KiB (smaller than the device has: safe). */
+START_TEST(potri_small_local_memory)
+{
+    const tu_target *t = tu_target_get(_i);
+    tu_rng r = tu_rng_for(__func__, _i);
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = t->backend;
+    TU_OK(NULL, gala_context_create(&o, &ctx_instead));
+    ctx_instead->info.local_mem_bytes = 32768;
+    int n = 100;
+    run_inverse(_i, &r, 1, &n, _i & 1, 0, "n=100 with 32 KiB of local memory");
+    int n64 = 0;
+    char fam[32], opts[768];
+    for (int i = 0; gala_program_nth(ctx_instead, i, fam, sizeof fam, opts, sizeof opts); ++i)
+        if (strcmp(fam, "potri") == 0) {
+            const char *d = strstr(opts, " -DN=64");
+            n64 += d && (d[7] == ' ' || d[7] == '\0');
+        }
+    if (t->dtype == GALA_DOUBLE)
+        TU_ASSERT(n64 == 0, _i, "potri asked for blocks of 64 in double with 32 KiB");
+    else
+        TU_ASSERT(n64 > 0, _i, "potri did not use blocks of 64 in float with 32 KiB");
+    gala_context_destroy(ctx_instead);
+    ctx_instead = NULL;
+}
+END_TEST
+
 START_TEST(potri_bad_arguments)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -366,6 +411,7 @@ int main(void)
     tcase_add_loop_test(tc, potri_own_gemm, 0, nt);
     tcase_add_loop_test(tc, potri_blas3, 0, nt);
     tcase_add_loop_test(tc, potri_unrolled, 0, nt);
+    tcase_add_loop_test(tc, potri_small_local_memory, 0, nt);
     tcase_add_loop_test(tc, potri_bad_arguments, 0, nt);
     suite_add_tcase(s, tc);
     return tu_run(s);

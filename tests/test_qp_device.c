@@ -558,19 +558,21 @@ START_TEST(batch_sizes)
     run_sequence(&t, &r, 0, -1, -1, 0, "one QP");
     twins_free(&t);
     free_qp(&one);
-    /* 3000 small QPs of different sizes */
-    enum { NB = 3000, ND = 2500 };
-    gala_qp_problem *pb = calloc(NB, sizeof *pb);
+    /* 3000 small QPs of different sizes (on a slow device 600: still hundreds per size
+     * class), then 2500 double integrators (500) */
+    const int NB = tu_size(3000, 600, "batch_sizes: small QPs");
+    const int ND = tu_size(2500, 500, "batch_sizes: double integrators");
+    gala_qp_problem *pb = calloc((size_t)NB, sizeof *pb);
     ck_assert_ptr_nonnull(pb);
     for (int k = 0; k < NB; ++k) pb[k] = random_qp(&r, 2 + k % 4, 1 + k % 3);
     s.linsys_solver = GALA_QP_LINSYS_DENSE;
     TU_ASSERT(twins_setup(&t, ctx, _i, pb, NB, &s), _i, "setup");
-    twins_solve_compare(&t, "3000 QPs");
+    twins_solve_compare(&t, "thousands of QPs");
     bvec v = bvec_of(pb, NB);
     perturb(&r, &v);
     v.q[4] = INFINITY; /* QP 1's q[2] (QP 0 has n = 2, QP 1 n = 3) */
     twins_update(&t, v.q, v.l, v.u);
-    twins_solve_compare(&t, "3000 QPs, updated");
+    twins_solve_compare(&t, "thousands of QPs, updated");
     TU_ASSERT(status_of(t.d, 1) == GALA_QP_INVALID_DATA, _i, "QP 1: %d", status_of(t.d, 1));
     bvec_free(&v);
     twins_free(&t);
@@ -586,11 +588,11 @@ START_TEST(batch_sizes)
     s.linsys_solver = GALA_QP_LINSYS_AUTO;
     TU_ASSERT(twins_setup(&t, ctx, _i, pb, ND, &s), _i, "setup");
     TU_ASSERT(gala_qp_linsys_used(t.d) == GALA_QP_LINSYS_DENSE_SHARED, _i, "not shared");
-    twins_solve_compare(&t, "2500 double integrators");
+    twins_solve_compare(&t, "double integrators");
     v = bvec_of(pb, ND);
     perturb(&r, &v);
     twins_update(&t, NULL, v.l, v.u);
-    twins_solve_compare(&t, "2500 double integrators, new bounds");
+    twins_solve_compare(&t, "double integrators, new bounds");
     bvec_free(&v);
     twins_free(&t);
     for (int k = 0; k < ND; ++k) gala_qp_problem_free(&pb[k]);

@@ -147,6 +147,16 @@ double tu_normal(tu_rng *r)
 
 int tu_int(tu_rng *r, int lo, int hi) { return lo + (int)(tu_uniform(r) * (hi - lo + 1)); }
 
+int tu_size(int full, int small, const char *what)
+{
+    const char *e = getenv("GALA_TEST_SCALE");
+    if (!e || strcmp(e, "small") != 0 || small >= full) return full;
+    static const char *said; /* once per case (callers pass string literals) */
+    if (what != said) printf("GALA_TEST_SCALE=small: %s: %d instead of %d\n", what, small, full);
+    said = what;
+    return small;
+}
+
 void tu_round(gala_dtype dt, double *v, size_t n)
 {
     if (dt == GALA_FLOAT)

@@ -65,6 +65,12 @@ gala_buffer *tu_poisoned(gala_context *ctx, gala_dtype dt, size_t n);
  *  precisions is refused; NULL where ctx's device has no fp64 (a float-only device cannot
  *  hold a double buffer), after a line on stdout saying that the check `what` is skipped. */
 gala_buffer *tu_other_precision(gala_context *ctx, gala_dtype dt, size_t n, const char *what);
+/** A size for the largest cases of a test: `full`, or `small` under GALA_TEST_SCALE=small
+ *  (set by the rusticl_* CTests: Mesa's llvmpipe pays about a millisecond per launch and
+ *  runs barrier-heavy kernels many times slower than PoCL), after a line on stdout naming
+ *  `what`. The caller chooses `small` so that the case still reaches every path and size
+ *  class it exists for, and says which in a comment; other runs keep the full sizes. */
+int tu_size(int full, int small, const char *what);
 /** Round doubles to the precision of dt (so references use the same inputs). */
 void tu_round(gala_dtype dt, double *v, size_t n);
 

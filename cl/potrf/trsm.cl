@@ -21,8 +21,11 @@
  * potrf_panel (mode unused), then nfm and nfo. */
 KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
 {
+    /* L_jj, read as RVEC (PF_VEC) or one element at a time through PT_LS: Mesa's Rusticl
+     * (22.3, llvmpipe) read back zeros from element 8 on through a REAL pointer into this
+     * RVEC array at N = 8 (the same stores, read as RVEC, held the right values) */
     LOCAL_ARRAY RVEC lsv[N * N / RVW];
-    LOCAL REAL *ls = (LOCAL REAL *)lsv;
+#define PT_LS(e) rv_get(lsv[(e) / RVW], (e) % RVW)
     const int t = (int)LID(0);
     const gidx s = GRP(0) / nchunks;
     const int chunk = (int)(GRP(0) - s * nchunks);
@@ -39,16 +42,21 @@ KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
     const int stop = min(ncols, (int)W[wo + s]);
     GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
     /* unrolled, so that a work-item's loads can all be in flight (the rolled loop waited
-     * for each load in turn: T3); the pivots' reciprocals in a second pass */
+     * for each load in turn: T3), the pivots' reciprocals on the way, whole RVEC stores */
     UNROLL_LOOP
-    for (int i = 0; i < (N * N + WG - 1) / WG; ++i) {
-        const int e = t + i * WG, k = e % N, j = e / N;
-        REAL v = (REAL)(k == j ? 1 : 0);
-        if (e < N * N && k >= j && k < ncols) v = P[gala_lidx(k, j, ld, up)];
-        if (e < N * N) ls[e] = v;
+    for (int i = 0; i < (N * N / RVW + WG - 1) / WG; ++i) {
+        const int q = t + i * WG;
+        RVEC w;
+        UNROLL_LOOP
+        for (int u = 0; u < RVW; ++u) {
+            const int e = q * RVW + u, k = e % N, j = e / N;
+            REAL v = (REAL)(k == j ? 1 : 0);
+            if (e < N * N && k >= j && k < ncols) v = P[gala_lidx(k, j, ld, up)];
+            if (k == j && k < ncols) v = (REAL)1 / v;
+            rv_set(&w, u, v);
+        }
+        if (q < N * N / RVW) lsv[q] = w;
     }
-    LOCAL_BARRIER();
-    for (int j = t; j < ncols; j += WG) ls[j * N + j] = (REAL)1 / ls[j * N + j];
     LOCAL_BARRIER();
     /* rows past the panel stay to the end, inactive: with a return here PoCL (Debian 12)
      * computed wrong rows in the unrolled form (test_potrf potrf_unrolled) */
@@ -63,10 +71,10 @@ KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
     if (bad != LA_BIG) atomic_min(&nfm[nfo + s], j0 + bad);
     UNROLL_LOOP
     for (int j = 0; j < N; ++j) {
-        const REAL x = r[j] * ls[j * N + j];
+        const REAL x = r[j] * PT_LS(j * N + j);
         r[j] = x;
 #if PF_VEC
-        LOCAL const RVEC *cv = (LOCAL const RVEC *)(ls + j * N);
+        LOCAL const RVEC *cv = lsv + j * N / RVW;
         UNROLL_LOOP
         for (int q = 0; q < N / RVW; ++q) {
             if (q * RVW + RVW - 1 > j) {
@@ -79,9 +87,10 @@ KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
 #else
         UNROLL_LOOP
         for (int k = 1; k < N; ++k)
-            if (k > j) r[k] -= x * ls[j * N + k];
+            if (k > j) r[k] -= x * PT_LS(j * N + k);
 #endif
     }
+#undef PT_LS
     UNROLL_LOOP
     for (int k = 0; k < N; ++k)
         if (act && k < stop) P[gala_lidx(row, k, ld, up)] = r[k];

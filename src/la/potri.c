@@ -39,6 +39,11 @@ static void pi_config(const gala_context *ctx, gala_dtype dt, pi_cfg *c)
     const gala_tuning *T = gala_tuned(ctx, dt);
     long nb = T->potri.nb;
     c->nb = la_pow2(nb < 8 ? 8 : nb > 64 ? 64 : (int)nb, 8);
+    /* lauum_fused and trmm_lt stage an N×(N + 1) block in local memory: 33 KB for N = 64 in
+     * double, more than a device with 32 KiB has (issue 39) */
+    const size_t lmem = ctx->info.local_mem_bytes;
+    while (c->nb > 8 && lmem && (size_t)c->nb * (size_t)(c->nb + 1) * gala_dtype_size(dt) > lmem)
+        c->nb /= 2;
     long mb = T->la.min_bucket;
     c->min_bucket = la_pow2(mb < 1 ? 1 : mb > 64 ? 64 : (int)mb, 1);
     c->wg = la_wg(ctx, T->potri.wg, 8);
