@@ -254,7 +254,7 @@ START_TEST(opencl_selection)
 }
 END_TEST
 
-/* AUTO takes a GPU if there is one (an OpenCL GPU first), else the host backend: never an
+/* AUTO takes a GPU if there is one (a CUDA GPU first), else the host backend: never an
  * OpenCL CPU device such as PoCL, which is used only when asked for (issue 37). */
 START_TEST(auto_prefers_gpu_then_host)
 {
@@ -275,9 +275,9 @@ START_TEST(auto_prefers_gpu_then_host)
     TU_OK(NULL, gala_context_create(&o, &ctx));
     gala_device_info info;
     TU_OK(ctx, gala_context_info(ctx, &info));
-    const gala_backend want = ocl_gpu ? GALA_BACKEND_OPENCL
-                              : cuda_gpu ? GALA_BACKEND_CUDA
-                                         : GALA_BACKEND_HOST;
+    const gala_backend want = cuda_gpu ? GALA_BACKEND_CUDA
+                              : ocl_gpu ? GALA_BACKEND_OPENCL
+                                        : GALA_BACKEND_HOST;
     ck_assert_msg(info.backend == want, "AUTO chose %s (%s), expected %s", info.backend_name,
                   info.device_name, gala_backend_name(want));
     ck_assert_int_eq(info.is_gpu, want != GALA_BACKEND_HOST);

@@ -27,7 +27,7 @@ typedef struct gala_context gala_context;
 /** A typed device buffer owned by a context (declared in common.h too). */
 typedef struct gala_buffer gala_buffer;
 
-/** Backends. AUTO picks a GPU (an OpenCL GPU, then a CUDA GPU), else HOST (plain C on every
+/** Backends. AUTO picks a GPU (a CUDA GPU, then an OpenCL GPU), else HOST (plain C on every
  *  core, options.host_threads). An OpenCL CPU device (PoCL, Rusticl's llvmpipe) is used
  *  only when asked for: backend OPENCL, or a platform or device selection. */
 typedef enum gala_backend {
