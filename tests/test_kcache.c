@@ -63,6 +63,20 @@ static gala_status run_once(gala_backend b, gala_stats *st)
     return s;
 }
 
+/* Whether backend b's default device is Mesa's Rusticl (its platform's name). */
+static int on_rusticl(gala_backend b)
+{
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = b;
+    gala_context *ctx;
+    if (gala_context_create(&o, &ctx) != GALA_OK) return 0;
+    gala_device_info info;
+    const int r = gala_context_info(ctx, &info) == GALA_OK && strstr(info.platform_name, "rusticl");
+    gala_context_destroy(ctx);
+    return r;
+}
+
 static int count_entries(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -343,6 +357,12 @@ START_TEST(bad_binaries_with_good_hashes_are_rebuilt)
 {
     gala_backend b = compiling_backend();
     if (b == GALA_BACKEND_HOST) return;
+    if (on_rusticl(b)) { /* a driver that cannot refuse a bad binary: nothing to check */
+        printf("skipped: bad_binaries_with_good_hashes_are_rebuilt (Mesa's Rusticl aborts the "
+               "process on a forged binary, rusticl/core/program.rs: 'unknown version', instead "
+               "of returning CL_INVALID_BINARY; docs/portability.md)\n");
+        return;
+    }
     char dir[256];
     fresh_dir(dir, sizeof dir, "forged");
     setenv("GALA_CACHE_DIR", dir, 1);
