@@ -44,7 +44,8 @@
  *                them only for chunked launches), MINB (potrf_panel: work-groups per SM the
  *                CUDA compiler must fit; 0: none), LANE (1: compile potrf_lane), CH (its
  *                reads in flight per work-item, a divisor of N·N), PAIR (1: compile
- *                potrf_pair; PDIAG 1: with its DIAG form), TRSM (1: compile potrf_trsm),
+ *                potrf_pair; PDIAG 1: with its DIAG form), TRSM (1: compile potrf_trsm;
+ *                RVST 1: its diagonal block staged and read as vectors only),
  *                TILE (1: compile potrf_tile), TS, MPG (its tile size and matrices per
  *                work-group).
  */

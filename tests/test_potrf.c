@@ -838,7 +838,9 @@ END_TEST
  * narrower than N under an outer-block limit (n = 150: block 128, then 22 columns), single /
  * batched / variable batches, both triangles, failures in every panel position (NaN in rows
  * below a diagonal block, before and after a pivot event), strided batches in two halves on
- * two lanes (potrf.lanes_n), the DIAG launches by potrf_pair (potrf.pair_diag), and
+ * two lanes (potrf.lanes_n), the DIAG launches by potrf_pair (potrf.pair_diag) with
+ * potrf_trsm's scalar staging (potrf.trsm_rvec = 0, NVIDIA's; the default elsewhere is the
+ * vector staging), and
  * (psolve = 2) the BLAS-3 path's tall panels. */
 START_TEST(potrf_psolve)
 {
@@ -848,8 +850,9 @@ START_TEST(potrf_psolve)
     static const char *tunes[] = {
         "potrf.psolve=0", /* the chunked panel kernel and potrf_scan instead */
         "potrf.psolve=1,potrf.psolve_wg=32,potrf.nb=32,potrf.ob=96",
-        /* DIAG launches by potrf_pair (potrf.pair_diag, the H100/H200's form) */
-        "potrf.psolve=1,potrf.psolve_wg=64,potrf.ob=0,potrf.pair=64,potrf.pair_min=16",
+        /* DIAG launches by potrf_pair (potrf.pair_diag, the H100/H200's form), and NVIDIA's
+         * scalar staging in potrf_trsm (potrf.trsm_rvec = 0) */
+        "potrf.psolve=1,potrf.psolve_wg=64,potrf.ob=0,potrf.pair=64,potrf.pair_min=16,potrf.trsm_rvec=0",
         "potrf.lanes_n=65,potrf.lanes_min=2", /* strided batches in two halves, two lanes */
         "potrf.psolve=2,potrf.psolve_wg=32,potrf.blas3_min=100,potrf.blas3_nb=128,potrf.trsm=0",
     };

@@ -1,5 +1,8 @@
 /* potrf_trsm (cl/potrf.cl: the family; compiled with TRSM = 1) */
 #if defined(TRSM) && TRSM
+#ifndef RVST
+#define RVST 0 /* potrf.trsm_rvec */
+#endif
 /* potrf_trsm: the rows below the diagonal block of a panel, once a DIAG launch (potrf_panel,
  * mode HEAD | DIAG: rows < N only, W[wo + s] = its first unwritten column) has factored the
  * block: L_below = A_below·L_jj⁻ᵀ. Chunked geometry without the block's rows: work-group
@@ -21,11 +24,19 @@
  * potrf_panel (mode unused), then nfm and nfo. */
 KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
 {
-    /* L_jj, read as RVEC (PF_VEC) or one element at a time through PT_LS: Mesa's Rusticl
-     * (22.3, llvmpipe) read back zeros from element 8 on through a REAL pointer into this
-     * RVEC array at N = 8 (the same stores, read as RVEC, held the right values) */
+    /* L_jj. RVST = 1: staged with whole RVEC stores and read back only as RVEC (PF_VEC) or
+     * element by element through rv_get (PT_LS): Mesa's Rusticl (22.3, llvmpipe) read zeros
+     * from element 8 on through a REAL pointer into this RVEC array at N = 8. RVST = 0:
+     * through that REAL pointer, the reciprocals in a second pass (NVIDIA's rows: the RVST
+     * form made order 64 in double 15 % slower on the H200, perhaps from its divisions at
+     * every staged element, which the compiler cannot leave out before it knows k == j). */
     LOCAL_ARRAY RVEC lsv[N * N / RVW];
+#if RVST
 #define PT_LS(e) rv_get(lsv[(e) / RVW], (e) % RVW)
+#else
+    LOCAL REAL *ls = (LOCAL REAL *)lsv;
+#define PT_LS(e) ls[e]
+#endif
     const int t = (int)LID(0);
     const gidx s = GRP(0) / nchunks;
     const int chunk = (int)(GRP(0) - s * nchunks);
@@ -42,7 +53,8 @@ KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
     const int stop = min(ncols, (int)W[wo + s]);
     GLOBAL REAL *P = A + base + gala_lidx(j0, j0, ld, up);
     /* unrolled, so that a work-item's loads can all be in flight (the rolled loop waited
-     * for each load in turn: T3), the pivots' reciprocals on the way, whole RVEC stores */
+     * for each load in turn: T3) */
+#if RVST
     UNROLL_LOOP
     for (int i = 0; i < (N * N / RVW + WG - 1) / WG; ++i) {
         const int q = t + i * WG;
@@ -58,6 +70,18 @@ KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
         if (q < N * N / RVW) lsv[q] = w;
     }
     LOCAL_BARRIER();
+#else
+    UNROLL_LOOP
+    for (int i = 0; i < (N * N + WG - 1) / WG; ++i) {
+        const int e = t + i * WG, k = e % N, j = e / N;
+        REAL v = (REAL)(k == j ? 1 : 0);
+        if (e < N * N && k >= j && k < ncols) v = P[gala_lidx(k, j, ld, up)];
+        if (e < N * N) ls[e] = v;
+    }
+    LOCAL_BARRIER();
+    for (int j = t; j < ncols; j += WG) ls[j * N + j] = (REAL)1 / ls[j * N + j];
+    LOCAL_BARRIER();
+#endif
     /* rows past the panel stay to the end, inactive: with a return here PoCL (Debian 12)
      * computed wrong rows in the unrolled form (test_potrf potrf_unrolled) */
     const int act = row < mrows;
@@ -74,7 +98,11 @@ KERNEL void potrf_trsm(GALA_PARAMS(POTRF_ARGS_trsm))
         const REAL x = r[j] * PT_LS(j * N + j);
         r[j] = x;
 #if PF_VEC
+#if RVST
         LOCAL const RVEC *cv = lsv + j * N / RVW;
+#else
+        LOCAL const RVEC *cv = (LOCAL const RVEC *)(ls + j * N);
+#endif
         UNROLL_LOOP
         for (int q = 0; q < N / RVW; ++q) {
             if (q * RVW + RVW - 1 > j) {

@@ -69,6 +69,7 @@ GALA_TUNE_KEY(potrf, vec, bool, 1, 0, 1, "the update reads the pivot column from
 GALA_TUNE_KEY(potrf, half, bool, 0, 0, 1, "register rows of 64: the first warp's rows stop their update at column 31 (-D HALF)")
 GALA_TUNE_KEY(potrf, psolve, long, 1, 0, 2, "blocked panels as their diagonal block plus potrf_trsm (0: the chunked panel kernel and the scan; 2: also one large matrix's tall panels)")
 GALA_TUNE_KEY(potrf, psolve_wg, long, 128, 1, 1024, "rows per potrf_trsm work-group")
+GALA_TUNE_KEY(potrf, trsm_rvec, bool, 1, 0, 1, "potrf_trsm stages its diagonal block with whole vector stores, the pivots' reciprocals on the way, and reads it only as vectors (-D RVST; Mesa's Rusticl misread the scalar form at panels of 8); 0: scalar stores, reciprocals in a second pass")
 GALA_TUNE_KEY(potrf, ob, long, 128, 0, 1 << 20, "outer blocks of the batched blocked path, a multiple of nb (0: none)")
 GALA_TUNE_KEY(potrf, lanes_n, long, 0, 0, 1 << 30, "strided batches of at least this order run the blocked path in two halves on two lanes (0: never)")
 GALA_TUNE_KEY(potrf, lanes_min, long, 64, 2, 1 << 30, "fewest matrices for the two lanes")

@@ -208,16 +208,17 @@ static la_set la_strided(const gala_buffer *A, size_t a_off, int lda, size_t a_s
 }
 
 /* The program of a form switched on by one -D (form = "LANE" or "TRSM": cl/potrf/lane.cl,
- * trsm.cl) at order N and work-group wg, with one more -D value (xname = xval; none for
- * xval = 0). */
+ * trsm.cl) at order N and work-group wg, with up to two more -D values (xname = xval,
+ * yname = yval; none for a value of 0). */
 static gala_status pf_form_kernel(gala_context *ctx, gala_dtype dt, int N, int wg,
                                   const char *form, const char *xname, int xval,
-                                  const char *name, gala_kernel **k)
+                                  const char *yname, int yval, const char *name, gala_kernel **k)
 {
     gala_program_key key;
     pf_key_base(ctx, dt, N, wg, &key);
     gala_key_def(&key, form, 1);
     if (xval) gala_key_def(&key, xname, xval);
+    if (yval) gala_key_def(&key, yname, yval);
     return gala_kernel_get(ctx, &key, name, k);
 }
 
@@ -338,7 +339,7 @@ static gala_status pf_fused(gala_context *ctx, gala_dtype dt, int up, const la_s
     if (lwg > 0) {
         int ch = 1; /* reads in flight per work-item: a power of two dividing N·N */
         while (ch * 2 <= c->lane_ch && ch * 2 <= N * N) ch *= 2;
-        PF_TRY(pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, "potrf_lane", &k), "potrf_lane");
+        PF_TRY(pf_form_kernel(ctx, dt, N, lwg, "LANE", "CH", ch, NULL, 0, "potrf_lane", &k), "potrf_lane");
         wgs = (size_t)lwg;
         groups = ((size_t)s->count + wgs - 1) / wgs;
     }
@@ -413,8 +414,8 @@ static gala_status pf_panel_solve(gala_context *ctx, gala_dtype dt, int up, cons
         GALA_TRY(pf_kernel(ctx, dt, N, wgd, 0, "potrf_panel", &kd));
     }
     if (nchunks > 0)
-        GALA_TRY(pf_form_kernel(ctx, dt, N, wg, "TRSM", "VEC",
-                                gala_tuned(ctx, dt)->potrf.vec, "potrf_trsm", &kt));
+        GALA_TRY(pf_form_kernel(ctx, dt, N, wg, "TRSM", "VEC", gala_tuned(ctx, dt)->potrf.vec,
+                                "RVST", gala_tuned(ctx, dt)->potrf.trsm_rvec, "potrf_trsm", &kt));
     int per = nchunks > 0 ? (int)((1LL << 30) / nchunks) : 1 << 30;
     if (per < 1) per = 1;
     gala_buffer *W = (gala_buffer *)s->A;
