@@ -7,6 +7,7 @@
 
 #include "host_kernels.h"
 #include "../../../cl/qp_abi.h"
+#include "../../../cl/qp_rules.h"
 
 /* The hot loops of the host QP solver (the Cholesky factor of K and the solves with it)
  * are also built for x86-64-v3 (GALA_CLONES_V3, src/core/internal.h): the default build
@@ -593,12 +594,7 @@ static void SUF(init_qp)(const gala_host_launch *L, const void *arg, long gi, vo
         for (int k = 0; k < QP_NINFO; ++k)
             if (!(k == QP_I_RHO && keep_rho)) inf[k] = k == QP_I_RHO ? rho : (k == QP_I_C ? (REAL)1 : (REAL)0);
         int *st = state + (ptrdiff_t)b * QP_NSTATE;
-        st[QP_S_STATUS] = hstat[b] ? 12 : 0;
-        st[QP_S_ITER] = 0;
-        st[QP_S_RHOUPD] = 0;
-        st[QP_S_RUNG] = rung0;
-        st[QP_S_SEEN] = QP_RUNG_BIT(rung0);
-        st[QP_S_REVISIT] = 0;
+        QP_STATE_INIT(st, hstat[b], rung0);
     }
 }
 
@@ -616,13 +612,7 @@ static gala_status SUF(qp_reset)(const gala_host_launch *L)
     const int nslots = HINT(2), keep = HINT(3), rung0 = HINT(4);
     for (int b = 0; b < nslots; ++b) {
         int *st = state + (ptrdiff_t)b * QP_NSTATE;
-        const int old = st[QP_S_STATUS];
-        st[QP_S_STATUS] = hstat[b] ? 12 : (keep && old == 9 ? 9 : 0);
-        st[QP_S_ITER] = 0;
-        st[QP_S_RHOUPD] = 0;
-        if (!keep) st[QP_S_RUNG] = rung0;
-        st[QP_S_SEEN] = QP_RUNG_BIT(st[QP_S_RUNG]);
-        st[QP_S_REVISIT] = 0;
+        QP_STATE_RESET(st, hstat[b], keep, rung0);
     }
     return GALA_OK;
 }
