@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "host_kernels.h"
+/* the layouts, constants and argument lists of cl/qp_abi.h and the per-QP rules of
+ * cl/qp_rules.h, as the kernels have them: the constants in the template's REAL */
+#define QP_REAL_C(x) ((REAL)(x))
 #include "../../../cl/qp_abi.h"
 #include "../../../cl/qp_rules.h"
 
@@ -1802,45 +1805,9 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         }
         st[QP_S_STATUS] = status;
     }
-    /* adaptive ρ, as OSQP: at every adaptive_rho_interval-th iteration whether or not it is a
-     * termination check, after the check and only if it did not stop the QP, the last
-     * iteration included (the new ρ then serves the next solve). OSQP's clamp: NaN gives
-     * OSQP_RHO_MIN. */
-    const REAL pn = prims / (ptols + (REAL)QP_DIVTOL);
-    const REAL dn = duals / (dtols + (REAL)QP_DIVTOL);
-    const REAL ratio = (REAL)sqrt((double)(pn / dn));
-    if (!exact && adapt && pn > 0 && dn > 0) {
-        REAL rn = rho * ratio;
-        rn = rn > (REAL)QP_RHO_MIN ? rn : (REAL)QP_RHO_MIN;
-        rn = rn < (REAL)QP_RHO_MAX ? rn : (REAL)QP_RHO_MAX;
-        if (rn > rho * rho_tol || rn < rho / rho_tol) {
-            if (nrungs > 0) {
-                int best = st[QP_S_RUNG];
-                REAL bd = (REAL)QP_INFTY;
-                for (int k = 0; k < nrungs; ++k) {
-                    if (!rungok[k]) continue;
-                    const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
-                    const REAL dist = r1 > r2 ? r1 : r2;
-                    if (dist < bd) { bd = dist; best = k; }
-                }
-                QP_LADDER_DAMP(st, best, rungok);
-                if (best != st[QP_S_RUNG]) {
-                    st[QP_S_RUNG] = best;
-                    inf[QP_I_RHO] = lrho[best];
-                    st[QP_S_RHOUPD] += 1;
-                }
-            } else {
-                inf[QP_I_RHO] = rn;
-                refac[b] = 1;
-                st[QP_S_RHOUPD] += 1;
-            }
-        }
-    }
-    /* info.rho_estimate: OSQP's estimate at the end of a solve, from the last iterate and
-     * the ρ then in use; every check keeps it current */
-    REAL re = inf[QP_I_RHO] * ratio;
-    re = re > (REAL)QP_RHO_MIN ? re : (REAL)QP_RHO_MIN;
-    inf[QP_I_RHOEST] = re < (REAL)QP_RHO_MAX ? re : (REAL)QP_RHO_MAX;
+    /* adaptive ρ and the ρ estimate (cl/qp_rules.h) */
+    QP_RHO_BALANCE(pn, dn, ratio, prims, ptols, duals, dtols);
+    QP_RHO_ADAPT(!exact && adapt, pn, dn, ratio, rho, rho_tol, nrungs, lrho, rungok, st, inf, refac[b]);
 }
 
 /* Bytes of admm_one's scratch for a QP of n variables and m rows: ρ and ρ∘z − y per row,
