@@ -15,6 +15,7 @@
  *                host_kernels.h) and the driver's typed launch (GALA_LAUNCHER,
  *                src/core/kernel.h). tools/check-abi.py (CTest abi_once) fails when one of
  *                them is written out by hand again.
+ * The per-QP rules both sides run (state resets, adaptive ρ) are in cl/qp_rules.h.
  */
 #ifndef GALA_QP_ABI_H
 #define GALA_QP_ABI_H
@@ -63,24 +64,9 @@
  * a residual near 0 throws it to the ladder's end) can cycle through the same rungs at
  * every adaptive step and never converge. A move to a rung visited before in the same
  * solve goes one rung toward it; after QP_LADDER_REVISITS such moves the QP stays on its
- * rung for the rest of the solve (docs/qp.md). */
+ * rung for the rest of the solve (docs/qp.md; the move: QP_LADDER_DAMP, cl/qp_rules.h). */
 #define QP_LADDER_REVISITS 4
 #define QP_RUNG_BIT(k) (1 << ((k) % 31))
-/* The damped move, one rule for both backends: best, the usable rung nearest the estimate
- * (rungok[k] != 0), becomes the rung to move to (the current one: none), the revisits and
- * the visited rungs of st counted. */
-#define QP_LADDER_DAMP(st, best, rungok)                                                 \
-    do {                                                                                 \
-        const int cur_ = (st)[QP_S_RUNG];                                                \
-        if ((best) != cur_ && ((st)[QP_S_SEEN] & QP_RUNG_BIT(best))) {                   \
-            const int dir_ = (best) > cur_ ? 1 : -1;                                     \
-            int k_ = cur_ + dir_;                                                        \
-            while (k_ != (best) && !(rungok)[k_]) k_ += dir_;                            \
-            (best) = (st)[QP_S_REVISIT] < QP_LADDER_REVISITS ? k_ : cur_;                \
-            (st)[QP_S_REVISIT] += (best) != cur_;                                        \
-        }                                                                                \
-        if ((best) != cur_) (st)[QP_S_SEEN] |= QP_RUNG_BIT(best);                        \
-    } while (0)
 
 /* hstat: per slot, why a QP is invalid: 0 valid, 1 decided on the host (its data), 2 + i
  * row i's kind differs from the batch's shared kinds (shared strategy, after scaling) */

@@ -28,6 +28,8 @@ import os
 import re
 import sys
 
+from gala_scan import line_of, sources, strip_comments
+
 # family -> the files or directories of the code that launches its kernels
 DRIVER = {
     "qp": ["src/qp"],
@@ -45,10 +47,6 @@ DRIVER = {
 SHARED = {"la"}  # ABI headers of no family of their own (cl/la_abi.h)
 
 
-def strip_comments(s):
-    return re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: re.sub(r"[^\n]", " ", m.group(0)), s, flags=re.S)
-
-
 def number(v):
     v = v.strip()
     while v.startswith("(") and v.endswith(")"):
@@ -64,10 +62,7 @@ def main():
     root = os.path.abspath(root)
     errs = []
     rel = lambda p: os.path.relpath(p, root)
-    files = set(p for p in glob.glob(os.path.join(root, "cl", "**", "*"), recursive=True)
-                if os.path.isfile(p))
-    for d in ("src", "tools", "bench", "tests"):
-        files |= set(glob.glob(os.path.join(root, d, "**", "*.[ch]"), recursive=True))
+    files = sources(root, ("cl",)) + sources(root, ("src", "tools", "bench", "tests"), (".c", ".h"))
     text = {p: strip_comments(open(p, encoding="utf-8").read()) for p in sorted(files)}
     cldir = os.path.join(root, "cl")
     hostdir = os.path.join(root, "src", "device", "host")
@@ -132,7 +127,7 @@ def main():
                 value = number(mm.group(2)) if mm.group(2) else (value + 1 if value is not None else None)
                 decls.append((em.start(), mm.group(1), str(value) if value is not None else ""))
         for pos, d, val in decls:
-            ln = t.count("\n", 0, pos) + 1
+            ln = line_of(t, pos)
             if d in all_names:
                 errs.append(f"{rel(p)}:{ln}: {d} is declared in "
                             f"{rel(abis[all_names[d][0]]['path'])}")

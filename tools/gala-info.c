@@ -84,7 +84,7 @@ static int family_tests(gala_context *ctx, int fp64)
         for (int f = 0; f < GST_FAMILIES; ++f) {
             gst_run(ctx, dt, f, &res[f]);
             total += res[f].seconds;
-            printf(" %s %s %.1f s%s", gst_family_names[f],
+            printf(" %s %s %.1f s%s", gst_family_name(f),
                    res[f].status == GALA_OK ? "pass" : "FAIL", res[f].seconds,
                    f + 1 < GST_FAMILIES ? "," : "");
             fflush(stdout);
@@ -92,7 +92,7 @@ static int family_tests(gala_context *ctx, int fp64)
         printf(" (%.1f s in all)\n", total);
         for (int f = 0; f < GST_FAMILIES; ++f)
             if (res[f].status != GALA_OK) {
-                printf("      %s (%s) FAIL after %.1f s: %s\n", gst_family_names[f],
+                printf("      %s (%s) FAIL after %.1f s: %s\n", gst_family_name(f),
                        gala_dtype_name(dt), res[f].seconds, res[f].detail);
                 ok = 0;
             }

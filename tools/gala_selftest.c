@@ -10,13 +10,11 @@
 #include "gala_selftest.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-const char *const gst_family_names[GST_FAMILIES] = {"potrf", "potrs", "trtri",
-                                                    "ldlt",  "sparse-ldlt", "qp"};
 
 /* Orders of the dense batches: within every family's smallest size class, so that each
  * family compiles one or two programs (a first run compiles them: seconds on a GPU, more on
@@ -92,6 +90,21 @@ static void make_a(int n, const double *L, int ldl, double *A)
 /* the right-hand sides' exact solution: small integers */
 static double known_x(int i, int r) { return (double)((i * 5 + r * 3) % 7 - 3); }
 
+/* a wrong answer: r's status, and its detail "wrong answer: " and what fmt says */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void wrong(gst_result *r, const char *fmt, ...)
+{
+    static const char head[] = "wrong answer: ";
+    memcpy(r->detail, head, sizeof head);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->detail + sizeof head - 1, sizeof r->detail - (sizeof head - 1), fmt, ap);
+    va_end(ap);
+    r->status = GALA_ERR_INTERNAL;
+}
+
 /* first entry where |got − want| > tol, into r->detail; returns 1 when all are within */
 static int close_all(gst_result *r, const char *what, int b, const double *got,
                      const double *want, size_t n, double tol)
@@ -99,10 +112,8 @@ static int close_all(gst_result *r, const char *what, int b, const double *got,
     for (size_t e = 0; e < n; ++e) {
         const double d = fabs(got[e] - want[e]);
         if (!(d <= tol)) {
-            snprintf(r->detail, sizeof r->detail,
-                     "wrong answer: %s of item %d, entry %zu: %.9g, expected %.9g (tolerance %.2g)",
-                     what, b, e, got[e], want[e], tol);
-            r->status = GALA_ERR_INTERNAL;
+            wrong(r, "%s of item %d, entry %zu: %.9g, expected %.9g (tolerance %.2g)", what, b, e,
+                  got[e], want[e], tol);
             return 0;
         }
     }
@@ -128,63 +139,108 @@ static void dense_layout(dense_batch *d, int cols_per_n)
 
 /* ---------------------------------------------------------------- families */
 
+/* A dense family's batch (orders 1, 5, 7): the known factor L (ldl: unit, with D's pivots
+ * stored on its diagonal, as gala_ldlt returns them), A made from it and uploaded to bA,
+ * right-hand sides B = A·X of the known X (two per matrix), and room for the answers. */
+typedef struct dense_case {
+    dense_batch da, db; /* A, L: n×n; B, X: n×2 */
+    double *L, *A, *got, *B, *X;
+    gala_buffer *bA, *bB;
+} dense_case;
+
+static void dense_case_free(dense_case *c)
+{
+    gala_buffer_free(c->bA);
+    gala_buffer_free(c->bB);
+    free(c->L);
+    free(c->A);
+    free(c->got);
+    free(c->B);
+    free(c->X);
+}
+
+static gala_status dense_case_make(dense_case *c, gala_context *ctx, gala_dtype dt, int ldl)
+{
+    memset(c, 0, sizeof *c);
+    dense_layout(&c->da, 0);
+    dense_layout(&c->db, 2);
+    c->L = calloc(c->da.total, sizeof *c->L);
+    c->A = calloc(c->da.total, sizeof *c->A);
+    c->got = calloc(c->da.total, sizeof *c->got);
+    c->B = calloc(c->db.total, sizeof *c->B);
+    c->X = calloc(c->db.total, sizeof *c->X);
+    if (!c->L || !c->A || !c->got || !c->B || !c->X) return GALA_ERR_OUT_OF_MEMORY;
+    for (int b = 0; b < NB; ++b) {
+        const int n = orders[b];
+        double *L = c->L + c->da.off[b], *A = c->A + c->da.off[b];
+        known_l(n, ldl, L);
+        make_a(n, L, ldl, A);
+        for (int k = 0; k < 2; ++k)
+            for (int i = 0; i < n; ++i) {
+                double v = 0;
+                for (int p = 0; p < n; ++p) v += A[i + (size_t)p * n] * known_x(p, k);
+                c->B[c->db.off[b] + i + (size_t)k * n] = v;
+                c->X[c->db.off[b] + i + (size_t)k * n] = known_x(i, k);
+            }
+        if (ldl)
+            for (int i = 0; i < n; ++i) L[i + (size_t)i * n] = known_d(i); /* storage */
+    }
+    return upload(ctx, dt, c->A, c->da.total, &c->bA);
+}
+
+/* the factor in bA (what of the factorization) against the known one; its strict upper
+ * triangle, where A is left, not compared */
+static gala_status dense_check_factor(dense_case *c, gala_dtype dt, const char *what, double tol,
+                                      gst_result *r)
+{
+    gala_status s = download(c->bA, dt, c->got, c->da.total);
+    for (int b = 0; s == GALA_OK && b < NB; ++b) {
+        const int n = orders[b];
+        double *got = c->got + c->da.off[b];
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < j; ++i) got[i + (size_t)j * n] = 0;
+        if (!close_all(r, what, b, got, c->L + c->da.off[b], (size_t)n * n, tol)) break;
+    }
+    return s;
+}
+
+/* the batch's solve with the factor in bA (gala_potrs_vbatched, gala_ldlt_solve_vbatched):
+ * B's solution against X */
+typedef gala_status (*dense_solve_fn)(gala_context *ctx, gala_uplo uplo, const int *n,
+                                      const int *nrhs, const gala_buffer *A, const size_t *a_off,
+                                      const int *lda, gala_buffer *B, const size_t *b_off,
+                                      const int *ldb, int batch);
+
+static gala_status dense_check_solve(dense_case *c, gala_context *ctx, gala_dtype dt,
+                                     dense_solve_fn solve, double tol, gst_result *r)
+{
+    const int nrhs[NB] = {2, 2, 2};
+    gala_status s = upload(ctx, dt, c->B, c->db.total, &c->bB);
+    if (s == GALA_OK)
+        s = solve(ctx, GALA_LOWER, c->da.n, nrhs, c->bA, c->da.off, c->da.lda, c->bB, c->db.off,
+                  c->db.lda, NB);
+    if (s == GALA_OK) s = download(c->bB, dt, c->got, c->db.total);
+    for (int b = 0; s == GALA_OK && b < NB; ++b)
+        if (!close_all(r, "X", b, c->got + c->db.off[b], c->X + c->db.off[b],
+                       (size_t)orders[b] * 2, tol))
+            break;
+    return s;
+}
+
 /* potrf of A = L·Lᵀ gives L; with solve, potrs of B = A·X then gives X */
 static void test_chol(gala_context *ctx, gala_dtype dt, int solve, gst_result *r)
 {
     const double tol = 64.0 * NMAX * eps_of(dt) * 4.0;
-    dense_batch da, db;
-    dense_layout(&da, 0);
-    dense_layout(&db, 2);
-    double *L = calloc(da.total, sizeof *L), *A = calloc(da.total, sizeof *A);
-    double *got = calloc(da.total, sizeof *got), *B = calloc(db.total, sizeof *B);
-    double *X = calloc(db.total, sizeof *X);
-    gala_buffer *bA = NULL, *bB = NULL;
+    dense_case c;
     int info[NB];
-    gala_status s = L && A && got && B && X ? GALA_OK : GALA_ERR_OUT_OF_MEMORY;
-    for (int b = 0; s == GALA_OK && b < NB; ++b) {
-        const int n = orders[b];
-        known_l(n, 0, L + da.off[b]);
-        make_a(n, L + da.off[b], 0, A + da.off[b]);
-        for (int k = 0; k < 2; ++k)
-            for (int i = 0; i < n; ++i) {
-                double v = 0;
-                for (int p = 0; p < n; ++p)
-                    v += A[da.off[b] + i + (size_t)p * n] * known_x(p, k);
-                B[db.off[b] + i + (size_t)k * n] = v;
-                X[db.off[b] + i + (size_t)k * n] = known_x(i, k);
-            }
-    }
-    if (s == GALA_OK) s = upload(ctx, dt, A, da.total, &bA);
-    if (s == GALA_OK) s = gala_potrf_vbatched(ctx, GALA_LOWER, da.n, bA, da.off, da.lda, NB, info);
-    if (s == GALA_OK && !solve) {
-        s = download(bA, dt, got, da.total);
-        for (int b = 0; s == GALA_OK && b < NB; ++b) {
-            const int n = orders[b];
-            for (int j = 0; j < n; ++j) /* the upper triangle still holds A: compare L's part */
-                for (int i = 0; i < j; ++i) got[da.off[b] + i + (size_t)j * n] = 0;
-            if (!close_all(r, "L", b, got + da.off[b], L + da.off[b], (size_t)n * n, tol)) break;
-        }
-    }
-    if (s == GALA_OK && solve) {
-        const int nrhs[NB] = {2, 2, 2};
-        s = upload(ctx, dt, B, db.total, &bB);
-        if (s == GALA_OK)
-            s = gala_potrs_vbatched(ctx, GALA_LOWER, da.n, nrhs, bA, da.off, da.lda, bB, db.off,
-                                    db.lda, NB);
-        if (s == GALA_OK) s = download(bB, dt, got, db.total);
-        for (int b = 0; s == GALA_OK && b < NB; ++b)
-            if (!close_all(r, "X", b, got + db.off[b], X + db.off[b], (size_t)orders[b] * 2,
-                           tol * 8.0))
-                break;
-    }
+    gala_status s = dense_case_make(&c, ctx, dt, 0);
+    if (s == GALA_OK)
+        s = gala_potrf_vbatched(ctx, GALA_LOWER, c.da.n, c.bA, c.da.off, c.da.lda, NB, info);
+    if (s == GALA_OK)
+        s = solve ? dense_check_solve(&c, ctx, dt, gala_potrs_vbatched, tol * 8.0, r)
+                  : dense_check_factor(&c, dt, "L", tol, r);
     if (s != GALA_OK) r->status = s;
-    gala_buffer_free(bA);
-    gala_buffer_free(bB);
-    free(L);
-    free(A);
-    free(got);
-    free(B);
-    free(X);
+    dense_case_free(&c);
 }
 
 /* trtri of the known L (non-unit) and of its unit form: L·B = I */
@@ -237,66 +293,22 @@ static void test_trtri(gala_context *ctx, gala_dtype dt, gst_result *r)
 static void test_ldlt(gala_context *ctx, gala_dtype dt, gst_result *r)
 {
     const double tol = 64.0 * NMAX * eps_of(dt) * 4.0;
-    dense_batch da, db;
-    dense_layout(&da, 0);
-    dense_layout(&db, 2);
-    double *L = calloc(da.total, sizeof *L), *A = calloc(da.total, sizeof *A);
-    double *got = calloc(da.total, sizeof *got), *B = calloc(db.total, sizeof *B);
-    double *X = calloc(db.total, sizeof *X);
-    gala_buffer *bA = NULL, *bB = NULL;
+    dense_case c;
     int info[NB], inertia[2 * NB];
-    gala_status s = L && A && got && B && X ? GALA_OK : GALA_ERR_OUT_OF_MEMORY;
-    for (int b = 0; s == GALA_OK && b < NB; ++b) {
-        const int n = orders[b];
-        known_l(n, 1, L + da.off[b]);
-        make_a(n, L + da.off[b], 1, A + da.off[b]);
-        for (int k = 0; k < 2; ++k)
-            for (int i = 0; i < n; ++i) {
-                double v = 0;
-                for (int p = 0; p < n; ++p)
-                    v += A[da.off[b] + i + (size_t)p * n] * known_x(p, k);
-                B[db.off[b] + i + (size_t)k * n] = v;
-                X[db.off[b] + i + (size_t)k * n] = known_x(i, k);
-            }
-        for (int i = 0; i < n; ++i) L[da.off[b] + i + (size_t)i * n] = known_d(i); /* storage */
-    }
-    if (s == GALA_OK) s = upload(ctx, dt, A, da.total, &bA);
+    gala_status s = dense_case_make(&c, ctx, dt, 1);
     if (s == GALA_OK)
-        s = gala_ldlt_vbatched(ctx, GALA_LOWER, da.n, bA, da.off, da.lda, NB, info, inertia);
-    if (s == GALA_OK) s = download(bA, dt, got, da.total);
+        s = gala_ldlt_vbatched(ctx, GALA_LOWER, c.da.n, c.bA, c.da.off, c.da.lda, NB, info, inertia);
+    if (s == GALA_OK) s = dense_check_factor(&c, dt, "L and D", tol, r);
     for (int b = 0; s == GALA_OK && b < NB && r->status == GALA_OK; ++b) {
-        const int n = orders[b];
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < j; ++i) got[da.off[b] + i + (size_t)j * n] = 0;
-        if (!close_all(r, "L and D", b, got + da.off[b], L + da.off[b], (size_t)n * n, tol)) break;
-        const int pos = (n + 1) / 2, neg = n / 2;
-        if (inertia[2 * b] != pos || inertia[2 * b + 1] != neg) {
-            snprintf(r->detail, sizeof r->detail,
-                     "wrong answer: inertia of item %d is (%d, %d), expected (%d, %d)", b,
-                     inertia[2 * b], inertia[2 * b + 1], pos, neg);
-            r->status = GALA_ERR_INTERNAL;
-        }
+        const int pos = (orders[b] + 1) / 2, neg = orders[b] / 2;
+        if (inertia[2 * b] != pos || inertia[2 * b + 1] != neg)
+            wrong(r, "inertia of item %d is (%d, %d), expected (%d, %d)", b, inertia[2 * b],
+                  inertia[2 * b + 1], pos, neg);
     }
-    if (s == GALA_OK && r->status == GALA_OK) {
-        const int nrhs[NB] = {2, 2, 2};
-        s = upload(ctx, dt, B, db.total, &bB);
-        if (s == GALA_OK)
-            s = gala_ldlt_solve_vbatched(ctx, GALA_LOWER, da.n, nrhs, bA, da.off, da.lda, bB,
-                                         db.off, db.lda, NB);
-        if (s == GALA_OK) s = download(bB, dt, got, db.total);
-        for (int b = 0; s == GALA_OK && b < NB; ++b)
-            if (!close_all(r, "X", b, got + db.off[b], X + db.off[b], (size_t)orders[b] * 2,
-                           tol * 8.0))
-                break;
-    }
+    if (s == GALA_OK && r->status == GALA_OK)
+        s = dense_check_solve(&c, ctx, dt, gala_ldlt_solve_vbatched, tol * 8.0, r);
     if (s != GALA_OK) r->status = s;
-    gala_buffer_free(bA);
-    gala_buffer_free(bB);
-    free(L);
-    free(A);
-    free(got);
-    free(B);
-    free(X);
+    dense_case_free(&c);
 }
 
 /* sparse LDLᵀ of two quasi-definite KKT matrices [H, Bᵀ; B, −2I] (H tridiagonal, 8 + 4
@@ -352,12 +364,9 @@ static void test_sparse_ldlt(gala_context *ctx, gala_dtype dt, gst_result *r)
     if (s == GALA_OK)
         s = gala_sparse_ldlt_factor(ctx, sym, SBATCH, bx, 0, (size_t)nnz, 1, &F, info, inertia);
     for (int q = 0; s == GALA_OK && q < SBATCH && r->status == GALA_OK; ++q)
-        if (info[q] != 0 || inertia[2 * q] != SH || inertia[2 * q + 1] != SG) {
-            snprintf(r->detail, sizeof r->detail,
-                     "wrong answer: item %d has info %d and inertia (%d, %d), expected 0 and "
-                     "(%d, %d)", q, info[q], inertia[2 * q], inertia[2 * q + 1], SH, SG);
-            r->status = GALA_ERR_INTERNAL;
-        }
+        if (info[q] != 0 || inertia[2 * q] != SH || inertia[2 * q + 1] != SG)
+            wrong(r, "item %d has info %d and inertia (%d, %d), expected 0 and (%d, %d)", q,
+                  info[q], inertia[2 * q], inertia[2 * q + 1], SH, SG);
     if (s == GALA_OK && r->status == GALA_OK) {
         s = upload(ctx, dt, rhs, (size_t)SBATCH * SN, &bb);
         if (s == GALA_OK) s = gala_sparse_ldlt_solve(F, 1, bb, 0, SN, SN, 1, bb, 0, SN, SN, 1);
@@ -410,9 +419,8 @@ static void test_qp(gala_context *ctx, gala_dtype dt, gst_result *r)
         const double *x = NULL;
         s = gala_qp_get_info(sv, k, &in);
         if (s == GALA_OK && in.status != GALA_QP_SOLVED) {
-            snprintf(r->detail, sizeof r->detail, "wrong answer: QP %d: status %s after %d iterations",
-                     k, gala_qp_status_string(in.status), in.iter);
-            r->status = GALA_ERR_INTERNAL;
+            wrong(r, "QP %d: status %s after %d iterations", k, gala_qp_status_string(in.status),
+                  in.iter);
             break;
         }
         if (s == GALA_OK) s = gala_qp_get_solution(sv, k, &x, NULL, NULL, NULL);
@@ -425,18 +433,36 @@ static void test_qp(gala_context *ctx, gala_dtype dt, gst_result *r)
     gala_qp_destroy(sv);
 }
 
+static void test_potrf(gala_context *ctx, gala_dtype dt, gst_result *r)
+{
+    test_chol(ctx, dt, 0, r);
+}
+
+static void test_potrs(gala_context *ctx, gala_dtype dt, gst_result *r)
+{
+    test_chol(ctx, dt, 1, r);
+}
+
+/* the families, in the order gala-info lists them */
+static const struct {
+    const char *name;
+    void (*run)(gala_context *ctx, gala_dtype dt, gst_result *r);
+} families[GST_FAMILIES] = {
+    {"potrf", test_potrf},
+    {"potrs", test_potrs},
+    {"trtri", test_trtri},
+    {"ldlt", test_ldlt},
+    {"sparse-ldlt", test_sparse_ldlt},
+    {"qp", test_qp},
+};
+
+const char *gst_family_name(int f) { return families[f].name; }
+
 void gst_run(gala_context *ctx, gala_dtype dt, int f, gst_result *r)
 {
     memset(r, 0, sizeof *r);
     const double t0 = now();
-    switch (f) {
-    case 0: test_chol(ctx, dt, 0, r); break;
-    case 1: test_chol(ctx, dt, 1, r); break;
-    case 2: test_trtri(ctx, dt, r); break;
-    case 3: test_ldlt(ctx, dt, r); break;
-    case 4: test_sparse_ldlt(ctx, dt, r); break;
-    default: test_qp(ctx, dt, r); break;
-    }
+    families[f].run(ctx, dt, r);
     r->seconds = now() - t0;
     if (r->status != GALA_OK && !r->detail[0])
         snprintf(r->detail, sizeof r->detail, "%s: %s", gala_status_string(r->status),

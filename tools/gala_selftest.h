@@ -13,8 +13,8 @@
 
 enum { GST_FAMILIES = 6 };
 
-/** The family names, in the order gst_run tests them. */
-extern const char *const gst_family_names[GST_FAMILIES];
+/** Family f's name (0 .. GST_FAMILIES − 1, the order gala-info runs them in). */
+const char *gst_family_name(int f);
 
 /** One family's result: status (GALA_OK: the answer was right), seconds, and on failure
  *  what went wrong (the library's message, or which entry was wrong by how much). */

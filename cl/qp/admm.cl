@@ -663,49 +663,11 @@ KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
                 }
                 st[QP_S_STATUS] = status;
             }
-            /* adaptive ρ, as OSQP: at every adaptive_rho_interval-th iteration whether or not
-             * it is a termination check, after the check and only if it did not stop the QP,
-             * the last iteration included (the new ρ then serves the next solve). OSQP's
-             * clamp: NaN gives OSQP_RHO_MIN. Unlike OSQP, a residual that is exactly 0 (x on
-             * its bounds in float: Ax = z) leaves ρ as it is: its ratio says nothing of the
-             * balance and would send ρ to RHO_MIN or RHO_MAX, where y or z stops moving.
-             * The ladder is damped against cycles (QP_LADDER_REVISITS). */
+            /* adaptive ρ and the ρ estimate (cl/qp_rules.h) */
             const REAL rho = crho[lid];
-            const REAL pn = R[R_PRIMS] / (R[R_PTOLS] + QP_DIVTOL);
-            const REAL dn = R[R_DUALS] / (R[R_DTOLS] + QP_DIVTOL);
-            const REAL ratio = sqrt(pn / dn);
-            if (!exact && adapt && pn > 0 && dn > 0) {
-                REAL rn = rho * ratio;
-                rn = rn > QP_RHO_MIN ? rn : QP_RHO_MIN;
-                rn = rn < QP_RHO_MAX ? rn : QP_RHO_MAX;
-                if (rn > rho * rho_tol || rn < rho / rho_tol) {
-                    if (nrungs > 0) {
-                        int best = st[QP_S_RUNG];
-                        REAL bd = QP_INFTY;
-                        for (int k = 0; k < nrungs; ++k) {
-                            if (!rungok[k]) continue;
-                            const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
-                            const REAL dist = r1 > r2 ? r1 : r2;
-                            if (dist < bd) { bd = dist; best = k; }
-                        }
-                        QP_LADDER_DAMP(st, best, rungok);
-                        if (best != st[QP_S_RUNG]) {
-                            st[QP_S_RUNG] = best;
-                            inf[QP_I_RHO] = lrho[best];
-                            st[QP_S_RHOUPD] += 1;
-                        }
-                    } else {
-                        inf[QP_I_RHO] = rn;
-                        refac[b] = 1;
-                        st[QP_S_RHOUPD] += 1;
-                    }
-                }
-            }
-            /* info.rho_estimate: OSQP's estimate at the end of a solve, from the last iterate
-             * and the ρ then in use; every check keeps it current */
-            REAL re = inf[QP_I_RHO] * ratio;
-            re = re > QP_RHO_MIN ? re : QP_RHO_MIN;
-            inf[QP_I_RHOEST] = re < QP_RHO_MAX ? re : QP_RHO_MAX;
+            QP_RHO_BALANCE(pn, dn, ratio, R[R_PRIMS], R[R_PTOLS], R[R_DUALS], R[R_DTOLS]);
+            QP_RHO_ADAPT(!exact && adapt, pn, dn, ratio, rho, rho_tol, nrungs, lrho, rungok, st, inf,
+                         refac[b]);
         }
     }
 }

@@ -46,12 +46,7 @@ KERNEL void qp_init(GALA_PARAMS(QP_ARGS_init))
             info[(gidx)b * QP_NINFO + lid] = lid == QP_I_RHO ? rho : (lid == QP_I_C ? (REAL)1 : (REAL)0);
         if (lid == 0) {
             GLOBAL int *st = state + (gidx)b * QP_NSTATE;
-            st[QP_S_STATUS] = hstat[b] ? 12 : 0;
-            st[QP_S_ITER] = 0;
-            st[QP_S_RHOUPD] = 0;
-            st[QP_S_RUNG] = rung0;
-            st[QP_S_SEEN] = QP_RUNG_BIT(rung0);
-            st[QP_S_REVISIT] = 0;
+            QP_STATE_INIT(st, hstat[b], rung0);
         }
     }
 }
@@ -66,13 +61,7 @@ KERNEL void qp_reset(GALA_PARAMS(QP_ARGS_reset))
     const gidx b = GID(0);
     if (b >= nslots) return;
     GLOBAL int *st = state + b * QP_NSTATE;
-    const int old = st[QP_S_STATUS];
-    st[QP_S_STATUS] = hstat[b] ? 12 : (keep && old == 9 ? 9 : 0);
-    st[QP_S_ITER] = 0;
-    st[QP_S_RHOUPD] = 0;
-    if (!keep) st[QP_S_RUNG] = rung0;
-    st[QP_S_SEEN] = QP_RUNG_BIT(st[QP_S_RUNG]);
-    st[QP_S_REVISIT] = 0;
+    QP_STATE_RESET(st, hstat[b], keep, rung0);
 }
 
 /* A shared-strategy QP b whose row kinds were compared with the batch's (first: the first

@@ -20,56 +20,63 @@ const gala_host_kernel gala_host_gemv[] = {
  * overlaps A, x or another item's y (src/blas/gemv.c), so the items write disjoint
  * elements; each item computes as on one thread, its sums in the same order. */
 
-/* gemv_n / gemv_t: the batch count is not an argument; it is the launch's group count
- * divided by the groups per item. */
+/* Item b of gemv_n (trans 0) or gemv_t (trans 1): y_b = alpha·op(A_b)·x_b + beta·y_b, each
+ * entry of y_b one sum along a row of op(A_b), in order (beta 0: y_b not read). The two
+ * argument lists (cl/gemv_abi.h) differ only before alpha (gemv_n: row_groups; gemv_t: S,
+ * col_groups), so gemv_t's arguments from alpha on are gemv_n's one later. trans is a
+ * constant at both calls: each kernel gets the loop of its own strides (gemv_t's inner loop
+ * runs down a column of A, contiguous). */
+static inline void SUF(gemv_item)(const gala_host_launch *L, long b, const int trans)
+{
+    enum { ALPHA = 3, A = 4, AO = 5, LDA = 6, AS = 7, X = 8, XO = 9, XS = 10, BETA = 11, Y = 12,
+           YO = 13, YS = 14 }; /* gemv_n's */
+    const int t = trans != 0;
+    const ptrdiff_t m = HINT(0), n = HINT(1), lda = HINT(LDA + t);
+    const REAL alpha = HREAL(ALPHA + t), beta = HREAL(BETA + t);
+    const REAL *Ab = HBUF(REAL, A + t) + HLONG(AO + t) + b * HLONG(AS + t);
+    const REAL *xb = HBUF(REAL, X + t) + HLONG(XO + t) + b * HLONG(XS + t);
+    REAL *yb = HBUF(REAL, Y + t) + HLONG(YO + t) + b * HLONG(YS + t);
+    const ptrdiff_t ny = t ? n : m, nx = t ? m : n;     /* op(A_b): ny × nx */
+    const ptrdiff_t sr = t ? lda : 1, sq = t ? 1 : lda; /* op(A_b)(r, q) at Ab[r·sr + q·sq] */
+    for (ptrdiff_t r = 0; r < ny; ++r) {
+        REAL acc = 0;
+        for (ptrdiff_t q = 0; q < nx; ++q) acc += Ab[r * sr + q * sq] * xb[q];
+        yb[r] = beta == 0 ? alpha * acc : alpha * acc + beta * yb[r];
+    }
+}
+
 static void SUF(gemv_n_one)(const gala_host_launch *L, const void *arg, long b, void *wk,
                             int *hit)
 {
     (void)arg, (void)wk, (void)hit;
-    const ptrdiff_t m = HINT(0), n = HINT(1);
-    const REAL alpha = HREAL(3), beta = HREAL(11);
-    const ptrdiff_t lda = HINT(6);
-    const REAL *Ab = HBUF(REAL, 4) + HLONG(5) + b * HLONG(7);
-    const REAL *xb = HBUF(REAL, 8) + HLONG(9) + b * HLONG(10);
-    REAL *yb = HBUF(REAL, 12) + HLONG(13) + b * HLONG(14);
-    for (ptrdiff_t i = 0; i < m; ++i) {
-        REAL acc = 0;
-        for (ptrdiff_t j = 0; j < n; ++j) acc += Ab[j * lda + i] * xb[j];
-        yb[i] = beta == 0 ? alpha * acc : alpha * acc + beta * yb[i];
-    }
-}
-
-static gala_status SUF(gemv_n)(const gala_host_launch *L)
-{
-    const ptrdiff_t m = HINT(0), n = HINT(1), rg = HINT(2);
-    const ptrdiff_t batch = (ptrdiff_t)(L->dims->global[0] / L->dims->local[0]) / rg;
-    return gala_host_items(L, "gemv_n", batch, (double)batch * m * n, SUF(gemv_n_one), NULL, 0,
-                           NULL);
+    SUF(gemv_item)(L, b, 0);
 }
 
 static void SUF(gemv_t_one)(const gala_host_launch *L, const void *arg, long b, void *wk,
                             int *hit)
 {
     (void)arg, (void)wk, (void)hit;
+    SUF(gemv_item)(L, b, 1);
+}
+
+/* The batch count is not an argument: it is the launch's group count divided by the
+ * groups per item (gemv_n's row_groups, gemv_t's col_groups). */
+static gala_status SUF(gemv_items)(const gala_host_launch *L, const char *name, ptrdiff_t groups,
+                                   gala_host_item item)
+{
     const ptrdiff_t m = HINT(0), n = HINT(1);
-    const REAL alpha = HREAL(4), beta = HREAL(12);
-    const ptrdiff_t lda = HINT(7);
-    const REAL *Ab = HBUF(REAL, 5) + HLONG(6) + b * HLONG(8);
-    const REAL *xb = HBUF(REAL, 9) + HLONG(10) + b * HLONG(11);
-    REAL *yb = HBUF(REAL, 13) + HLONG(14) + b * HLONG(15);
-    for (ptrdiff_t j = 0; j < n; ++j) {
-        REAL acc = 0;
-        for (ptrdiff_t i = 0; i < m; ++i) acc += Ab[j * lda + i] * xb[i];
-        yb[j] = beta == 0 ? alpha * acc : alpha * acc + beta * yb[j];
-    }
+    const ptrdiff_t batch = (ptrdiff_t)(L->dims->global[0] / L->dims->local[0]) / groups;
+    return gala_host_items(L, name, batch, (double)batch * m * n, item, NULL, 0, NULL);
+}
+
+static gala_status SUF(gemv_n)(const gala_host_launch *L)
+{
+    return SUF(gemv_items)(L, "gemv_n", HINT(2), SUF(gemv_n_one));
 }
 
 static gala_status SUF(gemv_t)(const gala_host_launch *L)
 {
-    const ptrdiff_t m = HINT(0), n = HINT(1), cg = HINT(3);
-    const ptrdiff_t batch = (ptrdiff_t)(L->dims->global[0] / L->dims->local[0]) / cg;
-    return gala_host_items(L, "gemv_t", batch, (double)batch * m * n, SUF(gemv_t_one), NULL, 0,
-                           NULL);
+    return SUF(gemv_items)(L, "gemv_t", HINT(3), SUF(gemv_t_one));
 }
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * What the host kernels of the dense factorizations (k_potrf.c, k_potrs.c, k_potri.c,
- * k_lagemm.c) share: a launch's matrix from its uniform arguments or its descriptor
- * (cl/la_abi.h), and L coordinates.
+ * k_lagemm.c) share: a launch's matrix and right-hand sides from its uniform arguments or
+ * its descriptor (cl/la_abi.h), and L coordinates.
  */
 #ifndef GALA_HOST_K_LA_H
 #define GALA_HOST_K_LA_H
@@ -36,6 +36,27 @@ static inline hmat mat_at(int s, int n, int lda, ptrdiff_t ao, ptrdiff_t as, con
         m.idx = d[LA_D_IDX];
     }
     return m;
+}
+
+/* The right-hand sides of matrix s (potrs' B, gemm_upd's second matrix): how many, their
+ * leading dimension and base offset (from the launch's uniform arguments, or from
+ * descriptor s when vb). */
+typedef struct {
+    int nrhs, ld;
+    ptrdiff_t base;
+} hrhs;
+
+static inline hrhs rhs_at(int s, int nrhs, int ldb, ptrdiff_t bo, ptrdiff_t bs, const int *desc,
+                          ptrdiff_t dofs, int vb)
+{
+    hrhs r = {nrhs, ldb, bo + (ptrdiff_t)s * bs};
+    if (vb) {
+        const int *d = desc + (dofs + s) * LA_DSZ;
+        r.nrhs = d[LA_D_NRHS];
+        r.ld = d[LA_D_LDB];
+        r.base = desc_off(d, LA_D_BOFF);
+    }
+    return r;
 }
 
 /* offset of logical L(i, j) */

@@ -59,18 +59,10 @@ static void SUF(gemm_upd_one)(const gala_host_launch *L, const void *arg, long s
     const int *info = HBUF(int, 37);
     const ptrdiff_t io = HLONG(38);
     const int skipdead = HINT(39);
-    int nb = n, nr = nrhs, l0 = ld0, l1 = ld1, idx = s;
-    ptrdiff_t b0 = m0o + (ptrdiff_t)s * m0s, b1 = m1o + (ptrdiff_t)s * m1s;
-    if (vb) {
-        const int *d = desc + (dofs + s) * LA_DSZ;
-        nb = d[LA_D_N];
-        l0 = d[LA_D_LDA];
-        b0 = desc_off(d, LA_D_AOFF);
-        idx = d[LA_D_IDX];
-        nr = d[LA_D_NRHS];
-        l1 = d[LA_D_LDB];
-        b1 = desc_off(d, LA_D_BOFF);
-    }
+    const hmat m0 = mat_at(s, n, ld0, m0o, m0s, desc, dofs, vb);
+    const hrhs m1 = rhs_at(s, nrhs, ld1, m1o, m1s, desc, dofs, vb);
+    const int nb = m0.n, nr = m1.nrhs, l0 = m0.ld, l1 = m1.ld, idx = m0.idx;
+    const ptrdiff_t b0 = m0.base, b1 = m1.base;
     const int M = imin(mcap, nb - mx), NN = imin(ncap, (nsrc ? nr : nb) - nx);
     const int K = imin(kcap, nb - kx);
     if (M <= 0 || NN <= 0 || K <= 0) return;

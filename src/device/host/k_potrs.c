@@ -39,22 +39,14 @@ static void SUF(potrs_fused_one)(const gala_host_launch *L, const void *arg, lon
     const ptrdiff_t dofs = HLONG(17);
     const int vb = HINT(18);
     const int N = (int)HDEF("N", 32);
-    int nb = n, nr = nrhs, la = lda, lb = ldb;
-    ptrdiff_t abase = ao + (ptrdiff_t)s * as, bbase = bo + (ptrdiff_t)s * bs;
-    if (vb) {
-        const int *d = desc + (dofs + s) * LA_DSZ;
-        nb = d[LA_D_N];
-        la = d[LA_D_LDA];
-        abase = desc_off(d, LA_D_AOFF);
-        nr = d[LA_D_NRHS];
-        lb = d[LA_D_LDB];
-        bbase = desc_off(d, LA_D_BOFF);
-    }
-    const int nbk = imin(N, nb - j0);
+    const hmat ma = mat_at(s, n, lda, ao, as, desc, dofs, vb);
+    const hrhs mb = rhs_at(s, nrhs, ldb, bo, bs, desc, dofs, vb);
+    const int la = ma.ld;
+    const int nbk = imin(N, ma.n - j0);
     if (nbk <= 0) return;
-    const REAL *D = A + abase + lidx(j0, j0, la, up);
-    for (int c = 0; c < nr; ++c) {
-        REAL *x = B + bbase + j0 + (ptrdiff_t)c * lb;
+    const REAL *D = A + ma.base + lidx(j0, j0, la, up);
+    for (int c = 0; c < mb.nrhs; ++c) {
+        REAL *x = B + mb.base + j0 + (ptrdiff_t)c * mb.ld;
         if (mode & POTRS_FWD)
             for (int j = 0; j < nbk; ++j) {
                 x[j] /= D[lidx(j, j, la, up)];

@@ -6,7 +6,11 @@
 #include <string.h>
 
 #include "host_kernels.h"
+/* the layouts, constants and argument lists of cl/qp_abi.h and the per-QP rules of
+ * cl/qp_rules.h, as the kernels have them: the constants in the template's REAL */
+#define QP_REAL_C(x) ((REAL)(x))
 #include "../../../cl/qp_abi.h"
+#include "../../../cl/qp_rules.h"
 
 /* The hot loops of the host QP solver (the Cholesky factor of K and the solves with it)
  * are also built for x86-64-v3 (GALA_CLONES_V3, src/core/internal.h): the default build
@@ -593,12 +597,7 @@ static void SUF(init_qp)(const gala_host_launch *L, const void *arg, long gi, vo
         for (int k = 0; k < QP_NINFO; ++k)
             if (!(k == QP_I_RHO && keep_rho)) inf[k] = k == QP_I_RHO ? rho : (k == QP_I_C ? (REAL)1 : (REAL)0);
         int *st = state + (ptrdiff_t)b * QP_NSTATE;
-        st[QP_S_STATUS] = hstat[b] ? 12 : 0;
-        st[QP_S_ITER] = 0;
-        st[QP_S_RHOUPD] = 0;
-        st[QP_S_RUNG] = rung0;
-        st[QP_S_SEEN] = QP_RUNG_BIT(rung0);
-        st[QP_S_REVISIT] = 0;
+        QP_STATE_INIT(st, hstat[b], rung0);
     }
 }
 
@@ -616,13 +615,7 @@ static gala_status SUF(qp_reset)(const gala_host_launch *L)
     const int nslots = HINT(2), keep = HINT(3), rung0 = HINT(4);
     for (int b = 0; b < nslots; ++b) {
         int *st = state + (ptrdiff_t)b * QP_NSTATE;
-        const int old = st[QP_S_STATUS];
-        st[QP_S_STATUS] = hstat[b] ? 12 : (keep && old == 9 ? 9 : 0);
-        st[QP_S_ITER] = 0;
-        st[QP_S_RHOUPD] = 0;
-        if (!keep) st[QP_S_RUNG] = rung0;
-        st[QP_S_SEEN] = QP_RUNG_BIT(st[QP_S_RUNG]);
-        st[QP_S_REVISIT] = 0;
+        QP_STATE_RESET(st, hstat[b], keep, rung0);
     }
     return GALA_OK;
 }
@@ -1812,45 +1805,9 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         }
         st[QP_S_STATUS] = status;
     }
-    /* adaptive ρ, as OSQP: at every adaptive_rho_interval-th iteration whether or not it is a
-     * termination check, after the check and only if it did not stop the QP, the last
-     * iteration included (the new ρ then serves the next solve). OSQP's clamp: NaN gives
-     * OSQP_RHO_MIN. */
-    const REAL pn = prims / (ptols + (REAL)QP_DIVTOL);
-    const REAL dn = duals / (dtols + (REAL)QP_DIVTOL);
-    const REAL ratio = (REAL)sqrt((double)(pn / dn));
-    if (!exact && adapt && pn > 0 && dn > 0) {
-        REAL rn = rho * ratio;
-        rn = rn > (REAL)QP_RHO_MIN ? rn : (REAL)QP_RHO_MIN;
-        rn = rn < (REAL)QP_RHO_MAX ? rn : (REAL)QP_RHO_MAX;
-        if (rn > rho * rho_tol || rn < rho / rho_tol) {
-            if (nrungs > 0) {
-                int best = st[QP_S_RUNG];
-                REAL bd = (REAL)QP_INFTY;
-                for (int k = 0; k < nrungs; ++k) {
-                    if (!rungok[k]) continue;
-                    const REAL r1 = lrho[k] / rn, r2 = rn / lrho[k];
-                    const REAL dist = r1 > r2 ? r1 : r2;
-                    if (dist < bd) { bd = dist; best = k; }
-                }
-                QP_LADDER_DAMP(st, best, rungok);
-                if (best != st[QP_S_RUNG]) {
-                    st[QP_S_RUNG] = best;
-                    inf[QP_I_RHO] = lrho[best];
-                    st[QP_S_RHOUPD] += 1;
-                }
-            } else {
-                inf[QP_I_RHO] = rn;
-                refac[b] = 1;
-                st[QP_S_RHOUPD] += 1;
-            }
-        }
-    }
-    /* info.rho_estimate: OSQP's estimate at the end of a solve, from the last iterate and
-     * the ρ then in use; every check keeps it current */
-    REAL re = inf[QP_I_RHO] * ratio;
-    re = re > (REAL)QP_RHO_MIN ? re : (REAL)QP_RHO_MIN;
-    inf[QP_I_RHOEST] = re < (REAL)QP_RHO_MAX ? re : (REAL)QP_RHO_MAX;
+    /* adaptive ρ and the ρ estimate (cl/qp_rules.h) */
+    QP_RHO_BALANCE(pn, dn, ratio, prims, ptols, duals, dtols);
+    QP_RHO_ADAPT(!exact && adapt, pn, dn, ratio, rho, rho_tol, nrungs, lrho, rungok, st, inf, refac[b]);
 }
 
 /* Bytes of admm_one's scratch for a QP of n variables and m rows: ρ and ρ∘z − y per row,
