@@ -96,8 +96,7 @@ GALA_TUNE_ROW(potrf, blas3_nb, OPENCL, "NVIDIA", "H100|H200", ANY, 2048)
 GALA_TUNE_ROW(potrf, blas3_tnb, OPENCL, "NVIDIA", "H100|H200", ANY, 512)
 /* OpenCL: CLBlast's TRSM made the TRSM form 1.9x slower: gala's panel kernels */
 GALA_TUNE_ROW(potrf, trsm, OPENCL, NULL, NULL, ANY, 0)
-/* NVIDIA: potrf_trsm's scalar staging (H200, CUDA, same call: order 64, b = 20000, double
- * 0.530 ms against 0.624 with the vector staging) */
+/* NVIDIA: potrf_trsm's scalar staging (vector staging 15 % slower, H200 double order 64) */
 GALA_TUNE_ROW(potrf, trsm_rvec, CUDA, NULL, NULL, ANY, 0)
 GALA_TUNE_ROW(potrf, trsm_rvec, OPENCL, "NVIDIA", NULL, ANY, 0)
 /* CUDA: one chunked panel launch per step, no TRSM launch per 64 columns (run I6) */
