@@ -693,7 +693,9 @@ def test_deprecated_setting_names(rng, host):
         assert int(s.settings.warm_starting) == 0
         with pytest.warns(PendingDeprecationWarning, match="raise_error"):
             r = s.solve()
-        assert r.info.status == "solved" and r.info.status_polish == 1
+        # 2: polishing ran and found no active constraint (a random QP may have none; OSQP
+        # itself returned 2 for seed 696384915779)
+        assert r.info.status == "solved" and r.info.status_polish in (1, 2)
 
 
 def test_settings_defaults_match_osqp(host):
