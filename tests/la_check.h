@@ -214,6 +214,32 @@ static inline int la_ref_potrf(int n, gala_dtype dt, double *G)
 #endif
 }
 
+/* A layout's orders, leading dimensions and offsets as the vbatched calls take them
+ * (arrays of at least one element, so that a batch of 0 has valid pointers). */
+typedef struct la_vb {
+    int *n, *ld;
+    size_t *off;
+} la_vb;
+
+static inline la_vb la_vb_of(const la_layout *L)
+{
+    const size_t cnt = L->count > 0 ? (size_t)L->count : 1;
+    la_vb v = {malloc(cnt * sizeof(int)), malloc(cnt * sizeof(int)), malloc(cnt * sizeof(size_t))};
+    for (int b = 0; b < L->count; ++b) {
+        v.n[b] = L->m[b].n;
+        v.ld[b] = L->m[b].ld;
+        v.off[b] = L->m[b].off;
+    }
+    return v;
+}
+
+static inline void la_vb_free(la_vb *v)
+{
+    free(v->n);
+    free(v->ld);
+    free(v->off);
+}
+
 /* Upload / download a layout. */
 static inline gala_buffer *la_upload(gala_context *ctx, gala_dtype dt, const la_layout *L)
 {

@@ -67,18 +67,9 @@ static void run_case(int ti, tu_rng *r, int count, const int *n, int up, int api
         TU_OK(ctx, gala_potrf_batched(ctx, ul, n[0], buf, L.m[0].off, L.m[0].ld,
                                       count > 1 ? L.m[1].off - L.m[0].off : 0, count, info));
     } else {
-        const size_t cnt = count > 0 ? (size_t)count : 1;
-        int *nn = malloc(cnt * sizeof *nn), *ld = malloc(cnt * sizeof *ld);
-        size_t *off = malloc(cnt * sizeof *off);
-        for (int b = 0; b < count; ++b) {
-            nn[b] = L.m[b].n;
-            ld[b] = L.m[b].ld;
-            off[b] = L.m[b].off;
-        }
-        TU_OK(ctx, gala_potrf_vbatched(ctx, ul, nn, buf, off, ld, count, info));
-        free(nn);
-        free(ld);
-        free(off);
+        la_vb vb = la_vb_of(&L);
+        TU_OK(ctx, gala_potrf_vbatched(ctx, ul, vb.n, buf, vb.off, vb.ld, count, info));
+        la_vb_free(&vb);
     }
     TU_ASSERT(info[count] == -12345, ti, "%s: info written past the batch", what);
     double *out = malloc(L.len * sizeof *out);

@@ -71,33 +71,18 @@ static void run_inverse(int ti, tu_rng *r, int count, const int *n, int up, int 
     gala_buffer *buf = la_upload(ctx, dt, &L);
     const gala_uplo ul = up ? GALA_UPPER : GALA_LOWER;
     int *info = malloc(((size_t)count + 1) * sizeof *info);
-    { /* the factors, by one call (a launch per matrix costs a millisecond on llvmpipe) */
-        int *fld = malloc((size_t)count * sizeof *fld);
-        size_t *foff = malloc((size_t)count * sizeof *foff);
-        for (int b = 0; b < count; ++b) {
-            fld[b] = L.m[b].ld;
-            foff[b] = L.m[b].off;
-        }
-        TU_OK(ctx, gala_potrf_vbatched(ctx, ul, n, buf, foff, fld, count, NULL));
-        free(fld);
-        free(foff);
-    }
+    la_vb vb = la_vb_of(&L);
+    /* the factors, by one call (a launch per matrix costs a millisecond on llvmpipe) */
+    TU_OK(ctx, gala_potrf_vbatched(ctx, ul, vb.n, buf, vb.off, vb.ld, count, NULL));
     if (api == 0) {
         TU_OK(ctx, gala_potri(ctx, ul, n[0], buf, L.m[0].off, L.m[0].ld, info));
     } else if (api == 1) {
         TU_OK(ctx, gala_potri_batched(ctx, ul, n[0], buf, L.m[0].off, L.m[0].ld,
                                       count > 1 ? L.m[1].off - L.m[0].off : 0, count, info));
     } else {
-        int *ld = malloc((size_t)count * sizeof *ld);
-        size_t *off = malloc((size_t)count * sizeof *off);
-        for (int b = 0; b < count; ++b) {
-            ld[b] = L.m[b].ld;
-            off[b] = L.m[b].off;
-        }
-        TU_OK(ctx, gala_potri_vbatched(ctx, ul, n, buf, off, ld, count, info));
-        free(ld);
-        free(off);
+        TU_OK(ctx, gala_potri_vbatched(ctx, ul, n, buf, vb.off, vb.ld, count, info));
     }
+    la_vb_free(&vb);
     double *out = malloc(L.len * sizeof *out);
     tu_download(buf, 0, out, L.len);
     for (int b = 0; b < count; ++b) {

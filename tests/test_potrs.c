@@ -66,17 +66,9 @@ static void run_solve(int ti, tu_rng *r, const solve_case *c, const char *what)
     /* factor: one call for all (thousands of single calls cost a launch and a read each,
      * which on Mesa's llvmpipe is about a millisecond) */
     {
-        int *fn = malloc((size_t)nf * sizeof *fn), *fld = malloc((size_t)nf * sizeof *fld);
-        size_t *foff = malloc((size_t)nf * sizeof *foff);
-        for (int b = 0; b < nf; ++b) {
-            fn[b] = LA.m[b].n;
-            fld[b] = LA.m[b].ld;
-            foff[b] = LA.m[b].off;
-        }
-        TU_OK(ctx, gala_potrf_vbatched(ctx, ul, fn, bA, foff, fld, nf, NULL));
-        free(fn);
-        free(fld);
-        free(foff);
+        la_vb vb = la_vb_of(&LA);
+        TU_OK(ctx, gala_potrf_vbatched(ctx, ul, vb.n, bA, vb.off, vb.ld, nf, NULL));
+        la_vb_free(&vb);
     }
     double *fac = malloc(LA.len * sizeof *fac);
     tu_download(bA, 0, fac, LA.len);
