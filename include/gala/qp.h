@@ -233,8 +233,9 @@ GALA_API gala_status gala_qp_update_vectors(gala_qp_solver *solver, int k, const
  * of QP @p k (k = -1: every QP accepted at setup, values concatenated in batch order; a QP
  * rejected at setup — status GALA_QP_INVALID_DATA right after gala_qp_setup — has no
  * values there, gala_qp_adjoint_derivative_mat_nnz() gives each QP's counts), same sparsity. NULL
- * keeps a matrix. The QP is scaled again and refactored, as OSQP does. In DENSE_SHARED mode
- * only k = -1 is allowed and every QP must receive the same values.
+ * keeps a matrix. The QP is scaled again and refactored, as OSQP does; for k >= 0 that QP
+ * alone: the others keep their scaling, factorization and state (status, iterations, ρ). In
+ * DENSE_SHARED mode only k = -1 is allowed and every QP must receive the same values.
  * @return GALA_OK; GALA_ERR_INVALID_ARG; device errors.
  */
 GALA_API gala_status gala_qp_update_matrices(gala_qp_solver *solver, int k, const double *Px,

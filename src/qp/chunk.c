@@ -1339,8 +1339,7 @@ static gala_status update_matrices_call(gala_qp_solver *o, int c, int kk, void *
     gala_status st = kk >= 0 ? gala_qp_update_matrices(in, kk, a->a, a->b)
                              : gala_qp_update_matrices(in, -1, a->a ? a->a + ch->po : NULL,
                                                        a->b ? a->b + ch->ao : NULL);
-    if (st == GALA_OK && (a->a || a->b)) in->k_stale = 0; /* factored with the new values */
-    return st;
+    return st; /* K is no longer stale where every QP of the chunk was factored again */
 }
 
 gala_status gala_qp_chunked_update_matrices(gala_qp_solver *o, int k, const double *Px,

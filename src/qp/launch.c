@@ -183,24 +183,29 @@ static gala_status launch_scale(gala_qp_solver *s, gala_buffer *list, int nlist)
 #undef SCALE_ARGS
 }
 
-/* The device-side part of (re)scaling the whole batch from the raw values and the raw q,
- * l, u already in the vector buffers: expand, init (keep_rho: the per-QP strategy keeps
- * each QP's ρ), Ruiz, and in the shared strategy the reference's scaling applied to all. */
-gala_status gala_qp_device_scale(gala_qp_solver *s, int keep_rho)
+/* The device-side part of (re)scaling QPs from the raw values and the raw q, l, u already in
+ * the vector buffers (the listed QPs, or every QP: list NULL or shared data): expand, init
+ * (keep_rho: the per-QP strategy keeps each QP's ρ), Ruiz, and in the shared strategy the
+ * reference's scaling applied to all. */
+gala_status gala_qp_device_scale(gala_qp_solver *s, int keep_rho, gala_buffer *list, int nlist)
 {
     gala_kernel *ke, *ki;
     GALA_TRY(gala_qp_kernel(s, "qp_expand", &ke));
     GALA_TRY(gala_qp_kernel(s, "qp_init", &ki));
-    const int nexp = s->same_data ? 1 : s->nvalid; /* the values are stored once */
-    gala_dims de = gala_qp_dims(nexp, QP_UTIL_WG), di = gala_qp_dims(s->nvalid, QP_UTIL_WG);
-    GALA_TRY(qp_launch_expand(s->ctx, ke, &de, s->b_meta, s->b_slots, nexp,
+    if (!list || s->same_data) {
+        list = s->b_slots;
+        nlist = s->nvalid;
+    }
+    const int nexp = s->same_data ? 1 : nlist; /* the values are stored once */
+    gala_dims de = gala_qp_dims(nexp, QP_UTIL_WG), di = gala_qp_dims(nlist, QP_UTIL_WG);
+    GALA_TRY(qp_launch_expand(s->ctx, ke, &de, s->b_meta, list, nexp,
                          s->b_map, s->b_raw, s->b_vals));
-    GALA_TRY(qp_launch_init(s->ctx, ki, &di, s->b_meta, s->b_slots,
-                         s->nvalid, s->b_state, s->b_info,
+    GALA_TRY(qp_launch_init(s->ctx, ki, &di, s->b_meta, list,
+                         nlist, s->b_state, s->b_info,
                          s->b_nvec, (long long)s->ntot, s->b_mvec,
                          (long long)s->mtot, s->b_host_status, s->set.rho,
                          s->ls->rung0, (keep_rho && !s->same_data)));
-    GALA_TRY(launch_scale(s, s->b_slots, nexp));
+    GALA_TRY(launch_scale(s, list, nexp));
     if (s->same_data && s->nvalid > 1) {
         gala_kernel *ks;
         GALA_TRY(gala_qp_kernel(s, "qp_shared_apply", &ks));

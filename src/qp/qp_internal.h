@@ -438,9 +438,11 @@ GALA_INTERNAL gala_status gala_qp_mkbuf(struct gala_qp_solver *s, gala_dtype dt,
                                         gala_buffer **b);
 /** Launch geometry: one work-group per QP (or tile, or job) along dimension 0. */
 GALA_INTERNAL gala_dims gala_qp_dims(long long groups, int wg);
-/** Expand, init, Ruiz-scale every QP from the raw values and q, l, u on the device (keep_rho:
- *  each QP keeps its ρ, except with shared data); the shared data's scaling applied to all. */
-GALA_INTERNAL gala_status gala_qp_device_scale(struct gala_qp_solver *s, int keep_rho);
+/** Expand, init, Ruiz-scale the nlist slots of list (NULL: every QP) from the raw values and
+ *  q, l, u on the device (keep_rho: each QP keeps its ρ, except with shared data, which
+ *  takes every QP); the shared data's scaling applied to all. */
+GALA_INTERNAL gala_status gala_qp_device_scale(struct gala_qp_solver *s, int keep_rho,
+                                               gala_buffer *list, int nlist);
 /** Whether a status has a primal-dual solution (solved, inaccurate, max_iter, time limit,
  *  interrupted), for which gala_qp_get_solution gives x and y rather than NaN. */
 GALA_INTERNAL int gala_qp_has_solution(int status);

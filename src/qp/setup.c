@@ -193,7 +193,7 @@ gala_status gala_qp_setup_build(gala_qp_solver *s, const gala_qp_problem *pb, co
     if (st == GALA_OK) st = gala_qp_active_setup(s);
     if (st == GALA_OK) st = gala_buffer_write(s->b_meta, 0, (size_t)s->nvalid * QP_NMETA, s->meta);
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
-    if (st == GALA_OK) st = gala_qp_device_scale(s, 0);
+    if (st == GALA_OK) st = gala_qp_device_scale(s, 0, NULL, 0);
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
     if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
     if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);

@@ -245,17 +245,31 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     }
     if (st == GALA_OK) st = gala_buffer_write(s->b_raw, rlo, rcount, rb);
     gala_free(rb);
-    /* scale again and refactor every QP (OSQP also rescales the whole problem); the device's
-     * q, l, u are scaled: the host copies go up again first */
-    if (st == GALA_OK) st = gala_qp_write_real(s, s->b_nvec, QP_V_Q * s->ntot, s->ntot, s->host.q);
-    if (st == GALA_OK && s->mtot) st = gala_qp_write_real(s, s->b_mvec, QP_V_L * s->mtot, s->mtot, s->host.l);
-    if (st == GALA_OK && s->mtot) st = gala_qp_write_real(s, s->b_mvec, QP_V_U * s->mtot, s->mtot, s->host.u);
+    /* scale the QP again, whole (as OSQP rescales the whole problem), and refactor it: every
+     * QP for k = -1 or shared matrices, else QP k alone, so that the others' state (status,
+     * iterations, ρ) stays what it was, as when they are in another chunk. The device's q,
+     * l, u are scaled: the host copies go up again first */
+    const int one = k >= 0 && !s->same_data;
+    const size_t xo = one ? (size_t)m0[QP_M_XO] : 0, zo = one ? (size_t)m0[QP_M_ZO] : 0;
+    const size_t nx = one ? (size_t)m0[QP_M_N] : s->ntot, nz = one ? (size_t)m0[QP_M_M] : s->mtot;
+    if (st == GALA_OK && nx) st = gala_qp_write_real(s, s->b_nvec, QP_V_Q * s->ntot + xo, nx, s->host.q + xo);
+    if (st == GALA_OK && nz) st = gala_qp_write_real(s, s->b_mvec, QP_V_L * s->mtot + zo, nz, s->host.l + zo);
+    if (st == GALA_OK && nz) st = gala_qp_write_real(s, s->b_mvec, QP_V_U * s->mtot + zo, nz, s->host.u + zo);
     gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
-    if (st == GALA_OK) st = gala_qp_device_scale(s, 1);
+    gala_buffer *list = NULL;
+    int nlist = 0;
+    if (st == GALA_OK && one) st = slot_list(s, k, &list, &nlist);
+    if (st == GALA_OK) st = gala_qp_device_scale(s, 1, list, nlist);
     gala_qp_prof(s, GALA_QP_PHASE_SCALE);
-    if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
-    if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
-    if (st == GALA_OK) s->k_stale = 0;
+    if (one) { /* the flagged QPs (k, and any ρ change still pending) */
+        const int flag = 1;
+        if (st == GALA_OK) st = gala_buffer_write(s->b_refactor, (size_t)s->slot[k], 1, &flag);
+        if (st == GALA_OK) st = s->ls->ops->update_rho(s->ls, s);
+    } else {
+        if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
+        if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
+        if (st == GALA_OK) s->k_stale = 0;
+    }
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = gala_qp_read_hstat(s);
     if (st == GALA_OK) st = gala_qp_read_factor_status(s);
