@@ -362,14 +362,15 @@ START_TEST(buffers_park_and_unpark)
     ck_assert(!gala_buffers_parked(ctx, &owner));
     /* a transfer fault at the second of the two reads of parking: nothing moves */
     gala_fault_arm(GALA_FAULT_TRANSFER, 2);
-    ck_assert_int_eq(gala_buffers_park(ctx, &owner, NULL, 0, NULL), GALA_ERR_DEVICE);
+    ck_assert_int_eq(gala_buffers_park(ctx, &owner, NULL, 0, 0, NULL), GALA_ERR_DEVICE);
     ck_assert_int_eq(gala_fault_pending(GALA_FAULT_TRANSFER), 0);
     gala_fault_arm(GALA_FAULT_TRANSFER, 0);
     ck_assert(!gala_buffers_parked(ctx, &owner));
     TU_OK(ctx, gala_context_stats(ctx, &s1));
     ck_assert_uint_eq(s1.bytes_live, s0.bytes_live);
     size_t hb = 0;
-    TU_OK(ctx, gala_buffers_park(ctx, &owner, &k, 1, &hb));
+    /* page-locked host copies where the backend has them (OpenCL, CUDA; plain on the host) */
+    TU_OK(ctx, gala_buffers_park(ctx, &owner, &k, 1, 1, &hb));
     ck_assert(gala_buffers_parked(ctx, &owner) && !gala_buffers_parked(ctx, &other));
     ck_assert_uint_eq(hb, gala_dtype_size(dt) * N); /* a's contents; k's were dropped */
     TU_OK(ctx, gala_context_stats(ctx, &s1));
@@ -407,7 +408,7 @@ START_TEST(buffers_park_and_unpark)
     tu_download(free_b, 0, w, 4);
     for (int i = 0; i < 4; ++i) ck_assert(w[i] == v[200 + i]);
     /* a parked buffer freed: its host copy goes, the counters stay right */
-    TU_OK(ctx, gala_buffers_park(ctx, &owner, NULL, 0, NULL));
+    TU_OK(ctx, gala_buffers_park(ctx, &owner, NULL, 0, 1, NULL));
     gala_buffer_free(a);
     gala_buffer_free(k);
     gala_buffer_free(o);

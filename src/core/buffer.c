@@ -1,5 +1,7 @@
 /* Device buffers: typed, element-addressed, owned by one context. */
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -95,6 +97,53 @@ gala_status gala_buffer_wrap(gala_context *ctx, gala_dtype dtype, size_t count, 
     return GALA_OK;
 }
 
+/* Page-locked host copies of the whole process, in bytes, and their bound: a quarter of the
+ * host's memory (memory the system can no longer page out or give to others). */
+static atomic_size_t pinned_bytes;
+
+static int pin_room(size_t bytes)
+{
+    static size_t cap;
+    if (!cap) {
+        const long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        cap = pages > 0 && psz > 0 ? (size_t)pages / 4 * (size_t)psz : 1;
+    }
+    size_t was = atomic_fetch_add(&pinned_bytes, bytes);
+    if (was + bytes <= cap) return 1;
+    atomic_fetch_sub(&pinned_bytes, bytes);
+    return 0;
+}
+
+/* A buffer's host copy for parking: page-locked where asked, the backend has it and the
+ * process's page-locked copies stay within their bound; else plain memory. */
+static void *host_copy_alloc(gala_context *ctx, gala_buffer *b, int pinned)
+{
+    void *p = NULL, *h = NULL;
+    b->pinned = 0;
+    if (pinned && ctx->ops->host_alloc && pin_room(b->bytes)) {
+        if (ctx->ops->host_alloc(ctx, b->bytes, &p, &h) == GALA_OK) {
+            b->host_pin = h;
+            b->pinned = 1;
+            return b->host_copy = p;
+        }
+        atomic_fetch_sub(&pinned_bytes, b->bytes);
+        gala_error_clear(ctx); /* a refusal: plain memory serves */
+    }
+    return b->host_copy = gala_malloc(b->bytes);
+}
+
+static void host_copy_free(gala_buffer *b)
+{
+    if (b->pinned) {
+        b->ctx->ops->host_free(b->ctx, b->host_copy, b->host_pin);
+        atomic_fetch_sub(&pinned_bytes, b->bytes);
+    } else {
+        gala_free(b->host_copy);
+    }
+    b->host_copy = b->host_pin = NULL;
+    b->pinned = 0;
+}
+
 gala_status gala_buffer_free(gala_buffer *b)
 {
     if (!b) return GALA_OK;
@@ -104,7 +153,7 @@ gala_status gala_buffer_free(gala_buffer *b)
     if (b->owned && !b->parked) ctx->ops->mem_free(ctx, b->handle);
     ctx->stats.buffers_live--;
     if (!b->parked) ctx->stats.bytes_live -= b->bytes;
-    gala_free(b->host_copy);
+    host_copy_free(b);
     gala_free(b);
     return GALA_OK;
 }
@@ -267,13 +316,13 @@ static int dropped(const gala_buffer *b, gala_buffer *const *drop, int ndrop)
  * steps. A buffer keeps its host copy once made (freed with the buffer): the next park of
  * a large batch reuses it instead of allocating and first-touching gigabytes again. */
 gala_status gala_buffers_park(gala_context *ctx, const void *owner, gala_buffer *const *drop,
-                              int ndrop, size_t *host_bytes)
+                              int ndrop, int pinned, size_t *host_bytes)
 {
     gala_status st = GALA_OK;
     for (gala_buffer *b = ctx->buffers; b && st == GALA_OK; b = b->next) {
         if (!parkable(b, owner) || b->parked || dropped(b, drop, ndrop)) continue;
         if (b->host_copy && b->host_current) continue; /* its host copy holds it already */
-        if (!b->host_copy) b->host_copy = gala_malloc(b->bytes);
+        if (!b->host_copy) host_copy_alloc(ctx, b, pinned);
         if (!b->host_copy)
             st = gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "parking a buffer: no host memory for "
                             "%zu bytes", b->bytes);
@@ -291,10 +340,8 @@ gala_status gala_buffers_park(gala_context *ctx, const void *owner, gala_buffer 
             b->handle = NULL;
             b->parked = 1;
             ctx->stats.bytes_live -= b->bytes;
-            if (dropped(b, drop, ndrop)) { /* its contents go: no stale copy may stand in */
-                gala_free(b->host_copy);
-                b->host_copy = NULL;
-            }
+            if (dropped(b, drop, ndrop)) /* its contents go: no stale copy may stand in */
+                host_copy_free(b);
             b->host_current = b->host_copy != NULL;
         }
         if (b->host_copy && !dropped(b, drop, ndrop)) hb += b->bytes;

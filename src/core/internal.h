@@ -51,6 +51,8 @@ struct gala_buffer {
      * copy of its contents (NULL: the contents were dropped) */
     const void *owner;
     void *host_copy;
+    void *host_pin; /* pinned = 1: the host copy is page-locked, host_pin its backend handle */
+    int pinned;
     int parked;
     /* the host copy holds what the device memory holds: made by the last park or unpark,
      * and no operation has written the buffer on the device since (so the next park need
@@ -247,11 +249,13 @@ GALA_INTERNAL int gala_same_memory(const struct gala_context *a, const struct ga
 GALA_INTERNAL const void *gala_buffer_owner(struct gala_context *ctx, const void *owner);
 /** Park every buffer of owner (wrapped ones excepted): its contents go to host memory (the
  *  ndrop buffers of drop[] lose theirs), its device memory is released; all or nothing (on
- *  failure every buffer stays where it was).
+ *  failure every buffer stays where it was). pinned: a host copy made now is page-locked
+ *  where the backend has such memory (transfers at the bus's speed; plain memory where the
+ *  backend has none or refuses).
  *  *host_bytes (may be NULL) receives the host bytes the owner's parked buffers hold. */
 GALA_INTERNAL gala_status gala_buffers_park(struct gala_context *ctx, const void *owner,
                                             struct gala_buffer *const *drop, int ndrop,
-                                            size_t *host_bytes);
+                                            int pinned, size_t *host_bytes);
 /** Give every parked buffer of owner device memory and its contents back (a dropped one:
  *  memory only, contents undefined), all or nothing. A buffer keeps its host copy for the
  *  next park (released with the buffer). */

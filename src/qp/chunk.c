@@ -70,6 +70,7 @@ typedef struct qp_dev {
     int nslot;          /* 1, or 2 (qp.chunk_slots): chunks resident at once */
     qp_slot slot[2];
     int keep_k;         /* parked chunks keep their K (qp.park_k, host memory allowing) */
+    int pinned;         /* parked chunks' host copies page-locked (qp.park_pinned) */
     int cur, done, part; /* a solve's progress: the chunk, QPs of the earlier chunks, QPs
                           * the chunk finished */
     int turn;           /* a solve: the position in the device's order whose chunk may
@@ -297,7 +298,8 @@ static gala_status chunk_park(gala_qp_solver *o, int c)
     gala_buffer *drop =
         !dv->keep_k && in->ls && in->ls->ops == &gala_qp_linsys_dense ? in->ls->K : NULL;
     const double t0 = gala_now();
-    gala_status st = gala_buffers_park(in->ctx, in, &drop, drop ? 1 : 0, &ch->host_bytes);
+    gala_status st =
+        gala_buffers_park(in->ctx, in, &drop, drop ? 1 : 0, dv->pinned, &ch->host_bytes);
     const double dt = gala_now() - t0;
     if (o->in_solve) sl->xfer_solve += dt;
     else sl->xfer_setup += dt;
@@ -788,6 +790,7 @@ gala_status gala_qp_chunked_setup(gala_qp_solver *s, const gala_qp_problem *pb, 
             cs->c[c].slot = (c - cat[d]) % dv->nslot;
         }
         dv->keep_k = keep_k(s, ctxs[d], at[d], at[d + 1], ops == &gala_qp_linsys_dense || decide);
+        dv->pinned = (int)gala_tuned(ctxs[d], s->dt)->qp.park_pinned;
     }
     gala_free(slots);
     for (int c = 0; c < nch; ++c) {
