@@ -1,7 +1,8 @@
 /*
  * Per-QP rules of the QP solver that the kernels (cl/qp/) and the host kernels
- * (src/device/host/k_qp.c) both run, written once: the state words' resets and the
- * adaptive-ρ step (its ρ estimate, the decision to change ρ, the ladder's step). Included
+ * (src/device/host/k_qp.c) both run, written once: the state words' resets, the
+ * termination status of a check and the adaptive-ρ step (its ρ estimate, the decision to
+ * change ρ, the ladder's step). Included
  * after cl/qp_abi.h (cl/qp/common.clh, k_qp.c), in the subset of C that C11 and OpenCL C
  * have in common, with QP_REAL_C giving REALs on both sides.
  *
@@ -39,6 +40,73 @@
     if (!keep) st[QP_S_RUNG] = rung0;                                                    \
     st[QP_S_SEEN] = QP_RUNG_BIT(st[QP_S_RUNG]);                                          \
     st[QP_S_REVISIT] = 0
+
+/* A shared-strategy QP b whose row kinds were compared with the batch's (first: the first
+ * row that differs, or -1): INVALID (12) with hstat = QP_H_KIND + first, or such an earlier
+ * mark (gone after an update) cleared; invalid data (QP_H_HOST) stay so whatever the kinds.
+ * idx_t: the side's index type for the state array (gidx, ptrdiff_t). */
+#define QP_KIND_MARK(hstat, state, b, first, idx_t)                                      \
+    if (hstat[b] == QP_H_HOST) return;                                                   \
+    if (first >= 0) {                                                                    \
+        hstat[b] = QP_H_KIND + first;                                                    \
+        state[(idx_t)b * QP_NSTATE + QP_S_STATUS] = 12;                                  \
+    } else if (hstat[b] >= QP_H_KIND) {                                                  \
+        hstat[b] = 0;                                                                    \
+        state[(idx_t)b * QP_NSTATE + QP_S_STATUS] = 0;                                   \
+    }
+
+/* ------------------------------------------------------------------ termination */
+
+/* A QP's status at a termination check (when: check || final_status) and at the last
+ * iteration (final_status: the status a QP still running gets there, else 0), OSQP's tests
+ * on the residuals of the check: NON_CVX (9) where a residual is NaN or above infty; else
+ * SOLVED (1), PRIMAL_INFEASIBLE (3) or DUAL_INFEASIBLE (5) at the exact tolerances, and at
+ * the last iteration a second pass at ten times them (2, 4, 6: the inaccurate ones), else
+ * final_status; written to st[QP_S_STATUS]. Declares status and exact (the exact pass's
+ * verdict, which the adaptive-ρ step reads). The check's sums: ptol, dtol (the tolerances'
+ * relative parts), ndy_of, lhs, atdy (δy's norm, its support-function sign and ‖Aᵀδy‖),
+ * ndx_of, qdx, pdx (δx's norm, qᵀδx, ‖Pδx‖), VIOL(pass) (a function-like macro: A·δx's
+ * violations at pass's tolerance), xpx, qx, sup (xᵀPx, qᵀx, the support function of y);
+ * c, cinv the cost scaling, U unscaled termination; QMAX, QABS the NaN-propagating max and
+ * the absolute value of the side's REAL; infty, divtol the limits as the side spells them. */
+#define QP_TERM_STATUS(when, st, final_status, prim, dual, m, U, c, cinv, dualgap, eps_abs,   \
+                       eps_rel, eps_pinf, eps_dinf, ptol, dtol, ndy_of, lhs, atdy, ndx_of, qdx, \
+                       pdx, VIOL, xpx, qx, sup, QMAX, QABS, infty, divtol)                   \
+    int status = 0, exact = 0;                                                           \
+    if (when) {                                                                          \
+        if (!(prim <= infty) || !(dual <= infty)) {                                      \
+            status = exact = 9;                                                          \
+        } else {                                                                         \
+            for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {       \
+                const REAL f = pass ? (REAL)10 : (REAL)1;                                \
+                const REAL ea = f * eps_abs, er = f * eps_rel;                           \
+                const REAL epi = f * eps_pinf, edi = f * eps_dinf;                       \
+                int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;                         \
+                if (m > 0) {                                                             \
+                    prim_ok = prim < ea + er * ptol;                                     \
+                    const REAL ndy = ndy_of;                                             \
+                    if (!prim_ok && ndy > divtol && lhs < 0)                             \
+                        pinf = atdy < epi * ndy;                                         \
+                }                                                                        \
+                const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * dtol;        \
+                const REAL ndx = ndx_of;                                                 \
+                if (!dual_ok && ndx > divtol && qdx < 0 &&                               \
+                    pdx < (U ? c : (REAL)1) * edi * ndx)                                 \
+                    dinf = VIOL(pass) == 0;                                              \
+                if (dualgap) {                                                           \
+                    const REAL s = U ? cinv : (REAL)1;                                   \
+                    const REAL gtol = ea + er * s * QMAX(QABS(xpx), QMAX(QABS(qx), QABS(sup))); \
+                    gap_ok = QABS(s * (xpx + qx + sup)) < gtol;                          \
+                }                                                                        \
+                if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;                 \
+                else if (pinf) status = pass ? 4 : 3;                                    \
+                else if (dinf) status = pass ? 6 : 5;                                    \
+                if (!pass) exact = status;                                               \
+            }                                                                            \
+            if (!status && final_status) status = final_status;                          \
+        }                                                                                \
+        st[QP_S_STATUS] = status;                                                        \
+    }
 
 /* ------------------------------------------------------------------ adaptive ρ */
 

@@ -628,41 +628,12 @@ KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
             inf[QP_I_GAP] = cinv * (xpx + qx + sup);
             /* the status: at a termination check (check) and at the last iteration
              * (final_status); `exact` is that of the exact tolerances, before the ×10 pass */
-            int status = 0, exact = 0;
-            if (check || final_status) {
-                if (!(prim <= QP_INFTY) || !(dual <= QP_INFTY)) {
-                    status = exact = 9;
-                } else {
-                    for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
-                        const REAL f = pass ? (REAL)10 : (REAL)1;
-                        const REAL ea = f * eps_abs, er = f * eps_rel;
-                        const REAL epi = f * eps_pinf, edi = f * eps_dinf;
-                        int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
-                        if (m > 0) {
-                            prim_ok = prim < ea + er * R[R_PTOL];
-                            const REAL ndy = R[R_NDY];
-                            if (!prim_ok && ndy > QP_DIVTOL && R[R_LHS] < 0)
-                                pinf = R[R_ATDY] < epi * ndy;
-                        }
-                        const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * R[R_DTOL];
-                        const REAL ndx = R[R_NDX];
-                        if (!dual_ok && ndx > QP_DIVTOL && R[R_QDX] < 0 &&
-                            R[R_PDX] < (U ? c : (REAL)1) * edi * ndx)
-                            dinf = R[pass ? R_VIOL1 : R_VIOL0] == 0;
-                        if (dualgap) {
-                            const REAL s = U ? cinv : (REAL)1;
-                            const REAL gtol = ea + er * s * qp_max(qp_abs(xpx), qp_max(qp_abs(qx), qp_abs(sup)));
-                            gap_ok = qp_abs(s * (xpx + qx + sup)) < gtol;
-                        }
-                        if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
-                        else if (pinf) status = pass ? 4 : 3;
-                        else if (dinf) status = pass ? 6 : 5;
-                        if (!pass) exact = status;
-                    }
-                    if (!status && final_status) status = final_status;
-                }
-                st[QP_S_STATUS] = status;
-            }
+#define QP_VIOL_(pass) R[pass ? R_VIOL1 : R_VIOL0]
+            QP_TERM_STATUS(check || final_status, st, final_status, prim, dual, m, U, c, cinv,
+                           dualgap, eps_abs, eps_rel, eps_pinf, eps_dinf, R[R_PTOL], R[R_DTOL],
+                           R[R_NDY], R[R_LHS], R[R_ATDY], R[R_NDX], R[R_QDX], R[R_PDX], QP_VIOL_,
+                           xpx, qx, sup, qp_max, qp_abs, QP_INFTY, QP_DIVTOL);
+#undef QP_VIOL_
             /* adaptive ρ and the ρ estimate (cl/qp_rules.h) */
             const REAL rho = crho[lid];
             QP_RHO_BALANCE(pn, dn, ratio, R[R_PRIMS], R[R_PTOLS], R[R_DUALS], R[R_DTOLS]);

@@ -69,14 +69,7 @@ KERNEL void qp_reset(GALA_PARAMS(QP_ARGS_reset))
  * (gone after an update) cleared; invalid data (QP_H_HOST) stay so whatever the kinds. */
 DEVFN void qp_kind_mark(GLOBAL int *hstat, GLOBAL int *state, const int b, const int first)
 {
-    if (hstat[b] == QP_H_HOST) return;
-    if (first >= 0) {
-        hstat[b] = QP_H_KIND + first;
-        state[(gidx)b * QP_NSTATE + QP_S_STATUS] = 12;
-    } else if (hstat[b] >= QP_H_KIND) {
-        hstat[b] = 0;
-        state[(gidx)b * QP_NSTATE + QP_S_STATUS] = 0;
-    }
+    QP_KIND_MARK(hstat, state, b, first, gidx);
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -633,14 +633,7 @@ static int SUF(kind)(REAL lv, REAL uv, int rho_is_vec)
  * cleared; invalid data (H_HOST) stay so whatever the kinds. */
 static void SUF(kind_mark)(int *hstat, int *state, int b, int first)
 {
-    if (hstat[b] == QP_H_HOST) return;
-    if (first >= 0) {
-        hstat[b] = QP_H_KIND + first;
-        state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 12;
-    } else if (hstat[b] >= QP_H_KIND) {
-        hstat[b] = 0;
-        state[(ptrdiff_t)b * QP_NSTATE + QP_S_STATUS] = 0;
-    }
+    QP_KIND_MARK(hstat, state, b, first, ptrdiff_t); /* cl/qp_rules.h */
 }
 
 static void SUF(qp_shared_apply_item)(const gala_host_launch *L, const void *arg, long gi, void *wk,
@@ -1705,7 +1698,7 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
      * per matrix entry that reads them (the scratch of the iterations, free now; qp_unscale
      * writes the results there after the checks) */
     for (int j = 0; j < n; ++j) w2[j] = x[j] - xp[j];
-    REAL prim = 0, prims = 0, ptol = 0, ptols = 0, sup = 0, ndy = 0, lhs = 0;
+    REAL prim = 0, prims = 0, ptol = 0, ptols = 0, sup = 0, ndyv = 0, lhs = 0;
     for (int i = 0; i < m; ++i) {
         REAL ax = 0;
         for (int k = Ap[i]; k < Ap[i + 1]; ++k) ax += Av[k] * x[Ac[k]];
@@ -1721,10 +1714,10 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         sup += SUF(support)(ypp, l[i], u[i]);
         const REAL dyp = SUF(polar)(y[i] - yp[i], l[i], u[i]);
         w[i] = dyp;
-        ndy = SUF(qmax)(ndy, SUF(qabs)(dyp) * (U ? E[i] : (REAL)1));
+        ndyv = SUF(qmax)(ndyv, SUF(qabs)(dyp) * (U ? E[i] : (REAL)1));
         lhs += SUF(support)(dyp, l[i], u[i]);
     }
-    REAL dual = 0, duals = 0, dtol = 0, dtols = 0, xpx = 0, qx = 0, ndx = 0, qdx = 0, atdyn = 0, pdxn = 0;
+    REAL dual = 0, duals = 0, dtol = 0, dtols = 0, xpx = 0, qx = 0, ndxv = 0, qdx = 0, atdyn = 0, pdxn = 0;
     for (int j = 0; j < n; ++j) {
         REAL px = 0, aty = 0, atdy = 0, pdx = 0;
         for (int k = Pp[j]; k < Pp[j + 1]; ++k) {
@@ -1747,13 +1740,13 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
         const REAL dx = x[j] - xp[j];
         xpx += x[j] * px;
         qx += q[j] * x[j];
-        ndx = SUF(qmax)(ndx, SUF(qabs)(dx) * (U ? D[j] : (REAL)1));
+        ndxv = SUF(qmax)(ndxv, SUF(qabs)(dx) * (U ? D[j] : (REAL)1));
         qdx += q[j] * dx;
         atdyn = SUF(qmax)(atdyn, SUF(qabs)(atdy) * sc);
         pdxn = SUF(qmax)(pdxn, SUF(qabs)(pdx) * sc);
     }
     REAL viol[2] = {0, 0};
-    const REAL tols[2] = {eps_dinf * ndx, 10 * eps_dinf * ndx};
+    const REAL tols[2] = {eps_dinf * ndxv, 10 * eps_dinf * ndxv};
     for (int i = 0; i < m; ++i) {
         REAL adx = 0;
         for (int k = Ap[i]; k < Ap[i + 1]; ++k) adx += Av[k] * w2[Ac[k]];
@@ -1772,39 +1765,15 @@ HQP_CLONES static void SUF(admm_one)(const gala_host_launch *L, int b, int do_it
     inf[QP_I_OBJ] = cinv * ((REAL)0.5 * xpx + qx);
     inf[QP_I_DOBJ] = cinv * ((REAL)-0.5 * xpx - sup);
     inf[QP_I_GAP] = cinv * (xpx + qx + sup);
-    /* the status: at a termination check (check) and at the last iteration (final_status);
-     * `exact` is that of the exact tolerances, before the ×10 pass of the final check */
+    /* the status: at a termination check (check) and at the last iteration (final_status),
+     * cl/qp_rules.h; `exact` is that of the exact tolerances, before the ×10 pass */
     const int check = HINT(21);
-    int status = 0, exact = 0;
-    if (check || final_status) {
-        if (!(prim <= (REAL)QP_INFTY) || !(dual <= (REAL)QP_INFTY)) {
-            status = exact = 9;
-        } else {
-            for (int pass = 0; pass < (final_status ? 2 : 1) && !status; ++pass) {
-                const REAL f = pass ? (REAL)10 : (REAL)1;
-                const REAL ea = f * eps_abs, er = f * eps_rel, epi = f * eps_pinf, edi = f * eps_dinf;
-                int prim_ok = 1, pinf = 0, dinf = 0, gap_ok = 1;
-                if (m > 0) {
-                    prim_ok = prim < ea + er * ptol;
-                    if (!prim_ok && ndy > (REAL)QP_DIVTOL && lhs < 0) pinf = atdyn < epi * ndy;
-                }
-                const int dual_ok = dual < ea + er * (U ? cinv : (REAL)1) * dtol;
-                if (!dual_ok && ndx > (REAL)QP_DIVTOL && qdx < 0 && pdxn < (U ? c : (REAL)1) * edi * ndx)
-                    dinf = viol[pass] == 0;
-                if (dualgap) {
-                    const REAL s = U ? cinv : (REAL)1;
-                    const REAL gtol = ea + er * s * SUF(qmax)(SUF(qabs)(xpx), SUF(qmax)(SUF(qabs)(qx), SUF(qabs)(sup)));
-                    gap_ok = SUF(qabs)(s * (xpx + qx + sup)) < gtol;
-                }
-                if (prim_ok && dual_ok && gap_ok) status = pass ? 2 : 1;
-                else if (pinf) status = pass ? 4 : 3;
-                else if (dinf) status = pass ? 6 : 5;
-                if (!pass) exact = status;
-            }
-            if (!status && final_status) status = final_status;
-        }
-        st[QP_S_STATUS] = status;
-    }
+#define HQP_VIOL_(pass) viol[pass]
+    QP_TERM_STATUS(check || final_status, st, final_status, prim, dual, m, U, c, cinv, dualgap,
+                   eps_abs, eps_rel, eps_pinf, eps_dinf, ptol, dtol, ndyv, lhs, atdyn, ndxv, qdx,
+                   pdxn, HQP_VIOL_, xpx, qx, sup, SUF(qmax), SUF(qabs), (REAL)QP_INFTY,
+                   (REAL)QP_DIVTOL);
+#undef HQP_VIOL_
     /* adaptive ρ and the ρ estimate (cl/qp_rules.h) */
     QP_RHO_BALANCE(pn, dn, ratio, prims, ptols, duals, dtols);
     QP_RHO_ADAPT(!exact && adapt, pn, dn, ratio, rho, rho_tol, nrungs, lrho, rungok, st, inf, refac[b]);
