@@ -2,6 +2,8 @@
 its updates, warm starts and settings, on every target (host and OpenCL, float and double)."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -46,13 +48,63 @@ def random_qp(rng, n, m, density=0.4):
     return P, rng.standard_normal(n), A, l, u
 
 
+def exact_from_active_set(P, q, A, l, u, y, cut=1e-6):
+    """The exact optimum of a small strictly convex QP by a primal active-set search that
+    starts from the rows the multipliers y name (|y| > cut, at the bound y's sign names): the
+    KKT system of the working set solved directly; the most violated row added, or the row
+    whose multiplier has the wrong sign dropped, until the point is feasible, its multipliers
+    have the right signs and it is stationary; None if that does not happen in 50 steps."""
+    Pd, Ad = P.toarray(), A.toarray()
+    P = np.triu(Pd) + np.triu(Pd, 1).T  # osqp takes P's upper triangle
+    n, m = P.shape[0], A.shape[0]
+    work = {int(i): (1 if y[i] > 0 else -1) for i in np.flatnonzero(np.abs(y) > cut)}
+    for _ in range(50):
+        act = sorted(work)
+        b = np.array([u[i] if work[i] > 0 else l[i] for i in act])
+        k = len(act)
+        K = np.block([[P, Ad[act].T], [Ad[act], np.zeros((k, k))]])
+        try:
+            sol = np.linalg.solve(K, np.concatenate([-q, b]))
+        except np.linalg.LinAlgError:
+            return None
+        x, yy = sol[:n], np.zeros(m)
+        yy[act] = sol[n:]
+        ax = Ad @ x
+        viol = np.maximum(ax - u, l - ax)
+        if viol.max() > 1e-9:
+            i = int(np.argmax(viol))
+            work[i] = 1 if ax[i] > u[i] else -1
+            continue
+        wrong = [(yy[i] * -work[i], i) for i in act if l[i] < u[i] and yy[i] * work[i] < -1e-12]
+        if wrong:
+            work.pop(max(wrong)[1])
+            continue
+        if np.linalg.norm(P @ x + q + Ad.T @ yy, np.inf) > 1e-9:
+            return None
+        info = SimpleNamespace(status="solved", obj_val=0.5 * x @ P @ x + q @ x, iter=-1)
+        return SimpleNamespace(x=x, y=yy, info=info)
+    return None
+
+
+def osqp_solves(P, q, A, l, u, **settings) -> bool:
+    """Whether osqp itself solves the QP at these settings (no polishing)."""
+    o = osqp.OSQP()
+    o.setup(P, q, A, l, u, verbose=False, **settings)
+    return o.solve(raise_error=False).info.status == "solved"
+
+
 def osqp_solution(P, q, A, l, u):
-    """The reference: osqp at tight tolerances, polished."""
+    """The reference: osqp at tight tolerances, polished. Where osqp itself stops short of
+    them (max_iter 200000 on a 2-variable QP with a weakly active row, GALA_TEST_SEED
+    696391878533), the exact optimum of the active set its multipliers name, checked."""
     o = osqp.OSQP()
     o.setup(P, q, A, l, u, verbose=False, eps_abs=1e-8, eps_rel=1e-8, max_iter=200000,
             polishing=True)
     r = o.solve(raise_error=False)
-    assert r.info.status == "solved"
+    if r.info.status != "solved":
+        exact = exact_from_active_set(P, q, A, l, u, r.y)
+        assert exact is not None, f"osqp: {r.info.status}, and its active set gives no optimum"
+        return exact
     return r
 
 
@@ -121,11 +173,22 @@ def test_heterogeneous_batch(target, rng):
     # 7e-9 of OSQP's), which ends SOLVED_INACCURATE; the solution is checked either way
     ok = {gala.QPStatus.SOLVED} if target.dtype == np.float64 else \
         {gala.QPStatus.SOLVED, gala.QPStatus.SOLVED_INACCURATE}
+    # a QP that ADMM itself does not solve at these settings (osqp, in double, stops at
+    # max_iter: seen with ρ driven up and x crawling, dual residual 0.66 after 20000
+    # iterations at any eps, GALA_TEST_SEED=696391878533) says nothing of the batch: gala
+    # must only not call it solved far from the optimum; the others are checked in full
+    hard = []
     for i, qp in enumerate(qps):
         r = osqp_solution(*qp)
+        if not osqp_solves(*qp, **eps(target)):
+            hard.append(i)
+            if res.status[i] in ok:
+                np.testing.assert_allclose(res.x[i], r.x, atol=tol(target) * 10)
+            continue
         assert res.status[i] in ok, (i, res.status_string[i])
         assert res.x[i].shape == r.x.shape and res.y[i].shape == r.y.shape
         np.testing.assert_allclose(res.x[i], r.x, atol=tol(target) * 10)
+    assert len(hard) <= 3, f"osqp does not solve QPs {hard}: the generator's batch is off"
     # dicts and gala's own problems are taken too. The portfolio QP stalls near 6e-4 in float
     # (its dense K⁻¹ in float32: SOLVED_INACCURATE on the host, MAX_ITER_REACHED on NVIDIA's
     # OpenCL at eps 1e-4), so float asks it for 1e-3, which every float device reaches.
