@@ -164,6 +164,38 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
     return st;
 }
 
+/* After new matrix values: scale the QP again, whole (as OSQP rescales the whole problem),
+ * and refactor it: every QP for k = -1 or shared matrices, else QP k alone (m0: its
+ * metadata), so that the others' state (status, iterations, ρ) stays what it was, as when
+ * they are in another chunk. The device's q, l, u are scaled: the host copies go up again
+ * first. */
+static gala_status rescale_refactor(gala_qp_solver *s, int k, const int *m0)
+{
+    gala_status st = GALA_OK;
+    const int one = k >= 0 && !s->same_data;
+    const size_t xo = one ? (size_t)m0[QP_M_XO] : 0, zo = one ? (size_t)m0[QP_M_ZO] : 0;
+    const size_t nx = one ? (size_t)m0[QP_M_N] : s->ntot, nz = one ? (size_t)m0[QP_M_M] : s->mtot;
+    if (nx) st = gala_qp_write_real(s, s->b_nvec, QP_V_Q * s->ntot + xo, nx, s->host.q + xo);
+    if (st == GALA_OK && nz) st = gala_qp_write_real(s, s->b_mvec, QP_V_L * s->mtot + zo, nz, s->host.l + zo);
+    if (st == GALA_OK && nz) st = gala_qp_write_real(s, s->b_mvec, QP_V_U * s->mtot + zo, nz, s->host.u + zo);
+    gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
+    gala_buffer *list = NULL;
+    int nlist = 0;
+    if (st == GALA_OK && one) st = slot_list(s, k, &list, &nlist);
+    if (st == GALA_OK) st = gala_qp_device_scale(s, 1, list, nlist);
+    gala_qp_prof(s, GALA_QP_PHASE_SCALE);
+    if (st != GALA_OK) return st;
+    if (one) { /* the flagged QPs (k, and any ρ change still pending) */
+        const int flag = 1;
+        GALA_TRY(gala_buffer_write(s->b_refactor, (size_t)s->slot[k], 1, &flag));
+        return s->ls->ops->update_rho(s->ls, s);
+    }
+    GALA_TRY(gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1));
+    GALA_TRY(s->ls->ops->update_matrices(s->ls, s));
+    s->k_stale = 0;
+    return GALA_OK;
+}
+
 gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, const double *Ax)
 {
     static const char fn[] = "gala_qp_update_matrices";
@@ -245,31 +277,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     }
     if (st == GALA_OK) st = gala_buffer_write(s->b_raw, rlo, rcount, rb);
     gala_free(rb);
-    /* scale the QP again, whole (as OSQP rescales the whole problem), and refactor it: every
-     * QP for k = -1 or shared matrices, else QP k alone, so that the others' state (status,
-     * iterations, ρ) stays what it was, as when they are in another chunk. The device's q,
-     * l, u are scaled: the host copies go up again first */
-    const int one = k >= 0 && !s->same_data;
-    const size_t xo = one ? (size_t)m0[QP_M_XO] : 0, zo = one ? (size_t)m0[QP_M_ZO] : 0;
-    const size_t nx = one ? (size_t)m0[QP_M_N] : s->ntot, nz = one ? (size_t)m0[QP_M_M] : s->mtot;
-    if (st == GALA_OK && nx) st = gala_qp_write_real(s, s->b_nvec, QP_V_Q * s->ntot + xo, nx, s->host.q + xo);
-    if (st == GALA_OK && nz) st = gala_qp_write_real(s, s->b_mvec, QP_V_L * s->mtot + zo, nz, s->host.l + zo);
-    if (st == GALA_OK && nz) st = gala_qp_write_real(s, s->b_mvec, QP_V_U * s->mtot + zo, nz, s->host.u + zo);
-    gala_qp_prof(s, GALA_QP_PHASE_UPLOAD);
-    gala_buffer *list = NULL;
-    int nlist = 0;
-    if (st == GALA_OK && one) st = slot_list(s, k, &list, &nlist);
-    if (st == GALA_OK) st = gala_qp_device_scale(s, 1, list, nlist);
-    gala_qp_prof(s, GALA_QP_PHASE_SCALE);
-    if (one) { /* the flagged QPs (k, and any ρ change still pending) */
-        const int flag = 1;
-        if (st == GALA_OK) st = gala_buffer_write(s->b_refactor, (size_t)s->slot[k], 1, &flag);
-        if (st == GALA_OK) st = s->ls->ops->update_rho(s->ls, s);
-    } else {
-        if (st == GALA_OK) st = gala_buffer_fill(s->b_refactor, 0, (size_t)s->nvalid, 1);
-        if (st == GALA_OK) st = s->ls->ops->update_matrices(s->ls, s);
-        if (st == GALA_OK) s->k_stale = 0;
-    }
+    if (st == GALA_OK) st = rescale_refactor(s, k, m0);
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = gala_qp_read_hstat(s);
     if (st == GALA_OK) st = gala_qp_read_factor_status(s);
