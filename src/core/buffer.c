@@ -1,7 +1,6 @@
 /* Device buffers: typed, element-addressed, owned by one context. */
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -103,11 +102,7 @@ static atomic_size_t pinned_bytes;
 
 static int pin_room(size_t bytes)
 {
-    static size_t cap;
-    if (!cap) {
-        const long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-        cap = pages > 0 && psz > 0 ? (size_t)pages / 4 * (size_t)psz : 1;
-    }
+    const size_t cap = gala_host_memory_bytes() / 4;
     size_t was = atomic_fetch_add(&pinned_bytes, bytes);
     if (was + bytes <= cap) return 1;
     atomic_fetch_sub(&pinned_bytes, bytes);

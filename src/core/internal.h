@@ -296,6 +296,8 @@ GALA_INTERNAL void gala_par(struct gala_context *ctx, int nthreads, long count, 
 /** Cores this process may run on (its CPU affinity, else the online CPUs), 1 to 64: the
  *  most threads gala_par can use. */
 GALA_INTERNAL int gala_cpu_count(void);
+/** The host's physical memory in bytes (0 when the system does not say). */
+GALA_INTERNAL size_t gala_host_memory_bytes(void);
 /** Stop and join a context's workers (gala_context_destroy). */
 GALA_INTERNAL void gala_pool_free(struct gala_pool *p);
 

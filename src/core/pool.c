@@ -46,6 +46,12 @@ int gala_cpu_count(void)
     return n > POOL_MAX ? POOL_MAX : (int)n;
 }
 
+size_t gala_host_memory_bytes(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : 0;
+}
+
 struct gala_pool;
 typedef struct {
     struct gala_pool *p;

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/internal.h"
 #include "qp_internal.h"
@@ -639,13 +638,13 @@ static gala_status setup_devices(gala_qp_solver *s, const gala_qp_problem *pb, c
 static int keep_k(const gala_qp_solver *s, const gala_context *ctx, int k0, int k1, int dense)
 {
     if (!dense || !gala_tuned(ctx, s->dt)->qp.park_k) return 0;
-    const long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || psz <= 0) return 0;
+    const size_t host = gala_host_memory_bytes();
+    if (!host) return 0;
     double kb = 0;
     for (int k = k0; k < k1; ++k)
         if (s->slot[k] >= 0) kb += (double)kalign((size_t)s->qp_n[k] * (size_t)s->qp_n[k]);
     kb *= (double)gala_dtype_size(s->dt);
-    return kb <= 0.25 * (double)pages * (double)psz;
+    return kb <= 0.25 * (double)host;
 }
 
 /* Whether two contexts' devices are of one kind: the same backend and, but on the host
@@ -1339,10 +1338,10 @@ static gala_status update_matrices_call(gala_qp_solver *o, int c, int kk, void *
     const fwd_args *a = arg;
     const qp_chunk *ch = &o->chunks->c[c];
     gala_qp_solver *in = ch->s;
-    gala_status st = kk >= 0 ? gala_qp_update_matrices(in, kk, a->a, a->b)
-                             : gala_qp_update_matrices(in, -1, a->a ? a->a + ch->po : NULL,
-                                                       a->b ? a->b + ch->ao : NULL);
-    return st; /* K is no longer stale where every QP of the chunk was factored again */
+    /* (the solver clears its k_stale where every QP of the chunk was factored again) */
+    return kk >= 0 ? gala_qp_update_matrices(in, kk, a->a, a->b)
+                   : gala_qp_update_matrices(in, -1, a->a ? a->a + ch->po : NULL,
+                                             a->b ? a->b + ch->ao : NULL);
 }
 
 gala_status gala_qp_chunked_update_matrices(gala_qp_solver *o, int k, const double *Px,

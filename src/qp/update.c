@@ -165,14 +165,14 @@ gala_status gala_qp_update_vectors(gala_qp_solver *s, int k, const double *q, co
 }
 
 /* After new matrix values: scale the QP again, whole (as OSQP rescales the whole problem),
- * and refactor it: every QP for k = -1 or shared matrices, else QP k alone (m0: its
- * metadata), so that the others' state (status, iterations, ρ) stays what it was, as when
+ * and refactor it: every QP for k = -1 or shared matrices, else QP k alone, so that the others' state (status, iterations, ρ) stays what it was, as when
  * they are in another chunk. The device's q, l, u are scaled: the host copies go up again
  * first. */
-static gala_status rescale_refactor(gala_qp_solver *s, int k, const int *m0)
+static gala_status rescale_refactor(gala_qp_solver *s, int k)
 {
     gala_status st = GALA_OK;
     const int one = k >= 0 && !s->same_data;
+    const int *m0 = s->meta + (size_t)(one ? s->slot[k] : 0) * QP_NMETA;
     const size_t xo = one ? (size_t)m0[QP_M_XO] : 0, zo = one ? (size_t)m0[QP_M_ZO] : 0;
     const size_t nx = one ? (size_t)m0[QP_M_N] : s->ntot, nz = one ? (size_t)m0[QP_M_M] : s->mtot;
     if (nx) st = gala_qp_write_real(s, s->b_nvec, QP_V_Q * s->ntot + xo, nx, s->host.q + xo);
@@ -277,7 +277,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     }
     if (st == GALA_OK) st = gala_buffer_write(s->b_raw, rlo, rcount, rb);
     gala_free(rb);
-    if (st == GALA_OK) st = rescale_refactor(s, k, m0);
+    if (st == GALA_OK) st = rescale_refactor(s, k);
     if (st == GALA_OK) st = gala_finish(s->ctx);
     if (st == GALA_OK) st = gala_qp_read_hstat(s);
     if (st == GALA_OK) st = gala_qp_read_factor_status(s);

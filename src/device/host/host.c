@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "host_kernels.h"
 
@@ -89,8 +88,7 @@ static gala_status h_open(gala_context *ctx, const gala_context_options *o, cons
     gala_strlcpy(in->device_version, "C11", sizeof in->device_version);
     in->is_gpu = 0;
     in->compute_units = threads;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    in->global_mem_bytes = (pages > 0 && psz > 0) ? (size_t)pages * (size_t)psz : 0;
+    in->global_mem_bytes = gala_host_memory_bytes();
     in->max_alloc_bytes = 0; /* no limit beyond malloc */
     in->local_mem_bytes = 1 << 16;
     in->max_work_group_size = 1024;
