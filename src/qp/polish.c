@@ -2,7 +2,7 @@
  * active constraints from the scaled z, y; solve the reduced KKT system
  *     [P̂ + δI   Â_actᵀ] [x̂]   [−q̂   ]
  *     [Â_act    −δI   ] [ŷ_a] = [b_act]
- * by an LDLᵀ (quasi-definite: no pivoting needed; dense storage, work only on the nonzeros)
+ * by a sparse LDLᵀ (quasi-definite: no pivoting needed)
  * with `polish_refine_iter` steps of iterative refinement against the unregularized matrix;
  * accept the result when its residuals are smaller, as OSQP does. */
 #include <math.h>
@@ -11,53 +11,87 @@
 
 #include "qp_polish.h"
 
-/* In-place LDLᵀ of a dense symmetric N×N (column-major, lower used); 0 or the failing column.
+/* Sparse LDLᵀ of the quasi-definite reduced KKT matrix K (no pivoting: every symmetric
+ * order of a quasi-definite matrix factors), up-looking, in its natural order (x first,
+ * then the active rows: P + δI eliminated first, the active rows' block then holds
+ * −δI − Â(P + δI)⁻¹Âᵀ, as banded as Â is). K is given by its upper triangle in CSC
+ * (kp, ki, kx: column j's rows ascending, the diagonal last and always present).
  *
- * Right-looking over each column's nonzeros: column k's L entries are formed once d_k is
- * known, and the product L(i,k)·L(j,k)·d_k is subtracted from every (i, j) where both are
- * nonzero. Entry (i, j) still receives its terms in increasing k and each term is the same
- * product as in the left-looking dot product L(i,j) = (K(i,j) − Σ_k L(i,k)L(j,k)d_k) / d_j,
- * so the factor is that one's to the bit; the terms left out are exact zeros (a KKT matrix
- * is sparse: for OSQP's benchmark QPs the work falls from O(N³) to a few percent of it).
- * The row indices of each column's nonzeros go to ci[cp[k]..cp[k+1]) (ascending), for the
- * solves. */
-static int ldlt(int N, double *K, double *d, int *cp, int *ci)
+ *   lsym:  the elimination tree (parent) and the number of nonzeros of each column of L
+ *          (lnz), from the pattern alone: row k of L is the set of nodes reached from the
+ *          rows i < k of K's column k by climbing the tree, each reached once (flag).
+ *   lnum:  row k of L by a sparse triangular solve L(0:k,0:k) D y = K(0:k, k) over that
+ *          reach, in topological order; d_k = K(k,k) − Σ y_i L(k,i). Column i's rows are
+ *          appended in increasing k (sorted). Work: the factor's flops, not N².
+ * Workspace in ints: parent, lnz, flag, stack, pattern (N each); in doubles: y (N, zero
+ * on entry and exit). */
+static void lsym(int N, const int *kp, const int *ki, int *parent, int *lnz, int *flag)
 {
-    cp[0] = 0;
     for (int k = 0; k < N; ++k) {
-        double dk = K[(size_t)k * N + k];
+        parent[k] = -1;
+        flag[k] = k;
+        lnz[k] = 0;
+        for (int e = kp[k]; e < kp[k + 1]; ++e)
+            for (int i = ki[e]; i < k && flag[i] != k; i = parent[i]) {
+                if (parent[i] == -1) parent[i] = k;
+                lnz[i]++;
+                flag[i] = k;
+            }
+    }
+}
+
+/* 0, or the failing column + 1 (a zero or non-finite pivot) */
+static int lnum(int N, const int *kp, const int *ki, const double *kx, const int *parent,
+                const int *lp, int *lnz, int *li, double *lx, double *d, int *flag, int *stack,
+                int *pattern, double *y)
+{
+    for (int k = 0; k < N; ++k) {
+        int top = N;
+        flag[k] = k;
+        lnz[k] = 0;
+        for (int e = kp[k]; e < kp[k + 1]; ++e) {
+            int i = ki[e];
+            y[i] += kx[e];
+            int len = 0;
+            for (; i < k && flag[i] != k; i = parent[i]) {
+                stack[len++] = i;
+                flag[i] = k;
+            }
+            while (len > 0) pattern[--top] = stack[--len];
+        }
+        double dk = y[k];
+        y[k] = 0;
+        for (int t = top; t < N; ++t) {
+            const int i = pattern[t];
+            const double yi = y[i];
+            y[i] = 0;
+            const int e0 = lp[i], e1 = lp[i] + lnz[i];
+            for (int e = e0; e < e1; ++e) y[li[e]] -= lx[e] * yi;
+            const double lki = yi / d[i];
+            dk -= lki * yi;
+            li[e1] = k;
+            lx[e1] = lki;
+            lnz[i]++;
+        }
         if (dk == 0 || !isfinite(dk)) return k + 1;
         d[k] = dk;
-        double *Lk = K + (size_t)k * N;
-        int *idx = ci + cp[k], cnt = 0;
-        for (int i = k + 1; i < N; ++i)
-            if (Lk[i] != 0) {
-                Lk[i] /= dk;
-                idx[cnt++] = i;
-            }
-        cp[k + 1] = cp[k] + cnt;
-        for (int a = 0; a < cnt; ++a) {
-            int j = idx[a];
-            double ljk = Lk[j], *Kj = K + (size_t)j * N;
-            Kj[j] -= ljk * ljk * dk;
-            for (int b = a + 1; b < cnt; ++b) Kj[idx[b]] -= Lk[idx[b]] * ljk * dk;
-        }
     }
     return 0;
 }
 
-static void ldlt_solve(int N, const double *L, const double *d, const int *cp, const int *ci,
-                       double *b)
+/* b ← K⁻¹ b with K = L D Lᵀ (L by columns: lp, lnz, li, lx) */
+static void ldlt_solve(int N, const int *lp, const int *lnz, const int *li, const double *lx,
+                       const double *d, double *b)
 {
     for (int j = 0; j < N; ++j)
-        for (int e = cp[j]; e < cp[j + 1]; ++e) b[ci[e]] -= L[(size_t)j * N + ci[e]] * b[j];
+        for (int e = lp[j]; e < lp[j] + lnz[j]; ++e) b[li[e]] -= lx[e] * b[j];
     for (int j = 0; j < N; ++j) b[j] /= d[j];
     for (int j = N - 1; j >= 0; --j)
-        for (int e = cp[j]; e < cp[j + 1]; ++e) b[j] -= L[(size_t)j * N + ci[e]] * b[ci[e]];
+        for (int e = lp[j]; e < lp[j] + lnz[j]; ++e) b[j] -= lx[e] * b[li[e]];
 }
 
 int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *E, double c,
-                       const double *xs, const double *zs, const double *ys, const double *ls,
+                       const double *zs, const double *ys, const double *ls,
                        const double *us, double delta, int refine, double prim_res,
                        double dual_res, double *x, double *y, double *obj, double *prim_out,
                        double *dual_out)
@@ -77,104 +111,95 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
         return 2;
     }
     int N = n + na;
-    /* K0's entries: P's stored ones and those of A's active rows, both triangles */
-    int nz0 = 0;
-    for (int j = 0; j < n; ++j)
-        for (int e = p->P.p[j]; e < p->P.p[j + 1]; ++e) nz0 += p->P.i[e] == j ? 1 : 2;
-    for (int e = 0; e < p->A.p[n]; ++e) nz0 += act[p->A.i[e]] != 0 ? 2 : 0;
-    int *row = gala_malloc(sizeof(int) * (size_t)na);
-    int *pos = gala_malloc(sizeof(int) * (size_t)(m + 1));
-    double *K = gala_malloc(sizeof(double) * (size_t)N * (size_t)N);
-    double *dv = gala_malloc(sizeof(double) * (size_t)N), *b = gala_malloc(sizeof(double) * (size_t)N);
-    double *sol = gala_malloc(sizeof(double) * (size_t)N), *r = gala_malloc(sizeof(double) * (size_t)N);
-    double *ax = gala_calloc((size_t)(m + 1), sizeof(double)), *res = gala_calloc((size_t)n, sizeof(double));
-    /* the nonzeros of L's columns (at most N(N−1)/2); K0 by rows (kp, ki, kx: CSR, columns
-     * ascending) and the same entries by rows in any order (tc, tv) on the way there */
-    int *cp = gala_malloc(sizeof(int) * ((size_t)N + 1));
-    int *ci = gala_malloc(sizeof(int) * ((size_t)N * (size_t)(N - 1) / 2 + 1));
-    int *kp = gala_calloc((size_t)N + 2, sizeof(int)), *fill = gala_malloc(sizeof(int) * ((size_t)N + 1));
-    int *ki = gala_malloc(sizeof(int) * ((size_t)nz0 + 1)), *tc = gala_malloc(sizeof(int) * ((size_t)nz0 + 1));
-    double *kx = gala_malloc(sizeof(double) * ((size_t)nz0 + 1)), *tv = gala_malloc(sizeof(double) * ((size_t)nz0 + 1));
+    /* K0's upper triangle: P's stored entries (upper, rows ascending: validated) and those of
+     * A's active rows, plus room for every diagonal */
+    int nu = N;
+    nu += p->P.p[n];
+    for (int e = 0; e < p->A.p[n]; ++e) nu += act[p->A.i[e]] != 0;
+    /* one block of ints and one of doubles for everything but L (whose size the symbolic
+     * step gives): K's upper triangle by columns (up, ui, ux; K0's diagonal d0) and the
+     * factorization's workspace */
+    const size_t ni = (size_t)na + (size_t)(m + 1) + 2 * ((size_t)N + 2) + (size_t)nu + 5 * (size_t)N;
+    const size_t nd = 6 * (size_t)N + (size_t)(m + 1) + (size_t)n + (size_t)nu;
+    int *iw = gala_malloc(sizeof(int) * ni), *li = NULL;
+    double *dw = gala_calloc(nd, sizeof(double)), *lx = NULL;
     int rc = -2;
-    if (!row || !pos || !K || !dv || !b || !sol || !r || !ax || !res || !cp || !ci || !kp ||
-        !fill || !ki || !tc || !kx || !tv)
-        goto done;
+    if (!iw || !dw) goto done;
+    int *row = iw, *pos = row + na, *up = pos + (m + 1), *fill = up + (N + 2), *ui = fill + (N + 2);
+    int *parent = ui + nu, *lnz = parent + N, *flag = lnz + N, *stack = flag + N, *pattern = stack + N;
+    double *dv = dw, *b = dv + N, *sol = b + N, *r = sol + N, *yw = r + N, *d0 = yw + N;
+    double *ax = d0 + N, *res = ax + (m + 1), *ux = res + n;
     for (int i = 0, a = 0; i < m; ++i) {
         pos[i] = -1;
         if (act[i]) { row[a] = i; pos[i] = n + a; ++a; }
     }
-    /* unregularized K0 (symmetric) in the scaled space, the values as the dense K0 had them;
-     * K = K0 + diag(δ, −δ). Rows counted, then the entries bucketed by row (tc, tv), then
-     * by column in ascending row order (ki, kx): K0's columns with rows ascending, which
-     * are its rows with columns ascending */
+    /* unregularized K0 in the scaled space (d0: its diagonal), K = K0 + diag(δ, −δ), by the
+     * columns of its upper triangle, each with its rows ascending and the diagonal last:
+     * column j < n holds P's column j; column n + a the active row a of A (its columns j
+     * ascending: A's entries bucketed by active row) */
+    memset(fill, 0, sizeof(int) * ((size_t)N + 2));
+    for (int e = 0; e < p->A.p[n]; ++e)
+        if (pos[p->A.i[e]] >= 0) fill[pos[p->A.i[e]] + 1]++;
+    up[0] = 0;
     for (int j = 0; j < n; ++j) {
+        int o = up[j];
         for (int e = p->P.p[j]; e < p->P.p[j + 1]; ++e) {
-            int i = p->P.i[e];
-            kp[i + 1]++;
-            if (i != j) kp[j + 1]++;
-        }
-        for (int e = p->A.p[j]; e < p->A.p[j + 1]; ++e)
-            if (pos[p->A.i[e]] >= 0) {
-                kp[pos[p->A.i[e]] + 1]++;
-                kp[j + 1]++;
+            const int i = p->P.i[e];
+            const double v = c * D[i] * p->P.x[e] * D[j];
+            if (i == j) {
+                d0[j] = v;
+                continue;
             }
+            ui[o] = i;
+            ux[o++] = v;
+        }
+        ui[o] = j;
+        ux[o++] = d0[j] + delta;
+        up[j + 1] = o;
     }
-    for (int i = 0; i < N; ++i) kp[i + 1] += kp[i];
-    memcpy(fill, kp, sizeof(int) * (size_t)N);
-    for (int j = 0; j < n; ++j) {
-        for (int e = p->P.p[j]; e < p->P.p[j + 1]; ++e) {
-            int i = p->P.i[e];
-            double v = c * D[i] * p->P.x[e] * D[j];
-            tc[fill[i]] = j;
-            tv[fill[i]++] = v;
-            if (i != j) {
-                tc[fill[j]] = i;
-                tv[fill[j]++] = v;
-            }
-        }
+    for (int a = 0; a < na; ++a) {
+        const int k = n + a;
+        up[k + 1] = up[k] + fill[k + 1] + 1;
+        fill[k] = up[k];                 /* where its next entry goes */
+        ui[up[k + 1] - 1] = k;           /* its diagonal: K0's is 0 */
+        ux[up[k + 1] - 1] = -delta;
+    }
+    for (int j = 0; j < n; ++j)
         for (int e = p->A.p[j]; e < p->A.p[j + 1]; ++e) {
-            int i = p->A.i[e];
-            if (pos[i] < 0) continue;
-            double v = E[i] * p->A.x[e] * D[j];
-            tc[fill[pos[i]]] = j;
-            tv[fill[pos[i]]++] = v;
-            tc[fill[j]] = pos[i];
-            tv[fill[j]++] = v;
+            const int i = p->A.i[e], k = pos[i];
+            if (k < 0) continue;
+            ui[fill[k]] = j;
+            ux[fill[k]++] = E[i] * p->A.x[e] * D[j];
         }
-    }
-    memcpy(fill, kp, sizeof(int) * (size_t)N);
-    for (int i = 0; i < N; ++i)
-        for (int e = kp[i]; e < kp[i + 1]; ++e) {
-            ki[fill[tc[e]]] = i;
-            kx[fill[tc[e]]++] = tv[e];
-        }
-    /* K: the lower triangle, dense, column-major */
-    for (int j = 0; j < N; ++j) {
-        double *Kj = K + (size_t)j * N;
-        memset(Kj + j, 0, sizeof(double) * (size_t)(N - j));
-        for (int e = kp[j]; e < kp[j + 1]; ++e)
-            if (ki[e] >= j) Kj[ki[e]] = kx[e];
-    }
-    for (int j = 0; j < n; ++j) K[(size_t)j * N + j] += delta;
-    for (int a = 0; a < na; ++a) K[(size_t)(n + a) * N + n + a] -= delta;
     for (int j = 0; j < n; ++j) b[j] = -c * D[j] * p->q[j];
     for (int a = 0; a < na; ++a) {
         int i = row[a];
         b[n + a] = act[i] < 0 ? ls[i] : us[i];
     }
-    if (ldlt(N, K, dv, cp, ci)) {
-        rc = -2;
+    /* L: its pattern's size from the elimination tree, then the numeric factorization;
+     * fill is free again and holds L's column starts */
+    lsym(N, up, ui, parent, lnz, flag);
+    int *lp = fill;
+    lp[0] = 0;
+    for (int j = 0; j < N; ++j) lp[j + 1] = lp[j] + lnz[j];
+    li = gala_malloc(sizeof(int) * ((size_t)lp[N] + 1));
+    lx = gala_malloc(sizeof(double) * ((size_t)lp[N] + 1));
+    if (!li || !lx || lnum(N, up, ui, ux, parent, lp, lnz, li, lx, dv, flag, stack, pattern, yw))
         goto done;
-    }
     memcpy(sol, b, sizeof(double) * (size_t)N);
-    ldlt_solve(N, K, dv, cp, ci, sol);
+    ldlt_solve(N, lp, lnz, li, lx, dv, sol);
     for (int it = 0; it < refine; ++it) {
-        for (int i = 0; i < N; ++i) {
-            double v = b[i];
-            for (int e = kp[i]; e < kp[i + 1]; ++e) v -= kx[e] * sol[ki[e]];
-            r[i] = v;
+        /* r = b − K0·sol from K0's upper triangle (each off-diagonal entry twice) */
+        for (int j = 0; j < N; ++j) {
+            double v = b[j] - d0[j] * sol[j];
+            const double sj = sol[j];
+            for (int e = up[j]; e < up[j + 1] - 1; ++e) {
+                v -= ux[e] * sol[ui[e]];
+                r[ui[e]] -= ux[e] * sj;
+            }
+            r[j] = v;
         }
-        ldlt_solve(N, K, dv, cp, ci, r);
+        ldlt_solve(N, lp, lnz, li, lx, dv, r);
         for (int i = 0; i < N; ++i) sol[i] += r[i];
     }
     /* scaled polished iterates: ŷ from the active rows, then OSQP's projection trick
@@ -210,8 +235,10 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
              (du < dual_res && prim_res < 1e-10);
     rc = ok ? 1 : -1;
 done:
-    gala_free(act); gala_free(row); gala_free(pos); gala_free(K); gala_free(dv); gala_free(b); gala_free(sol); gala_free(r);
-    gala_free(ax); gala_free(res); gala_free(cp); gala_free(ci); gala_free(kp); gala_free(fill);
-    gala_free(ki); gala_free(tc); gala_free(kx); gala_free(tv);
+    gala_free(act);
+    gala_free(iw);
+    gala_free(dw);
+    gala_free(li);
+    gala_free(lx);
     return rc;
 }

@@ -5,13 +5,13 @@
 #include "core/internal.h"
 #include "gala/qp.h"
 
-/** Polish QP p from its scaled iterates (xs, zs, ys), scaled bounds (ls, us) and scaling
- *  (D, E, c). On success writes the unscaled polished x (n), y (m), objective and residuals.
+/** Polish QP p from its scaled iterates (zs, ys: they choose the active rows), scaled
+ *  bounds (ls, us) and scaling (D, E, c). On success writes the unscaled polished x (n), y (m), objective and residuals.
  *  Returns OSQP's status_polish: 1 success (x, y written), -1 not better (x, y written but
  *  to be discarded), 2 no active constraint, -2 linear-system failure or no memory. */
 GALA_INTERNAL int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *E,
-                                     double c, const double *xs, const double *zs,
-                                     const double *ys, const double *ls, const double *us,
+                                     double c, const double *zs, const double *ys,
+                                     const double *ls, const double *us,
                                      double delta, int refine, double prim_res, double dual_res,
                                      double *x, double *y, double *obj, double *prim_out,
                                      double *dual_out);

@@ -116,7 +116,7 @@ static void collect_range(void *arg, long b, long e, int tid)
  * iterates (sc: x, z, y, l, u, D, E in slot layout). */
 typedef struct {
     gala_qp_solver *s;
-    const double *xs, *zs, *ys, *ls, *us, *D, *E, *inf;
+    const double *zs, *ys, *ls, *us, *D, *E, *inf;
 } polish_job;
 
 static void polish_range(void *arg, long b, long e, int tid)
@@ -145,7 +145,7 @@ static void polish_range(void *arg, long b, long e, int tid)
         double tp0 = gala_now(), obj, pr, du;
         double *px = gala_malloc(sizeof(double) * (size_t)(n + m + 1));
         const double c = j->inf[(size_t)sl * QP_NINFO + QP_I_C];
-        int res = px ? gala_qp_polish_one(&v, j->D + xo, j->E + zo, c, j->xs + xo, j->zs + zo,
+        int res = px ? gala_qp_polish_one(&v, j->D + xo, j->E + zo, c, j->zs + zo,
                                           j->ys + zo, j->ls + zo, j->us + zo, s->set.delta,
                                           s->set.polish_refine_iter, in->prim_res, in->dual_res,
                                           px, px + n, &obj, &pr, &du)
@@ -168,10 +168,9 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     size_t nt = s->ntot, mt_ = s->mtot;
     double *buf = gala_malloc(sizeof(double) * (3 * nt + 5 * mt_ + 1));
     if (!buf) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
-    polish_job j = {s, buf, buf + nt, buf + nt + mt_, buf + nt + 2 * mt_, buf + nt + 3 * mt_,
+    polish_job j = {s, buf + nt, buf + nt + mt_, buf + nt + 2 * mt_, buf + nt + 3 * mt_,
                     buf + nt + 4 * mt_, buf + 2 * nt + 4 * mt_, inf};
-    gala_status st = gala_qp_read_real(s, s->b_nvec, QP_V_X * nt, nt, (double *)j.xs);
-    if (st == GALA_OK) st = gala_qp_read_real(s, s->b_nvec, QP_V_D * nt, nt, (double *)j.D);
+    gala_status st = gala_qp_read_real(s, s->b_nvec, QP_V_D * nt, nt, (double *)j.D);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Z * mt_, mt_, (double *)j.zs);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Y * mt_, mt_, (double *)j.ys);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_L * mt_, 2 * mt_, (double *)j.ls);
