@@ -755,6 +755,76 @@ START_TEST(no_fp64_path)
 }
 END_TEST
 
+/* The host path (sparse LDLᵀ of the whole adjoint system, for small systems) and the
+ * device path (batched Cholesky of its Schur complement) give one batch the same statuses
+ * and gradients: every QP on the device (qp.deriv_host_flops = 0), every QP on the host,
+ * and a batch split between them by the threshold. */
+START_TEST(host_and_device_paths)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for("qp_derivative_paths", _i);
+    enum { B = 40 };
+    dqp d[B];
+    gala_qp_problem pb[B];
+    size_t xo[B + 1], yo[B + 1];
+    xo[0] = yo[0] = 0;
+    for (int k = 0; k < B; ++k) {
+        random_qp(&r, &d[k], tu_int(&r, 1, NMAX), tu_int(&r, 2, MMAX));
+        pb[k] = to_problem(&d[k]);
+        xo[k + 1] = xo[k] + (size_t)d[k].n;
+        yo[k + 1] = yo[k] + (size_t)d[k].m;
+    }
+    const size_t ng = xo[B] + 2 * yo[B];
+    double *dx = malloc(sizeof(double) * xo[B]), *dy = malloc(sizeof(double) * yo[B]);
+    double *g = malloc(sizeof(double) * 3 * ng);
+    for (size_t j = 0; j < xo[B]; ++j) dx[j] = tu_normal(&r);
+    for (size_t i = 0; i < yo[B]; ++i) dy[i] = tu_normal(&r);
+    gala_qp_solver *sv = setup_solve(ctx, pb, B, dt);
+    long was;
+    TU_OK(ctx, gala_tune_get(ctx, "qp.deriv_host_flops", dt, &was));
+    /* all on the device; all on the host; split (systems of up to NMAX + MMAX rows: a
+     * threshold of 40 multiply-adds puts the smallest on the host) */
+    const long limit[3] = {0, 1L << 30, 40};
+    int stv[3][B];
+    for (int c = 0; c < 3; ++c) {
+        TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, limit[c]));
+        TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, dy));
+        TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, stv[c]));
+        double *gc = g + (size_t)c * ng;
+        for (size_t i = 0; i < ng; ++i) gc[i] = NAN;
+        TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, gc, gc + xo[B], gc + xo[B] + yo[B]));
+    }
+    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, was));
+    int ok = 0;
+    for (int k = 0; k < B; ++k) {
+        for (int c = 1; c < 3; ++c)
+            TU_ASSERT(stv[c][k] == stv[0][k], _i, "QP %d: derivative status %d on the device, "
+                      "%d with threshold %ld", k, stv[0][k], stv[c][k], limit[c]);
+        if (stv[0][k] != GALA_QP_DERIV_OK) continue;
+        ++ok;
+        double sc = 1;
+        for (int j = 0; j < d[k].n; ++j) sc = fmax(sc, fabs(g[xo[k] + (size_t)j]));
+        const size_t part[3][2] = {{xo[k], (size_t)d[k].n}, {xo[B] + yo[k], (size_t)d[k].m},
+                                   {xo[B] + yo[B] + yo[k], (size_t)d[k].m}};
+        for (int c = 1; c < 3; ++c)
+            for (int v = 0; v < 3; ++v)
+                for (size_t e = part[v][0]; e < part[v][0] + part[v][1]; ++e) {
+                    const double a = g[e], b = g[(size_t)c * ng + e];
+                    TU_ASSERT(fabs(a - b) <= 1e-8 * (sc + fabs(a)), _i, "QP %d: gradient entry "
+                              "%zu %.12g on the device, %.12g with threshold %ld", k, e, a, b,
+                              limit[c]);
+                }
+    }
+    TU_ASSERT(ok >= B / 2, _i, "only %d of %d derivatives OK", ok, B);
+    gala_qp_destroy(sv);
+    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    free(dx);
+    free(dy);
+    free(g);
+}
+END_TEST
+
 START_TEST(bad_calls)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -794,6 +864,7 @@ int main(void)
     tcase_add_loop_test(tc, singular_equalities, 0, nt);
     tcase_add_loop_test(tc, thousands_against_dense_reference, 0, nt);
     tcase_add_loop_test(tc, no_fp64_path, 0, nt);
+    tcase_add_loop_test(tc, host_and_device_paths, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);
     tu_release();

@@ -205,4 +205,5 @@ GALA_TUNE_KEY(qp, sparse_patterns, long, 0, 0, 1 << 30, "linsys AUTO: below qp.s
 GALA_TUNE_KEY(qp, chunk_slots, long, 2, 1, 2, "chunks of a batch larger than the device on it at once, each on a context and thread of its own (2: the next chunk's upload and refactorization overlap the current one's iterations, each chunk half the size; 1: one after another)")
 GALA_TUNE_KEY(qp, park_k, bool, 0, 0, 1, "a parked chunk keeps its dense K^-1 (or factor) in host memory and brings it back, instead of factoring it again (while the batch's K fit in a quarter of the host's memory)")
 GALA_TUNE_KEY(qp, park_pinned, bool, 1, 0, 1, "parked chunks' host copies are page-locked where the backend has such memory (transfers at the bus's speed, asynchronous; pinned once, at the first park), while the process's pinned copies stay within a quarter of the host's memory")
+GALA_TUNE_KEY(qp, deriv_host_flops, long, 500000, 0, 1 << 30, "adjoint derivative: a QP whose sparse LDL' factor of the adjoint system takes at most this many multiply-adds is differentiated on the host threads; larger ones by the device's batched Cholesky (0: every QP on the device)")
 GALA_TUNE_END(qp)

@@ -18,7 +18,9 @@
  * A's rows weighted by √ωᵢ, σ = ε, ρ = 1) and factored by the batched Cholesky of src/la,
  * for the whole batch, in double where the device has it; iterative refinement against the
  * unregularized Ks follows, with its residuals formed on the host in double (every QP on
- * the solver's host threads) and its corrections solved on the device. */
+ * the solver's host threads) and its corrections solved on the device. A QP whose system is
+ * small and sparse (qp.deriv_host_flops) is factored and refined on the host instead
+ * (host_one: the unreduced regularized system by qd_ldlt.c's sparse LDLᵀ). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@
 #include "core/internal.h"
 #include "gala/potrf.h"
 #include "gala/qp_derivative.h"
+#include "qd_ldlt.h"
 #include "qp_internal.h"
 
 #define DERIV_EPS 1e-6         /* regularization of the factored matrix (double) */
@@ -71,6 +74,7 @@ typedef struct {
     int *status;            /* d->status */
     double eps;
     int last;               /* the last refinement step: every running QP decides */
+    double host_flops;      /* qp.deriv_host_flops: the host path's largest factor */
     double *raw2;           /* weighted raw values: P's, then A's times √ωᵢ of their row */
     double *bx, *wx, *rx, *tx; /* n-vectors: rhs, solution, residual, device rhs / solution */
     double *gam, *dep, *dd, *bc, *wc, *rc, *av; /* m-vectors: γ, D + ε, D, rhs, solution,
@@ -258,6 +262,123 @@ static int gradients_of(const dq_batch *B, const dq_qp *p)
 static void nan_fill(double *v, size_t n)
 {
     for (size_t i = 0; i < n; ++i) v[i] = NAN;
+}
+
+/* The host path, for QPs whose adjoint system is small and sparse: the regularized system
+ *     K = [P + εI, Cᵀ; C, −(D + εI)]      (C: the active rows γᵢ aᵢᵀ, D = −S)
+ * factored by the sparse LDLᵀ of qd_ldlt.c (no Schur complement formed, no device round
+ * trip) and refined against the unregularized Ks as the device path refines (residual(),
+ * the same stopping rule and statuses): a correction Δ = K⁻¹ r is the device path's
+ * Δx = H⁻¹(r_x + Cᵀ(D + ε)⁻¹ r_c), Δc = (D + ε)⁻¹(C Δx − r_c). A QP whose factor would take
+ * more than qp.deriv_host_flops multiply-adds (Σ of its columns' nonzeros squared, from the
+ * elimination tree) is left running, for the device's batched Cholesky of H. */
+static void host_one(dq_batch *B, dq_qp *p, double max_flops)
+{
+    const int n = p->n, m = p->m;
+    const signed char *kind = B->kind + p->yo;
+    const double *gam = B->gam + p->yo, *dep = B->dep + p->yo;
+    double *wx = B->wx + p->xo, *wc = B->wc + p->yo, *rx = B->rx + p->xo, *rc = B->rc + p->yo;
+    int na = 0, nu = n + p->Pp[n];
+    for (int i = 0; i < m; ++i) na += kind[i] != ROW_NONE;
+    for (int e = 0; e < p->Ap[n]; ++e) nu += kind[p->Ai[e]] != ROW_NONE;
+    const int N = n + na;
+    nu += na;
+    /* ints: the active rows' indices and positions, K's columns (up, ui), the symbolic and
+     * numeric workspace; doubles: K's values, D, y, the right-hand side */
+    int *iw = gala_malloc(sizeof(int) * ((size_t)na + (size_t)m + 2 * ((size_t)N + 2) +
+                                         (size_t)nu + 5 * (size_t)N + 1));
+    double *dw = gala_calloc((size_t)nu + 3 * (size_t)N + 1, sizeof(double));
+    int *li = NULL;
+    double *lx = NULL;
+    if (!iw || !dw) goto out; /* left to the device path, which reports the memory */
+    int *arow = iw, *pos = arow + na, *up = pos + m, *fill = up + (N + 2), *ui = fill + (N + 2);
+    int *parent = ui + nu, *lnz = parent + N, *flag = lnz + N, *stack = flag + N, *pattern = stack + N;
+    double *ux = dw, *d = ux + nu, *y = d + N, *t = y + N;
+    for (int i = 0, a = 0; i < m; ++i) {
+        pos[i] = -1;
+        if (kind[i] != ROW_NONE) {
+            arow[a] = i;
+            pos[i] = n + a++;
+        }
+    }
+    /* K's upper triangle by columns, each with its rows ascending and the diagonal last:
+     * column j < n holds P's column j (upper, validated) + ε; column n + a the active row
+     * a of C (A's entries bucketed by active row, columns ascending) and −(D + ε) */
+    memset(fill, 0, sizeof(int) * ((size_t)N + 2));
+    for (int e = 0; e < p->Ap[n]; ++e)
+        if (pos[p->Ai[e]] >= 0) fill[pos[p->Ai[e]] + 1]++;
+    up[0] = 0;
+    for (int j = 0; j < n; ++j) {
+        int o = up[j];
+        double djj = 0;
+        for (int e = p->Pp[j]; e < p->Pp[j + 1]; ++e) {
+            if (p->Pi[e] == j) {
+                djj = p->Px[e];
+                continue;
+            }
+            ui[o] = p->Pi[e];
+            ux[o++] = p->Px[e];
+        }
+        ui[o] = j;
+        ux[o++] = djj + B->eps;
+        up[j + 1] = o;
+    }
+    for (int a = 0; a < na; ++a) {
+        const int k = n + a;
+        up[k + 1] = up[k] + fill[k + 1] + 1;
+        fill[k] = up[k];
+        ui[up[k + 1] - 1] = k;
+        ux[up[k + 1] - 1] = -dep[arow[a]];
+    }
+    for (int j = 0; j < n; ++j)
+        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
+            const int i = p->Ai[e], k = pos[i];
+            if (k < 0) continue;
+            ui[fill[k]] = j;
+            ux[fill[k]++] = gam[i] * p->Ax[e];
+        }
+    gala_qd_etree(N, up, ui, parent, lnz, flag);
+    double flops = 0;
+    int *lp = fill;
+    lp[0] = 0;
+    for (int j = 0; j < N; ++j) {
+        flops += (double)lnz[j] * (double)lnz[j];
+        lp[j + 1] = lp[j] + lnz[j];
+    }
+    if (flops > max_flops) goto out;
+    li = gala_malloc(sizeof(int) * ((size_t)lp[N] + 1));
+    lx = gala_malloc(sizeof(double) * ((size_t)lp[N] + 1));
+    if (!li || !lx) goto out;
+    p->running = 0;
+    if (gala_qd_factor(N, up, ui, ux, parent, lp, lnz, li, lx, d, flag, stack, pattern, y)) {
+        B->status[p->k] = GALA_QP_DERIV_SINGULAR;
+        goto out;
+    }
+    for (int it = 0;; ++it) {
+        residual(B, p);
+        if (p->rn <= DERIV_STOP * p->scale || it > DERIV_REFINE) {
+            B->status[p->k] = p->rn <= DERIV_ACCEPT * p->bn ? GALA_QP_DERIV_OK
+                                                             : GALA_QP_DERIV_SINGULAR;
+            break;
+        }
+        memcpy(t, rx, sizeof(double) * (size_t)n);
+        for (int a = 0; a < na; ++a) t[n + a] = rc[arow[a]];
+        gala_qd_solve(N, lp, lnz, li, lx, d, t);
+        for (int j = 0; j < n; ++j) wx[j] += t[j];
+        for (int a = 0; a < na; ++a) wc[arow[a]] += t[n + a];
+    }
+out:
+    gala_free(iw);
+    gala_free(dw);
+    gala_free(li);
+    gala_free(lx);
+}
+
+static void host_range(void *arg, long b, long e, int tid)
+{
+    (void)tid;
+    dq_batch *B = arg;
+    for (long t = b; t < e; ++t) host_one(B, &B->qs[t], B->host_flops);
 }
 
 static void prepare_range(void *arg, long b, long e, int tid)
@@ -567,7 +688,20 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
     B.raw2 = B.av + hm;
     memset(B.tx, 0, sizeof(double) * hn);
     gala_par(s->ctx, s->nthreads, nq, 4, prepare_range, &B);
-    if ((st = device_solve(&B, nq, hn)) != GALA_OK) goto out;
+    /* the small sparse systems on the host (host_one), the rest on the device: those still
+     * running first in qs, in their order */
+    B.host_flops = (double)gala_tuned(s->ctx, s->dt)->qp.deriv_host_flops;
+    if (B.host_flops > 0) gala_par(s->ctx, s->nthreads, nq, 4, host_range, &B);
+    int ndev = 0;
+    for (int t = 0; t < nq; ++t) ndev += B.qs[t].running != 0;
+    if (ndev && ndev < nq) {
+        dq_qp *order = gala_malloc(sizeof *order * (size_t)nq);
+        if (!order) { st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn); goto out; }
+        for (int t = 0, a = 0, h = ndev; t < nq; ++t) order[B.qs[t].running ? a++ : h++] = B.qs[t];
+        memcpy(B.qs, order, sizeof *order * (size_t)nq);
+        gala_free(order);
+    }
+    if (ndev && (st = device_solve(&B, ndev, hn)) != GALA_OK) goto out;
     gala_par(s->ctx, s->nthreads, nq, 16, gradients_range, &B);
 out:
     if (raw != s->host.vals) gala_free(raw);

@@ -9,86 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qd_ldlt.h"
 #include "qp_polish.h"
-
-/* Sparse LDLᵀ of the quasi-definite reduced KKT matrix K (no pivoting: every symmetric
- * order of a quasi-definite matrix factors), up-looking, in its natural order (x first,
- * then the active rows: P + δI eliminated first, the active rows' block then holds
- * −δI − Â(P + δI)⁻¹Âᵀ, as banded as Â is). K is given by its upper triangle in CSC
- * (kp, ki, kx: column j's rows ascending, the diagonal last and always present).
- *
- *   lsym:  the elimination tree (parent) and the number of nonzeros of each column of L
- *          (lnz), from the pattern alone: row k of L is the set of nodes reached from the
- *          rows i < k of K's column k by climbing the tree, each reached once (flag).
- *   lnum:  row k of L by a sparse triangular solve L(0:k,0:k) D y = K(0:k, k) over that
- *          reach, in topological order; d_k = K(k,k) − Σ y_i L(k,i). Column i's rows are
- *          appended in increasing k (sorted). Work: the factor's flops, not N².
- * Workspace in ints: parent, lnz, flag, stack, pattern (N each); in doubles: y (N, zero
- * on entry and exit). */
-static void lsym(int N, const int *kp, const int *ki, int *parent, int *lnz, int *flag)
-{
-    for (int k = 0; k < N; ++k) {
-        parent[k] = -1;
-        flag[k] = k;
-        lnz[k] = 0;
-        for (int e = kp[k]; e < kp[k + 1]; ++e)
-            for (int i = ki[e]; i < k && flag[i] != k; i = parent[i]) {
-                if (parent[i] == -1) parent[i] = k;
-                lnz[i]++;
-                flag[i] = k;
-            }
-    }
-}
-
-/* 0, or the failing column + 1 (a zero or non-finite pivot) */
-static int lnum(int N, const int *kp, const int *ki, const double *kx, const int *parent,
-                const int *lp, int *lnz, int *li, double *lx, double *d, int *flag, int *stack,
-                int *pattern, double *y)
-{
-    for (int k = 0; k < N; ++k) {
-        int top = N;
-        flag[k] = k;
-        lnz[k] = 0;
-        for (int e = kp[k]; e < kp[k + 1]; ++e) {
-            int i = ki[e];
-            y[i] += kx[e];
-            int len = 0;
-            for (; i < k && flag[i] != k; i = parent[i]) {
-                stack[len++] = i;
-                flag[i] = k;
-            }
-            while (len > 0) pattern[--top] = stack[--len];
-        }
-        double dk = y[k];
-        y[k] = 0;
-        for (int t = top; t < N; ++t) {
-            const int i = pattern[t];
-            const double yi = y[i];
-            y[i] = 0;
-            const int e0 = lp[i], e1 = lp[i] + lnz[i];
-            for (int e = e0; e < e1; ++e) y[li[e]] -= lx[e] * yi;
-            const double lki = yi / d[i];
-            dk -= lki * yi;
-            li[e1] = k;
-            lx[e1] = lki;
-            lnz[i]++;
-        }
-        if (dk == 0 || !isfinite(dk)) return k + 1;
-        d[k] = dk;
-    }
-    return 0;
-}
-
-/* b ← K⁻¹ b with K = L D Lᵀ (L by columns: lp, lnz, li, lx) */
-static void ldlt_solve(int N, const int *lp, const int *lnz, const int *li, const double *lx,
-                       const double *d, double *b)
-{
-    for (int j = 0; j < N; ++j)
-        for (int e = lp[j]; e < lp[j] + lnz[j]; ++e) b[li[e]] -= lx[e] * b[j];
-    for (int j = 0; j < N; ++j) b[j] /= d[j];
-    for (int j = N - 1; j >= 0; --j)
-        for (int e = lp[j]; e < lp[j] + lnz[j]; ++e) b[j] -= lx[e] * b[li[e]];
-}
 
 int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *E, double c,
                        const double *zs, const double *ys, const double *ls,
@@ -178,16 +100,16 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
     }
     /* L: its pattern's size from the elimination tree, then the numeric factorization;
      * fill is free again and holds L's column starts */
-    lsym(N, up, ui, parent, lnz, flag);
+    gala_qd_etree(N, up, ui, parent, lnz, flag);
     int *lp = fill;
     lp[0] = 0;
     for (int j = 0; j < N; ++j) lp[j + 1] = lp[j] + lnz[j];
     li = gala_malloc(sizeof(int) * ((size_t)lp[N] + 1));
     lx = gala_malloc(sizeof(double) * ((size_t)lp[N] + 1));
-    if (!li || !lx || lnum(N, up, ui, ux, parent, lp, lnz, li, lx, dv, flag, stack, pattern, yw))
+    if (!li || !lx || gala_qd_factor(N, up, ui, ux, parent, lp, lnz, li, lx, dv, flag, stack, pattern, yw))
         goto done;
     memcpy(sol, b, sizeof(double) * (size_t)N);
-    ldlt_solve(N, lp, lnz, li, lx, dv, sol);
+    gala_qd_solve(N, lp, lnz, li, lx, dv, sol);
     for (int it = 0; it < refine; ++it) {
         /* r = b − K0·sol from K0's upper triangle (each off-diagonal entry twice) */
         for (int j = 0; j < N; ++j) {
@@ -199,7 +121,7 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
             }
             r[j] = v;
         }
-        ldlt_solve(N, lp, lnz, li, lx, dv, r);
+        gala_qd_solve(N, lp, lnz, li, lx, dv, r);
         for (int i = 0; i < N; ++i) sol[i] += r[i];
     }
     /* scaled polished iterates: ŷ from the active rows, then OSQP's projection trick

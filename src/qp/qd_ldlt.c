@@ -1,0 +1,75 @@
+/* Sparse LDLᵀ of a quasi-definite matrix (polish.c's reduced KKT systems, derivative.c's
+ * adjoint systems); qd_ldlt.h says how to call it. */
+#include <math.h>
+
+#include "qd_ldlt.h"
+
+/* The elimination tree: row k of L is the set of nodes reached from the rows i < k of K's
+ * column k by climbing the tree, each reached once (flag). */
+void gala_qd_etree(int N, const int *kp, const int *ki, int *parent, int *lnz, int *flag)
+{
+    for (int k = 0; k < N; ++k) {
+        parent[k] = -1;
+        flag[k] = k;
+        lnz[k] = 0;
+        for (int e = kp[k]; e < kp[k + 1]; ++e)
+            for (int i = ki[e]; i < k && flag[i] != k; i = parent[i]) {
+                if (parent[i] == -1) parent[i] = k;
+                lnz[i]++;
+                flag[i] = k;
+            }
+    }
+}
+
+/* Up-looking: row k of L by a sparse triangular solve L(0:k,0:k) D y = K(0:k, k) over the
+ * reach of column k's rows in the tree, in topological order (pattern[top..N));
+ * d_k = K(k,k) − Σ y_i L(k,i). Column i's rows are appended in increasing k. Work: the
+ * factor's flops, not N². */
+int gala_qd_factor(int N, const int *kp, const int *ki, const double *kx, const int *parent,
+                const int *lp, int *lnz, int *li, double *lx, double *d, int *flag, int *stack,
+                int *pattern, double *y)
+{
+    for (int k = 0; k < N; ++k) {
+        int top = N;
+        flag[k] = k;
+        lnz[k] = 0;
+        for (int e = kp[k]; e < kp[k + 1]; ++e) {
+            int i = ki[e];
+            y[i] += kx[e];
+            int len = 0;
+            for (; i < k && flag[i] != k; i = parent[i]) {
+                stack[len++] = i;
+                flag[i] = k;
+            }
+            while (len > 0) pattern[--top] = stack[--len];
+        }
+        double dk = y[k];
+        y[k] = 0;
+        for (int t = top; t < N; ++t) {
+            const int i = pattern[t];
+            const double yi = y[i];
+            y[i] = 0;
+            const int e0 = lp[i], e1 = lp[i] + lnz[i];
+            for (int e = e0; e < e1; ++e) y[li[e]] -= lx[e] * yi;
+            const double lki = yi / d[i];
+            dk -= lki * yi;
+            li[e1] = k;
+            lx[e1] = lki;
+            lnz[i]++;
+        }
+        if (dk == 0 || !isfinite(dk)) return k + 1;
+        d[k] = dk;
+    }
+    return 0;
+}
+
+/* forward with L, D, backward with Lᵀ */
+void gala_qd_solve(int N, const int *lp, const int *lnz, const int *li, const double *lx,
+                       const double *d, double *b)
+{
+    for (int j = 0; j < N; ++j)
+        for (int e = lp[j]; e < lp[j] + lnz[j]; ++e) b[li[e]] -= lx[e] * b[j];
+    for (int j = 0; j < N; ++j) b[j] /= d[j];
+    for (int j = N - 1; j >= 0; --j)
+        for (int e = lp[j]; e < lp[j] + lnz[j]; ++e) b[j] -= lx[e] * b[li[e]];
+}
