@@ -140,6 +140,10 @@ static void prepare(dq_batch *B, dq_qp *p)
     p->running = 1;
 }
 
+/* max(a, b) for an accumulator a that is never NaN (a NaN b leaves it): fmax's result
+ * there, inline (fmax is a libm call: 5 % of the host path's time, measured) */
+static inline double acc_max(double a, double b) { return b > a ? b : a; }
+
 /* r = b − Ks·w (Ks unregularized, from the sparse data) into rx, rc; p->rn = ‖r‖∞,
  * p->bn = ‖b‖∞ and p->scale = ‖|b| + |Ks|·|w|‖∞ (the stopping test's scale). */
 static void residual(dq_batch *B, dq_qp *p)
@@ -182,15 +186,15 @@ static void residual(dq_batch *B, dq_qp *p)
         }
     double rn = 0, sc = 0, bn = 0;
     for (int j = 0; j < n; ++j) {
-        rn = fmax(rn, fabs(rx[j]));
-        sc = fmax(sc, fabs(bx[j]) + ax[j]);
-        bn = fmax(bn, fabs(bx[j]));
+        rn = acc_max(rn, fabs(rx[j]));
+        sc = acc_max(sc, fabs(bx[j]) + ax[j]);
+        bn = acc_max(bn, fabs(bx[j]));
         if (!isfinite(rx[j])) rn = INFINITY;
     }
     for (int i = 0; i < m; ++i) {
-        rn = fmax(rn, fabs(rc[i]));
-        sc = fmax(sc, fabs(bc[i]) + av[i]);
-        bn = fmax(bn, fabs(bc[i]));
+        rn = acc_max(rn, fabs(rc[i]));
+        sc = acc_max(sc, fabs(bc[i]) + av[i]);
+        bn = acc_max(bn, fabs(bc[i]));
         if (!isfinite(rc[i])) rn = INFINITY;
     }
     p->rn = rn;
