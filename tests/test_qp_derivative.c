@@ -103,6 +103,24 @@ static void random_good_qp(gala_context *ctx, tu_rng *r, dqp *d, int n, int m)
     while (!strictly_complementary(ctx, d));
 }
 
+/* B random QPs (random_qp: any sizes up to NMAX × MMAX) as problems, their offsets in the
+ * batch layout (xo, yo: B + 1 each) and random dL/dx, dL/dy in it (the caller frees them). */
+static void random_batch(tu_rng *r, int B, dqp *d, gala_qp_problem *pb, size_t *xo,
+                         size_t *yo, double **dx, double **dy)
+{
+    xo[0] = yo[0] = 0;
+    for (int k = 0; k < B; ++k) {
+        random_qp(r, &d[k], tu_int(r, 1, NMAX), tu_int(r, 2, MMAX));
+        pb[k] = to_problem(&d[k]);
+        xo[k + 1] = xo[k] + (size_t)d[k].n;
+        yo[k + 1] = yo[k] + (size_t)d[k].m;
+    }
+    *dx = malloc(sizeof(double) * xo[B]);
+    *dy = malloc(sizeof(double) * yo[B]);
+    for (size_t j = 0; j < xo[B]; ++j) (*dx)[j] = tu_normal(r);
+    for (size_t i = 0; i < yo[B]; ++i) (*dy)[i] = tu_normal(r);
+}
+
 /* The parameters of a QP: q (n), l (m), u (m), the stored upper-triangle P values, A's. */
 enum { PAR_Q, PAR_L, PAR_U, PAR_P, PAR_A };
 
@@ -595,16 +613,8 @@ START_TEST(thousands_against_dense_reference)
     dqp *d = malloc(sizeof(dqp) * B);
     gala_qp_problem *pb = malloc(sizeof *pb * B);
     size_t *xo = malloc(sizeof(size_t) * (B + 1)), *yo = malloc(sizeof(size_t) * (B + 1));
-    xo[0] = yo[0] = 0;
-    for (int k = 0; k < B; ++k) {
-        random_qp(&r, &d[k], tu_int(&r, 1, NMAX), tu_int(&r, 2, MMAX));
-        pb[k] = to_problem(&d[k]);
-        xo[k + 1] = xo[k] + (size_t)d[k].n;
-        yo[k + 1] = yo[k] + (size_t)d[k].m;
-    }
-    double *dx = malloc(sizeof(double) * xo[B]), *dy = malloc(sizeof(double) * yo[B]);
-    for (size_t j = 0; j < xo[B]; ++j) dx[j] = tu_normal(&r);
-    for (size_t i = 0; i < yo[B]; ++i) dy[i] = tu_normal(&r);
+    double *dx, *dy;
+    random_batch(&r, B, d, pb, xo, yo, &dx, &dy);
     gala_qp_solver *sv = setup_solve(ctx, pb, B, GALA_DOUBLE);
     TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, dy));
     int *stv = malloc(sizeof(int) * B);
@@ -768,18 +778,10 @@ START_TEST(host_and_device_paths)
     dqp d[B];
     gala_qp_problem pb[B];
     size_t xo[B + 1], yo[B + 1];
-    xo[0] = yo[0] = 0;
-    for (int k = 0; k < B; ++k) {
-        random_qp(&r, &d[k], tu_int(&r, 1, NMAX), tu_int(&r, 2, MMAX));
-        pb[k] = to_problem(&d[k]);
-        xo[k + 1] = xo[k] + (size_t)d[k].n;
-        yo[k + 1] = yo[k] + (size_t)d[k].m;
-    }
+    double *dx, *dy;
+    random_batch(&r, B, d, pb, xo, yo, &dx, &dy);
     const size_t ng = xo[B] + 2 * yo[B];
-    double *dx = malloc(sizeof(double) * xo[B]), *dy = malloc(sizeof(double) * yo[B]);
     double *g = malloc(sizeof(double) * 3 * ng);
-    for (size_t j = 0; j < xo[B]; ++j) dx[j] = tu_normal(&r);
-    for (size_t i = 0; i < yo[B]; ++i) dy[i] = tu_normal(&r);
     gala_qp_solver *sv = setup_solve(ctx, pb, B, dt);
     long was;
     TU_OK(ctx, gala_tune_get(ctx, "qp.deriv_host_flops", dt, &was));
