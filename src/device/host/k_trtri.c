@@ -8,65 +8,13 @@
 #include "host_kernels.h"
 #include "../../../cl/trtri_abi.h"
 
-typedef struct tr_task {
-    ptrdiff_t m;
-    int start;
-} tr_task;
-
-typedef struct tr_mat {
-    int n, lda, ldb, id;
-    ptrdiff_t ao, bo;
-} tr_mat;
-
 static int tr_min(int a, int b) { return a < b ? a : b; }
 
-static tr_task tr_get_task(const int *ib, ptrdiff_t task_off, int m0, int per, int step,
-                           ptrdiff_t t)
-{
-    tr_task r;
-    if (task_off >= 0) {
-        r.m = ib[task_off + TRTRI_TW * t + TRTRI_T_M];
-        r.start = ib[task_off + TRTRI_TW * t + TRTRI_T_START];
-    } else {
-        r.m = m0 + t / per;
-        r.start = (int)(t % per) * step;
-    }
-    return r;
-}
-
-static ptrdiff_t tr_join(int lo, int hi)
-{
-    return (ptrdiff_t)(((uint64_t)(uint32_t)lo) | ((uint64_t)(uint32_t)hi << 32));
-}
-
-static tr_mat tr_get_mat(const int *ib, ptrdiff_t meta_off, ptrdiff_t m, int n, ptrdiff_t a_off,
-                         int lda, ptrdiff_t a_stride, ptrdiff_t b_off, int ldb, ptrdiff_t b_stride)
-{
-    tr_mat M;
-    if (meta_off >= 0) {
-        const int *r = ib + meta_off + TRTRI_MW * m;
-        M.n = r[TRTRI_R_N];
-        M.lda = r[TRTRI_R_LDA];
-        M.ldb = r[TRTRI_R_LDB];
-        M.ao = tr_join(r[TRTRI_R_AOFF], r[TRTRI_R_AOFF + 1]);
-        M.bo = tr_join(r[TRTRI_R_BOFF], r[TRTRI_R_BOFF + 1]);
-        M.id = r[TRTRI_R_IDX];
-    } else {
-        M.n = n;
-        M.lda = lda;
-        M.ldb = ldb;
-        M.ao = a_off + m * a_stride;
-        M.bo = b_off + m * b_stride;
-        M.id = (int)m;
-    }
-    return M;
-}
-
-/* Offset of logical element (r, c) (upper: stored at (c, r)). */
-static ptrdiff_t tr_at(ptrdiff_t off, int ld, int upper, ptrdiff_t r, ptrdiff_t c)
-{
-    return upper ? off + c + r * ld : off + r + c * ld;
-}
+/* the kernels' bookkeeping (cl/trtri_rules.h), in C */
+#define DEVFN static inline
+#define GLOBAL
+typedef ptrdiff_t gidx;
+#include "../../../cl/trtri_rules.h"
 
 #define HOST_TEMPLATE "k_trtri.c"
 #include "host_template.h"
