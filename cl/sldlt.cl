@@ -42,6 +42,7 @@
 
 /* the schedule's layouts and the argument lists shared with the host (cl/sldlt_abi.h) */
 #include "sldlt_abi.h"
+#include "sldlt_rules.h"
 
 DEVFN int sl_bad(REAL d) { return !(d - d == (REAL)0); } /* NaN or ±Inf */
 
@@ -239,50 +240,8 @@ KERNEL void sldlt_factor_cols(GALA_PARAMS(SLDLT_ARGS_factor_cols))
     GLOBAL const int *aptr = sc + G[SLDLT_G_APTR];
     GLOBAL const int *amap = sc + G[SLDLT_G_AMAP];
     int info = 0, np = 0, nn = 0;
-    for (int e = 0; e < n; ++e) {
-        head[e * ldw] = -1;
-        xw[e * ldw] = (REAL)0;
-    }
-    for (int j = 0; j < n; ++j) {
-        for (int a = aptr[j]; a < aptr[j + 1]; ++a) {
-            const int dst = amap[SLDLT_AM * a + SLDLT_AM_V];
-            const int row = dst < nnzl ? li[dst] : j;
-            xw[row * ldw] = xa[amap[SLDLT_AM * a + SLDLT_AM_A] * x_es];
-        }
-        int k = head[j * ldw];
-        while (k >= 0) {
-            const int nx = link[k * ldw], p = first[k * ldw], end = lp[k + 1];
-            const REAL lj = v[p * ldv], tk = lj * v[(nnzl + k) * ldv];
-            xw[j * ldw] -= lj * tk;
-            for (int r = p + 1; r < end; ++r) xw[li[r] * ldw] -= v[r * ldv] * tk;
-            if (p + 1 < end) {
-                const int row = li[p + 1];
-                first[k * ldw] = p + 1;
-                link[k * ldw] = head[row * ldw];
-                head[row * ldw] = k;
-            }
-            k = nx;
-        }
-        const REAL dj = xw[j * ldw];
-        xw[j * ldw] = (REAL)0;
-        v[(nnzl + j) * ldv] = dj;
-        const int bad = sl_bad(dj) || dj == (REAL)0;
-        if (sl_bad(dj)) info = sl_first(info, -(j + 1));
-        else if (dj == (REAL)0) info = sl_first(info, j + 1);
-        else if (dj > (REAL)0) ++np;
-        else ++nn;
-        for (int p = lp[j]; p < lp[j + 1]; ++p) {
-            const int row = li[p];
-            v[p * ldv] = bad ? xw[row * ldw] : xw[row * ldw] / dj;
-            xw[row * ldw] = (REAL)0;
-        }
-        if (lp[j] < lp[j + 1]) {
-            const int row = li[lp[j]];
-            first[j * ldw] = lp[j];
-            link[j * ldw] = head[row * ldw];
-            head[row * ldw] = j;
-        }
-    }
+    SLDLT_FACTOR_COLS(n, nnzl, v, ldv, xw, ldw, head, link, first, xa, x_es, lp, li, aptr, amap,
+                      info, np, nn, sl_bad, sl_first);
     st[LA_NST * q + LA_ST_INFO] = info;
     st[LA_NST * q + LA_ST_POS] = np;
     st[LA_NST * q + LA_ST_NEG] = nn;

@@ -6,6 +6,7 @@
 
 #include "host_kernels.h"
 #include "../../../cl/sldlt_abi.h"
+#include "../../../cl/sldlt_rules.h"
 
 static ptrdiff_t hs_off(const int *d)
 {
@@ -236,49 +237,8 @@ static void SUF(factor_cols_run)(const gala_host_launch *L, const void *arg, lon
                 *first = link + n * ldw;
             const REAL *xa = x + x_off + q * x_ms;
             int info = 0, np = 0, nn = 0;
-            for (int e = 0; e < n; ++e) {
-                head[e * ldw] = -1;
-                xw[e * ldw] = 0;
-            }
-            for (int j = 0; j < n; ++j) {
-                for (int a = aptr[j]; a < aptr[j + 1]; ++a) {
-                    const int dst = amap[SLDLT_AM * a + SLDLT_AM_V], row = dst < nnzl ? li[dst] : j;
-                    xw[row * ldw] = xa[amap[SLDLT_AM * a + SLDLT_AM_A] * x_es];
-                }
-                int k = head[j * ldw];
-                while (k >= 0) {
-                    const int nx = link[k * ldw], p = first[k * ldw], end = lp[k + 1];
-                    const REAL lj = v[p * ldv], tk = lj * v[(nnzl + k) * ldv];
-                    xw[j * ldw] -= lj * tk;
-                    for (int r = p + 1; r < end; ++r) xw[li[r] * ldw] -= v[r * ldv] * tk;
-                    if (p + 1 < end) {
-                        const int row = li[p + 1];
-                        first[k * ldw] = p + 1;
-                        link[k * ldw] = head[row * ldw];
-                        head[row * ldw] = k;
-                    }
-                    k = nx;
-                }
-                const REAL dj = xw[j * ldw];
-                xw[j * ldw] = 0;
-                v[(nnzl + j) * ldv] = dj;
-                const int bad = SUF(hs_bad)(dj) || dj == 0;
-                if (SUF(hs_bad)(dj)) info = hs_first(info, -(j + 1));
-                else if (dj == 0) info = hs_first(info, j + 1);
-                else if (dj > 0) ++np;
-                else ++nn;
-                for (int p = lp[j]; p < lp[j + 1]; ++p) {
-                    const int row = li[p];
-                    v[p * ldv] = bad ? xw[row * ldw] : xw[row * ldw] / dj;
-                    xw[row * ldw] = 0;
-                }
-                if (lp[j] < lp[j + 1]) {
-                    const int row = li[lp[j]];
-                    first[j * ldw] = lp[j];
-                    link[j * ldw] = head[row * ldw];
-                    head[row * ldw] = j;
-                }
-            }
+            SLDLT_FACTOR_COLS(n, nnzl, v, ldv, xw, ldw, head, link, first, xa, x_es, lp, li, aptr,
+                              amap, info, np, nn, SUF(hs_bad), hs_first); /* cl/sldlt_rules.h */
             st[LA_NST * q + LA_ST_INFO] = info;
             st[LA_NST * q + LA_ST_POS] = np;
             st[LA_NST * q + LA_ST_NEG] = nn;
