@@ -44,37 +44,7 @@
 
 DEVFN int ldlt_bad(REAL d) { return !(d - d == (REAL)0); } /* NaN or ±Inf */
 
-typedef struct ldlt_mat {
-    gidx off;
-    int n, ld, idx, kt;
-} ldlt_mat;
-
-DEVFN gidx ldlt_off(GLOBAL const int *d)
-{
-    return (gidx)(unsigned)d[0] + (gidx)d[1] * (gidx)4294967296;
-}
-
-DEVFN ldlt_mat ldlt_get(const int var, GLOBAL const int *desc, const gidx d_off, const gidx b,
-                        const int n, const int lda, const int kt, const gidx a_off,
-                        const gidx a_stride)
-{
-    ldlt_mat m;
-    if (var) {
-        GLOBAL const int *d = desc + d_off + LDLT_DSZ * b;
-        m.off = ldlt_off(d + LDLT_D_OFF);
-        m.n = d[LDLT_D_N];
-        m.ld = d[LDLT_D_LDA];
-        m.idx = d[LDLT_D_IDX];
-        m.kt = d[LDLT_D_KT];
-    } else {
-        m.off = a_off + b * a_stride;
-        m.n = n;
-        m.ld = lda;
-        m.idx = (int)b;
-        m.kt = kt;
-    }
-    return m;
-}
+#include "ldlt_rules.h"
 
 /*
  * ldlt_fused: factor the trailing block A[kt:n, kt:n] (order m = n − kt <= NB) of each matrix

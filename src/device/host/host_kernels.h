@@ -42,6 +42,12 @@ typedef struct gala_host_family {
 #define HREAL(k_) ((REAL)L->args[k_].v.r)
 #define HDEF(name, fallback) gala_key_value(L->key, name, fallback)
 
+/* The words of cl/common.clh that the kernels' shared helpers (cl/<family>_rules.h, in the
+ * subset of C that C11 and OpenCL C share) are written with, in C */
+#define DEVFN static inline
+#define GLOBAL
+typedef ptrdiff_t gidx;
+
 /* Threads for a launch (host.c). A kernel whose items (QPs, matrices, tasks: what a device
  * runs as independent work-groups) write disjoint memory runs them with
  *

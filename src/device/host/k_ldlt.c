@@ -6,37 +6,8 @@
 #include "host_kernels.h"
 #include "../../../cl/ldlt_abi.h"
 
-typedef struct hl_mat {
-    ptrdiff_t off;
-    int n, ld, idx, kt;
-} hl_mat;
-
-static ptrdiff_t hl_off(const int *d)
-{
-    return (ptrdiff_t)((long long)(unsigned)d[0] + (long long)d[1] * 4294967296LL);
-}
-
-/* Matrix b of a launch (argument layout shared by ldlt_fused/panel/update: var, upper, ...). */
-static hl_mat hl_get(int var, const int *desc, ptrdiff_t b, int n, int lda, int kt,
-                     ptrdiff_t a_off, ptrdiff_t a_stride)
-{
-    hl_mat m;
-    if (var) {
-        const int *d = desc + LDLT_DSZ * b;
-        m.off = hl_off(d + LDLT_D_OFF);
-        m.n = d[LDLT_D_N];
-        m.ld = d[LDLT_D_LDA];
-        m.idx = d[LDLT_D_IDX];
-        m.kt = d[LDLT_D_KT];
-    } else {
-        m.off = a_off + b * a_stride;
-        m.n = n;
-        m.ld = lda;
-        m.idx = (int)b;
-        m.kt = kt;
-    }
-    return m;
-}
+/* matrix b of a launch (cl/ldlt_rules.h; DEVFN, GLOBAL, gidx: host_kernels.h) */
+#include "../../../cl/ldlt_rules.h"
 
 #define HOST_TEMPLATE "k_ldlt.c"
 #include "host_template.h"
@@ -86,7 +57,7 @@ static void SUF(ldlt_fused_one)(const gala_host_launch *L, const void *arg, long
     int *st = HBUF(int, 12);
     const int NBv = (int)HDEF("NB", 64);
     REAL *a = wk;
-    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    const ldlt_mat d = ldlt_get(var, desc, 0, b, n, lda, kt, a_off, a_stride);
     const int m = d.n - d.kt;
     if (m <= 0 || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
@@ -127,7 +98,7 @@ static void SUF(ldlt_panel_one)(const gala_host_launch *L, const void *arg, long
     const int k0 = HINT(12);
     const int nb = (int)HDEF("NBP", 32);
     REAL *a = wk;
-    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    const ldlt_mat d = ldlt_get(var, desc, 0, b, n, lda, kt, a_off, a_stride);
     if (k0 >= d.kt || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
     REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
@@ -166,7 +137,7 @@ static void SUF(ldlt_trsm_one)(const gala_host_launch *L, const void *arg, long 
     const int k0 = HINT(12);
     const int nb = (int)HDEF("NBP", 32);
     REAL *w = wk;
-    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    const ldlt_mat d = ldlt_get(var, desc, 0, b, n, lda, kt, a_off, a_stride);
     if (k0 >= d.kt || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
     REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
@@ -202,7 +173,7 @@ static void SUF(ldlt_update_one)(const gala_host_launch *L, const void *arg, lon
     const int *st = HBUF(int, 11);
     const int k0 = HINT(12);
     const int nb = (int)HDEF("NBP", 32);
-    const hl_mat d = hl_get(var, desc, b, n, lda, kt, a_off, a_stride);
+    const ldlt_mat d = ldlt_get(var, desc, 0, b, n, lda, kt, a_off, a_stride);
     if (k0 >= d.kt || st[LA_NST * d.idx + LA_ST_INFO] != 0) return;
     const ptrdiff_t rs = upper ? d.ld : 1, cs = upper ? 1 : d.ld;
     REAL *base = A + d.off + (ptrdiff_t)k0 * (rs + cs);
@@ -254,8 +225,8 @@ static void SUF(ldlt_solve_one)(const gala_host_launch *L, const void *arg, long
         nn = dd[LDLT_S_N];
         rs = upper ? dd[LDLT_S_LDA] : 1;
         cs = upper ? 1 : dd[LDLT_S_LDA];
-        Lm = A + hl_off(dd + LDLT_S_AOFF);
-        x = B + hl_off(dd + LDLT_S_BOFF) + (ptrdiff_t)r * dd[LDLT_S_LDB];
+        Lm = A + ldlt_off(dd + LDLT_S_AOFF);
+        x = B + ldlt_off(dd + LDLT_S_BOFF) + (ptrdiff_t)r * dd[LDLT_S_LDB];
     } else {
         nn = n;
         rs = upper ? lda : 1;

@@ -10,10 +10,7 @@
 
 static int tr_min(int a, int b) { return a < b ? a : b; }
 
-/* the kernels' bookkeeping (cl/trtri_rules.h), in C */
-#define DEVFN static inline
-#define GLOBAL
-typedef ptrdiff_t gidx;
+/* the kernels' bookkeeping, in C (DEVFN, GLOBAL, gidx: host_kernels.h) */
 #include "../../../cl/trtri_rules.h"
 
 #define HOST_TEMPLATE "k_trtri.c"
