@@ -94,8 +94,7 @@ static void a_times(const dq_qp *p, const double *v, double *av)
         for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) av[p->Ai[e]] += p->Ax[e] * v[j];
 }
 
-/* The rows of QP p (kinds, γ, D, D + ε), its right-hand side and its weighted raw values;
- * the solution w = 0. */
+/* The rows of QP p (kinds, γ, D, D + ε) and its right-hand side; the solution w = 0. */
 static void prepare(dq_batch *B, dq_qp *p)
 {
     const int n = p->n, m = p->m;
@@ -130,17 +129,24 @@ static void prepare(dq_batch *B, dq_qp *p)
         }
         if (kind[i] != ROW_NONE) dep[i] = dd[i] + eps;
     }
-    /* H's values: P as given, A's row i times √ωᵢ (0 for an inactive row) */
+    memset(B->wx + p->xo, 0, sizeof(double) * (size_t)n);
+    memset(B->wc + p->yo, 0, sizeof(double) * (size_t)m);
+    p->running = 1;
+}
+
+/* The device path's values of H for QP p: P as given, A's row i times √ωᵢ (0 for an
+ * inactive row), at raw2 + p->ro. */
+static void weigh(dq_batch *B, const dq_qp *p)
+{
+    const signed char *kind = B->kind + p->yo;
+    const double *gam = B->gam + p->yo, *dep = B->dep + p->yo;
     double *r2 = B->raw2 + p->ro;
     memcpy(r2, p->Px, sizeof(double) * (size_t)p->pnz);
-    for (int j = 0; j < n; ++j)
+    for (int j = 0; j < p->n; ++j)
         for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
             const int i = p->Ai[e];
             r2[p->pnz + e] = kind[i] == ROW_NONE ? 0 : p->Ax[e] * fabs(gam[i]) / sqrt(dep[i]);
         }
-    memset(B->wx + p->xo, 0, sizeof(double) * (size_t)n);
-    memset(B->wc + p->yo, 0, sizeof(double) * (size_t)m);
-    p->running = 1;
 }
 
 /* max(a, b) for an accumulator a that is never NaN (a NaN b leaves it): fmax's result
@@ -394,6 +400,13 @@ static void prepare_range(void *arg, long b, long e, int tid)
     (void)tid;
     dq_batch *B = arg;
     for (long t = b; t < e; ++t) prepare(B, &B->qs[t]);
+}
+
+static void weigh_range(void *arg, long b, long e, int tid)
+{
+    (void)tid;
+    dq_batch *B = arg;
+    for (long t = b; t < e; ++t) weigh(B, &B->qs[t]);
 }
 
 /* One refinement step of every running QP: take the device's correction (after the first
@@ -709,7 +722,10 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
         memcpy(B.qs, order, sizeof *order * (size_t)nq);
         gala_free(order);
     }
-    if (ndev && (st = device_solve(&B, ndev, hn)) != GALA_OK) goto out;
+    if (ndev) {
+        gala_par(s->ctx, s->nthreads, ndev, 4, weigh_range, &B);
+        if ((st = device_solve(&B, ndev, hn)) != GALA_OK) goto out;
+    }
     gala_par(s->ctx, s->nthreads, nq, 16, gradients_range, &B);
 out:
     if (raw != s->host.vals) gala_free(raw);
