@@ -315,42 +315,9 @@ static void host_one(dq_batch *B, dq_qp *p, double max_flops)
             pos[i] = n + a++;
         }
     }
-    /* K's upper triangle by columns, each with its rows ascending and the diagonal last:
-     * column j < n holds P's column j (upper, validated) + ε; column n + a the active row
-     * a of C (A's entries bucketed by active row, columns ascending) and −(D + ε) */
-    memset(fill, 0, sizeof(int) * ((size_t)N + 2));
-    for (int e = 0; e < p->Ap[n]; ++e)
-        if (pos[p->Ai[e]] >= 0) fill[pos[p->Ai[e]] + 1]++;
-    up[0] = 0;
-    for (int j = 0; j < n; ++j) {
-        int o = up[j];
-        double djj = 0;
-        for (int e = p->Pp[j]; e < p->Pp[j + 1]; ++e) {
-            if (p->Pi[e] == j) {
-                djj = p->Px[e];
-                continue;
-            }
-            ui[o] = p->Pi[e];
-            ux[o++] = p->Px[e];
-        }
-        ui[o] = j;
-        ux[o++] = djj + DERIV_EPS_HOST;
-        up[j + 1] = o;
-    }
-    for (int a = 0; a < na; ++a) {
-        const int k = n + a;
-        up[k + 1] = up[k] + fill[k + 1] + 1;
-        fill[k] = up[k];
-        ui[up[k + 1] - 1] = k;
-        ux[up[k + 1] - 1] = -(dd[arow[a]] + DERIV_EPS_HOST);
-    }
-    for (int j = 0; j < n; ++j)
-        for (int e = p->Ap[j]; e < p->Ap[j + 1]; ++e) {
-            const int i = p->Ai[e], k = pos[i];
-            if (k < 0) continue;
-            ui[fill[k]] = j;
-            ux[fill[k]++] = gam[i] * p->Ax[e];
-        }
+    /* K's upper triangle by columns: [P + εI, Cᵀ; C, −(D + εI)] */
+    gala_qd_kkt(n, na, p->Pp, p->Pi, p->Px, p->Ap, p->Ai, p->Ax, pos, arow, 1, NULL, gam,
+                DERIV_EPS_HOST, dd, DERIV_EPS_HOST, up, ui, ux, NULL, fill);
     gala_qd_etree(N, up, ui, parent, lnz, flag);
     double flops = 0;
     int *lp = fill;

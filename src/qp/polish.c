@@ -56,43 +56,9 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
         if (act[i]) { row[a] = i; pos[i] = n + a; ++a; }
     }
     /* unregularized K0 in the scaled space (d0: its diagonal), K = K0 + diag(δ, −δ), by the
-     * columns of its upper triangle, each with its rows ascending and the diagonal last:
-     * column j < n holds P's column j; column n + a the active row a of A (its columns j
-     * ascending: A's entries bucketed by active row) */
-    memset(fill, 0, sizeof(int) * ((size_t)N + 2));
-    for (int e = 0; e < p->A.p[n]; ++e)
-        if (pos[p->A.i[e]] >= 0) fill[pos[p->A.i[e]] + 1]++;
-    up[0] = 0;
-    for (int j = 0; j < n; ++j) {
-        int o = up[j];
-        for (int e = p->P.p[j]; e < p->P.p[j + 1]; ++e) {
-            const int i = p->P.i[e];
-            const double v = c * D[i] * p->P.x[e] * D[j];
-            if (i == j) {
-                d0[j] = v;
-                continue;
-            }
-            ui[o] = i;
-            ux[o++] = v;
-        }
-        ui[o] = j;
-        ux[o++] = d0[j] + delta;
-        up[j + 1] = o;
-    }
-    for (int a = 0; a < na; ++a) {
-        const int k = n + a;
-        up[k + 1] = up[k] + fill[k + 1] + 1;
-        fill[k] = up[k];                 /* where its next entry goes */
-        ui[up[k + 1] - 1] = k;           /* its diagonal: K0's is 0 */
-        ux[up[k + 1] - 1] = -delta;
-    }
-    for (int j = 0; j < n; ++j)
-        for (int e = p->A.p[j]; e < p->A.p[j + 1]; ++e) {
-            const int i = p->A.i[e], k = pos[i];
-            if (k < 0) continue;
-            ui[fill[k]] = j;
-            ux[fill[k]++] = E[i] * p->A.x[e] * D[j];
-        }
+     * columns of its upper triangle */
+    gala_qd_kkt(n, na, p->P.p, p->P.i, p->P.x, p->A.p, p->A.i, p->A.x, pos, row, c, D, E, delta,
+                NULL, delta, up, ui, ux, d0, fill);
     for (int j = 0; j < n; ++j) b[j] = -c * D[j] * p->q[j];
     for (int a = 0; a < na; ++a) {
         int i = row[a];

@@ -1,8 +1,56 @@
 /* Sparse LDLᵀ of a quasi-definite matrix (polish.c's reduced KKT systems, derivative.c's
  * adjoint systems); qd_ldlt.h says how to call it. */
 #include <math.h>
+#include <string.h>
 
 #include "qd_ldlt.h"
+
+/* Column j < n: P's column j (the diagonal kept aside, then last); column n + a: the active
+ * row a of A, its entries bucketed by row in one pass over A's columns (so ascending). */
+void gala_qd_kkt(int n, int na, const int *Pp, const int *Pi, const double *Px, const int *Ap,
+                 const int *Ai, const double *Ax, const int *pos, const int *arow, double c,
+                 const double *D, const double *W, double xreg, const double *rd, double rreg,
+                 int *up, int *ui, double *ux, double *d0, int *fill)
+{
+    const int N = n + na;
+    memset(fill, 0, sizeof(int) * ((size_t)N + 2));
+    for (int e = 0; e < Ap[n]; ++e)
+        if (pos[Ai[e]] >= 0) fill[pos[Ai[e]] + 1]++;
+    up[0] = 0;
+    for (int j = 0; j < n; ++j) {
+        const double dj = D ? D[j] : 1;
+        double djj = 0;
+        int o = up[j];
+        for (int e = Pp[j]; e < Pp[j + 1]; ++e) {
+            const int i = Pi[e];
+            const double v = c * (D ? D[i] : 1) * Px[e] * dj;
+            if (i == j) {
+                djj = v;
+                continue;
+            }
+            ui[o] = i;
+            ux[o++] = v;
+        }
+        if (d0) d0[j] = djj;
+        ui[o] = j;
+        ux[o++] = djj + xreg;
+        up[j + 1] = o;
+    }
+    for (int a = 0; a < na; ++a) {
+        const int k = n + a;
+        up[k + 1] = up[k] + fill[k + 1] + 1;
+        fill[k] = up[k]; /* where its next entry goes */
+        ui[up[k + 1] - 1] = k;
+        ux[up[k + 1] - 1] = -((rd ? rd[arow[a]] : 0) + rreg);
+    }
+    for (int j = 0; j < n; ++j)
+        for (int e = Ap[j]; e < Ap[j + 1]; ++e) {
+            const int i = Ai[e], k = pos[i];
+            if (k < 0) continue;
+            ui[fill[k]] = j;
+            ux[fill[k]++] = W[i] * Ax[e] * (D ? D[j] : 1);
+        }
+}
 
 /* The elimination tree: row k of L is the set of nodes reached from the rows i < k of K's
  * column k by climbing the tree, each reached once (flag). */

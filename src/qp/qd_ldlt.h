@@ -13,6 +13,21 @@
 
 #include "core/internal.h"
 
+/** K's upper triangle (up: N + 1, ui, ux: at most nnz(P) + the active rows' entries of A +
+ *  N) for the quasi-definite KKT matrix of order N = n + na
+ *      [ c·D P D + xreg·I    (W A_act D)ᵀ        ]
+ *      [ W A_act D           −diag(rd + rreg)    ]
+ *  of P (n×n, its upper triangle in CSC, rows ascending) and the na rows i of A (m×n CSC,
+ *  rows ascending) with pos[i] = n + a ≥ 0 (arow[a] = i; pos[i] < 0: not in K). D (n) and
+ *  rd (m, by A's row) may be NULL for ones and zeros; W (m) weighs A's rows. Each column's
+ *  rows ascending, its diagonal last and present; the diagonal of c·D P D before xreg goes
+ *  to d0 (n; may be NULL). fill: N + 2 ints of workspace. */
+GALA_INTERNAL void gala_qd_kkt(int n, int na, const int *Pp, const int *Pi, const double *Px,
+                               const int *Ap, const int *Ai, const double *Ax, const int *pos,
+                               const int *arow, double c, const double *D, const double *W,
+                               double xreg, const double *rd, double rreg, int *up, int *ui,
+                               double *ux, double *d0, int *fill);
+
 /** Symbolic step: the elimination tree (parent, N; −1 for a root) and the number of
  *  nonzeros below the diagonal of each column of L (lnz, N); flag: N ints of workspace.
  *  L's column starts are then lp[0] = 0, lp[j+1] = lp[j] + lnz[j]. */
