@@ -23,4 +23,10 @@ struct gala_sparse_ldlt_symbolic {
     size_t o_lev, o_task, o_ins, o_amap, o_stask, o_frow, o_bidx, o_lp, o_li, o_aptr, o_lord;
 };
 
+/** SuiteSparse AMD's fill-reducing order of the n×n pattern (p, i: CSC of either triangle or
+ *  both; jumbled or duplicated entries accepted): perm[k] = the index eliminated k-th.
+ *  Returns 0; -1: no memory; -2: AMD rejected the pattern; -3: gala was built without AMD.
+ *  The one place gala calls AMD (sparse_ldlt_symbolic.c). */
+GALA_INTERNAL int gala_amd_order(int n, const int *p, const int *i, int *perm);
+
 #endif

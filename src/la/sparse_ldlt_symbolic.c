@@ -66,6 +66,24 @@ gala_status gala_sparse_ldlt_symbolic_perm(const gala_sparse_ldlt_symbolic *s, i
 
 /* ------------------------------------------------------------------ ordering */
 
+int gala_amd_order(int n, const int *p, const int *i, int *perm)
+{
+#ifdef GALA_HAVE_AMD
+    if (n <= 1) {
+        for (int k = 0; k < n; ++k) perm[k] = k;
+        return 0;
+    }
+    double control[AMD_CONTROL], info[AMD_INFO];
+    amd_defaults(control);
+    const int r = amd_order(n, p, i, perm, control, info);
+    if (r == AMD_OUT_OF_MEMORY) return -1;
+    return r == AMD_OK || r == AMD_OK_BUT_JUMBLED ? 0 : -2;
+#else
+    (void)n; (void)p; (void)i; (void)perm;
+    return -3;
+#endif
+}
+
 static gala_status order(gala_context *ctx, const gala_csc *A, const gala_sparse_ldlt_options *o,
                          int *perm)
 {
@@ -93,28 +111,16 @@ static gala_status order(gala_context *ctx, const gala_csc *A, const gala_sparse
         gala_free(seen);
         return GALA_OK;
     }
-    case GALA_ORDERING_AMD:
-#ifdef GALA_HAVE_AMD
-        if (n <= 1) {
-            for (int k = 0; k < n; ++k) perm[k] = k;
-            return GALA_OK;
-        }
-        {
-            double control[AMD_CONTROL], info[AMD_INFO];
-            amd_defaults(control);
-            const int r = amd_order(n, A->p, A->i, perm, control, info);
-            if (r == AMD_OUT_OF_MEMORY)
-                return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: AMD ran out of memory", fn);
-            if (r != AMD_OK && r != AMD_OK_BUT_JUMBLED)
-                return gala_error(ctx, GALA_ERR_INTERNAL, "%s: AMD rejected a validated "
-                                  "matrix (status %d)", fn, r);
-        }
+    case GALA_ORDERING_AMD: {
+        const int r = gala_amd_order(n, A->p, A->i, perm);
+        if (r == -1) return gala_error(ctx, GALA_ERR_OUT_OF_MEMORY, "%s: AMD ran out of memory", fn);
+        if (r == -3)
+            return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s: gala was built without SuiteSparse "
+                              "AMD; use GALA_ORDERING_NATURAL or GALA_ORDERING_USER", fn);
+        if (r != 0)
+            return gala_error(ctx, GALA_ERR_INTERNAL, "%s: AMD rejected a validated matrix", fn);
         return GALA_OK;
-#else
-        (void)perm;
-        return gala_error(ctx, GALA_ERR_NOT_SUPPORTED, "%s: gala was built without SuiteSparse "
-                          "AMD; use GALA_ORDERING_NATURAL or GALA_ORDERING_USER", fn);
-#endif
+    }
     }
     return gala_error(ctx, GALA_ERR_INVALID_ARG, "%s: unknown ordering %d", fn, (int)o->ordering);
 }
