@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,26 @@ void *gala_malloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
 void *gala_calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
 void *gala_realloc(void *p, size_t bytes) { return realloc(p, bytes ? bytes : 1); }
 void gala_free(void *p) { free(p); }
+
+void *gala_host_scratch_get(gala_host_scratch *s, size_t bytes)
+{
+    if (bytes <= s->cap && s->p) return s->p;
+    size_t cap = s->cap > 4096 ? s->cap : 4096;
+    while (cap < bytes) cap = cap > SIZE_MAX / 2 ? bytes : 2 * cap;
+    void *p = malloc(cap);
+    if (!p) return NULL;
+    free(s->p);
+    s->p = p;
+    s->cap = cap;
+    return p;
+}
+
+void gala_host_scratch_release(gala_host_scratch *s)
+{
+    free(s->p);
+    s->p = NULL;
+    s->cap = 0;
+}
 
 uint64_t gala_fnv1a(const void *data, size_t n, uint64_t h)
 {
