@@ -78,6 +78,7 @@ typedef struct {
     double eps;
     int last;               /* the last refinement step: every running QP decides */
     double host_flops;      /* qp.deriv_host_flops: the host path's largest factor */
+    gala_host_scratch (*ws)[3];  /* per thread: the host path's scratch (host_one) */
     double *raw2;           /* weighted raw values: P's, then A's times √ωᵢ of their row */
     double *bx, *wx, *rx, *tx; /* n-vectors: rhs, solution, residual, device rhs / solution */
     double *gam, *dep, *dd, *bc, *wc, *rc, *av; /* m-vectors: γ, D + ε, D, rhs, solution,
@@ -279,14 +280,14 @@ static void nan_fill(double *v, size_t n)
 
 /* The host path, for QPs whose adjoint system is small and sparse: the regularized system
  *     K = [P + εI, Cᵀ; C, −(D + εI)]      (C: the active rows γᵢ aᵢᵀ, D = −S; ε = DERIV_EPS_HOST)
- * factored by the sparse LDLᵀ of qd_ldlt.c (no Schur complement formed, no device round
- * trip) and refined against the unregularized Ks as the device path refines (residual(),
+ * factored by the sparse LDLᵀ of qd_ldlt.c in the order of its patterns (kkt_order.c; no
+ * Schur complement formed, no device round trip) and refined against the unregularized Ks as the device path refines (residual(),
  * the same stopping rule and statuses): a correction Δ = K⁻¹ r is the device path's
  * Δx = H⁻¹(r_x + Cᵀ(D + ε)⁻¹ r_c), Δc = (D + ε)⁻¹(C Δx − r_c), with a smaller ε (K is
  * factored as it is, its conditioning not squared by 1/ε weights). A QP whose factor would take
  * more than qp.deriv_host_flops multiply-adds (Σ of its columns' nonzeros squared, from the
  * elimination tree) is left running, for the device's batched Cholesky of H. */
-static void host_one(dq_batch *B, dq_qp *p, double max_flops)
+static void host_one(dq_batch *B, dq_qp *p, double max_flops, gala_host_scratch ws[3])
 {
     const int n = p->n, m = p->m;
     const signed char *kind = B->kind + p->yo;
@@ -297,17 +298,14 @@ static void host_one(dq_batch *B, dq_qp *p, double max_flops)
     for (int e = 0; e < p->Ap[n]; ++e) nu += kind[p->Ai[e]] != ROW_NONE;
     const int N = n + na;
     nu += na;
-    /* ints: the active rows' indices and positions, K's columns (up, ui), the symbolic and
-     * numeric workspace; doubles: K's values, D, y, the right-hand side */
-    int *iw = gala_malloc(sizeof(int) * ((size_t)na + (size_t)m + 2 * ((size_t)N + 2) +
-                                         (size_t)nu + 5 * (size_t)N + 1));
-    double *dw = gala_calloc((size_t)nu + 3 * (size_t)N + 1, sizeof(double));
-    int *li = NULL;
-    double *lx = NULL;
-    if (!iw || !dw) goto out; /* left to the device path, which reports the memory */
-    int *arow = iw, *pos = arow + na, *up = pos + m, *fill = up + (N + 2), *ui = fill + (N + 2);
-    int *parent = ui + nu, *lnz = parent + N, *flag = lnz + N, *stack = flag + N, *pattern = stack + N;
-    double *ux = dw, *d = ux + nu, *y = d + N, *t = y + N;
+    /* K's values and the right-hand side; the active rows' indices and positions, K's
+     * columns (up, ui) */
+    const size_t nd = (size_t)nu + (size_t)N + 1;
+    double *ux = gala_host_scratch_get(&ws[2], sizeof(double) * nd +
+                                              sizeof(int) * ((size_t)na + (size_t)m + 2 * ((size_t)N + 2) + (size_t)nu));
+    if (!ux) return; /* left to the device path, which reports the memory */
+    double *t = ux + nu;
+    int *arow = (int *)(ux + nd), *pos = arow + na, *up = pos + m, *fill = up + (N + 2), *ui = fill + (N + 2);
     for (int i = 0, a = 0; i < m; ++i) {
         pos[i] = -1;
         if (kind[i] != ROW_NONE) {
@@ -318,22 +316,15 @@ static void host_one(dq_batch *B, dq_qp *p, double max_flops)
     /* K's upper triangle by columns: [P + εI, Cᵀ; C, −(D + εI)] */
     gala_qd_kkt(n, na, p->Pp, p->Pi, p->Px, p->Ap, p->Ai, p->Ax, pos, arow, 1, NULL, gam,
                 DERIV_EPS_HOST, dd, DERIV_EPS_HOST, up, ui, ux, NULL, fill);
-    gala_qd_etree(N, up, ui, parent, lnz, flag);
-    double flops = 0;
-    int *lp = fill;
-    lp[0] = 0;
-    for (int j = 0; j < N; ++j) {
-        flops += (double)lnz[j] * (double)lnz[j];
-        lp[j + 1] = lp[j] + lnz[j];
-    }
-    if (flops > max_flops) goto out;
-    li = gala_malloc(sizeof(int) * ((size_t)lp[N] + 1));
-    lx = gala_malloc(sizeof(double) * ((size_t)lp[N] + 1));
-    if (!li || !lx) goto out;
+    gala_qd_fact F;
+    double of;
+    const int *ord = gala_qp_kkt_order(B->s, p->sl, &of);
+    const int fr = gala_qd_fact_make(&F, ws, n, m, pos, ord, of, N, up, ui, ux, max_flops);
+    if (fr == GALA_QD_DEAR || fr == GALA_QD_NOMEM) return;
     p->running = 0;
-    if (gala_qd_factor(N, up, ui, ux, parent, lp, lnz, li, lx, d, flag, stack, pattern, y)) {
+    if (fr == GALA_QD_SINGULAR) {
         B->status[p->k] = GALA_QP_DERIV_SINGULAR;
-        goto out;
+        return;
     }
     for (int it = 0;; ++it) {
         residual(B, p);
@@ -344,22 +335,16 @@ static void host_one(dq_batch *B, dq_qp *p, double max_flops)
         }
         memcpy(t, rx, sizeof(double) * (size_t)n);
         for (int a = 0; a < na; ++a) t[n + a] = rc[arow[a]];
-        gala_qd_solve(N, lp, lnz, li, lx, d, t);
+        gala_qd_fact_solve(&F, t);
         for (int j = 0; j < n; ++j) wx[j] += t[j];
         for (int a = 0; a < na; ++a) wc[arow[a]] += t[n + a];
     }
-out:
-    gala_free(iw);
-    gala_free(dw);
-    gala_free(li);
-    gala_free(lx);
 }
 
 static void host_range(void *arg, long b, long e, int tid)
 {
-    (void)tid;
     dq_batch *B = arg;
-    for (long t = b; t < e; ++t) host_one(B, &B->qs[t], B->host_flops);
+    for (long t = b; t < e; ++t) host_one(B, &B->qs[t], B->host_flops, B->ws[tid]);
 }
 
 static void prepare_range(void *arg, long b, long e, int tid)
@@ -679,7 +664,16 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
     /* the small sparse systems on the host (host_one), the rest on the device: those still
      * running first in qs, in their order */
     B.host_flops = (double)gala_tuned(s->ctx, s->dt)->qp.deriv_host_flops;
-    if (B.host_flops > 0) gala_par(s->ctx, s->nthreads, nq, 4, host_range, &B);
+    if (B.host_flops > 0) {
+        B.ws = gala_calloc((size_t)s->nthreads, sizeof *B.ws);
+        if (!B.ws) { st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn); goto out; }
+        gala_qp_kkt_orders_make(s);
+        gala_par(s->ctx, s->nthreads, nq, 4, host_range, &B);
+        for (int t = 0; t < s->nthreads; ++t)
+            for (int w = 0; w < 3; ++w) gala_host_scratch_release(&B.ws[t][w]);
+        gala_free(B.ws);
+        B.ws = NULL;
+    }
     int ndev = 0;
     for (int t = 0; t < nq; ++t) ndev += B.qs[t].running != 0;
     if (ndev && ndev < nq) {

@@ -2,7 +2,7 @@
  * active constraints from the scaled z, y; solve the reduced KKT system
  *     [P̂ + δI   Â_actᵀ] [x̂]   [−q̂   ]
  *     [Â_act    −δI   ] [ŷ_a] = [b_act]
- * by a sparse LDLᵀ (quasi-definite: no pivoting needed)
+ * by a sparse LDLᵀ (quasi-definite: no pivoting needed) in the order of its pattern
  * with `polish_refine_iter` steps of iterative refinement against the unregularized matrix;
  * accept the result when its residuals are smaller, as OSQP does. */
 #include <math.h>
@@ -12,14 +12,16 @@
 #include "qd_ldlt.h"
 #include "qp_polish.h"
 
-int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *E, double c,
+int gala_qp_polish_one(const gala_qp_problem *p, const int *order, double order_flops,
+                       gala_host_scratch ws[4],
+                       const double *D, const double *E, double c,
                        const double *zs, const double *ys, const double *ls,
                        const double *us, double delta, int refine, double prim_res,
                        double dual_res, double *x, double *y, double *obj, double *prim_out,
                        double *dual_out)
 {
     int n = p->n, m = p->m;
-    int *act = gala_malloc(sizeof(int) * (size_t)(m + 1));
+    int *act = gala_host_scratch_get(&ws[3], sizeof(int) * (size_t)(m + 1));
     if (!act) return -2;
     int na = 0;
     for (int i = 0; i < m; ++i) {
@@ -28,29 +30,23 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
         else act[i] = 0;
         na += act[i] != 0;
     }
-    if (na == 0) {
-        gala_free(act);
-        return 2;
-    }
+    if (na == 0) return 2;
     int N = n + na;
     /* K0's upper triangle: P's stored entries (upper, rows ascending: validated) and those of
      * A's active rows, plus room for every diagonal */
     int nu = N;
     nu += p->P.p[n];
     for (int e = 0; e < p->A.p[n]; ++e) nu += act[p->A.i[e]] != 0;
-    /* one block of ints and one of doubles for everything but L (whose size the symbolic
-     * step gives): K's upper triangle by columns (up, ui, ux; K0's diagonal d0) and the
-     * factorization's workspace */
-    const size_t ni = (size_t)na + (size_t)(m + 1) + 2 * ((size_t)N + 2) + (size_t)nu + 5 * (size_t)N;
-    const size_t nd = 6 * (size_t)N + (size_t)(m + 1) + (size_t)n + (size_t)nu;
-    int *iw = gala_malloc(sizeof(int) * ni), *li = NULL;
-    double *dw = gala_calloc(nd, sizeof(double)), *lx = NULL;
-    int rc = -2;
-    if (!iw || !dw) goto done;
-    int *row = iw, *pos = row + na, *up = pos + (m + 1), *fill = up + (N + 2), *ui = fill + (N + 2);
-    int *parent = ui + nu, *lnz = parent + N, *flag = lnz + N, *stack = flag + N, *pattern = stack + N;
-    double *dv = dw, *b = dv + N, *sol = b + N, *r = sol + N, *yw = r + N, *d0 = yw + N;
+    /* one block for everything but the factorization (ws[0], ws[1]): the vectors, K's upper
+     * triangle by columns (ux; K0's diagonal d0; up, ui) and the rows' positions */
+    const size_t nd = 4 * (size_t)N + (size_t)(m + 1) + (size_t)n + (size_t)nu;
+    const size_t ni = (size_t)na + (size_t)(m + 1) + 2 * ((size_t)N + 2) + (size_t)nu;
+    double *b = gala_host_scratch_get(&ws[2], sizeof(double) * nd + sizeof(int) * ni);
+    if (!b) return -2;
+    memset(b, 0, sizeof(double) * nd);
+    double *sol = b + N, *r = sol + N, *d0 = r + N;
     double *ax = d0 + N, *res = ax + (m + 1), *ux = res + n;
+    int *row = (int *)(b + nd), *pos = row + na, *up = pos + (m + 1), *fill = up + (N + 2), *ui = fill + (N + 2);
     for (int i = 0, a = 0; i < m; ++i) {
         pos[i] = -1;
         if (act[i]) { row[a] = i; pos[i] = n + a; ++a; }
@@ -64,18 +60,10 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
         int i = row[a];
         b[n + a] = act[i] < 0 ? ls[i] : us[i];
     }
-    /* L: its pattern's size from the elimination tree, then the numeric factorization;
-     * fill is free again and holds L's column starts */
-    gala_qd_etree(N, up, ui, parent, lnz, flag);
-    int *lp = fill;
-    lp[0] = 0;
-    for (int j = 0; j < N; ++j) lp[j + 1] = lp[j] + lnz[j];
-    li = gala_malloc(sizeof(int) * ((size_t)lp[N] + 1));
-    lx = gala_malloc(sizeof(double) * ((size_t)lp[N] + 1));
-    if (!li || !lx || gala_qd_factor(N, up, ui, ux, parent, lp, lnz, li, lx, dv, flag, stack, pattern, yw))
-        goto done;
+    gala_qd_fact F;
+    if (gala_qd_fact_make(&F, ws, n, m, pos, order, order_flops, N, up, ui, ux, INFINITY) != GALA_QD_OK) return -2;
     memcpy(sol, b, sizeof(double) * (size_t)N);
-    gala_qd_solve(N, lp, lnz, li, lx, dv, sol);
+    gala_qd_fact_solve(&F, sol);
     for (int it = 0; it < refine; ++it) {
         /* r = b − K0·sol from K0's upper triangle (each off-diagonal entry twice) */
         for (int j = 0; j < N; ++j) {
@@ -87,7 +75,7 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
             }
             r[j] = v;
         }
-        gala_qd_solve(N, lp, lnz, li, lx, dv, r);
+        gala_qd_fact_solve(&F, r);
         for (int i = 0; i < N; ++i) sol[i] += r[i];
     }
     /* scaled polished iterates: ŷ from the active rows, then OSQP's projection trick
@@ -121,12 +109,5 @@ int gala_qp_polish_one(const gala_qp_problem *p, const double *D, const double *
     *dual_out = du;
     int ok = (pr < prim_res && du < dual_res) || (pr < prim_res && dual_res < 1e-10) ||
              (du < dual_res && prim_res < 1e-10);
-    rc = ok ? 1 : -1;
-done:
-    gala_free(act);
-    gala_free(iw);
-    gala_free(dw);
-    gala_free(li);
-    gala_free(lx);
-    return rc;
+    return ok ? 1 : -1;
 }

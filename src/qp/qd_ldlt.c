@@ -1,5 +1,5 @@
 /* Sparse LDLᵀ of a quasi-definite matrix (polish.c's reduced KKT systems, derivative.c's
- * adjoint systems); qd_ldlt.h says how to call it. */
+ * adjoint systems); qd_ldlt.h says how to call it. Nothing allocates: gala_qd_fact_make takes the caller's scratch blocks. */
 #include <math.h>
 #include <string.h>
 
@@ -120,4 +120,104 @@ void gala_qd_solve(int N, const int *lp, const int *lnz, const int *li, const do
     for (int j = 0; j < N; ++j) b[j] /= d[j];
     for (int j = N - 1; j >= 0; --j)
         for (int e = lp[j]; e < lp[j] + lnz[j]; ++e) b[j] -= lx[e] * b[li[e]];
+}
+
+void gala_qd_restrict(int n, int m, const int *order, const int *pos, int *perm, int *pinv)
+{
+    for (int t = 0, k = 0; t < n + m; ++t) {
+        const int f = order[t], j = f < n ? f : pos[f - n];
+        if (j < 0) continue;
+        perm[k] = j;
+        pinv[j] = k++;
+    }
+}
+
+void gala_qd_permute(int N, const int *kp, const int *ki, const double *kx, const int *pinv,
+                     int *cp, int *ci, double *cx, int *w)
+{
+    memset(w, 0, sizeof(int) * (size_t)N);
+    for (int j = 0; j < N; ++j)
+        for (int e = kp[j]; e < kp[j + 1]; ++e) {
+            const int a = pinv[ki[e]], b = pinv[j];
+            w[a > b ? a : b]++;
+        }
+    cp[0] = 0;
+    for (int j = 0; j < N; ++j) {
+        cp[j + 1] = cp[j] + w[j];
+        w[j] = cp[j];
+    }
+    for (int j = 0; j < N; ++j)
+        for (int e = kp[j]; e < kp[j + 1]; ++e) {
+            const int a = pinv[ki[e]], b = pinv[j], c = a > b ? a : b;
+            if (cx) cx[w[c]] = kx[e];
+            ci[w[c]++] = a < b ? a : b;
+        }
+}
+
+/* the symbolic step and L's column starts; returns Σ lnz² */
+static double symbolic(int N, const int *kp, const int *ki, int *parent, int *lnz, int *lp,
+                       int *flag)
+{
+    gala_qd_etree(N, kp, ki, parent, lnz, flag);
+    double flops = 0;
+    lp[0] = 0;
+    for (int j = 0; j < N; ++j) {
+        flops += (double)lnz[j] * (double)lnz[j];
+        lp[j + 1] = lp[j] + lnz[j];
+    }
+    return flops;
+}
+
+int gala_qd_fact_make(gala_qd_fact *f, gala_host_scratch ws[2], int n, int m, const int *pos,
+                      const int *order, double order_flops, int N, const int *kp, const int *ki,
+                      const double *kx, double max_flops)
+{
+    memset(f, 0, sizeof *f);
+    f->N = N;
+    const size_t nz = (size_t)kp[N], NN = (size_t)N;
+    /* doubles: C's values, d, y (zero), t; then ints: perm, pinv, C's columns (cp, ci),
+     * parent, flag, stack, pattern, lnz, lp */
+    double *cx = gala_host_scratch_get(&ws[0], sizeof(double) * (nz + 3 * NN + 1) +
+                                                   sizeof(int) * (9 * NN + 2 + nz));
+    if (!cx) return GALA_QD_NOMEM;
+    double *y = cx + nz;
+    f->d = y + N;
+    f->t = f->d + N;
+    int *perm = (int *)(f->t + N + 1), *pinv = perm + N, *cp = pinv + N, *ci = cp + N + 1;
+    int *parent = ci + nz, *flag = parent + N, *stack = flag + N, *pattern = stack + N;
+    f->lnz = pattern + N;
+    f->lp = f->lnz + N;
+    memset(y, 0, sizeof(double) * NN);
+    /* K's own order unless its factor costs more than twice the order's bound (below that,
+     * permuting K and a second symbolic step cost about what the factor would save) */
+    f->flops = symbolic(N, kp, ki, parent, f->lnz, f->lp, flag);
+    if (order && f->flops > 2 * order_flops) {
+        gala_qd_restrict(n, m, order, pos, perm, pinv);
+        gala_qd_permute(N, kp, ki, kx, pinv, cp, ci, cx, flag);
+        f->perm = perm;
+        kp = cp;
+        ki = ci;
+        kx = cx;
+        f->flops = symbolic(N, kp, ki, parent, f->lnz, f->lp, flag);
+    }
+    if (f->flops > max_flops) return GALA_QD_DEAR;
+    const size_t nl = (size_t)f->lp[N] + 1;
+    f->lx = gala_host_scratch_get(&ws[1], (sizeof(double) + sizeof(int)) * nl);
+    if (!f->lx) return GALA_QD_NOMEM;
+    f->li = (int *)(f->lx + nl);
+    if (gala_qd_factor(N, kp, ki, kx, parent, f->lp, f->lnz, f->li, f->lx, f->d, flag, stack,
+                       pattern, y))
+        return GALA_QD_SINGULAR;
+    return GALA_QD_OK;
+}
+
+void gala_qd_fact_solve(gala_qd_fact *f, double *b)
+{
+    if (!f->perm) {
+        gala_qd_solve(f->N, f->lp, f->lnz, f->li, f->lx, f->d, b);
+        return;
+    }
+    for (int k = 0; k < f->N; ++k) f->t[k] = b[f->perm[k]];
+    gala_qd_solve(f->N, f->lp, f->lnz, f->li, f->lx, f->d, f->t);
+    for (int k = 0; k < f->N; ++k) b[f->perm[k]] = f->t[k];
 }

@@ -224,7 +224,24 @@ struct gala_qp_solver {
 
     /* the last adjoint derivative (derivative.c), NULL: none since the last solve */
     struct qp_deriv *deriv;
+    /* the host KKT systems' fill-reducing orders (kkt_order.c), NULL: not made yet */
+    struct qp_kkt_orders *kkt_orders;
 };
+
+/** The fill-reducing orders of the host's KKT systems (polishing, the derivative's host
+ *  path), one per distinct pair of P and A patterns (kkt_order.c): made once, before the
+ *  first parallel loop that factors them (on failure: none, K's own order is used). */
+GALA_INTERNAL void gala_qp_kkt_orders_make(struct gala_qp_solver *s);
+/** The order of one pair of patterns (P: n×n upper CSC, A: m×n CSC) into order (n + m
+ *  indices: x_j as j, A's row i as n + i): SuiteSparse AMD's of [P, Aᵀ; A, 0], and *flops
+ *  the multiply-adds (Σ lnz²) of that matrix's factor in it. Returns 0;
+ *  -1: no memory; -2: AMD failed; -3: no AMD in this build. */
+GALA_INTERNAL int gala_qp_kkt_order_of(int n, int m, const int *Pp, const int *Pi,
+                                       const int *Ap, const int *Ai, int *order, double *flops);
+/** Slot sl's order (gala_qp_kkt_order_of's; *flops: the multiply-adds of the whole KKT
+ *  matrix's factor in it), or NULL: K's own order. */
+GALA_INTERNAL const int *gala_qp_kkt_order(const struct gala_qp_solver *s, int sl, double *flops);
+GALA_INTERNAL void gala_qp_kkt_orders_free(struct gala_qp_solver *s);
 
 /** Free the adjoint derivative's results (a solve or gala_qp_destroy). (derivative.c) */
 GALA_INTERNAL void gala_qp_deriv_release(struct gala_qp_solver *s);

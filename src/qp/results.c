@@ -117,12 +117,13 @@ static void collect_range(void *arg, long b, long e, int tid)
 typedef struct {
     gala_qp_solver *s;
     const double *zs, *ys, *ls, *us, *D, *E, *inf;
+    gala_host_scratch (*ws)[5]; /* per thread: gala_qp_polish_one's four, the polished x, y */
 } polish_job;
 
 static void polish_range(void *arg, long b, long e, int tid)
 {
-    (void)tid;
     const polish_job *j = arg;
+    gala_host_scratch *ws = j->ws[tid];
     gala_qp_solver *s = j->s;
     for (long k = b; k < e; ++k) {
         gala_qp_info *in = &s->info[k];
@@ -143,9 +144,11 @@ static void polish_range(void *arg, long b, long e, int tid)
         v.u = s->host.u + zo;
         v.c0 = s->c0[k];
         double tp0 = gala_now(), obj, pr, du;
-        double *px = gala_malloc(sizeof(double) * (size_t)(n + m + 1));
+        double *px = gala_host_scratch_get(&ws[4], sizeof(double) * (size_t)(n + m + 1));
         const double c = j->inf[(size_t)sl * QP_NINFO + QP_I_C];
-        int res = px ? gala_qp_polish_one(&v, j->D + xo, j->E + zo, c, j->zs + zo,
+        double of;
+        const int *ord = gala_qp_kkt_order(s, sl, &of);
+        int res = px ? gala_qp_polish_one(&v, ord, of, ws, j->D + xo, j->E + zo, c, j->zs + zo,
                                           j->ys + zo, j->ls + zo, j->us + zo, s->set.delta,
                                           s->set.polish_refine_iter, in->prim_res, in->dual_res,
                                           px, px + n, &obj, &pr, &du)
@@ -157,7 +160,6 @@ static void polish_range(void *arg, long b, long e, int tid)
             in->prim_res = pr;
             in->dual_res = du;
         }
-        gala_free(px);
         in->status_polish = res;
         in->polish_time = gala_now() - tp0;
     }
@@ -169,13 +171,23 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     double *buf = gala_malloc(sizeof(double) * (3 * nt + 5 * mt_ + 1));
     if (!buf) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     polish_job j = {s, buf + nt, buf + nt + mt_, buf + nt + 2 * mt_, buf + nt + 3 * mt_,
-                    buf + nt + 4 * mt_, buf + 2 * nt + 4 * mt_, inf};
+                    buf + nt + 4 * mt_, buf + 2 * nt + 4 * mt_, inf, NULL};
     gala_status st = gala_qp_read_real(s, s->b_nvec, QP_V_D * nt, nt, (double *)j.D);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Z * mt_, mt_, (double *)j.zs);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Y * mt_, mt_, (double *)j.ys);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_L * mt_, 2 * mt_, (double *)j.ls);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_E * mt_, mt_, (double *)j.E);
-    if (st == GALA_OK) gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
+    if (st == GALA_OK) {
+        j.ws = gala_calloc((size_t)s->nthreads, sizeof *j.ws);
+        if (!j.ws) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
+    }
+    if (st == GALA_OK) {
+        gala_qp_kkt_orders_make(s);
+        gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
+        for (int t = 0; t < s->nthreads; ++t)
+            for (int w = 0; w < 5; ++w) gala_host_scratch_release(&j.ws[t][w]);
+        gala_free(j.ws);
+    }
     /* as OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so
      * that the next solve starts from them (its solution is where a warm start resumes) */
     int npol = 0;

@@ -362,6 +362,7 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
     gala_qp_chunks_free(s);
     gala_qp_dio_release(s);
     gala_qp_deriv_release(s);
+    gala_qp_kkt_orders_free(s);
     gala_qp_linsys_destroy(s->ls);
     gala_buffer *bufs[] = {s->b_meta,     s->b_slots,  s->b_one_slot,   s->b_state,
                            s->b_info,     s->b_refactor, s->b_host_status, s->b_rowptr,
