@@ -119,7 +119,7 @@ typedef enum gala_qp_setting_kind {
     X(INT, int, scaling, 10, 0, INT_MAX, GALA_QP_S_OSQP | GALA_QP_S_FIXED, NULL, NULL,           \
       "Ruiz scaling iterations (0: off)")                                                        \
     X(BOOL, int, polishing, 0, 0, 1, GALA_QP_S_OSQP, "polish", NULL,                             \
-      "polish solved QPs (on the host, in double, one dense reduced KKT solve per QP); can be "  \
+      "polish solved QPs (on the host, in double, one sparse LDL^T of the reduced KKT system per QP); can be "  \
       "turned on after setup only in a solver set up with it")                                   \
     X(REAL, double, rho, 0.1, 0, GALA_QP_S_INF, GALA_QP_S_OSQP | GALA_QP_S_FIXED | GALA_QP_S_GT, \
       NULL, NULL, "ADMM step rho (changed after setup by gala_qp_update_rho)")                  \
