@@ -10,8 +10,8 @@
  * matrix's factor in the order bounds every restriction's, so a system whose own order
  * costs at most twice that keeps it (gala_qd_fact_make: no permutation where few rows are
  * active). Polishing OSQP's benchmark families, four QPs of size 5 each on one core: portfolio
- * 78.5 → 2.0 ms, Huber 181 → 4.5, lasso 15.8 → 0.7, SVM 8.5 → 0.8, random and equality
- * QPs unchanged (the order made per QP there: their patterns differ).
+ * 83 → 1.9 ms, Huber 135 → 3.2, lasso 11.3 → 0.7, SVM 5.9 → 0.6, control QPs unchanged
+ * (docs/perf/2026-11-29-h200-kkt-order; the order made per QP there: their patterns differ).
  * Without AMD in the build, or without memory for it, K's own order is kept. */
 #include <stdlib.h>
 #include <string.h>
