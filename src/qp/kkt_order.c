@@ -52,25 +52,16 @@ int gala_qp_kkt_order_of(int n, int m, const int *Pp, const int *Pi, const int *
                          const int *Ai, int *order, double *flops)
 {
     const int N = n + m;
-    const size_t nz = (size_t)Pp[n] + (size_t)Ap[n];
-    /* the pattern (kp, ki), its permuted copy (cp, ci), pinv and the symbolic step's arrays */
-    int *kp = gala_malloc(sizeof(int) * (2 * ((size_t)N + 1 + nz) + 4 * (size_t)N));
+    const size_t nz = (size_t)Pp[n] + (size_t)Ap[n] + (size_t)N;
+    /* the pattern (kp, ki; gala_qd_kkt with every row of A), its permuted copy (cp, ci),
+     * pinv, the rows' positions and the symbolic step's arrays (flag: N + 2, gala_qd_kkt's fill) */
+    int *kp = gala_malloc(sizeof(int) * (2 * ((size_t)N + 2 + nz) + 4 * (size_t)N + (size_t)m + 3));
     if (!kp) return -1;
-    int *ki = kp + N + 1, *cp = ki + nz, *ci = cp + N + 1, *pinv = ci + nz;
-    int *parent = pinv + N, *lnz = parent + N, *flag = lnz + N;
-    /* the upper triangle of [P, Aᵀ; A, 0]: P's columns, then A's rows as columns n + i
-     * (counted, then bucketed in one pass over A's columns) */
-    int *next = order; /* scratch until AMD writes the order */
-    memcpy(kp, Pp, sizeof(int) * (size_t)(n + 1));
-    memcpy(ki, Pi, sizeof(int) * (size_t)Pp[n]);
-    memset(kp + n + 1, 0, sizeof(int) * (size_t)m);
-    for (int k = 0; k < Ap[n]; ++k) kp[n + 1 + Ai[k]]++;
-    for (int i = 0; i < m; ++i) {
-        kp[n + i + 1] += kp[n + i];
-        next[i] = kp[n + i];
-    }
-    for (int j = 0; j < n; ++j)
-        for (int k = Ap[j]; k < Ap[j + 1]; ++k) ki[next[Ai[k]]++] = j;
+    int *ki = kp + N + 2, *cp = ki + nz, *ci = cp + N + 2, *pinv = ci + nz, *pos = pinv + N;
+    int *parent = pos + m + 1, *lnz = parent + N, *flag = lnz + N;
+    for (int i = 0; i < m; ++i) pos[i] = n + i;
+    gala_qd_kkt(n, m, Pp, Pi, NULL, Ap, Ai, NULL, pos, NULL, 0, NULL, NULL, 0, NULL, 0, kp, ki,
+                NULL, NULL, flag);
     const int r = gala_amd_order(N, kp, ki, order);
     if (r == 0) {
         /* its factor's multiply-adds: those of any restriction are at most these */

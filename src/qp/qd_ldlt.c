@@ -6,7 +6,8 @@
 #include "qd_ldlt.h"
 
 /* Column j < n: P's column j (the diagonal kept aside, then last); column n + a: the active
- * row a of A, its entries bucketed by row in one pass over A's columns (so ascending). */
+ * row a of A, its entries bucketed by row in one pass over A's columns (so ascending). ux
+ * NULL: the pattern alone (Px, Ax, W, rd, d0 unread). */
 void gala_qd_kkt(int n, int na, const int *Pp, const int *Pi, const double *Px, const int *Ap,
                  const int *Ai, const double *Ax, const int *pos, const int *arow, double c,
                  const double *D, const double *W, double xreg, const double *rd, double rreg,
@@ -23,32 +24,33 @@ void gala_qd_kkt(int n, int na, const int *Pp, const int *Pi, const double *Px, 
         int o = up[j];
         for (int e = Pp[j]; e < Pp[j + 1]; ++e) {
             const int i = Pi[e];
-            const double v = c * (D ? D[i] : 1) * Px[e] * dj;
+            const double v = ux ? c * (D ? D[i] : 1) * Px[e] * dj : 0;
             if (i == j) {
                 djj = v;
                 continue;
             }
             ui[o] = i;
-            ux[o++] = v;
+            if (ux) ux[o] = v;
+            ++o;
         }
-        if (d0) d0[j] = djj;
+        if (d0 && ux) d0[j] = djj;
         ui[o] = j;
-        ux[o++] = djj + xreg;
-        up[j + 1] = o;
+        if (ux) ux[o] = djj + xreg;
+        up[j + 1] = ++o;
     }
     for (int a = 0; a < na; ++a) {
         const int k = n + a;
         up[k + 1] = up[k] + fill[k + 1] + 1;
         fill[k] = up[k]; /* where its next entry goes */
         ui[up[k + 1] - 1] = k;
-        ux[up[k + 1] - 1] = -((rd ? rd[arow[a]] : 0) + rreg);
+        if (ux) ux[up[k + 1] - 1] = -((rd ? rd[arow[a]] : 0) + rreg);
     }
     for (int j = 0; j < n; ++j)
         for (int e = Ap[j]; e < Ap[j + 1]; ++e) {
             const int i = Ai[e], k = pos[i];
             if (k < 0) continue;
-            ui[fill[k]] = j;
-            ux[fill[k]++] = W[i] * Ax[e] * (D ? D[j] : 1);
+            if (ux) ux[fill[k]] = W[i] * Ax[e] * (D ? D[j] : 1);
+            ui[fill[k]++] = j;
         }
 }
 

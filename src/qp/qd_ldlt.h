@@ -22,7 +22,8 @@
  *  rows ascending) with pos[i] = n + a ≥ 0 (arow[a] = i; pos[i] < 0: not in K). D (n) and
  *  rd (m, by A's row) may be NULL for ones and zeros; W (m) weighs A's rows. Each column's
  *  rows ascending, its diagonal last and present; the diagonal of c·D P D before xreg goes
- *  to d0 (n; may be NULL). fill: N + 2 ints of workspace. */
+ *  to d0 (n; may be NULL). fill: N + 2 ints of workspace. ux NULL: the pattern alone
+ *  (up, ui; Px, Ax, W, rd, arow and d0 are not read). */
 GALA_INTERNAL void gala_qd_kkt(int n, int na, const int *Pp, const int *Pi, const double *Px,
                                const int *Ap, const int *Ai, const double *Ax, const int *pos,
                                const int *arow, double c, const double *D, const double *W,
