@@ -6,7 +6,8 @@ gradients' agreement reported beside the times.
 
     python3 bench/bench_torch.py [--family control] [--size 10] [--batches 100,1000]
         [--dtype float64] [--device cuda] [--backend cuda] [--rounds 3]
-        [--solvers gala,qpth,osqp] [--osqp-max 1000] [--json out.json] [--save-grads PREFIX]
+        [--solvers gala,qpth,osqp] [--osqp-max 1000] [--interleave] [--json out.json]
+        [--save-grads PREFIX]
 
 Each QP is a generated one (gala.problems.generate, OSQP's benchmark families), passed as
 dense tensors P (k, n, n), q (k, n), A (k, m, n), l, u (k, m), every one requiring its
@@ -15,7 +16,9 @@ gradient (P + reg·I, the same for every solver: qpth factors P and needs it def
 once, on the device, before the rounds (as a layer's inputs come from the layers before
 it); one round = forward, backward (the inputs' gradients reset first) and a device
 synchronization; the median of ``--rounds`` rounds after one untimed warm-up is reported as
-QPs per second (forward + backward). qpth takes the same QPs in its form
+QPs per second (forward + backward); with ``--interleave`` the solvers' rounds alternate
+(gala, qpth, ..., gala, qpth, ...), so that a host or GPU whose speed drifts during the call
+weighs on every solver alike. qpth takes the same QPs in its form
 (equalities Ax = b where l = u, inequalities Gx ≤ h from the finite bounds); its
 tolerance is its default. gala and OSQP's layer use eps 1e-5 with polishing (gala.torch's
 defaults). Agreement: the largest |∂L/∂q| difference relative to the largest entry, against
@@ -68,6 +71,22 @@ def timed(fn, rounds: int, sync) -> tuple[float, object]:
         sync()
         times.append(time.perf_counter() - t)
     return statistics.median(times), out
+
+
+def interleaved(fns: dict, rounds: int, sync) -> dict:
+    """timed() of every solver, their rounds alternating: {solver: (median, output)}."""
+    outs = {s: fn() for s, fn in fns.items()}  # warm-ups
+    times = {s: [] for s in fns}
+    for _ in range(rounds):
+        for s, fn in fns.items():
+            sync()
+            t = time.perf_counter()
+            outs[s] = fn()
+            sync()
+            times[s].append(time.perf_counter() - t)
+    for s, fn in fns.items():
+        fn.round_s = times[s]
+    return {s: (statistics.median(times[s]), outs[s]) for s in fns}
 
 
 def leaves(arrays, dt, device):
@@ -152,6 +171,8 @@ def main() -> int:
     ap.add_argument("--osqp-max", type=int, default=1000, help="largest batch for OSQP's CPU layer")
     ap.add_argument("--reg", type=float, default=1e-6,
                     help="added to P's diagonal for every solver (qpth needs P positive definite)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="alternate the solvers' timed rounds instead of running each solver's in a row")
     ap.add_argument("--json", default=None)
     ap.add_argument("--save-grads", default=None, metavar="PREFIX",
                     help="save gala's ∂L/∂q of each batch as PREFIX-<batch>.npy")
@@ -168,21 +189,30 @@ def main() -> int:
         P, q, A, l, u = dense_batch(a.family, a.size, k, a.reg)
         w = torch.tensor(np.random.default_rng(k).standard_normal(q.shape), dtype=dt, device=a.device)
         ref = None
+        fns, timed_out = {}, {}
         for s in solvers:
             if s == "osqp" and k > a.osqp_max:
                 continue
             try:
                 if s == "gala":
-                    fn = run_gala(P, q, A, l, u, w, dt, a.device, context, sync)
+                    fns[s] = run_gala(P, q, A, l, u, w, dt, a.device, context, sync)
                 elif s == "qpth":
-                    fn = run_qpth(P, q, A, l, u, w, dt, a.device)
+                    fns[s] = run_qpth(P, q, A, l, u, w, dt, a.device)
                 else:
-                    fn = run_osqp(P, q, A, l, u, w, dt)
-                t, g = timed(fn, a.rounds, sync)
+                    fns[s] = run_osqp(P, q, A, l, u, w, dt)
+                if not a.interleave:
+                    timed_out[s] = timed(fns[s], a.rounds, sync)
             except Exception as e:  # a solver that cannot take the batch (memory, ...)
+                fns.pop(s, None)
                 print(f"batch {k:6d}  {s:5s}  failed: {type(e).__name__}: {str(e)[:200]}")
                 rows.append(dict(solver=s, batch=k, error=f"{type(e).__name__}: {str(e)[:200]}"))
+        if a.interleave:
+            timed_out = interleaved(fns, a.rounds, sync)
+        for s in solvers:
+            if s not in timed_out:
                 continue
+            t, g = timed_out[s]
+            fn = fns[s]
             if s == "gala":
                 ref = g
                 if a.save_grads:
@@ -190,7 +220,8 @@ def main() -> int:
             agree = (float(np.max(np.abs(g - ref)) / max(1e-300, np.max(np.abs(ref))))
                      if ref is not None and s != "gala" else None)
             rows.append(dict(solver=s, batch=k, seconds=t, qps_per_s=k / t, grad_q_rel_diff=agree,
-                             n=int(q.shape[1]), m=int(l.shape[1]), dtype=a.dtype))
+                             n=int(q.shape[1]), m=int(l.shape[1]), dtype=a.dtype,
+                             round_s=getattr(fn, "round_s", None)))
             split = ""
             if s == "gala" and fn.split[1:]:  # the timed rounds' forward and backward
                 fw = statistics.median(f for f, _ in fn.split[1:])
