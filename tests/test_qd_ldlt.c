@@ -111,8 +111,8 @@ START_TEST(restricted_orders)
             kkt k;
             kkt_build(&k, &p, act, &r);
             const int N = k.N;
-            double *b = malloc(sizeof(double) * (size_t)N), *x0 = malloc(sizeof(double) * (size_t)N);
-            double *x1 = malloc(sizeof(double) * (size_t)N), *rv = malloc(sizeof(double) * (size_t)N);
+            const size_t vb = sizeof(double) * (size_t)N;
+            double *b = malloc(vb), *x0 = malloc(vb), *x1 = malloc(vb), *rv = malloc(vb);
             for (int j = 0; j < N; ++j) b[j] = tu_normal(&r);
             gala_qd_fact F0, F1;
             /* the scratch blocks reused from the previous system (as a thread's are) */
@@ -145,9 +145,9 @@ START_TEST(restricted_orders)
                 bn = fmax(bn, fabs(b[j]));
             }
             const double rn = resid(&k, x1, b, rv), tol = 1e-10 * (kn * xn * N + bn);
-            ck_assert_msg(rn <= tol, "%s %d, %.0f%% rows: ordered residual %g > %g [GALA_TEST_SEED=%llu]",
-                          gala_qp_family_name(cases[c].f), cases[c].size, 100 * frac[a], rn, tol,
-                          (unsigned long long)tu_seed());
+            ck_assert_msg(rn <= tol, "%s %d, %.0f%% rows: ordered residual %g > %g "
+                          "[GALA_TEST_SEED=%llu]", gala_qp_family_name(cases[c].f),
+                          cases[c].size, 100 * frac[a], rn, tol, (unsigned long long)tu_seed());
             for (int j = 0; j < N; ++j)
                 ck_assert_msg(fabs(x1[j] - x0[j]) <= 1e-8 * (xn + 1), "%s %d: x[%d] %.15g "
                               "ordered, %.15g not [GALA_TEST_SEED=%llu]",
@@ -183,16 +183,19 @@ START_TEST(fact_statuses)
     double kx[] = {0, 1, 0};
     gala_host_scratch ws[2] = {{0}};
     gala_qd_fact F;
-    ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, NULL, 0, 2, kp, ki, kx, INFINITY), GALA_QD_SINGULAR);
+    ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, NULL, 0, 2, kp, ki, kx, INFINITY),
+                     GALA_QD_SINGULAR);
     /* a NaN pivot */
     kx[0] = NAN;
-    ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, NULL, 0, 2, kp, ki, kx, INFINITY), GALA_QD_SINGULAR);
+    ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, NULL, 0, 2, kp, ki, kx, INFINITY),
+                     GALA_QD_SINGULAR);
     /* [2 1; 1 −3]: factors; too dear for a limit below its one multiply-add, L not made */
     kx[0] = 2;
     kx[2] = -3;
     int order[] = {1, 0};
     gala_host_scratch_release(&ws[1]);
-    ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, order, 0, 2, kp, ki, kx, 0.5), GALA_QD_DEAR);
+    ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, order, 0, 2, kp, ki, kx, 0.5),
+                     GALA_QD_DEAR);
     ck_assert_ptr_null(F.li);
     ck_assert_ptr_null(ws[1].p);
     ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, order, 0, 2, kp, ki, kx, 1), GALA_QD_OK);

@@ -217,7 +217,8 @@ GALA_INTERNAL void gala_free(void *p);
  *  malloc and free of some hundred KB per item makes glibc hand pages back to the system and
  *  fault them in again, in every thread at once (the adjoint derivative's host loop, 1000
  *  control QPs on an H200 host's 16 cores: 17–22 ms that way, 13 ms without the churn).
- *  Grown as needed, never shrunk; zero-initialize the struct, free with gala_host_scratch_release. */
+ *  Grown as needed, never shrunk; zero-initialize the struct, free with
+ *  gala_host_scratch_release. */
 typedef struct gala_host_scratch {
     void *p;
     size_t cap;

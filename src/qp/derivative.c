@@ -281,12 +281,13 @@ static void nan_fill(double *v, size_t n)
 /* The host path, for QPs whose adjoint system is small and sparse: the regularized system
  *     K = [P + εI, Cᵀ; C, −(D + εI)]      (C: the active rows γᵢ aᵢᵀ, D = −S; ε = DERIV_EPS_HOST)
  * factored by the sparse LDLᵀ of qd_ldlt.c in the order of its patterns (kkt_order.c; no
- * Schur complement formed, no device round trip) and refined against the unregularized Ks as the device path refines (residual(),
- * the same stopping rule and statuses): a correction Δ = K⁻¹ r is the device path's
- * Δx = H⁻¹(r_x + Cᵀ(D + ε)⁻¹ r_c), Δc = (D + ε)⁻¹(C Δx − r_c), with a smaller ε (K is
- * factored as it is, its conditioning not squared by 1/ε weights). A QP whose factor would take
- * more than qp.deriv_host_flops multiply-adds (Σ of its columns' nonzeros squared, from the
- * elimination tree) is left running, for the device's batched Cholesky of H. */
+ * Schur complement formed, no device round trip) and refined against the unregularized Ks
+ * as the device path refines (residual(), the same stopping rule and statuses): a
+ * correction Δ = K⁻¹ r is the device path's Δx = H⁻¹(r_x + Cᵀ(D + ε)⁻¹ r_c),
+ * Δc = (D + ε)⁻¹(C Δx − r_c), with a smaller ε (K is factored as it is, its conditioning not
+ * squared by 1/ε weights). A QP whose factor would take more than qp.deriv_host_flops
+ * multiply-adds (Σ of its columns' nonzeros squared, from the elimination tree) is left
+ * running, for the device's batched Cholesky of H. Each thread works in its scratch ws. */
 static void host_one(dq_batch *B, dq_qp *p, double max_flops, gala_host_scratch ws[3])
 {
     const int n = p->n, m = p->m;
@@ -301,11 +302,12 @@ static void host_one(dq_batch *B, dq_qp *p, double max_flops, gala_host_scratch 
     /* K's values and the right-hand side; the active rows' indices and positions, K's
      * columns (up, ui) */
     const size_t nd = (size_t)nu + (size_t)N + 1;
-    double *ux = gala_host_scratch_get(&ws[2], sizeof(double) * nd +
-                                              sizeof(int) * ((size_t)na + (size_t)m + 2 * ((size_t)N + 2) + (size_t)nu));
+    const size_t ni = (size_t)na + (size_t)m + 2 * ((size_t)N + 2) + (size_t)nu;
+    double *ux = gala_host_scratch_get(&ws[2], sizeof(double) * nd + sizeof(int) * ni);
     if (!ux) return; /* left to the device path, which reports the memory */
     double *t = ux + nu;
-    int *arow = (int *)(ux + nd), *pos = arow + na, *up = pos + m, *fill = up + (N + 2), *ui = fill + (N + 2);
+    int *arow = (int *)(ux + nd), *pos = arow + na, *up = pos + m, *fill = up + (N + 2);
+    int *ui = fill + (N + 2);
     for (int i = 0, a = 0; i < m; ++i) {
         pos[i] = -1;
         if (kind[i] != ROW_NONE) {
@@ -666,7 +668,10 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
     B.host_flops = (double)gala_tuned(s->ctx, s->dt)->qp.deriv_host_flops;
     if (B.host_flops > 0) {
         B.ws = gala_calloc((size_t)s->nthreads, sizeof *B.ws);
-        if (!B.ws) { st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn); goto out; }
+        if (!B.ws) {
+            st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+            goto out;
+        }
         gala_qp_kkt_orders_make(s);
         gala_par(s->ctx, s->nthreads, nq, 4, host_range, &B);
         for (int t = 0; t < s->nthreads; ++t)

@@ -46,7 +46,8 @@ int gala_qp_polish_one(const gala_qp_problem *p, const int *order, double order_
     memset(b, 0, sizeof(double) * nd);
     double *sol = b + N, *r = sol + N, *d0 = r + N;
     double *ax = d0 + N, *res = ax + (m + 1), *ux = res + n;
-    int *row = (int *)(b + nd), *pos = row + na, *up = pos + (m + 1), *fill = up + (N + 2), *ui = fill + (N + 2);
+    int *row = (int *)(b + nd), *pos = row + na, *up = pos + (m + 1), *fill = up + (N + 2);
+    int *ui = fill + (N + 2);
     for (int i = 0, a = 0; i < m; ++i) {
         pos[i] = -1;
         if (act[i]) { row[a] = i; pos[i] = n + a; ++a; }
@@ -61,7 +62,8 @@ int gala_qp_polish_one(const gala_qp_problem *p, const int *order, double order_
         b[n + a] = act[i] < 0 ? ls[i] : us[i];
     }
     gala_qd_fact F;
-    if (gala_qd_fact_make(&F, ws, n, m, pos, order, order_flops, N, up, ui, ux, INFINITY) != GALA_QD_OK) return -2;
+    if (gala_qd_fact_make(&F, ws, n, m, pos, order, order_flops, N, up, ui, ux, INFINITY))
+        return -2;
     memcpy(sol, b, sizeof(double) * (size_t)N);
     gala_qd_fact_solve(&F, sol);
     for (int it = 0; it < refine; ++it) {

@@ -1,5 +1,6 @@
 /* Sparse LDLᵀ of a quasi-definite matrix (polish.c's reduced KKT systems, derivative.c's
- * adjoint systems); qd_ldlt.h says how to call it. Nothing allocates: gala_qd_fact_make takes the caller's scratch blocks. */
+ * adjoint systems); qd_ldlt.h says how to call it. Nothing allocates: gala_qd_fact_make
+ * takes the caller's scratch blocks. */
 #include <math.h>
 #include <string.h>
 
