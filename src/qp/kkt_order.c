@@ -54,11 +54,12 @@ int gala_qp_kkt_order_of(int n, int m, const int *Pp, const int *Pi, const int *
     const int N = n + m;
     const size_t nz = (size_t)Pp[n] + (size_t)Ap[n] + (size_t)N;
     /* the pattern (kp, ki; gala_qd_kkt with every row of A), its permuted copy (cp, ci),
-     * pinv, the rows' positions and the symbolic step's arrays (flag: N + 2, gala_qd_kkt's fill) */
-    int *kp = gala_malloc(sizeof(int) * (2 * ((size_t)N + 2 + nz) + 4 * (size_t)N + (size_t)m + 3));
+     * pinv, the rows' positions and the symbolic step's arrays (flag: N + 2, gala_qd_kkt's
+     * fill; lp: N + 1) */
+    int *kp = gala_malloc(sizeof(int) * (2 * ((size_t)N + 2 + nz) + 5 * (size_t)N + (size_t)m + 4));
     if (!kp) return -1;
     int *ki = kp + N + 2, *cp = ki + nz, *ci = cp + N + 2, *pinv = ci + nz, *pos = pinv + N;
-    int *parent = pos + m + 1, *lnz = parent + N, *flag = lnz + N;
+    int *parent = pos + m + 1, *lnz = parent + N, *lp = lnz + N, *flag = lp + N + 1;
     for (int i = 0; i < m; ++i) pos[i] = n + i;
     gala_qd_kkt(n, m, Pp, Pi, NULL, Ap, Ai, NULL, pos, NULL, 0, NULL, NULL, 0, NULL, 0, kp, ki,
                 NULL, NULL, flag);
@@ -67,9 +68,7 @@ int gala_qp_kkt_order_of(int n, int m, const int *Pp, const int *Pi, const int *
         /* its factor's multiply-adds: those of any restriction are at most these */
         for (int k = 0; k < N; ++k) pinv[order[k]] = k;
         gala_qd_permute(N, kp, ki, NULL, pinv, cp, ci, NULL, flag);
-        gala_qd_etree(N, cp, ci, parent, lnz, flag);
-        *flops = 0;
-        for (int j = 0; j < N; ++j) *flops += (double)lnz[j] * (double)lnz[j];
+        *flops = gala_qd_symbolic(N, cp, ci, parent, lnz, lp, flag);
     }
     gala_free(kp);
     return r;

@@ -157,9 +157,8 @@ void gala_qd_permute(int N, const int *kp, const int *ki, const double *kx, cons
         }
 }
 
-/* the symbolic step and L's column starts; returns Σ lnz² */
-static double symbolic(int N, const int *kp, const int *ki, int *parent, int *lnz, int *lp,
-                       int *flag)
+double gala_qd_symbolic(int N, const int *kp, const int *ki, int *parent, int *lnz, int *lp,
+                        int *flag)
 {
     gala_qd_etree(N, kp, ki, parent, lnz, flag);
     double flops = 0;
@@ -193,7 +192,7 @@ int gala_qd_fact_make(gala_qd_fact *f, gala_host_scratch ws[2], int n, int m, co
     memset(y, 0, sizeof(double) * NN);
     /* K's own order unless its factor costs more than twice the order's bound (below that,
      * permuting K and a second symbolic step cost about what the factor would save) */
-    f->flops = symbolic(N, kp, ki, parent, f->lnz, f->lp, flag);
+    f->flops = gala_qd_symbolic(N, kp, ki, parent, f->lnz, f->lp, flag);
     if (order && f->flops > 2 * order_flops) {
         gala_qd_restrict(n, m, order, pos, perm, pinv);
         gala_qd_permute(N, kp, ki, kx, pinv, cp, ci, cx, flag);
@@ -201,7 +200,7 @@ int gala_qd_fact_make(gala_qd_fact *f, gala_host_scratch ws[2], int n, int m, co
         kp = cp;
         ki = ci;
         kx = cx;
-        f->flops = symbolic(N, kp, ki, parent, f->lnz, f->lp, flag);
+        f->flops = gala_qd_symbolic(N, kp, ki, parent, f->lnz, f->lp, flag);
     }
     if (f->flops > max_flops) return GALA_QD_DEAR;
     const size_t nl = (size_t)f->lp[N] + 1;

@@ -36,6 +36,11 @@ GALA_INTERNAL void gala_qd_kkt(int n, int na, const int *Pp, const int *Pi, cons
 GALA_INTERNAL void gala_qd_etree(int N, const int *kp, const int *ki, int *parent, int *lnz,
                                  int *flag);
 
+/** gala_qd_etree, then L's column starts lp (N + 1); returns the factor's multiply-adds,
+ *  Σ lnz² (the cost every choice of order and of path is judged by). */
+GALA_INTERNAL double gala_qd_symbolic(int N, const int *kp, const int *ki, int *parent,
+                                      int *lnz, int *lp, int *flag);
+
 /** Numeric step: L (li, lx: lp[N] entries each, lp from gala_qd_etree's counts; lnz is
  *  rewritten to the same counts) and D (d, N). Workspace: flag, stack, pattern (N ints
  *  each) and y (N doubles, zero on entry and on exit). Returns 0, or the failing column
