@@ -131,8 +131,7 @@ START_TEST(restricted_orders)
                                                k.ux, INFINITY), GALA_QD_OK);
             ck_assert(F2.perm ? F0.flops > 2 * of && F2.flops == F1.flops : F2.flops == F0.flops);
             ck_assert(F2.flops <= fmax(F1.flops, fmin(F0.flops, 2 * of)));
-            gala_host_scratch_release(&w2[0]);
-            gala_host_scratch_release(&w2[1]);
+            gala_host_scratch_release(w2, 2);
             for (int j = 0; j < N; ++j) F1.t[j] = NAN; /* the permuted solve's workspace */
             memcpy(x0, b, sizeof(double) * (size_t)N);
             memcpy(x1, b, sizeof(double) * (size_t)N);
@@ -164,10 +163,8 @@ START_TEST(restricted_orders)
             free(b); free(x0); free(x1); free(rv);
             kkt_free(&k);
         }
-        for (int w = 0; w < 2; ++w) {
-            gala_host_scratch_release(&w0[w]);
-            gala_host_scratch_release(&w1[w]);
-        }
+        gala_host_scratch_release(w0, 2);
+        gala_host_scratch_release(w1, 2);
         free(seen);
         free(act);
         free(order);
@@ -193,7 +190,7 @@ START_TEST(fact_statuses)
     kx[0] = 2;
     kx[2] = -3;
     int order[] = {1, 0};
-    gala_host_scratch_release(&ws[1]);
+    gala_host_scratch_release(&ws[1], 1);
     ck_assert_int_eq(gala_qd_fact_make(&F, ws, 1, 1, pos, order, 0, 2, kp, ki, kx, 0.5),
                      GALA_QD_DEAR);
     ck_assert_ptr_null(F.li);
@@ -203,8 +200,7 @@ START_TEST(fact_statuses)
     double b[] = {3, -2}; /* x = (1, 1) */
     gala_qd_fact_solve(&F, b);
     ck_assert_msg(fabs(b[0] - 1) < 1e-15 && fabs(b[1] - 1) < 1e-15, "x = (%g, %g)", b[0], b[1]);
-    gala_host_scratch_release(&ws[0]);
-    gala_host_scratch_release(&ws[1]);
+    gala_host_scratch_release(ws, 2);
     ck_assert_ptr_null(ws[0].p);
 }
 END_TEST

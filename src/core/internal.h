@@ -225,7 +225,8 @@ typedef struct gala_host_scratch {
 } gala_host_scratch;
 /** At least `bytes` bytes (contents undefined, earlier pointers from s invalid), or NULL. */
 GALA_INTERNAL void *gala_host_scratch_get(gala_host_scratch *s, size_t bytes);
-GALA_INTERNAL void gala_host_scratch_release(gala_host_scratch *s);
+/** Free the blocks s[0 .. count) (a loop's threads' sets, one array) and zero them. */
+GALA_INTERNAL void gala_host_scratch_release(gala_host_scratch *s, size_t count);
 
 /* Lanes (src/device/device.h, gala_device_ops.lane_*): an algorithm may put work on a
  * second queue of the context so that it overlaps the first. It must end on lane 0 with

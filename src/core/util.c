@@ -27,11 +27,13 @@ void *gala_host_scratch_get(gala_host_scratch *s, size_t bytes)
     return p;
 }
 
-void gala_host_scratch_release(gala_host_scratch *s)
+void gala_host_scratch_release(gala_host_scratch *s, size_t count)
 {
-    free(s->p);
-    s->p = NULL;
-    s->cap = 0;
+    for (size_t k = 0; k < count; ++k) {
+        free(s[k].p);
+        s[k].p = NULL;
+        s[k].cap = 0;
+    }
 }
 
 uint64_t gala_fnv1a(const void *data, size_t n, uint64_t h)

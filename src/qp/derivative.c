@@ -674,8 +674,7 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
         }
         gala_qp_kkt_orders_make(s);
         gala_par(s->ctx, s->nthreads, nq, 4, host_range, &B);
-        for (int t = 0; t < s->nthreads; ++t)
-            for (int w = 0; w < 3; ++w) gala_host_scratch_release(&B.ws[t][w]);
+        gala_host_scratch_release(B.ws[0], (size_t)s->nthreads * 3);
         gala_free(B.ws);
         B.ws = NULL;
     }

@@ -184,8 +184,7 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     if (st == GALA_OK) {
         gala_qp_kkt_orders_make(s);
         gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
-        for (int t = 0; t < s->nthreads; ++t)
-            for (int w = 0; w < 5; ++w) gala_host_scratch_release(&j.ws[t][w]);
+        gala_host_scratch_release(j.ws[0], (size_t)s->nthreads * 5);
         gala_free(j.ws);
     }
     /* as OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so
