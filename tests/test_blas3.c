@@ -269,6 +269,59 @@ START_TEST(blas3_trsm)
 }
 END_TEST
 
+/* TRSM writes B and nothing else, also while another lane writes the same buffer. Lane 0
+ * runs a GEMM on a buffer of its own and then fills the 4096 elements just before B; lane
+ * 1, not ordered after it, solves for B (at the end of the buffer, A at its start). CLBlast's
+ * own TRSM copies the buffer's whole range up to B's end into a temporary at its start and
+ * back at its end, which undid the fill whenever it fell in between (most rounds on PoCL;
+ * potrf's lookahead factored upper matrices wrongly at random for the same reason); gala's
+ * call hands CLBlast a private copy of B. Each round's result is read. */
+START_TEST(blas3_trsm_lanes)
+{
+    gala_context *ctx = tu_ctx(_i);
+    gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for(__func__, _i);
+    if (!gala_blas3_available(ctx)) return;
+    if (tu_target_get(_i)->backend != GALA_BACKEND_HOST && dt == GALA_DOUBLE) return;
+    const int m = 256, n = 64, nw = 64, rounds = 4;
+    const size_t near = 4096, pre = (size_t)m * m + near, len = pre + (size_t)m * n;
+    double *v = malloc(len * sizeof *v), *got = malloc(len * sizeof *got);
+    /* A = 2·I (its other triangle NaN, never read), B random: each solve halves B exactly */
+    for (size_t i = 0; i < pre; ++i) v[i] = 0;
+    for (int j = 0; j < m; ++j)
+        for (int i = 0; i < m; ++i) v[i + (size_t)j * m] = i == j ? 2 : i < j ? NAN : 0;
+    for (size_t i = pre; i < len; ++i) v[i] = tu_normal(&r);
+    tu_round(dt, v, len);
+    gala_buffer *buf = tu_upload(ctx, dt, v, len);
+    gala_buffer *w = tu_poisoned(ctx, dt, 2 * (size_t)nw * nw);
+    TU_OK(ctx, gala_buffer_fill(w, 0, (size_t)nw * nw, 0.25));
+    double half = 1;
+    for (int k = 0; k < rounds; ++k) {
+        const double want = 3 + k;
+        half /= 2;
+        TU_OK(ctx, gala_lane_wait(ctx, 1, 0)); /* lane 1 exists and follows the upload */
+        TU_OK(ctx, gala_gemm(ctx, GALA_NO_TRANS, GALA_NO_TRANS, nw, nw, nw, 1.0, w, 0, nw, w, 0,
+                             nw, 0.0, w, (size_t)nw * nw, nw));
+        TU_OK(ctx, gala_buffer_fill(buf, pre - near, near, want));
+        TU_OK(ctx, gala_lane_select(ctx, 1));
+        TU_OK(ctx, gala_trsm(ctx, GALA_LEFT, GALA_LOWER, GALA_NO_TRANS, GALA_NON_UNIT, m, n, 1.0,
+                             buf, 0, m, buf, pre, m));
+        TU_OK(ctx, gala_lane_join(ctx, GALA_OK));
+        tu_download(buf, 0, got, len);
+        for (size_t i = pre - near; i < pre; ++i)
+            TU_ASSERT(got[i] == want, _i, "round %d: element %zu before B is %g; the fill on "
+                      "the other lane wrote %g", k, i, got[i], want);
+        for (size_t i = pre; i < len; ++i)
+            TU_ASSERT(got[i] == v[i] * half, _i, "round %d: B element %zu is %g, expected %g", k,
+                      i - pre, got[i], v[i] * half);
+    }
+    gala_buffer_free(w);
+    gala_buffer_free(buf);
+    free(v);
+    free(got);
+}
+END_TEST
+
 START_TEST(blas3_arguments)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -430,6 +483,7 @@ int main(void)
     tcase_add_loop_test(tc, blas3_gemm_syrk, 0, nt);
     tcase_add_loop_test(tc, blas3_own_kernel, 0, nt);
     tcase_add_loop_test(tc, blas3_trsm, 0, nt);
+    tcase_add_loop_test(tc, blas3_trsm_lanes, 0, nt);
     tcase_add_loop_test(tc, blas3_arguments, 0, nt);
     tcase_add_loop_test(tc, blas3_lanes, 0, nt);
     tcase_add_loop_test(tc, blas3_kernel_params, 0, nt);

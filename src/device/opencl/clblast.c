@@ -155,6 +155,17 @@ static gala_status cb_syrk(gala_context *ctx, gala_dtype dt, gala_uplo uplo, gal
     return clblast_status(ctx, e, "SYRK");
 }
 
+/*
+ * TRSM on a private copy of B. CLBlast's Xtrsm (1.5) snapshots B's buffer from element 0 to
+ * B's last element into a temporary at its start and copies that whole range back at its
+ * end, so every element before B's end gets its value from the moment the call began. In
+ * one queue nothing changes meanwhile; but work on another lane (potrf's lookahead: the
+ * trailing SYRK on lane 0 while lane 1 solves the upper factor's block row, whose range
+ * spans the trailing columns) was undone at random. B's m×n block therefore goes to a
+ * buffer of its own (leading dimension m, by clEnqueueCopyBufferRect), is solved there and
+ * copied back: only B is ever written, and CLBlast's copies shrink from the whole prefix of
+ * the matrix to B itself.
+ */
 static gala_status cb_trsm(gala_context *ctx, gala_dtype dt, gala_side side, gala_uplo uplo,
                            gala_trans t, gala_diag diag, int m, int n, double alpha,
                            const gala_buffer *A, size_t a_off, int lda, gala_buffer *B,
@@ -162,17 +173,38 @@ static gala_status cb_trsm(gala_context *ctx, gala_dtype dt, gala_side side, gal
 {
     xgemm_tune(ctx, dt);
     QUEUE;
-    CLBlastStatusCode e;
-    if (dt == GALA_DOUBLE)
+    const size_t es = gala_dtype_size(dt);
+    cl_context cx;
+    cl_int ce = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cx, &cx, NULL);
+    cl_mem X = NULL;
+    if (ce == CL_SUCCESS)
+        X = clCreateBuffer(cx, CL_MEM_READ_WRITE, (size_t)m * (size_t)n * es, NULL, &ce);
+    if (ce != CL_SUCCESS)
+        return gala_error(ctx, ce == CL_MEM_OBJECT_ALLOCATION_FAILURE || ce == CL_OUT_OF_RESOURCES
+                                   ? GALA_ERR_DEVICE_MEMORY : GALA_ERR_DEVICE,
+                          "TRSM: no device memory for a copy of B (%d×%d; OpenCL error %d)", m, n,
+                          (int)ce);
+    /* B's block: origin (row, column) of b_off in its buffer; X packed, origin 0 */
+    const size_t bo[3] = {(b_off % (size_t)ldb) * es, b_off / (size_t)ldb, 0};
+    const size_t xo[3] = {0, 0, 0}, reg[3] = {(size_t)m * es, (size_t)n, 1};
+    ce = clEnqueueCopyBufferRect(q, MEM(B), X, bo, xo, reg, (size_t)ldb * es, 0, (size_t)m * es,
+                                 0, 0, NULL, NULL);
+    CLBlastStatusCode e = CLBlastSuccess;
+    if (ce == CL_SUCCESS && dt == GALA_DOUBLE)
         e = CLBlastDtrsm(CLBlastLayoutColMajor, (CLBlastSide)side, (CLBlastTriangle)uplo,
                          (CLBlastTranspose)t, (CLBlastDiagonal)diag, (size_t)m, (size_t)n, alpha,
-                         MEM(A), a_off, (size_t)lda, MEM(B), b_off, (size_t)ldb, &q,
-                         NULL);
-    else
+                         MEM(A), a_off, (size_t)lda, X, 0, (size_t)m, &q, NULL);
+    else if (ce == CL_SUCCESS)
         e = CLBlastStrsm(CLBlastLayoutColMajor, (CLBlastSide)side, (CLBlastTriangle)uplo,
                          (CLBlastTranspose)t, (CLBlastDiagonal)diag, (size_t)m, (size_t)n,
-                         (float)alpha, MEM(A), a_off, (size_t)lda, MEM(B), b_off, (size_t)ldb,
-                         &q, NULL);
+                         (float)alpha, MEM(A), a_off, (size_t)lda, X, 0, (size_t)m, &q, NULL);
+    if (ce == CL_SUCCESS && e == CLBlastSuccess)
+        ce = clEnqueueCopyBufferRect(q, X, MEM(B), xo, bo, reg, (size_t)m * es, 0,
+                                     (size_t)ldb * es, 0, 0, NULL, NULL);
+    clReleaseMemObject(X); /* freed once the queued copies are done */
+    if (ce != CL_SUCCESS)
+        return gala_error(ctx, GALA_ERR_DEVICE, "TRSM: clEnqueueCopyBufferRect of B failed "
+                          "(OpenCL error %d)", (int)ce);
     return clblast_status(ctx, e, "TRSM");
 }
 
