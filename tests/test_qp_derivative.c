@@ -827,6 +827,45 @@ START_TEST(host_and_device_paths)
 }
 END_TEST
 
+/* A weakly active constraint: row 1 (x₂ ≤ 0) holds with multiplier λ, so that Ks has an
+ * eigenvalue of about −λ, below the device path's regularization ε = 1e-6 (float: 1e-4),
+ * whose corrections then contract by about ε/(λ + ε) per step: too slowly for its 50. The
+ * QP: min ½xᵀPx + qᵀx with x₁ + x₂ = 1 and x₂ ≤ 0, q chosen so that x = (1, 0), y = (½, λ).
+ * Every QP on the device (qp.deriv_host_flops = 0) must give the host path's gradients
+ * (what the device leaves short is finished on the host) and both must be finite. */
+START_TEST(nearly_singular_finished)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    const double lam = 3e-7;
+    const double P[4] = {2, 0.5, 0.5, 1}, q[2] = {-2.5, -1 - lam};
+    const double A[4] = {1, 1, 0, 1}, l[2] = {1, -INFINITY}, u[2] = {1, 0};
+    gala_qp_problem p = make_qp(2, 2, P, q, A, l, u);
+    gala_qp_solver *sv = setup_solve(ctx, &p, 1, dt);
+    const double dx[2] = {1, -0.5}, dy[2] = {0.25, 0.5};
+    long was;
+    TU_OK(ctx, gala_tune_get(ctx, "qp.deriv_host_flops", dt, &was));
+    double g[2][6];
+    for (int c = 0; c < 2; ++c) {
+        TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, c ? 1L << 30 : 0));
+        TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, dy));
+        int st = -1;
+        TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, &st));
+        TU_ASSERT(st == GALA_QP_DERIV_OK, _i, "%s path: status %d", c ? "host" : "device", st);
+        for (int e = 0; e < 6; ++e) g[c][e] = NAN;
+        TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, g[c], g[c] + 2, g[c] + 4));
+    }
+    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, was));
+    double sc = 0;
+    for (int e = 0; e < 6; ++e) sc = fmax(sc, fabs(g[1][e]));
+    for (int e = 0; e < 6; ++e)
+        TU_ASSERT(fabs(g[0][e] - g[1][e]) <= 1e-8 * sc, _i, "gradient entry %d: %.12g on the "
+                  "device, %.12g on the host", e, g[0][e], g[1][e]);
+    gala_qp_destroy(sv);
+    free_qp(&p);
+}
+END_TEST
+
 START_TEST(bad_calls)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -867,6 +906,7 @@ int main(void)
     tcase_add_loop_test(tc, thousands_against_dense_reference, 0, nt);
     tcase_add_loop_test(tc, no_fp64_path, 0, nt);
     tcase_add_loop_test(tc, host_and_device_paths, 0, nt);
+    tcase_add_loop_test(tc, nearly_singular_finished, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);
     tu_release();

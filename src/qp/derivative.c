@@ -20,7 +20,8 @@
  * unregularized Ks follows, with its residuals formed on the host in double (every QP on
  * the solver's host threads) and its corrections solved on the device. A QP whose system is
  * small and sparse (qp.deriv_host_flops) is factored and refined on the host instead
- * (host_one: the unreduced regularized system by qd_ldlt.c's sparse LDLᵀ). */
+ * (host_one: the unreduced regularized system by qd_ldlt.c's sparse LDLᵀ), and so is the
+ * rest of a QP the device's refinement left short of its tolerance (finish_range). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@
 #define DERIV_REFINE 50        /* most refinement steps */
 #define DERIV_STOP 1e-14       /* refinement stops below this relative residual */
 #define DERIV_ACCEPT 1e-8      /* ... and the QP is SINGULAR above this one */
+#define DERIV_FINISH 1e9       /* the largest host factor (multiply-adds) that finishes a QP
+                                * the device path left short of DERIV_STOP (finish_range) */
 
 struct qp_deriv {
     int *status;            /* per QP */
@@ -67,6 +70,7 @@ typedef struct {
     size_t xo, yo;
     size_t ko, ro, vo;      /* its H on the device; its weighted raw and expanded values */
     int running;
+    int unfinished;         /* the device path's refinement ended above DERIV_STOP */
     double rn, bn, scale;   /* last residual, ‖b‖∞, the residual test's scale */
 } dq_qp;
 
@@ -349,6 +353,37 @@ static void host_range(void *arg, long b, long e, int tid)
     for (long t = b; t < e; ++t) host_one(B, &B->qs[t], B->host_flops, B->ws[tid]);
 }
 
+/* QPs the device path's refinement left short of DERIV_STOP after DERIV_REFINE steps (Ks
+ * nearly singular, e.g. a weakly active row: its eigenvalue ≈ −λ is below the device's ε,
+ * and the corrections of the regularized factor contract by about ε/(|λ| + ε) per step) are
+ * finished on the host: host_one refines from the device's w with the unreduced system,
+ * whose ε is 100 times smaller, unless its factor is dearer than DERIV_FINISH. The device's
+ * answer and status stand where the host's residual ends no smaller. */
+static void finish_range(void *arg, long b, long e, int tid)
+{
+    dq_batch *B = arg;
+    for (long t = b; t < e; ++t) {
+        dq_qp *p = &B->qs[t];
+        if (!p->unfinished) continue;
+        double *wx = B->wx + p->xo, *wc = B->wc + p->yo;
+        double *keep = gala_malloc(sizeof(double) * ((size_t)p->n + (size_t)p->m));
+        if (!keep) continue;
+        memcpy(keep, wx, sizeof(double) * (size_t)p->n);
+        memcpy(keep + p->n, wc, sizeof(double) * (size_t)p->m);
+        const double rn = p->rn, scale = p->scale;
+        const int status = B->status[p->k];
+        host_one(B, p, DERIV_FINISH, B->ws[tid]);
+        if (!(p->rn < rn)) {
+            memcpy(wx, keep, sizeof(double) * (size_t)p->n);
+            memcpy(wc, keep + p->n, sizeof(double) * (size_t)p->m);
+            p->rn = rn;
+            p->scale = scale;
+            B->status[p->k] = status;
+        }
+        gala_free(keep);
+    }
+}
+
 static void prepare_range(void *arg, long b, long e, int tid)
 {
     (void)tid;
@@ -376,6 +411,7 @@ static void step_range(void *arg, long b, long e, int tid)
         residual(B, p);
         if (p->rn <= DERIV_STOP * p->scale || B->last) {
             p->running = 0;
+            p->unfinished = p->rn > DERIV_STOP * p->scale;
             /* against ‖b‖ alone: an inconsistent singular system reaches a small residual
              * relative to ‖Ks‖·‖w‖ only with a huge w */
             B->status[p->k] = p->rn <= DERIV_ACCEPT * p->bn ? GALA_QP_DERIV_OK
@@ -666,17 +702,14 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
     /* the small sparse systems on the host (host_one), the rest on the device: those still
      * running first in qs, in their order */
     B.host_flops = (double)gala_tuned(s->ctx, s->dt)->qp.deriv_host_flops;
+    B.ws = gala_calloc((size_t)s->nthreads, sizeof *B.ws);
+    if (!B.ws) {
+        st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
+        goto out;
+    }
     if (B.host_flops > 0) {
-        B.ws = gala_calloc((size_t)s->nthreads, sizeof *B.ws);
-        if (!B.ws) {
-            st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "%s: no host memory", fn);
-            goto out;
-        }
         gala_qp_kkt_orders_make(s);
         gala_par(s->ctx, s->nthreads, nq, 4, host_range, &B);
-        gala_host_scratch_release(B.ws[0], (size_t)s->nthreads * 3);
-        gala_free(B.ws);
-        B.ws = NULL;
     }
     int ndev = 0;
     for (int t = 0; t < nq; ++t) ndev += B.qs[t].running != 0;
@@ -690,9 +723,17 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
     if (ndev) {
         gala_par(s->ctx, s->nthreads, ndev, 4, weigh_range, &B);
         if ((st = device_solve(&B, ndev, hn)) != GALA_OK) goto out;
+        int nunfinished = 0;
+        for (int t = 0; t < ndev; ++t) nunfinished += B.qs[t].unfinished;
+        if (nunfinished) {
+            gala_qp_kkt_orders_make(s);
+            gala_par(s->ctx, s->nthreads, ndev, 1, finish_range, &B);
+        }
     }
     gala_par(s->ctx, s->nthreads, nq, 16, gradients_range, &B);
 out:
+    if (B.ws) gala_host_scratch_release(B.ws[0], (size_t)s->nthreads * 3);
+    gala_free(B.ws);
     if (raw != s->host.vals) gala_free(raw);
     gala_free(B.qs);
     gala_free(B.kind);
