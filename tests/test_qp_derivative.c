@@ -767,8 +767,9 @@ END_TEST
 
 /* The host path (sparse LDLᵀ of the whole adjoint system, for small systems) and the
  * device path (batched Cholesky of its Schur complement) give one batch the same statuses
- * and gradients: every QP on the device (qp.deriv_host_flops = 0), every QP on the host,
- * and a batch split between them by the threshold. */
+ * and gradients: every QP on the device (qp.deriv_host_flops = 0; one whose refinement stops
+ * short is finished on the host: nearly_singular_finished), every QP on the host, and a
+ * batch split between them by the threshold. */
 START_TEST(host_and_device_paths)
 {
     gala_context *ctx = tu_ctx(_i);
