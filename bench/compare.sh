@@ -18,6 +18,9 @@
 #                   potrf:N     bench_potrf --op potrf --only batched --n N --batch $LA_BATCH
 #                   potrs:N     the same with --op potrs
 #                   potri:N     the same with --op potri
+#                   potrf1:N    one matrix of order N: bench_potrf --only single --n N (also
+#                               potrs1:N, potri1:N); e.g. GALA_TUNE=potrf.trsm=1 for a path
+#                               that is not the default (GALA_TUNE applies to both sides)
 #                   trtri       bench_trtri's batched cases (its own sizes)
 #                 each in float and double ($DTYPES: float,double)
 #   ROUNDS        rounds of A then B (default 5)
@@ -99,6 +102,9 @@ run_case() { # SIDE ROUND CASE
     potrf:*|potrs:*|potri:*)
         "$bin/bench_potrf" --backend "$backend" "${plat[@]}" --op "${c%%:*}" --only batched \
             --n "${c#*:}" --batch "$la_batch" --dtype "$dt_arg" --reps 10 --json "$json" ;;
+    potrf1:*|potrs1:*|potri1:*)
+        "$bin/bench_potrf" --backend "$backend" "${plat[@]}" --op "${c%%1:*}" --only single \
+            --n "${c#*:}" --dtype "$dt_arg" --reps 5 --json "$json" ;;
     trtri) "$bin/bench_trtri" --backend "$backend" "${plat[@]}" --only batched --dtype "$dt_arg" \
             --quick --json "$json" ;;
     *) echo "compare.sh: unknown case '$c'" >&2; return 2 ;;
