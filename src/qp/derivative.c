@@ -72,6 +72,7 @@ typedef struct {
     int running;
     int unfinished;         /* the device path's refinement ended above DERIV_STOP */
     double rn, bn, scale;   /* last residual, ‖b‖∞, the residual test's scale */
+    double rprev;           /* the residual of the step before (device path) */
 } dq_qp;
 
 /* The batch's work arrays and what the parallel loops share. */
@@ -81,6 +82,7 @@ typedef struct {
     int *status;            /* d->status */
     double eps;
     int last;               /* the last refinement step: every running QP decides */
+    int it;                 /* the device path's refinement step */
     double host_flops;      /* qp.deriv_host_flops: the host path's largest factor */
     gala_host_scratch (*ws)[3];  /* per thread: the host path's scratch (host_one) */
     double *raw2;           /* weighted raw values: P's, then A's times √ωᵢ of their row */
@@ -398,8 +400,22 @@ static void weigh_range(void *arg, long b, long e, int tid)
     for (long t = b; t < e; ++t) weigh(B, &B->qs[t]);
 }
 
+/* Whether QP p, its residual shrinking by rn/rprev a step, would not reach DERIV_STOP in the
+ * steps left. Such a QP stops now and is finished on the host (finish_range) instead of
+ * holding the whole batch's device loop to DERIV_REFINE steps; only a QP whose host factor
+ * is sure to fit DERIV_FINISH ((n + m)³/3 bounds it), so that stopping early loses nothing. */
+static int stalled(const dq_batch *B, const dq_qp *p)
+{
+    if (B->it < 4 || !(p->rprev > 0)) return 0;
+    const double N = (double)p->n + (double)p->m;
+    if (N * N * N / 3 > DERIV_FINISH) return 0;
+    const double rate = p->rn / p->rprev, need = p->rn / (DERIV_STOP * p->scale);
+    return rate >= 1 || log(need) > -log(rate) * (DERIV_REFINE - B->it);
+}
+
 /* One refinement step of every running QP: take the device's correction (after the first
- * solve), form the residual, stop or form the next right-hand side. */
+ * solve), form the residual, stop (converged, stalled, or out of steps) or form the next
+ * right-hand side. */
 static void step_range(void *arg, long b, long e, int tid)
 {
     (void)tid;
@@ -409,7 +425,7 @@ static void step_range(void *arg, long b, long e, int tid)
         if (!p->running) continue;
         if (p->running > 1) correct(B, p);
         residual(B, p);
-        if (p->rn <= DERIV_STOP * p->scale || B->last) {
+        if (p->rn <= DERIV_STOP * p->scale || B->last || stalled(B, p)) {
             p->running = 0;
             p->unfinished = p->rn > DERIV_STOP * p->scale;
             /* against ‖b‖ alone: an inconsistent singular system reaches a small residual
@@ -419,6 +435,7 @@ static void step_range(void *arg, long b, long e, int tid)
         } else {
             schur_rhs(B, p);
             p->running = 2;
+            p->rprev = p->rn;
         }
     }
 }
@@ -572,6 +589,7 @@ static gala_status device_solve(dq_batch *B, int nq, size_t hn)
      * solves of the QPs still running */
     for (int it = 0;; ++it) {
         B->last = it > DERIV_REFINE;
+        B->it = it;
         gala_par(s->ctx, s->nthreads, nq, 4, step_range, B);
         int na = 0;
         for (int t = 0; t < nq; ++t) {
