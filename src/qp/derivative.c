@@ -355,7 +355,7 @@ static void host_range(void *arg, long b, long e, int tid)
     for (long t = b; t < e; ++t) host_one(B, &B->qs[t], B->host_flops, B->ws[tid]);
 }
 
-/* QPs the device path's refinement left short of DERIV_STOP after DERIV_REFINE steps (Ks
+/* QPs the device path's refinement left short of DERIV_STOP, out of steps or stalled (Ks
  * nearly singular, e.g. a weakly active row: its eigenvalue ≈ −λ is below the device's ε,
  * and the corrections of the regularized factor contract by about ε/(|λ| + ε) per step) are
  * finished on the host: host_one refines from the device's w with the unreduced system,
