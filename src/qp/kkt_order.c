@@ -131,11 +131,6 @@ void gala_qp_kkt_orders_make(gala_qp_solver *s)
     return;
 fail:
     gala_free(key);
-    if (o) {
-        gala_free(o->order);
-        gala_free(o->flops);
-        gala_free(o->pair);
-        gala_free(o->rep);
-        gala_free(o);
-    }
+    s->kkt_orders = o; /* freed as a made set is: no orders yet, so none are kept */
+    gala_qp_kkt_orders_free(s);
 }
