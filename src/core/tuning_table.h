@@ -19,11 +19,9 @@
 GALA_TUNE_ROW(vec, max_groups, OPENCL, "@cpu", NULL, ANY, 64)
 
 /* --- qp */
-/* NVIDIA: K⁻¹ products in four column slices, work-groups up to 1024 (H200 sweep C1: control iterate 1.15-1.56x) */
-GALA_TUNE_ROW(qp, ks, CUDA, NULL, NULL, ANY, 4)
-GALA_TUNE_ROW(qp, wg, CUDA, NULL, NULL, ANY, 1024)
-GALA_TUNE_ROW(qp, ks, OPENCL, "NVIDIA", NULL, ANY, 4)
-GALA_TUNE_ROW(qp, wg, OPENCL, "NVIDIA", NULL, ANY, 1024)
+/* NVIDIA: work-groups up to 512, a control QP's K⁻¹ product in one pass (H200 runs C1 / C3: iterate 1.11-1.52x) */
+GALA_TUNE_ROW(qp, wg, CUDA, NULL, NULL, ANY, 512)
+GALA_TUNE_ROW(qp, wg, OPENCL, "NVIDIA", NULL, ANY, 512)
 /* NVIDIA's OpenCL: two rows of K⁻¹ per work-item (H200 runs L7 / L8: 8-12 % faster) */
 GALA_TUNE_ROW(qp, rb, OPENCL, "NVIDIA", NULL, ANY, 2)
 /* NVIDIA's OpenCL float: the tile layout with one row per work-item (H200 run P3: 15 %) */

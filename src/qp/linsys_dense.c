@@ -80,7 +80,7 @@ static qp_bin class_for(const gala_qp_solver *s, int n, int m, size_t budget, in
     c.rb = 1;
     c.ncap = cap_class(n);
     c.mcap = cap_class(m > 0 ? m : 1);
-    c.ks = c.ncap <= 256 ? clampi((int)gala_tuned(s->ctx, s->dt)->qp.ks, 1, 8) : 1;
+    c.ks = c.ncap <= 256 ? clampi((int)gala_tuned(s->ctx, s->dt)->qp.ks, 1, 4) : 1;
     c.wg = clampi(round32(c.ncap) * c.ks, 64, wgmax);
     c.vlocal = 1;
     if (gala_qp_admm_local_bytes(s, &c) > budget) {
