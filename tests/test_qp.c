@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/kernel.h"
 #include "testutil.h"
 #include "qp_build.h"
 
@@ -864,6 +865,83 @@ START_TEST(library_factorization_path)
 }
 END_TEST
 
+/* A device whose ADMM kernels run fewer work-items per work-group than their launch class
+ * asks for (their registers: CUDA's limit of 768 for qp_check in double on an H200; here
+ * simulated by gala_fault_kernel_wg_limit): the solver builds the class's kernels for the
+ * largest multiple of 32 they run, instead of failing the launch, and the iterates are the
+ * same. Control QPs (n = 160) with qp.wg = 512 ask for 384 work-items; the limit is 256. A
+ * context of its own, so that its program list shows what this solve built. */
+START_TEST(admm_kernel_wg_limit)
+{
+    const tu_target *t = tu_target_get(_i);
+    gala_context_options o;
+    gala_context_options_default(&o);
+    o.backend = t->backend;
+    gala_context *ctx;
+    TU_OK(NULL, gala_context_create(&o, &ctx));
+    gala_qp_settings s = settings_for(_i);
+    enum { B = 3 };
+    gala_qp_problem pb[B];
+    for (int k = 0; k < B; ++k) TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 10, 41 + k, &pb[k]));
+    const char *old = getenv("GALA_TUNE");
+    char *keep = old ? strdup(old) : NULL;
+    setenv("GALA_TUNE", "qp.wg=512", 1);
+    gala_qp_solver *full, *lim;
+    TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &full));
+    TU_OK(ctx, gala_qp_solve(full));
+    gala_fault_kernel_wg_limit(256);
+    gala_status st = gala_qp_setup(ctx, pb, B, &s, &lim);
+    if (st == GALA_OK) st = gala_qp_solve(lim);
+    char msg256[256] = "";
+    if (st != GALA_OK) gala_strlcpy(msg256, gala_last_error(ctx), sizeof msg256);
+    /* below every launch of the solver: the launch check itself refuses, naming the limit */
+    gala_fault_kernel_wg_limit(16);
+    gala_qp_solver *tiny = NULL;
+    gala_status st16 = gala_qp_setup(ctx, pb, 1, &s, &tiny);
+    if (st16 == GALA_OK) st16 = gala_qp_solve(tiny);
+    char msg16[256];
+    gala_strlcpy(msg16, gala_last_error(ctx), sizeof msg16);
+    gala_fault_kernel_wg_limit(0);
+    if (keep) setenv("GALA_TUNE", keep, 1);
+    else unsetenv("GALA_TUNE");
+    free(keep);
+    TU_ASSERT(st == GALA_OK, _i, "a limit of 256 work-items: status %d, '%.200s'", (int)st, msg256);
+    TU_ASSERT(st16 == GALA_ERR_DEVICE && strstr(msg16, "limit of 16"), _i,
+              "a limit of 16 work-items: status %d, '%.200s'", (int)st16, msg16);
+    for (int k = 0; k < B; ++k) {
+        gala_qp_info a, b;
+        TU_OK(ctx, gala_qp_get_info(full, k, &a));
+        TU_OK(ctx, gala_qp_get_info(lim, k, &b));
+        TU_ASSERT(a.status == GALA_QP_SOLVED && b.status == a.status && b.iter == a.iter, _i,
+                  "QP %d: %d in %d iterations with 384 work-items, %d in %d with 256", k, a.status,
+                  a.iter, b.status, b.iter);
+        const double *xa, *xb;
+        TU_OK(ctx, gala_qp_get_solution(full, k, &xa, NULL, NULL, NULL));
+        TU_OK(ctx, gala_qp_get_solution(lim, k, &xb, NULL, NULL, NULL));
+        const double tol = t->dtype == GALA_FLOAT ? 1e-5 : 1e-12;
+        for (int j = 0; j < pb[k].n; ++j)
+            TU_ASSERT(fabs(xa[j] - xb[j]) <= tol * (1 + fabs(xa[j])), _i, "QP %d: x[%d] %.17g, %.17g",
+                      k, j, xa[j], xb[j]);
+    }
+    int w384 = 0, w256 = 0;
+    char fam[32], opts[768];
+    for (int i = 0; gala_program_nth(ctx, i, fam, sizeof fam, opts, sizeof opts); ++i)
+        if (strcmp(fam, "qp") == 0 && strstr(opts, "-DQP_PART=3")) {
+            const char *w = strstr(opts, " -DWG=");
+            const long v = w ? strtol(w + 6, NULL, 10) : 0;
+            w384 += v == 384;
+            w256 += v == 256;
+        }
+    TU_ASSERT(w384 > 0 && w256 > 0, _i, "ADMM programs of 384 work-items: %d, of 256: %d", w384,
+              w256);
+    gala_qp_destroy(tiny);
+    gala_qp_destroy(lim);
+    gala_qp_destroy(full);
+    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    gala_context_destroy(ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ sparse KKT LDLᵀ */
 
 /* Set up and solve a batch twice, with the dense strategy (*de) and with linsys (*sv, which
@@ -1555,6 +1633,7 @@ int main(void)
     tcase_add_loop_test(tc, batch_matches_alone, 0, nt);
     tcase_add_loop_test(tc, staging_paths, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
+    tcase_add_loop_test(tc, admm_kernel_wg_limit, 0, nt);
     tcase_add_loop_test(tc, sparse_ldlt_strategy, 0, nt);
     tcase_add_loop_test(tc, auto_strategy_from_sparsity, 0, nt);
     tcase_add_loop_test(tc, pcg_strategy, 0, nt);

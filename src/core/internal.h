@@ -343,6 +343,12 @@ GALA_INTERNAL long gala_fault_pending(gala_fault_kind kind);
  *  BYTES bytes fails with GALA_ERR_DEVICE_MEMORY as a full device would; 0 turns it off. */
 GALA_INTERNAL int gala_fault_alloc_refused(size_t bytes);
 GALA_INTERNAL void gala_fault_alloc_limit(size_t bytes);
+/** Kernels that take many registers (test hook: GALA_FAULT="kernel_wg:N" or
+ *  gala_fault_kernel_wg_limit()): every kernel reports a limit of N work-items per
+ *  work-group (gala_kernel_max_wg), and a launch of more fails as on such a device; 0 turns
+ *  it off. */
+GALA_INTERNAL size_t gala_fault_kernel_wg(void);
+GALA_INTERNAL void gala_fault_kernel_wg_limit(size_t wg);
 
 /* ---------------------------------------------------------------- utilities */
 

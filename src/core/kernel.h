@@ -21,6 +21,13 @@ GALA_INTERNAL void gala_key_def(gala_program_key *key, const char *name, long lo
 GALA_INTERNAL gala_status gala_kernel_get(struct gala_context *ctx, const gala_program_key *key,
                                           const char *name, gala_kernel **kernel);
 
+/** The most work-items per work-group kernel k can run: the device's maximum, or less where
+ *  the backend says the kernel's registers or local memory allow fewer (CUDA's
+ *  MAX_THREADS_PER_BLOCK, OpenCL's CL_KERNEL_WORK_GROUP_SIZE). A launch of more fails with
+ *  GALA_ERR_DEVICE; a routine whose programs take their work-group as a parameter (the QP
+ *  solver's ADMM classes) asks this first and builds a smaller one instead. */
+GALA_INTERNAL size_t gala_kernel_max_wg(const struct gala_context *ctx, const gala_kernel *k);
+
 /** After gala_kernel_get failed with GALA_ERR_KERNEL_BUILD, a routine that goes on with
  *  another form of the same computation (a vendor compiler rejected or crashed on the
  *  first; issue 39) says so: the failed program and `used` are kept in the context's list

@@ -22,6 +22,7 @@ struct gala_kernel {
     struct gala_program_entry *prog;
     char name[64];
     void *handle;
+    size_t max_wg; /* the backend's limit for this kernel (0: the device's) */
     struct gala_kernel *next;
 };
 
@@ -650,11 +651,20 @@ gala_status gala_kernel_get(gala_context *ctx, const gala_program_key *key, cons
     gala_strlcpy(k->name, name, sizeof k->name);
     gala_status s = ctx->ops->kernel_create(ctx, p->handle, name, &k->handle);
     if (s != GALA_OK) { gala_free(k); return s; }
+    k->max_wg = ctx->ops->kernel_max_wg ? ctx->ops->kernel_max_wg(ctx, k->handle) : 0;
     k->prog = p;
     k->next = p->kernels;
     p->kernels = k;
     *out = k;
     return GALA_OK;
+}
+
+size_t gala_kernel_max_wg(const gala_context *ctx, const gala_kernel *k)
+{
+    size_t v = ctx->info.max_work_group_size ? ctx->info.max_work_group_size : (size_t)1 << 20;
+    if (k && k->max_wg && k->max_wg < v) v = k->max_wg;
+    const size_t f = gala_fault_kernel_wg();
+    return f && f < v ? f : v;
 }
 
 gala_status gala_kernel_launch(gala_context *ctx, gala_kernel *k, const gala_dims *d, int nargs,
@@ -681,6 +691,11 @@ gala_status gala_kernel_launch(gala_context *ctx, gala_kernel *k, const gala_dim
     if (ctx->info.max_work_group_size && wg > ctx->info.max_work_group_size)
         return gala_error(ctx, GALA_ERR_INTERNAL, "%s: work-group of %zu exceeds the device's %zu",
                           k->name, wg, ctx->info.max_work_group_size);
+    if (wg > gala_kernel_max_wg(ctx, k)) /* a backend's own refusal can read as a full device */
+        return gala_error(ctx, GALA_ERR_DEVICE,
+                          "kernel %s (%s): a work-group of %zu exceeds this kernel's limit of %zu "
+                          "on %s (registers)", k->name, k->prog->key.family, wg,
+                          gala_kernel_max_wg(ctx, k), ctx->info.device_name);
     for (int i = 0; i < nargs; ++i) { /* parked buffers have no device memory */
         if (args[i].kind != GALA_ARG_BUF || !args[i].v.buf) continue;
         if (args[i].v.buf->parked)

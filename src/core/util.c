@@ -97,6 +97,8 @@ double gala_now(void)
 static atomic_long countdown[GALA_FAULT_KINDS];
 /* > 0: every device allocation of more than this many bytes fails (a small device). */
 static atomic_size_t alloc_limit;
+/* > 0: every kernel runs at most this many work-items per work-group (registers). */
+static atomic_size_t kernel_wg_limit;
 static atomic_int env_read;
 
 static void read_env(void)
@@ -118,6 +120,12 @@ static void read_env(void)
     for (const char *p = strstr(e, "alloc_over:"); p; p = strstr(p + 1, "alloc_over:")) {
         if (p == e || p[-1] == ',') {
             atomic_store(&alloc_limit, (size_t)strtoull(p + strlen("alloc_over:"), NULL, 10));
+            break;
+        }
+    }
+    for (const char *p = strstr(e, "kernel_wg:"); p; p = strstr(p + 1, "kernel_wg:")) {
+        if (p == e || p[-1] == ',') {
+            atomic_store(&kernel_wg_limit, (size_t)strtoull(p + strlen("kernel_wg:"), NULL, 10));
             break;
         }
     }
@@ -166,4 +174,16 @@ void gala_fault_alloc_limit(size_t bytes)
 {
     read_env();
     atomic_store(&alloc_limit, bytes);
+}
+
+size_t gala_fault_kernel_wg(void)
+{
+    read_env();
+    return atomic_load(&kernel_wg_limit);
+}
+
+void gala_fault_kernel_wg_limit(size_t wg)
+{
+    read_env();
+    atomic_store(&kernel_wg_limit, wg);
 }

@@ -118,6 +118,9 @@ typedef struct gala_device_ops {
     gala_status (*kernel_create)(struct gala_context *ctx, void *program, const char *name,
                                  void **kernel);
     void (*kernel_free)(struct gala_context *ctx, void *kernel);
+    /** Optional: the most work-items per work-group this kernel can run (its registers or
+     *  local memory may allow fewer than the device's maximum); 0: the device's maximum. */
+    size_t (*kernel_max_wg)(struct gala_context *ctx, void *kernel);
     gala_status (*launch)(struct gala_context *ctx, void *kernel, const gala_program_key *key,
                           const gala_dims *dims, int nargs, const gala_arg *args);
 

@@ -126,19 +126,44 @@ gala_dims gala_qp_dims(long long groups, int wg)
     return gala_dims_1d((size_t)groups * (size_t)wg, (size_t)wg);
 }
 
+/* The class's qp_admm and qp_check, and the work-group they run with: the class's, or, where
+ * their registers allow fewer work-items (gala_kernel_max_wg: a wide class in double on
+ * NVIDIA), the largest multiple of 32 they allow, in a program built for it. Each work-item
+ * loops over its share of the rows and columns, so the iterates do not depend on it. */
+static gala_status admm_kernels(gala_qp_solver *s, const qp_bin *c, gala_kernel **k,
+                                gala_kernel **kc, int *wg)
+{
+    qp_bin cw = *c;
+    for (int tries = 0;; ++tries) {
+        gala_program_key key;
+        gala_qp_key(s, &key, &cw);
+        GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_admm", k));
+        GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_check", kc));
+        size_t lim = gala_kernel_max_wg(s->ctx, *k), lc = gala_kernel_max_wg(s->ctx, *kc);
+        if (lc < lim) lim = lc;
+        if ((size_t)cw.wg <= lim) break;
+        const int smaller = (int)(lim / 32 * 32);
+        if (smaller < 32 || smaller < cw.tb || tries == 3)
+            return gala_error(s->ctx, GALA_ERR_DEVICE,
+                              "gala_qp: the ADMM kernels of a class of %d work-items run at most "
+                              "%zu on %s", c->wg, lim, s->ctx->info.device_name);
+        cw.wg = smaller;
+    }
+    *wg = cw.wg;
+    return GALA_OK;
+}
+
 gala_status gala_qp_launch_admm(gala_qp_solver *s, const qp_linsys *ls, const qp_bin *c,
                                 int iters, int check, int adapt, int final_status)
 {
     gala_buffer *list = c->compacted ? c->alist : c->list;
     const int nlist = c->acount;
     if (nlist <= 0) return GALA_OK;
-    gala_program_key key;
     gala_kernel *k, *kc;
-    gala_qp_key(s, &key, c);
-    GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_admm", &k));
-    GALA_TRY(gala_kernel_get(s->ctx, &key, "qp_check", &kc));
+    int wg = c->wg;
+    GALA_TRY(admm_kernels(s, c, &k, &kc, &wg));
     const gala_qp_settings *st = &s->set;
-    gala_dims d = gala_qp_dims(((long long)nlist + c->tb - 1) / c->tb, c->wg);
+    gala_dims d = gala_qp_dims(((long long)nlist + c->tb - 1) / c->tb, wg);
 #define ADMM_ARGS s->b_meta, list, nlist,                                  \
         s->b_state, s->b_info, s->b_refactor,                              \
         s->b_rowptr, s->b_colidx, s->b_vals, ls->K,                        \

@@ -593,6 +593,14 @@ typedef union cu_argval {
     double d;
 } cu_argval;
 
+/* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, read at cu_kernel: what the registers allow */
+static size_t cu_kernel_max_wg(gala_context *ctx, void *kernel)
+{
+    (void)ctx;
+    const gala_cu_kernel *k = kernel;
+    return k->max_threads > 0 ? (size_t)k->max_threads : 0;
+}
+
 static gala_status cu_launch(gala_context *ctx, void *kernel, const gala_program_key *key,
                              const gala_dims *d, int nargs, const gala_arg *args)
 {
@@ -660,11 +668,6 @@ static gala_status cu_launch(gala_context *ctx, void *kernel, const gala_program
         g[i] = (unsigned)(d->global[i] / d->local[i]);
     }
     if (!g[0] || !g[1] || !g[2]) return GALA_OK; /* an empty range: nothing to run */
-    if (k->max_threads > 0 && (size_t)b[0] * b[1] * b[2] > (size_t)k->max_threads)
-        return gala_error(ctx, GALA_ERR_DEVICE,
-                          "kernel %s (%s): a block of %u threads exceeds this kernel's limit of "
-                          "%d on %s (registers)", k->name, key->family, b[0] * b[1] * b[2],
-                          k->max_threads, ctx->info.device_name);
     CU_CALL(ctx, "cuLaunchKernel",
             CU()->cuLaunchKernel(k->fn, g[0], g[1], g[2], b[0], b[1], b[2], 0,
                                  GALA_CU_ST(ctx)->stream, params, NULL));
@@ -826,6 +829,7 @@ static const gala_device_ops ops = {
     .program_free = cu_prog_free,
     .kernel_create = cu_kernel,
     .kernel_free = cu_kernel_free,
+    .kernel_max_wg = cu_kernel_max_wg,
     .launch = cu_launch,
     .timer_record = cu_timer,
     .timer_elapsed = cu_elapsed,

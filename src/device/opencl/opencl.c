@@ -611,6 +611,19 @@ static gala_status ocl_kernel(gala_context *ctx, void *prog, const char *name, v
     return GALA_OK;
 }
 
+/* CL_KERNEL_WORK_GROUP_SIZE: NVIDIA's reports what the kernel's registers allow (a larger
+ * launch fails with CL_OUT_OF_RESOURCES), AMD's its flat work-group size. Mesa's Rusticl
+ * (22.3, llvmpipe) reports 32 for every kernel and runs 1024: not asked there. */
+static size_t ocl_kernel_max_wg(gala_context *ctx, void *k)
+{
+    if (gala_strcasestr_match(ctx->info.platform_name, "rusticl")) return 0;
+    size_t v = 0;
+    if (clGetKernelWorkGroupInfo((cl_kernel)k, ST(ctx)->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof v,
+                                 &v, NULL) != CL_SUCCESS)
+        v = 0;
+    return v;
+}
+
 static void ocl_kernel_free(gala_context *ctx, void *k)
 {
     (void)ctx;
@@ -719,6 +732,7 @@ static const gala_device_ops ops = {
     .program_free = ocl_prog_free,
     .kernel_create = ocl_kernel,
     .kernel_free = ocl_kernel_free,
+    .kernel_max_wg = ocl_kernel_max_wg,
     .launch = ocl_launch,
     .timer_record = ocl_timer,
     .timer_elapsed = ocl_elapsed,
