@@ -19,7 +19,7 @@
 GALA_TUNE_ROW(vec, max_groups, OPENCL, "@cpu", NULL, ANY, 64)
 
 /* --- qp */
-/* NVIDIA: work-groups up to 512, a control QP's K⁻¹ product in one pass (H200 runs C1 / C3: iterate 1.11-1.52x) */
+/* NVIDIA: work-groups up to 512, a control QP's K⁻¹ product in one pass (H200 runs C1 / C3: iterate 1.11-1.53x) */
 GALA_TUNE_ROW(qp, wg, CUDA, NULL, NULL, ANY, 512)
 GALA_TUNE_ROW(qp, wg, OPENCL, "NVIDIA", NULL, ANY, 512)
 /* NVIDIA's OpenCL: two rows of K⁻¹ per work-item (H200 runs L7 / L8: 8-12 % faster) */
