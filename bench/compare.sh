@@ -28,7 +28,10 @@
 #                 (default cuda when nvidia-smi works, else host)
 #
 # Environment: BATCH (QP batch, 10000), LA_BATCH (potrf/potrs/potri batch, 20000), DTYPES,
-# OUT (results folder, default ./out/compare), CMAKE_ARGS (added to both builds), JOBS.
+# OUT (results folder, default ./out/compare), CMAKE_ARGS (added to both builds), JOBS;
+# TUNE_A, TUNE_B: GALA_TUNE for side A and for the B sides only (ahead of the caller's
+# GALA_TUNE, so they win). A tuning change in one build: `TUNE_B=qp.wg=512 bash
+# bench/compare.sh . . qp` (the same revision on two sides is built once).
 # On the GPU machine: `source .device/setup.sh` first. Output: one line per case and dtype,
 # the medians over rounds of A and B (QPs/s for qp, with mean iterations; ms for the dense
 # routines) and B/A as a speed ratio (> 1: B is faster); every run's JSON in $OUT.
@@ -71,15 +74,29 @@ IFS=, read -ra revs_b <<<"$rev_b"
 sides=(a) revs=("$rev_a") pids=()
 for i in "${!revs_b[@]}"; do sides+=("b$((i + 1))"); revs+=("${revs_b[$i]}"); done
 [ ${#revs_b[@]} -eq 1 ] && sides=(a b)
-for i in "${!sides[@]}"; do build "${sides[$i]}" "${revs[$i]}" & pids+=($!); done
+for i in "${!sides[@]}"; do
+    j=0 # a revision already built for an earlier side is built once
+    while [ "$j" -lt "$i" ] && [ "${revs[$j]}" != "${revs[$i]}" ]; do j=$((j + 1)); done
+    [ "$j" -lt "$i" ] && continue
+    build "${sides[$i]}" "${revs[$i]}" & pids+=($!)
+done
 for p in "${pids[@]}"; do wait "$p" || exit 1; done
+for i in "${!sides[@]}"; do
+    j=0
+    while [ "${revs[$j]}" != "${revs[$i]}" ]; do j=$((j + 1)); done
+    [ "$j" -lt "$i" ] && ln -s "$work/build-${sides[$j]}" "$work/build-${sides[$i]}"
+done
 describe() { # REV
     if [ "$1" = . ]; then echo "working tree of $(git rev-parse --short HEAD 2>/dev/null)"
     elif [ -e "$1" ]; then echo "source tree $1"
     else git rev-parse --short "$1"; fi
 }
 {
-    for i in "${!sides[@]}"; do echo "${sides[$i]} ${revs[$i]} $(describe "${revs[$i]}")"; done
+    for i in "${!sides[@]}"; do
+        t=${TUNE_B:-}
+        [ "$i" = 0 ] && t=${TUNE_A:-}
+        echo "${sides[$i]} ${revs[$i]} $(describe "${revs[$i]}")${t:+ with GALA_TUNE=$t}"
+    done
     echo "backend $backend, cases $cases, rounds $rounds, dtypes $dtypes, date $(date -u +%FT%TZ)"
 } | tee "$OUT/compare-env.txt"
 
@@ -94,6 +111,10 @@ run_case() { # SIDE ROUND CASE
     tag=$(echo "$c" | tr ':' '_')
     json=$OUT/${tag}_${side}_$r.json
     export GALA_CACHE_DIR=$work/kcache-$side
+    local tune=${TUNE_B:-}
+    [ "$side" = a ] && tune=${TUNE_A:-}
+    tune=$tune${tune:+${caller_tune:+,}}$caller_tune
+    if [ -n "$tune" ]; then export GALA_TUNE=$tune; else unset GALA_TUNE; fi
     case "$c" in
     qp) "$bin/bench_qp" --backend "$backend" "${plat[@]}" --family control,di --batches "$batch" \
             --dtypes "$dtypes" --reps 3 --json "$json" ;;
@@ -110,6 +131,7 @@ run_case() { # SIDE ROUND CASE
     *) echo "compare.sh: unknown case '$c'" >&2; return 2 ;;
     esac >"${json%.json}.txt" 2>&1 || echo "round $r, side $side, case $c failed (${json%.json}.txt)" >&2
 }
+caller_tune=${GALA_TUNE:-}
 IFS=, read -ra case_list <<<"$cases"
 # one untimed run per side first: kernel compilation and caches, outside the rounds
 for c in "${case_list[@]}"; do for s in "${sides[@]}"; do run_case "$s" 0 "$c"; done; done
@@ -143,16 +165,20 @@ for c in cases:
                     if x.get("bench") != "qp" or x.get("batch") != batch or "qps_per_s" not in x:
                         continue
                     key, val, it = f"{x['family']}{'-sparse' if c == 'qp-sparse' else ''} {x['dtype']} {batch}", x["qps_per_s"], x.get("mean_iter")
+                    so = x.get("solve_s")
                 else:
                     if "median_ms" not in x or "async" in x.get("kind", ""):
                         continue
                     key, val, it = f"{x['kind']} n={x['n']} b={x['batch']} {x['dtype']}", x["median_ms"], None
-                d = rows.setdefault((c, key), {}).setdefault(side, {"v": [], "it": []})
+                    so = None
+                d = rows.setdefault((c, key), {}).setdefault(side, {"v": [], "it": [], "so": []})
                 d["v"].append(val)
+                if so is not None:
+                    d["so"].append(1e3 * so)
                 if it is not None:
                     d["it"].append(it)
 for b in sides[1:]:
-    print(f"{'case':44} {'A':>11} {b.upper():>11} {b.upper() + '/A speed':>10}  rounds A/{b.upper()}  iterations A/{b.upper()}")
+    print(f"{'case':44} {'A':>11} {b.upper():>11} {b.upper() + '/A speed':>10}  rounds A/{b.upper()}  iterations A/{b.upper()}  solve ms A/{b.upper()}")
     for (c, key), v in rows.items():
         pair = ("a", b)
         med = {s: statistics.median(v[s]["v"]) if s in v else float("nan") for s in pair}
@@ -161,6 +187,9 @@ for b in sides[1:]:
         speed = med[b] / med["a"] if qp else med["a"] / med[b]
         its = "/".join(f"{statistics.median(v[s]['it']):.1f}" if s in v and v[s]["it"] else "-" for s in pair)
         n = "/".join(str(len(v[s]["v"])) if s in v else "0" for s in pair)
-        print(f"{key + ' (' + unit + ')':44} {med['a']:11.4g} {med[b]:11.4g} {speed:10.3f}  {n:>10}  {its}")
+        # the solve alone (qp): what a kernel or tuning change moves, without the set-up's
+        # host-side spread
+        so = "/".join(f"{statistics.median(v[s]['so']):.2f}" if s in v and v[s]["so"] else "-" for s in pair)
+        print(f"{key + ' (' + unit + ')':44} {med['a']:11.4g} {med[b]:11.4g} {speed:10.3f}  {n:>10}  {its:>13}  {so}")
 PYEOF
 rm -rf "$work"
