@@ -101,6 +101,16 @@ static atomic_size_t alloc_limit;
 static atomic_size_t kernel_wg_limit;
 static atomic_int env_read;
 
+/* The value of item "name:VALUE" of GALA_FAULT's comma-separated list e, or NULL ("alloc"
+ * does not match "alloc_over:B") */
+static const char *fault_item(const char *e, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const char *p = strstr(e, name); p; p = strstr(p + 1, name))
+        if ((p == e || p[-1] == ',') && p[len] == ':') return p + len + 1;
+    return NULL;
+}
+
 static void read_env(void)
 {
     int expected = 0;
@@ -108,27 +118,12 @@ static void read_env(void)
     const char *e = getenv("GALA_FAULT");
     if (!e) return;
     static const char *names[GALA_FAULT_KINDS] = {"alloc", "build", "launch", "transfer"};
-    for (int k = 0; k < GALA_FAULT_KINDS; ++k) {
-        /* "alloc:N" names the kind; "alloc_over:B" (below) is another setting */
-        for (const char *p = strstr(e, names[k]); p; p = strstr(p + 1, names[k])) {
-            if ((p == e || p[-1] == ',') && p[strlen(names[k])] == ':') {
-                atomic_store(&countdown[k], atol(p + strlen(names[k]) + 1));
-                break;
-            }
-        }
-    }
-    for (const char *p = strstr(e, "alloc_over:"); p; p = strstr(p + 1, "alloc_over:")) {
-        if (p == e || p[-1] == ',') {
-            atomic_store(&alloc_limit, (size_t)strtoull(p + strlen("alloc_over:"), NULL, 10));
-            break;
-        }
-    }
-    for (const char *p = strstr(e, "kernel_wg:"); p; p = strstr(p + 1, "kernel_wg:")) {
-        if (p == e || p[-1] == ',') {
-            atomic_store(&kernel_wg_limit, (size_t)strtoull(p + strlen("kernel_wg:"), NULL, 10));
-            break;
-        }
-    }
+    const char *v;
+    for (int k = 0; k < GALA_FAULT_KINDS; ++k)
+        if ((v = fault_item(e, names[k]))) atomic_store(&countdown[k], atol(v));
+    if ((v = fault_item(e, "alloc_over"))) atomic_store(&alloc_limit, (size_t)strtoull(v, NULL, 10));
+    if ((v = fault_item(e, "kernel_wg")))
+        atomic_store(&kernel_wg_limit, (size_t)strtoull(v, NULL, 10));
 }
 
 /* > 0: no fault on this thread (gala_fault_pause: a dry pass) */
