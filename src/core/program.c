@@ -691,11 +691,12 @@ gala_status gala_kernel_launch(gala_context *ctx, gala_kernel *k, const gala_dim
     if (ctx->info.max_work_group_size && wg > ctx->info.max_work_group_size)
         return gala_error(ctx, GALA_ERR_INTERNAL, "%s: work-group of %zu exceeds the device's %zu",
                           k->name, wg, ctx->info.max_work_group_size);
-    if (wg > gala_kernel_max_wg(ctx, k)) /* a backend's own refusal can read as a full device */
+    const size_t kmax = gala_kernel_max_wg(ctx, k);
+    if (wg > kmax) /* a backend's own refusal can read as a full device */
         return gala_error(ctx, GALA_ERR_DEVICE,
                           "kernel %s (%s): a work-group of %zu exceeds this kernel's limit of %zu "
-                          "on %s (registers)", k->name, k->prog->key.family, wg,
-                          gala_kernel_max_wg(ctx, k), ctx->info.device_name);
+                          "on %s (registers)", k->name, k->prog->key.family, wg, kmax,
+                          ctx->info.device_name);
     for (int i = 0; i < nargs; ++i) { /* parked buffers have no device memory */
         if (args[i].kind != GALA_ARG_BUF || !args[i].v.buf) continue;
         if (args[i].v.buf->parked)
