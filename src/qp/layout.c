@@ -349,12 +349,12 @@ gala_status gala_qp_host_copies(gala_qp_solver *s, const gala_qp_problem *pb, qp
     const size_t keep = flt ? sizeof(float) * (nqlu + nxy)
                             : sizeof(double) * (nqlu + (direct ? nxy : 0));
     /* the raw values, the largest upload (control nx = 10: 80 % of the bytes), go up from
-     * the block too when it can hold them and they are not the polishing's double copy
-     * (H200, control nx = 10, 10⁴ QPs: upload 17 → 7 ms in float, 39 → 8 in double); the
-     * block keeps that room until the solver is destroyed, unused after setup */
-    const int raw_in = ro && !(!flt && s->set.polishing);
+     * the block too when it can hold them (H200, control nx = 10, 10⁴ QPs: upload 17 → 7 ms
+     * in float, 39 → 8 in double); the block keeps that room until the solver is
+     * destroyed: unused after setup, or in double with polishing the polishing's copy
+     * (host.vals) itself */
     const size_t raw_at = (keep + 63) / 64 * 64;
-    s->staging = raw_in ? gala_staging_take(ctx, raw_at + rsz * ro) : NULL;
+    s->staging = ro ? gala_staging_take(ctx, raw_at + rsz * ro) : NULL;
     sg->raw_staged = s->staging != NULL;
     if (!s->staging) s->staging = gala_staging_take(ctx, keep);
     s->host.q = !flt && s->staging ? (double *)s->staging : gala_malloc(sizeof(double) * nqlu);
@@ -364,7 +364,9 @@ gala_status gala_qp_host_copies(gala_qp_solver *s, const gala_qp_problem *pb, qp
         s->res.x = s->host.q + nqlu;
         s->res.y = s->res.x + s->ntot;
     }
-    if (s->set.polishing) s->host.vals = gala_malloc(sizeof(double) * (ro ? ro : 1));
+    s->vals_staged = s->set.polishing && !flt && sg->raw_staged;
+    if (s->vals_staged) s->host.vals = (double *)((char *)s->staging + raw_at);
+    else if (s->set.polishing) s->host.vals = gala_malloc(sizeof(double) * (ro ? ro : 1));
     sg->raw = sg->raw_staged   ? (void *)((char *)s->staging + raw_at)
               : !flt && s->host.vals ? (void *)s->host.vals
                                      : gala_malloc(rsz * (ro ? ro : 1));

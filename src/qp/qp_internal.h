@@ -187,8 +187,10 @@ struct gala_qp_solver {
     /* the context's page-locked staging block while this solver holds it (NULL: none):
      * double: host.q / l / u, then res.x / y when every QP is on the device; float: the
      * upload's single-precision q / l / u, then read_stage, where gala_qp_read_real
-     * converts results */
+     * converts results; after them the raw values' upload, which in double with polishing
+     * is host.vals itself (vals_staged) */
     void *staging;
+    int vals_staged;
     float *read_stage;
     size_t read_stage_n;
     int solved;

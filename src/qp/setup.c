@@ -374,6 +374,7 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
     const int in_stg = s->staging && s->dt == GALA_DOUBLE;
     if (in_stg && s->res.x == s->host.q + s->ntot + 2 * s->mtot + 1) s->res.x = s->res.y = NULL;
     if (in_stg) s->host.q = NULL;
+    if (s->vals_staged) s->host.vals = NULL;
     gala_staging_give(s->ctx, s->staging);
     void *ptrs[] = {s->info,     s->host_status, s->slot,      s->qp_of,
                     s->qp_n,     s->c0,          s->p_pattern, s->patterns,
