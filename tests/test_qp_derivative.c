@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "qp/qp_internal.h"
 #include "qp_build.h"
 #include "testutil.h"
 
@@ -785,6 +786,53 @@ END_TEST
  * and gradients: every QP on the device (qp.deriv_host_flops = 0; one whose refinement stops
  * short is finished on the host: nearly_singular_finished), every QP on the host, and a
  * batch split between them by the threshold. */
+/* Whether two gradient vectors g, h (dq, dl, du of every QP: ng entries) of batch d agree
+ * where both statuses are OK, and the statuses everywhere; how: what h is. Returns the
+ * number of OK QPs. */
+static int paths_agree(int _i, int B, const dqp *d, const size_t *xo, const size_t *yo,
+                       const double *dx, const double *dy, const int *sa, const double *g,
+                       const int *sb, const double *h, const char *how)
+{
+    int ok = 0;
+    for (int k = 0; k < B; ++k) {
+        TU_ASSERT(sb[k] == sa[k], _i, "QP %d: derivative status %d, %d %s", k, sa[k], sb[k], how);
+        if (sa[k] != GALA_QP_DERIV_OK) continue;
+        ++ok;
+        double sc = 1;
+        for (int j = 0; j < d[k].n; ++j) sc = fmax(sc, fabs(g[xo[k] + (size_t)j]));
+        const size_t part[3][2] = {{xo[k], (size_t)d[k].n}, {xo[B] + yo[k], (size_t)d[k].m},
+                                   {xo[B] + yo[B] + yo[k], (size_t)d[k].m}};
+        /* both refine to a residual of 1e-14, so they agree to about cond·1e-14 of the
+         * gradient, and cond >= ‖K‖·amp with amp = ‖gradient‖ / ‖(dx, dy)‖: a nearly
+         * degenerate active row (seed 13062895234: dl, du of 1.1e6 from a right-hand side of
+         * 1.9) moves the paths apart by more than 1e-8 of the gradient. The second term
+         * allows for that (‖K‖ up to 100, two paths); it is below 1e-10 for the others. */
+        double gmax = 0, rhs = 0;
+        for (int v = 0; v < 3; ++v)
+            for (size_t e = part[v][0]; e < part[v][0] + part[v][1]; ++e) gmax = fmax(gmax, fabs(g[e]));
+        for (int j = 0; j < d[k].n; ++j) rhs = fmax(rhs, fabs(dx[xo[k] + (size_t)j]));
+        for (int j = 0; j < d[k].m; ++j) rhs = fmax(rhs, fabs(dy[yo[k] + (size_t)j]));
+        const double cond_term = 2e-12 * (gmax / fmax(rhs, 1e-300)) * gmax;
+        for (int v = 0; v < 3; ++v)
+            for (size_t e = part[v][0]; e < part[v][0] + part[v][1]; ++e)
+                TU_ASSERT(fabs(g[e] - h[e]) <= 1e-8 * (sc + fabs(g[e])) + cond_term, _i,
+                          "QP %d: gradient entry %zu %.12g, %.12g %s (amplification %.3g)", k,
+                          e, g[e], h[e], how, gmax / rhs);
+    }
+    return ok;
+}
+
+/* Statuses and gradients (dq, dl, du: ng entries into g, NaN first) of one derivative. */
+static void derive(gala_context *ctx, gala_qp_solver *sv, int B, const size_t *xo,
+                   const size_t *yo, const double *dx, const double *dy, int *st, double *g)
+{
+    const size_t ng = xo[B] + 2 * yo[B];
+    TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, dy));
+    TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, st));
+    for (size_t i = 0; i < ng; ++i) g[i] = NAN;
+    TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, g, g + xo[B], g + xo[B] + yo[B]));
+}
+
 START_TEST(host_and_device_paths)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -807,46 +855,78 @@ START_TEST(host_and_device_paths)
     int stv[3][B];
     for (int c = 0; c < 3; ++c) {
         TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, limit[c]));
-        TU_OK(ctx, gala_qp_adjoint_derivative_compute(sv, dx, dy));
-        TU_OK(ctx, gala_qp_adjoint_derivative_status(sv, stv[c]));
-        double *gc = g + (size_t)c * ng;
-        for (size_t i = 0; i < ng; ++i) gc[i] = NAN;
-        TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, gc, gc + xo[B], gc + xo[B] + yo[B]));
+        derive(ctx, sv, B, xo, yo, dx, dy, stv[c], g + (size_t)c * ng);
     }
     TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, was));
     int ok = 0;
-    for (int k = 0; k < B; ++k) {
-        for (int c = 1; c < 3; ++c)
-            TU_ASSERT(stv[c][k] == stv[0][k], _i, "QP %d: derivative status %d on the device, "
-                      "%d with threshold %ld", k, stv[0][k], stv[c][k], limit[c]);
-        if (stv[0][k] != GALA_QP_DERIV_OK) continue;
-        ++ok;
-        double sc = 1;
-        for (int j = 0; j < d[k].n; ++j) sc = fmax(sc, fabs(g[xo[k] + (size_t)j]));
-        const size_t part[3][2] = {{xo[k], (size_t)d[k].n}, {xo[B] + yo[k], (size_t)d[k].m},
-                                   {xo[B] + yo[B] + yo[k], (size_t)d[k].m}};
-        /* both paths refine to a residual of 1e-14, so they agree to about cond·1e-14 of the
-         * gradient, and cond >= ‖K‖·amp with amp = ‖gradient‖ / ‖(dx, dy)‖: a nearly
-         * degenerate active row (seed 13062895234: dl, du of 1.1e6 from a right-hand side of
-         * 1.9) moves the paths apart by more than 1e-8 of the gradient. The second term
-         * allows for that (‖K‖ up to 100, two paths); it is below 1e-10 for the others. */
-        double gmax = 0, rhs = 0;
-        for (int v = 0; v < 3; ++v)
-            for (size_t e = part[v][0]; e < part[v][0] + part[v][1]; ++e) gmax = fmax(gmax, fabs(g[e]));
-        for (int j = 0; j < d[k].n; ++j) rhs = fmax(rhs, fabs(dx[xo[k] + (size_t)j]));
-        for (int j = 0; j < d[k].m; ++j) rhs = fmax(rhs, fabs(dy[yo[k] + (size_t)j]));
-        const double cond_term = 2e-12 * (gmax / fmax(rhs, 1e-300)) * gmax;
-        for (int c = 1; c < 3; ++c)
-            for (int v = 0; v < 3; ++v)
-                for (size_t e = part[v][0]; e < part[v][0] + part[v][1]; ++e) {
-                    const double a = g[e], b = g[(size_t)c * ng + e];
-                    TU_ASSERT(fabs(a - b) <= 1e-8 * (sc + fabs(a)) + cond_term, _i,
-                              "QP %d: gradient entry %zu %.12g on the device, %.12g with threshold "
-                              "%ld (amplification %.3g)", k, e, a, b, limit[c], gmax / rhs);
-                }
+    for (int c = 1; c < 3; ++c) {
+        char how[64];
+        snprintf(how, sizeof how, "with threshold %ld (first: on the device)", limit[c]);
+        ok = paths_agree(_i, B, d, xo, yo, dx, dy, stv[0], g, stv[c], g + (size_t)c * ng, how);
     }
     TU_ASSERT(ok >= B / 2, _i, "only %d of %d derivatives OK", ok, B);
     gala_qp_destroy(sv);
+    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+    free(dx);
+    free(dy);
+    free(g);
+}
+END_TEST
+
+/* The host path refines with the factor polishing kept (qp.polish_keep_mb) where the
+ * active rows are polishing's: the same statuses and gradients as with K's own factor
+ * (nothing kept), from the same solution, for most QPs of a random batch; after
+ * gala_qp_update_matrices the kept factors are of the old values and are not used. */
+START_TEST(polish_kept_factor)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const gala_dtype dt = tu_target_get(_i)->dtype;
+    tu_rng r = tu_rng_for("qp_derivative_kept", _i);
+    enum { B = 60 };
+    dqp d[B];
+    gala_qp_problem pb[B];
+    size_t xo[B + 1], yo[B + 1];
+    double *dx, *dy;
+    random_batch(&r, B, d, pb, xo, yo, &dx, &dy);
+    const size_t ng = xo[B] + 2 * yo[B];
+    double *g = malloc(sizeof(double) * 2 * ng);
+    long was_flops, was_keep;
+    TU_OK(ctx, gala_tune_get(ctx, "qp.deriv_host_flops", dt, &was_flops));
+    TU_OK(ctx, gala_tune_get(ctx, "qp.polish_keep_mb", dt, &was_keep));
+    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, 1L << 30)); /* all on the host */
+    int st[2][B], kept[2];
+    gala_qp_solver *sv[2];
+    for (int c = 0; c < 2; ++c) { /* kept factors (the default), none */
+        TU_OK(ctx, gala_tune_set(ctx, "qp.polish_keep_mb", dt, c ? 0 : was_keep));
+        sv[c] = setup_solve(ctx, pb, B, dt);
+        derive(ctx, sv[c], B, xo, yo, dx, dy, st[c], g + (size_t)c * ng);
+        kept[c] = gala_qp_deriv_kept(sv[c]);
+    }
+    TU_OK(ctx, gala_tune_set(ctx, "qp.polish_keep_mb", dt, was_keep));
+    int npol = 0;
+    for (int k = 0; k < B; ++k) {
+        gala_qp_info in;
+        TU_OK(ctx, gala_qp_get_info(sv[0], k, &in));
+        npol += in.status_polish == 1;
+    }
+    TU_ASSERT(kept[1] == 0, _i, "%d QPs refined with a kept factor, none kept", kept[1]);
+    TU_ASSERT(kept[0] >= npol / 2 && npol >= B / 2, _i, "%d of %d polished QPs refined with "
+              "their kept factor", kept[0], npol);
+    const int ok = paths_agree(_i, B, d, xo, yo, dx, dy, st[1], g + ng, st[0], g,
+                               "with polishing's kept factor (first: K's own)");
+    TU_ASSERT(ok >= B / 2, _i, "only %d of %d derivatives OK", ok, B);
+    /* new values of P (scaled by 2): the kept factors are stale */
+    for (int k = 0; k < B; ++k) {
+        double *px = malloc(sizeof(double) * (size_t)(pb[k].P.p[pb[k].n] + 1));
+        for (int e = 0; e < pb[k].P.p[pb[k].n]; ++e) px[e] = 2 * pb[k].P.x[e];
+        TU_OK(ctx, gala_qp_update_matrices(sv[0], k, px, NULL));
+        free(px);
+    }
+    derive(ctx, sv[0], B, xo, yo, dx, dy, st[0], g);
+    TU_ASSERT(gala_qp_deriv_kept(sv[0]) == 0, _i, "%d QPs refined with a stale kept factor",
+              gala_qp_deriv_kept(sv[0]));
+    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, was_flops));
+    for (int c = 0; c < 2; ++c) gala_qp_destroy(sv[c]);
     for (int k = 0; k < B; ++k) free_qp(&pb[k]);
     free(dx);
     free(dy);
@@ -933,6 +1013,7 @@ int main(void)
     tcase_add_loop_test(tc, thousands_against_dense_reference, 0, nt);
     tcase_add_loop_test(tc, no_fp64_path, 0, nt);
     tcase_add_loop_test(tc, host_and_device_paths, 0, nt);
+    tcase_add_loop_test(tc, polish_kept_factor, 0, nt);
     tcase_add_loop_test(tc, nearly_singular_finished, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);

@@ -31,6 +31,7 @@
 #include "gala/qp_derivative.h"
 #include "qd_ldlt.h"
 #include "qp_internal.h"
+#include "qp_polish.h"
 
 #define DERIV_EPS 1e-6         /* regularization of the factored matrix (double) */
 #define DERIV_EPS_FLOAT 1e-4   /* ... factored in float (a device without fp64) */
@@ -40,11 +41,13 @@
 #define DERIV_REFINE 50        /* most refinement steps */
 #define DERIV_STOP 1e-14       /* refinement stops below this relative residual */
 #define DERIV_ACCEPT 1e-8      /* ... and the QP is SINGULAR above this one */
+#define DERIV_KEPT_STEPS 8     /* most refinement steps with polishing's kept factor */
 #define DERIV_FINISH 1e9       /* the largest host factor (multiply-adds) that finishes a QP
                                 * the device path left short of DERIV_STOP (finish_range) */
 
 struct qp_deriv {
     int *status;            /* per QP */
+    int kept;               /* QPs refined with polishing's kept factor (host_one) */
     double *rx, *dl, *du, *ry; /* Σn: d_x (= dq); Σm: dl, du, and per row the coefficient
                              * of x in dA's row: Σ_g sign_g λ_g d_λg, or d_ν */
 };
@@ -71,6 +74,7 @@ typedef struct {
     size_t ko, ro, vo;      /* its H on the device; its weighted raw and expanded values */
     int running;
     int unfinished;         /* the device path's refinement ended above DERIV_STOP */
+    int kept;               /* refined with polishing's kept factor */
     double rn, bn, scale;   /* last residual, ‖b‖∞, the residual test's scale */
     double rprev;           /* the residual of the step before (device path) */
 } dq_qp;
@@ -284,6 +288,37 @@ static void nan_fill(double *v, size_t n)
     for (size_t i = 0; i < n; ++i) v[i] = NAN;
 }
 
+/* Refine QP p's w from zero with polishing's kept factor of the same active rows (arow) as
+ * the preconditioner: Ks ≈ U K̂ U with K̂ the factored scaled system and
+ * U = diag(1/(√c D), √c Γ E⁻¹), so a correction is Δ = U⁻¹ K̂⁻¹ U⁻¹ r (U⁻¹'s constraint
+ * part E/(√c γᵢ) = sc/γ; γ ≠ 0 on every active row). K̂'s δ, seen through U, is a
+ * regularization of the same relative size on every row, whatever λ: the corrections
+ * contract as polishing's own refinement does. Returns 1 when the residual meets the host
+ * path's stopping test (status set), 0 when it stops halving (w is then to be reset). */
+static int kept_refine(dq_batch *B, dq_qp *p, qp_kept *kr, const int *arow, double *t)
+{
+    const int n = p->n, na = kr->na;
+    const double *gam = B->gam + p->yo, *rx = B->rx + p->xo, *rc = B->rc + p->yo;
+    double *wx = B->wx + p->xo, *wc = B->wc + p->yo;
+    double prev = INFINITY;
+    for (int it = 0;; ++it) {
+        residual(B, p);
+        if (p->rn <= DERIV_STOP * p->scale) {
+            p->running = 0;
+            B->status[p->k] = p->rn <= DERIV_ACCEPT * p->bn ? GALA_QP_DERIV_OK
+                                                             : GALA_QP_DERIV_SINGULAR;
+            return 1;
+        }
+        if (it == DERIV_KEPT_STEPS || !(p->rn < 0.5 * prev)) return 0;
+        prev = p->rn;
+        for (int j = 0; j < n; ++j) t[j] = kr->sx[j] * rx[j];
+        for (int a = 0; a < na; ++a) t[n + a] = kr->sc[a] / gam[arow[a]] * rc[arow[a]];
+        gala_qd_fact_solve(&kr->F, t);
+        for (int j = 0; j < n; ++j) wx[j] += kr->sx[j] * t[j];
+        for (int a = 0; a < na; ++a) wc[arow[a]] += kr->sc[a] / gam[arow[a]] * t[n + a];
+    }
+}
+
 /* The host path, for QPs whose adjoint system is small and sparse: the regularized system
  *     K = [P + εI, Cᵀ; C, −(D + εI)]      (C: the active rows γᵢ aᵢᵀ, D = −S; ε = DERIV_EPS_HOST)
  * factored by the sparse LDLᵀ of qd_ldlt.c in the order of its patterns (kkt_order.c; no
@@ -320,6 +355,16 @@ static void host_one(dq_batch *B, dq_qp *p, double max_flops, gala_host_scratch 
             arow[a] = i;
             pos[i] = n + a++;
         }
+    }
+    /* the factor polishing kept for these active rows, if any: refined with, it saves
+     * building and factoring K (control QPs: about half of the host path's time) */
+    qp_kept *kr = B->s->kept ? B->s->kept[p->k] : NULL;
+    if (kr && kr->gen == B->s->kept_gen && kr->n == n && kr->na == na &&
+        !memcmp(kr->arow, arow, sizeof(int) * (size_t)na)) {
+        if (kr->flops > max_flops) return; /* the device path's, as K's own factor would be */
+        if ((p->kept = kept_refine(B, p, kr, arow, t))) return;
+        memset(wx, 0, sizeof(double) * (size_t)n); /* stalled: K's own factor, from zero */
+        for (int a = 0; a < na; ++a) wc[arow[a]] = 0;
     }
     /* K's upper triangle by columns: [P + εI, Cᵀ; C, −(D + εI)] */
     gala_qd_kkt(n, na, p->Pp, p->Pi, p->Px, p->Ap, p->Ai, p->Ax, pos, arow, 1, NULL, gam,
@@ -728,6 +773,7 @@ gala_status gala_qp_adjoint_derivative_compute(gala_qp_solver *s, const double *
     if (B.host_flops > 0) {
         gala_qp_kkt_orders_make(s);
         gala_par(s->ctx, s->nthreads, nq, 4, host_range, &B);
+        for (int t = 0; t < nq; ++t) d->kept += B.qs[t].kept;
     }
     int ndev = 0;
     for (int t = 0; t < nq; ++t) ndev += B.qs[t].running != 0;
@@ -759,6 +805,8 @@ out:
     if (st != GALA_OK) gala_qp_deriv_release(s);
     return st;
 }
+
+int gala_qp_deriv_kept(const gala_qp_solver *s) { return s && s->deriv ? s->deriv->kept : 0; }
 
 static gala_status need_deriv(const gala_qp_solver *s, const char *fn)
 {

@@ -12,13 +12,71 @@
 #include "qd_ldlt.h"
 #include "qp_polish.h"
 
+/* Copy factor F (order N = n + na; active rows row[0..na)) and the scaling into *rec
+ * (grown if needed, within the budget; dropped when it does not fit). */
+static void keep_fact(const qp_keep *kp, const gala_qd_fact *F, int n, int na, const int *row,
+                      const double *D, const double *E, double c)
+{
+    qp_kept *r = *kp->rec;
+    const int N = F->N, nl = F->lp[N];
+    const size_t nd = (size_t)nl + 3 * (size_t)N + (size_t)n + (size_t)na;
+    const size_t ni = (size_t)nl + 3 * (size_t)N + 1 + (size_t)na;
+    const size_t need = sizeof(qp_kept) + sizeof(double) * nd + sizeof(int) * ni;
+    if (r && (r->bytes < need || need > *kp->left)) {
+        gala_free(r);
+        r = *kp->rec = NULL;
+    }
+    if (need > *kp->left) return;
+    if (!r) {
+        if (!(r = *kp->rec = gala_malloc(need))) return;
+        r->bytes = need;
+    }
+    *kp->left -= r->bytes < *kp->left ? r->bytes : *kp->left;
+    double *dv = (double *)(r + 1);
+    int *iv = (int *)(dv + nd);
+    r->gen = kp->gen;
+    r->N = N;
+    r->n = n;
+    r->na = na;
+    r->flops = F->flops;
+    r->F = *F;
+    r->F.lx = dv;
+    r->F.d = dv + nl;
+    r->F.t = r->F.d + N;
+    r->sx = r->F.t + N;
+    r->sc = r->sx + n;
+    r->F.lp = iv;
+    r->F.lnz = iv + N + 1;
+    r->F.li = r->F.lnz + N;
+    r->F.perm = F->perm ? r->F.li + nl : NULL;
+    r->arow = r->F.li + nl + N;
+    memcpy(r->F.lx, F->lx, sizeof(double) * (size_t)nl);
+    memcpy(r->F.d, F->d, sizeof(double) * (size_t)N);
+    memcpy(r->F.lp, F->lp, sizeof(int) * ((size_t)N + 1));
+    memcpy(r->F.lnz, F->lnz, sizeof(int) * (size_t)N);
+    memcpy(r->F.li, F->li, sizeof(int) * (size_t)nl);
+    if (F->perm) memcpy(r->F.perm, F->perm, sizeof(int) * (size_t)N);
+    memcpy(r->arow, row, sizeof(int) * (size_t)na);
+    const double rc = sqrt(c);
+    for (int j = 0; j < n; ++j) r->sx[j] = rc * D[j];
+    for (int a = 0; a < na; ++a) r->sc[a] = E[row[a]] / rc;
+}
+
+void gala_qp_kept_free(qp_kept **recs, int count)
+{
+    for (int k = 0; recs && k < count; ++k) {
+        gala_free(recs[k]);
+        recs[k] = NULL;
+    }
+}
+
 int gala_qp_polish_one(const gala_qp_problem *p, const int *order, double order_flops,
                        gala_host_scratch ws[4],
                        const double *D, const double *E, double c,
                        const double *zs, const double *ys, const double *ls,
                        const double *us, double delta, int refine, double prim_res,
                        double dual_res, double *x, double *y, double *obj, double *prim_out,
-                       double *dual_out)
+                       double *dual_out, const qp_keep *keep)
 {
     int n = p->n, m = p->m;
     int *act = gala_host_scratch_get(&ws[3], sizeof(int) * (size_t)(m + 1));
@@ -111,5 +169,6 @@ int gala_qp_polish_one(const gala_qp_problem *p, const int *order, double order_
     *dual_out = du;
     int ok = (pr < prim_res && du < dual_res) || (pr < prim_res && dual_res < 1e-10) ||
              (du < dual_res && prim_res < 1e-10);
+    if (ok && keep && keep->rec) keep_fact(keep, &F, n, na, row, D, E, c);
     return ok ? 1 : -1;
 }

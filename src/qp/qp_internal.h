@@ -226,6 +226,10 @@ struct gala_qp_solver {
 
     /* the last adjoint derivative (derivative.c), NULL: none since the last solve */
     struct qp_deriv *deriv;
+    /* per QP the factor its last polish kept for the derivative (qp_polish.h; NULL: none
+     * yet, or the array not made), valid while its gen is kept_gen */
+    struct qp_kept **kept;
+    unsigned kept_gen;
     /* the host KKT systems' fill-reducing orders (kkt_order.c), NULL: not made yet */
     struct qp_kkt_orders *kkt_orders;
 };
@@ -247,6 +251,9 @@ GALA_INTERNAL void gala_qp_kkt_orders_free(struct gala_qp_solver *s);
 
 /** Free the adjoint derivative's results (a solve or gala_qp_destroy). (derivative.c) */
 GALA_INTERNAL void gala_qp_deriv_release(struct gala_qp_solver *s);
+/** How many QPs the last adjoint derivative refined with the factor their polishing kept
+ *  (qp_polish.h, qp_kept) instead of factoring their own system. */
+GALA_INTERNAL int gala_qp_deriv_kept(const struct gala_qp_solver *s);
 
 /** The device's CSR copy of pattern t (layout.c): P as its full symmetric matrix, with
  *  per upper CSC entry its position in its row and its mirror's (map, 2 per entry); A as

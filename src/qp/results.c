@@ -118,6 +118,7 @@ typedef struct {
     gala_qp_solver *s;
     const double *zs, *ys, *ls, *us, *D, *E, *inf;
     gala_host_scratch (*ws)[5]; /* per thread: gala_qp_polish_one's four, the polished x, y */
+    size_t *keep_left;          /* per thread: the kept factors' remaining bytes (NULL: none) */
 } polish_job;
 
 static void polish_range(void *arg, long b, long e, int tid)
@@ -148,10 +149,12 @@ static void polish_range(void *arg, long b, long e, int tid)
         const double c = j->inf[(size_t)sl * QP_NINFO + QP_I_C];
         double of;
         const int *ord = gala_qp_kkt_order(s, sl, &of);
+        const qp_keep keep = {j->keep_left ? &s->kept[k] : NULL,
+                              j->keep_left ? &j->keep_left[tid] : NULL, s->kept_gen};
         int res = px ? gala_qp_polish_one(&v, ord, of, ws, j->D + xo, j->E + zo, c, j->zs + zo,
                                           j->ys + zo, j->ls + zo, j->us + zo, s->set.delta,
                                           s->set.polish_refine_iter, in->prim_res, in->dual_res,
-                                          px, px + n, &obj, &pr, &du)
+                                          px, px + n, &obj, &pr, &du, &keep)
                      : -2;
         if (res == 1) {
             memcpy(s->res.x + s->res.x_offset[k], px, sizeof(double) * (size_t)n);
@@ -171,7 +174,7 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
     double *buf = gala_malloc(sizeof(double) * (3 * nt + 5 * mt_ + 1));
     if (!buf) return gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     polish_job j = {s, buf + nt, buf + nt + mt_, buf + nt + 2 * mt_, buf + nt + 3 * mt_,
-                    buf + nt + 4 * mt_, buf + 2 * nt + 4 * mt_, inf, NULL};
+                    buf + nt + 4 * mt_, buf + 2 * nt + 4 * mt_, inf, NULL, NULL};
     gala_status st = gala_qp_read_real(s, s->b_nvec, QP_V_D * nt, nt, (double *)j.D);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Z * mt_, mt_, (double *)j.zs);
     if (st == GALA_OK) st = gala_qp_read_real(s, s->b_mvec, QP_V_Y * mt_, mt_, (double *)j.ys);
@@ -181,12 +184,24 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
         j.ws = gala_calloc((size_t)s->nthreads, sizeof *j.ws);
         if (!j.ws) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     }
+    /* the factors kept for the derivative: a share of qp.polish_keep_mb per thread (those
+     * of the last solve are stale from here on: kept_gen) */
+    ++s->kept_gen;
+    const double keep_mb = (double)gala_tuned(s->ctx, s->dt)->qp.polish_keep_mb;
+    if (st == GALA_OK && keep_mb > 0 && !s->kept)
+        s->kept = gala_calloc((size_t)s->count + 1, sizeof *s->kept);
+    if (st == GALA_OK && keep_mb > 0 && s->kept) {
+        j.keep_left = gala_malloc(sizeof(size_t) * (size_t)s->nthreads);
+        for (int t = 0; j.keep_left && t < s->nthreads; ++t)
+            j.keep_left[t] = (size_t)(keep_mb * 1048576.0 / s->nthreads);
+    }
     if (st == GALA_OK) {
         gala_qp_kkt_orders_make(s);
         gala_par(s->ctx, s->nthreads, s->count, 4, polish_range, &j);
         gala_host_scratch_release(j.ws[0], (size_t)s->nthreads * 5);
         gala_free(j.ws);
     }
+    gala_free(j.keep_left);
     /* as OSQP's polish: a polished QP's iterates become the polished x, y (z = A x), so
      * that the next solve starts from them (its solution is where a warm start resumes) */
     int npol = 0;

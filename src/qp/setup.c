@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "qp_internal.h"
+#include "qp_polish.h"
 
 /* The duality-gap test in force: check_dualgap, or -1 = on for double, off for float. */
 int gala_qp_dualgap_of(const gala_qp_settings *s)
@@ -363,6 +364,8 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
     gala_qp_dio_release(s);
     gala_qp_deriv_release(s);
     gala_qp_kkt_orders_free(s);
+    if (s->kept) gala_qp_kept_free(s->kept, s->count);
+    gala_free(s->kept);
     gala_qp_linsys_destroy(s->ls);
     gala_buffer *bufs[] = {s->b_meta,     s->b_slots,  s->b_one_slot,   s->b_state,
                            s->b_info,     s->b_refactor, s->b_host_status, s->b_rowptr,

@@ -204,6 +204,7 @@ gala_status gala_qp_update_matrices(gala_qp_solver *s, int k, const double *Px, 
     if (s->same_data && k != -1)
         return gala_error(s->ctx, GALA_ERR_INVALID_ARG, "%s: the shared strategy updates every QP "
                           "at once (k = -1)", fn);
+    ++s->kept_gen; /* polishing's kept factors are of the old values */
     /* host.q, l, u go up again below; apply_hstat reads the host statuses */
     GALA_TRY(gala_qp_dio_host(s, QP_DIO_VERDICTS | QP_DIO_VECTORS));
     double t0 = gala_now();
