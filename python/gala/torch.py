@@ -27,8 +27,10 @@ docs/derivatives.md), formed on the tensors' device.
 
 Devices: the solve and the derivative run on the gala context given (default: the thread's
 :func:`gala.default_context`); the pattern's values, q, l, u, x, y and the vector gradients
-go through host (NumPy) copies, the dense P and A and their gradients stay on their device.
-Results come back as tensors of the inputs' dtype and device.
+go through host (NumPy) copies — for CUDA tensors in page-locked memory, the pattern's
+values with q, l, u in one transfer, x, y and the gradients' copies queued without a wait —
+and the dense P and A and their gradients stay on their device. Results come back as
+tensors of the inputs' dtype and device.
 
 Failures: a QP that is not solved (infeasible, max_iter, ...) raises ValueError in forward
 (``check_solved=False``: its x and y are NaN, as gala returns them, and so are its
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import atexit
 import weakref
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -73,34 +75,88 @@ def _np(t: Optional[torch.Tensor]) -> Optional[np.ndarray]:
     return t.detach().to("cpu", torch.float64).numpy()
 
 
-def _union(mask: torch.Tensor) -> Tuple[np.ndarray, np.ndarray, torch.Tensor, torch.Tensor]:
-    """The CSC pattern of a 2-D boolean tensor's True entries (gala._csc.union_pattern):
-    indptr, indices for gala, and the entries' rows and columns as index tensors on the
-    mask's device (for gathering the values there)."""
-    pp, pi, rows, cols = _csc.union_pattern(mask.cpu().numpy())
-    dev = mask.device
-    return pp, pi, torch.from_numpy(rows).to(dev), torch.from_numpy(cols).to(dev)
+def _pinned(device: torch.device) -> bool:
+    """Whether transfers for this device go through page-locked host memory (CUDA)."""
+    return device.type == "cuda"
+
+
+def _to_host(ts: Sequence[torch.Tensor]) -> List[np.ndarray]:
+    """float64 host arrays of tensors that lie on one device, each of its tensor's shape.
+    CUDA tensors cross the bus in one copy into page-locked memory (several times a
+    pageable copy's rate, one wait instead of one per tensor)."""
+    dev = ts[0].device
+    if not _pinned(dev) or any(t.device != dev for t in ts):
+        return [_np(t) for t in ts]
+    flat = torch.cat([t.detach().reshape(-1).to(torch.float64) for t in ts])
+    h = torch.empty(flat.shape, dtype=torch.float64, pin_memory=True)
+    h.copy_(flat, non_blocking=True)
+    torch.cuda.current_stream(dev).synchronize()
+    a, out, o = h.numpy(), [], 0  # the arrays keep h alive
+    for t in ts:
+        out.append(a[o:o + t.numel()].reshape(t.shape))
+        o += t.numel()
+    return out
+
+
+def _host_pair(sizes: Tuple[int, int], device: torch.device) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Two float64 host tensors for results that go on to ``device``, where gala writes them
+    (through their NumPy views): for CUDA views of one page-locked block, whose copies
+    :func:`_to_device` queues; else two tensors of their own (the outputs themselves)."""
+    if not _pinned(device):
+        return torch.empty(sizes[0], dtype=torch.float64), torch.empty(sizes[1], dtype=torch.float64)
+    h = torch.empty(sizes[0] + sizes[1], dtype=torch.float64, pin_memory=True)
+    return h[:sizes[0]], h[sizes[0]:]
+
+
+def _to_device(arrays: Sequence[Any], shapes: Sequence[Tuple[int, ...]], dtype: torch.dtype,
+               device: torch.device) -> List[torch.Tensor]:
+    """Tensors of ``dtype`` on ``device`` (one each, no views of one another) from float64
+    host arrays or tensors. For CUDA the copies are queued from page-locked memory without a
+    wait (a pageable array is staged there first); torch's page-locked allocator keeps
+    the block until its copy is done."""
+    out = []
+    for a, sh in zip(arrays, shapes):
+        t = a if isinstance(a, torch.Tensor) else torch.from_numpy(
+            np.ascontiguousarray(a, dtype=np.float64))
+        if not _pinned(device):
+            out.append(t.reshape(sh).to(device=device, dtype=dtype))
+            continue
+        if not t.is_pinned():
+            t = torch.empty(t.shape, dtype=torch.float64, pin_memory=True).copy_(t)
+        d = torch.empty(sh, dtype=dtype, device=device)
+        d.copy_(t.reshape(sh), non_blocking=True)
+        out.append(d)
+    return out
 
 
 def _patterns(P3: torch.Tensor, A3: torch.Tensor):
     """One pattern for the batch: the union of the nonzeros of P's symmetric part's upper
-    triangle and of A's, found on the tensors' device (_union of each)."""
+    triangle and of A's (gala._csc.union_pattern), found on the tensors' device. Returns the
+    CSC patterns (indptr, indices) of P and A for gala and, on the device, the flat indices
+    into a matrix of P's pattern entries, of their transposes, and of A's (for gathering
+    the values there): one transfer each way."""
+    n, m = P3.shape[-1], A3.shape[-2]
     nzP = (P3 != 0).any(dim=0)
-    return _union(torch.triu(nzP | nzP.T)), _union((A3 != 0).any(dim=0))
+    masks = torch.cat([torch.triu(nzP | nzP.T).reshape(-1), (A3 != 0).any(dim=0).reshape(-1)])
+    h = masks.cpu().numpy()
+    pp, pi, prow, pcol = _csc.union_pattern(h[:n * n].reshape(n, n))
+    ap, ai, arow, acol = _csc.union_pattern(h[n * n:].reshape(m, n))
+    idx = torch.from_numpy(np.concatenate([prow * n + pcol, pcol * n + prow, arow * n + acol]))
+    idx = idx.to(P3.device)
+    k1, k2 = prow.size, 2 * prow.size
+    return (pp, pi), (ap, ai), idx[:k1], idx[k1:k2], idx[k2:]
 
 
-def _values(M: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor,
-            sym: bool = False) -> np.ndarray:
-    """M[:, rows, cols] (of P's symmetric part with sym) as a float64 host array (j, nnz):
-    only the pattern's values leave the device."""
-    # one index per entry into the flattened matrices: index_select reads them in one pass
-    # (advanced indexing M[:, rows, cols] is up to 1.5× slower on the CPU), the same values
+def _gather(M: torch.Tensor, at: torch.Tensor, at_t: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """The values of the (j, r, c) matrices M at the flat indices ``at`` (j, len(at)) on M's
+    device; with ``at_t`` (the transposed entries' indices) those of M's symmetric part."""
+    # index_select reads them in one pass (advanced indexing M[:, rows, cols] is up to 1.5×
+    # slower on the CPU), the same values
     flat = M.reshape(M.shape[0], -1)
-    w = M.shape[-1]
-    v = flat.index_select(1, rows * w + cols)
-    if sym:
-        v = 0.5 * (v + flat.index_select(1, cols * w + rows))
-    return _np(v)
+    v = flat.index_select(1, at)
+    if at_t is not None:
+        v = 0.5 * (v + flat.index_select(1, at_t))
+    return v
 
 
 class QPFunction(torch.autograd.Function):
@@ -133,21 +189,20 @@ class QPFunction(torch.autograd.Function):
                 raise ValueError(f"{name}: shape {tuple(t.shape)}, expected ({k}, {want[0]}) or {want}")
 
         P3, A3 = P.detach().reshape(-1, n, n), A.detach().reshape(-1, m, n)
-        (pp, pi, prow, pcol), (ap, ai, arow, acol) = _patterns(P3, A3)
-        Pv = _values(P3, prow, pcol, sym=True)
-        Av = _values(A3, arow, acol)
-        qn, ln, un = (_np(t).reshape(-1, t.shape[-1]) for t in (q, l, u))
-        batch = QPBatch._from_stacked(n, m, (pp, pi), Pv, qn, (ap, ai), Av, ln, un,
+        Ppat, Apat, p_at, p_at_t, a_at = _patterns(P3, A3)
+        Pv, Av, qn, ln, un = _to_host([_gather(P3, p_at, p_at_t), _gather(A3, a_at),
+                                       q.reshape(-1, n), l.reshape(-1, m), u.reshape(-1, m)])
+        batch = QPBatch._from_stacked(n, m, Ppat, Pv, qn, Apat, Av, ln, un,
                                       context=context, **settings)
-        r = batch.solve()
+        dt, dev = q.dtype if q.is_floating_point() else torch.float64, q.device
+        hx, hy = _host_pair((k * n, k * m), dev)
+        r = batch.solve(x_out=hx.numpy(), y_out=hy.numpy())
         if check_solved and not np.all(r.solved):
             bad = np.flatnonzero(~r.solved)
             raise ValueError(f"QPs {bad[:10].tolist()} of {k} not solved: "
                              f"{[r.status_string[j] for j in bad[:10]]} (no derivative; "
                              "options['check_solved'] = False returns NaN for them)")
-        dt, dev = q.dtype if q.is_floating_point() else torch.float64, q.device
-        xs = torch.as_tensor(np.asarray(r.x).reshape(k, n), dtype=dt).to(dev)
-        ys = torch.as_tensor(np.asarray(r.y).reshape(k, m), dtype=dt).to(dev)
+        xs, ys = _to_device((hx, hy), ((k, n), (k, m)), dt, dev)
         ctx.batch, ctx.batched, ctx.sizes = batch, batched, (k, n, m)
         ctx.xy = (xs.detach(), ys.detach())  # not the outputs themselves: no cycle through ctx
         _LIVE.add(batch)
@@ -160,14 +215,14 @@ class QPFunction(torch.autograd.Function):
     def backward(ctx: Any, grad_x: Optional[torch.Tensor], grad_y: Optional[torch.Tensor]):
         k, n, m = ctx.sizes
         batched = ctx.batched
-        dx = None if grad_x is None else _np(grad_x).reshape(k, n)
-        dy = None if grad_y is None else _np(grad_y).reshape(k, m)
+        given = [g for g in (grad_x, grad_y) if g is not None]
+        host = iter(_to_host(given) if given else [])
+        dx = None if grad_x is None else next(host).reshape(k, n)
+        dy = None if grad_y is None else next(host).reshape(k, m)
         d = ctx.batch.adjoint_derivative(dx, dy, matrices=False)
         x, y = ctx.xy
         dt, dev = x.dtype, x.device
-        dq = torch.as_tensor(np.asarray(d.dq), dtype=dt).to(dev)
-        dl = torch.as_tensor(np.asarray(d.dl), dtype=dt).to(dev)
-        du = torch.as_tensor(np.asarray(d.du), dtype=dt).to(dev)
+        dq, dl, du = _to_device((d.dq, d.dl, d.du), ((k, n), (k, m), (k, m)), dt, dev)
 
         def out(g: torch.Tensor, name: str) -> torch.Tensor:
             return g if batched[name] else g.sum(dim=0)

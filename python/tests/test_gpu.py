@@ -173,3 +173,32 @@ def test_osqp_drop_in_on_cuda(rng):
     r1 = s.solve()
     assert r1.info.status == r0.info.status == "solved"
     np.testing.assert_allclose(r1.x, r0.x, atol=1e-8)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_layer_cuda_tensors_equal_cpu(rng, cuda_ctx, dtype):
+    """gala.torch with CUDA tensors (one page-locked transfer of the values, the results'
+    copies queued) gives the CPU tensors' x, y and gradients of every input, in the inputs'
+    dtype and device; a shared q (1-D) and per-QP P, A, l, u; batches of 1 and 300; gala
+    solves in double (the layer's default) for both tensor dtypes."""
+    from gala.torch import QPFunction
+    for k in (1, 300):
+        Ps, q, As, l, u = di_batch(rng, k, horizon=7)
+        n, m = q.shape[1], l.shape[1]
+        P = np.repeat(Ps.toarray()[None], k, 0) * (1 + 0.1 * rng.random((k, 1, 1)))
+        A = np.repeat(As.toarray()[None], k, 0)
+        q1 = rng.standard_normal(n)
+        w = rng.standard_normal((k, n))
+        out = {}
+        for dev, ctx in (("cpu", gala.Context(backend="host")), ("cuda", cuda_ctx)):
+            t = [torch.tensor(a, dtype=TORCH[dtype], device=dev, requires_grad=True)
+                 for a in (P, q1, A, l, u)]
+            x, y = QPFunction.apply(*t, {"context": ctx, "eps_abs": 1e-9, "eps_rel": 1e-9})
+            assert x.device.type == dev and x.dtype == TORCH[dtype] and x.shape == (k, n)
+            assert y.device.type == dev and y.shape == (k, m)
+            (x * torch.tensor(w, dtype=TORCH[dtype], device=dev)).sum().backward()
+            out[dev] = [v.detach().cpu().double().numpy() for v in (x, y, *(a.grad for a in t))]
+        tol = 1e-7 if dtype == np.float64 else 1e-5  # gala solves in double either way
+        for name, a, b in zip(("x", "y", "P", "q", "A", "l", "u"), out["cpu"], out["cuda"]):
+            scale = max(1.0, float(np.abs(a).max()))
+            assert np.abs(a - b).max() <= tol * scale, (k, name, np.abs(a - b).max())
