@@ -781,11 +781,6 @@ START_TEST(no_fp64_path)
 }
 END_TEST
 
-/* The host path (sparse LDLᵀ of the whole adjoint system, for small systems) and the
- * device path (batched Cholesky of its Schur complement) give one batch the same statuses
- * and gradients: every QP on the device (qp.deriv_host_flops = 0; one whose refinement stops
- * short is finished on the host: nearly_singular_finished), every QP on the host, and a
- * batch split between them by the threshold. */
 /* Whether two gradient vectors g, h (dq, dl, du of every QP: ng entries) of batch d agree
  * where both statuses are OK, and the statuses everywhere; how: what h is. Returns the
  * number of OK QPs. */
@@ -833,6 +828,13 @@ static void derive(gala_context *ctx, gala_qp_solver *sv, int B, const size_t *x
     TU_OK(ctx, gala_qp_adjoint_derivative_get_vec(sv, g, g + xo[B], g + xo[B] + yo[B]));
 }
 
+/* The host path (sparse LDLᵀ of the whole adjoint system, for small systems) and the
+ * device path (batched Cholesky of its Schur complement) give one batch the same statuses
+ * and gradients: every QP on the device (qp.deriv_host_flops = 0; one whose refinement stops
+ * short is finished on the host: nearly_singular_finished), every QP on the host, and a
+ * batch split between them by the threshold; on the host both with the factors polishing
+ * kept (qp.polish_keep_mb: most QPs refine with theirs) and with the QPs' own factors. After
+ * gala_qp_update_matrices the kept factors are stale and not used. */
 START_TEST(host_and_device_paths)
 {
     gala_context *ctx = tu_ctx(_i);
@@ -845,88 +847,57 @@ START_TEST(host_and_device_paths)
     double *dx, *dy;
     random_batch(&r, B, d, pb, xo, yo, &dx, &dy);
     const size_t ng = xo[B] + 2 * yo[B];
-    double *g = malloc(sizeof(double) * 3 * ng);
-    gala_qp_solver *sv = setup_solve(ctx, pb, B, dt);
-    long was;
+    double *g = malloc(sizeof(double) * 4 * ng);
+    long was, was_keep;
     TU_OK(ctx, gala_tune_get(ctx, "qp.deriv_host_flops", dt, &was));
-    /* all on the device; all on the host; split (systems of up to NMAX + MMAX rows: a
-     * threshold of 40 multiply-adds puts the smallest on the host) */
-    const long limit[3] = {0, 1L << 30, 40};
-    int stv[3][B];
-    for (int c = 0; c < 3; ++c) {
+    TU_OK(ctx, gala_tune_get(ctx, "qp.polish_keep_mb", dt, &was_keep));
+    /* sv: polishing keeps its factors (the default); sv0: it keeps none */
+    gala_qp_solver *sv = setup_solve(ctx, pb, B, dt), *sv0;
+    TU_OK(ctx, gala_tune_set(ctx, "qp.polish_keep_mb", dt, 0));
+    sv0 = setup_solve(ctx, pb, B, dt);
+    TU_OK(ctx, gala_tune_set(ctx, "qp.polish_keep_mb", dt, was_keep));
+    /* all on the device; all on the host (with the kept factors); split (systems of up to
+     * NMAX + MMAX rows: a threshold of 40 multiply-adds puts the smallest on the host); all
+     * on the host with the QPs' own factors (sv0) */
+    const long limit[4] = {0, 1L << 30, 40, 1L << 30};
+    int stv[4][B], kept[4];
+    for (int c = 0; c < 4; ++c) {
         TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, limit[c]));
-        derive(ctx, sv, B, xo, yo, dx, dy, stv[c], g + (size_t)c * ng);
+        derive(ctx, c < 3 ? sv : sv0, B, xo, yo, dx, dy, stv[c], g + (size_t)c * ng);
+        kept[c] = gala_qp_deriv_kept(c < 3 ? sv : sv0);
     }
-    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, was));
-    int ok = 0;
-    for (int c = 1; c < 3; ++c) {
-        char how[64];
-        snprintf(how, sizeof how, "with threshold %ld (first: on the device)", limit[c]);
+    int ok = 0, npol = 0;
+    for (int c = 1; c < 4; ++c) {
+        char how[80];
+        snprintf(how, sizeof how, "with threshold %ld%s (first: on the device)", limit[c],
+                 c == 3 ? ", nothing kept" : "");
         ok = paths_agree(_i, B, d, xo, yo, dx, dy, stv[0], g, stv[c], g + (size_t)c * ng, how);
     }
     TU_ASSERT(ok >= B / 2, _i, "only %d of %d derivatives OK", ok, B);
-    gala_qp_destroy(sv);
-    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
-    free(dx);
-    free(dy);
-    free(g);
-}
-END_TEST
-
-/* The host path refines with the factor polishing kept (qp.polish_keep_mb) where the
- * active rows are polishing's: the same statuses and gradients as with K's own factor
- * (nothing kept), from the same solution, for most QPs of a random batch; after
- * gala_qp_update_matrices the kept factors are of the old values and are not used. */
-START_TEST(polish_kept_factor)
-{
-    gala_context *ctx = tu_ctx(_i);
-    const gala_dtype dt = tu_target_get(_i)->dtype;
-    tu_rng r = tu_rng_for("qp_derivative_kept", _i);
-    enum { B = 60 };
-    dqp d[B];
-    gala_qp_problem pb[B];
-    size_t xo[B + 1], yo[B + 1];
-    double *dx, *dy;
-    random_batch(&r, B, d, pb, xo, yo, &dx, &dy);
-    const size_t ng = xo[B] + 2 * yo[B];
-    double *g = malloc(sizeof(double) * 2 * ng);
-    long was_flops, was_keep;
-    TU_OK(ctx, gala_tune_get(ctx, "qp.deriv_host_flops", dt, &was_flops));
-    TU_OK(ctx, gala_tune_get(ctx, "qp.polish_keep_mb", dt, &was_keep));
-    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, 1L << 30)); /* all on the host */
-    int st[2][B], kept[2];
-    gala_qp_solver *sv[2];
-    for (int c = 0; c < 2; ++c) { /* kept factors (the default), none */
-        TU_OK(ctx, gala_tune_set(ctx, "qp.polish_keep_mb", dt, c ? 0 : was_keep));
-        sv[c] = setup_solve(ctx, pb, B, dt);
-        derive(ctx, sv[c], B, xo, yo, dx, dy, st[c], g + (size_t)c * ng);
-        kept[c] = gala_qp_deriv_kept(sv[c]);
-    }
-    TU_OK(ctx, gala_tune_set(ctx, "qp.polish_keep_mb", dt, was_keep));
-    int npol = 0;
+    /* the host path refined most polished QPs with their kept factor (its active rows are
+     * polishing's), none on the device or without kept factors */
     for (int k = 0; k < B; ++k) {
         gala_qp_info in;
-        TU_OK(ctx, gala_qp_get_info(sv[0], k, &in));
+        TU_OK(ctx, gala_qp_get_info(sv, k, &in));
         npol += in.status_polish == 1;
     }
-    TU_ASSERT(kept[1] == 0, _i, "%d QPs refined with a kept factor, none kept", kept[1]);
-    TU_ASSERT(kept[0] >= npol / 2 && npol >= B / 2, _i, "%d of %d polished QPs refined with "
-              "their kept factor", kept[0], npol);
-    const int ok = paths_agree(_i, B, d, xo, yo, dx, dy, st[1], g + ng, st[0], g,
-                               "with polishing's kept factor (first: K's own)");
-    TU_ASSERT(ok >= B / 2, _i, "only %d of %d derivatives OK", ok, B);
-    /* new values of P (scaled by 2): the kept factors are stale */
+    TU_ASSERT(kept[1] >= npol / 2 && npol >= B / 2 && kept[0] == 0 && kept[3] == 0, _i,
+              "%d of %d polished QPs refined with their kept factor (device path %d, none "
+              "kept %d)", kept[1], npol, kept[0], kept[3]);
+    /* new values of P (times 2): the kept factors are of the old values, and unused */
     for (int k = 0; k < B; ++k) {
         double *px = malloc(sizeof(double) * (size_t)(pb[k].P.p[pb[k].n] + 1));
         for (int e = 0; e < pb[k].P.p[pb[k].n]; ++e) px[e] = 2 * pb[k].P.x[e];
-        TU_OK(ctx, gala_qp_update_matrices(sv[0], k, px, NULL));
+        TU_OK(ctx, gala_qp_update_matrices(sv, k, px, NULL));
         free(px);
     }
-    derive(ctx, sv[0], B, xo, yo, dx, dy, st[0], g);
-    TU_ASSERT(gala_qp_deriv_kept(sv[0]) == 0, _i, "%d QPs refined with a stale kept factor",
-              gala_qp_deriv_kept(sv[0]));
-    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, was_flops));
-    for (int c = 0; c < 2; ++c) gala_qp_destroy(sv[c]);
+    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, 1L << 30));
+    derive(ctx, sv, B, xo, yo, dx, dy, stv[0], g);
+    TU_ASSERT(gala_qp_deriv_kept(sv) == 0, _i, "%d QPs refined with a stale kept factor",
+              gala_qp_deriv_kept(sv));
+    TU_OK(ctx, gala_tune_set(ctx, "qp.deriv_host_flops", dt, was));
+    gala_qp_destroy(sv);
+    gala_qp_destroy(sv0);
     for (int k = 0; k < B; ++k) free_qp(&pb[k]);
     free(dx);
     free(dy);
@@ -1013,7 +984,6 @@ int main(void)
     tcase_add_loop_test(tc, thousands_against_dense_reference, 0, nt);
     tcase_add_loop_test(tc, no_fp64_path, 0, nt);
     tcase_add_loop_test(tc, host_and_device_paths, 0, nt);
-    tcase_add_loop_test(tc, polish_kept_factor, 0, nt);
     tcase_add_loop_test(tc, nearly_singular_finished, 0, nt);
     suite_add_tcase(s, tc);
     int rc = tu_run(s);
