@@ -185,8 +185,7 @@ static gala_status polish_all(gala_qp_solver *s, const double *inf)
         if (!j.ws) st = gala_error(s->ctx, GALA_ERR_OUT_OF_MEMORY, "gala_qp: no host memory");
     }
     /* the factors kept for the derivative: a share of qp.polish_keep_mb per thread (those
-     * of the last solve are stale from here on: kept_gen) */
-    ++s->kept_gen;
+     * of the last solve are stale since it started: kept_gen) */
     const double keep_mb = (double)gala_tuned(s->ctx, s->dt)->qp.polish_keep_mb;
     if (st == GALA_OK && keep_mb > 0 && !s->kept)
         s->kept = gala_calloc((size_t)s->count + 1, sizeof *s->kept);

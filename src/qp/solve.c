@@ -243,6 +243,7 @@ gala_status gala_qp_solve(gala_qp_solver *s)
     s->in_solve = 1;
     s->solved = 0;
     gala_qp_deriv_release(s); /* derivatives belong to the previous solution */
+    ++s->kept_gen;            /* and so do polishing's kept factors */
     if (s->nvalid > 0) st = solve_impl(s, t0, &sync_t, &sync_it, &nsync);
     gala_qp_prof(s, GALA_QP_PHASE_SOLVE_OTHER);
     /* what a device update left for the host: the verdicts collect reads, the host copies
