@@ -93,17 +93,20 @@ def osqp_solves(P, q, A, l, u, **settings) -> bool:
     return o.solve(raise_error=False).info.status == "solved"
 
 
-def osqp_solution(P, q, A, l, u):
+def osqp_solution(P, q, A, l, u, required: bool = True):
     """The reference: osqp at tight tolerances, polished. Where osqp itself stops short of
     them (max_iter 200000 on a 2-variable QP with a weakly active row, GALA_TEST_SEED
-    696391878533), the exact optimum of the active set its multipliers name, checked."""
+    696391878533), the exact optimum of the active set its multipliers name, checked. When
+    neither gives one: an assertion, or None with required=False (the active-set search can
+    cycle from osqp's multipliers: GALA_TEST_SEED 696440683916, test_devices.py)."""
     o = osqp.OSQP()
     o.setup(P, q, A, l, u, verbose=False, eps_abs=1e-8, eps_rel=1e-8, max_iter=200000,
             polishing=True)
     r = o.solve(raise_error=False)
     if r.info.status != "solved":
         exact = exact_from_active_set(P, q, A, l, u, r.y)
-        assert exact is not None, f"osqp: {r.info.status}, and its active set gives no optimum"
+        assert exact is not None or not required, \
+            f"osqp: {r.info.status}, and its active set gives no optimum"
         return exact
     return r
 

@@ -46,8 +46,12 @@ def test_heterogeneous_batch_on_three_devices(target, rng):
     ra, rb = one.solve(), many.solve()
     _same(ra, rb)
     assert rb.status[5] == gala.QPStatus.INVALID_DATA
-    for i in (0, 11, 22):
-        r = osqp_solution(*qps[i])
+    # a QP from the batch's start, middle and end against osqp; one that neither osqp nor
+    # the active-set search solves exactly gives its place to its neighbour
+    for group in ((0, 1, 2), (11, 12, 10), (22, 21, 20)):
+        refs = ((i, osqp_solution(*qps[i], required=False)) for i in group)
+        i, r = next(((i, r) for i, r in refs if r is not None), (group, None))
+        assert r is not None, f"QPs {group}: no reference"
         np.testing.assert_allclose(rb.x[i], r.x, atol=tol(target) * 10)
     # weights: the second device three times the first's speed takes about three times the work
     w = gala.QPBatch.from_problems(qps, devices=devs[:2], weights=[1, 3], dtype=target.dtype,
