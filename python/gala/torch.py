@@ -137,14 +137,14 @@ def _patterns(P3: torch.Tensor, A3: torch.Tensor):
     the values there): one transfer each way."""
     n, m = P3.shape[-1], A3.shape[-2]
     nzP = (P3 != 0).any(dim=0)
-    masks = torch.cat([torch.triu(nzP | nzP.T).reshape(-1), (A3 != 0).any(dim=0).reshape(-1)])
-    h = masks.cpu().numpy()
+    nzA = (A3 != 0).any(dim=0).to(P3.device)  # (a no-op where A is on P's device)
+    h = torch.cat([torch.triu(nzP | nzP.T).reshape(-1), nzA.reshape(-1)]).cpu().numpy()
     pp, pi, prow, pcol = _csc.union_pattern(h[:n * n].reshape(n, n))
     ap, ai, arow, acol = _csc.union_pattern(h[n * n:].reshape(m, n))
     idx = torch.from_numpy(np.concatenate([prow * n + pcol, pcol * n + prow, arow * n + acol]))
     idx = idx.to(P3.device)
     k1, k2 = prow.size, 2 * prow.size
-    return (pp, pi), (ap, ai), idx[:k1], idx[k1:k2], idx[k2:]
+    return (pp, pi), (ap, ai), idx[:k1], idx[k1:k2], idx[k2:].to(A3.device)
 
 
 def _gather(M: torch.Tensor, at: torch.Tensor, at_t: Optional[torch.Tensor] = None) -> torch.Tensor:
