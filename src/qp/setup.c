@@ -364,7 +364,7 @@ gala_status gala_qp_destroy(gala_qp_solver *s)
     gala_qp_dio_release(s);
     gala_qp_deriv_release(s);
     gala_qp_kkt_orders_free(s);
-    if (s->kept) gala_qp_kept_free(s->kept, s->count);
+    gala_qp_kept_free(s->kept, s->count);
     gala_free(s->kept);
     gala_qp_linsys_destroy(s->ls);
     gala_buffer *bufs[] = {s->b_meta,     s->b_slots,  s->b_one_slot,   s->b_state,
