@@ -43,7 +43,8 @@
  * in local memory), REFINE (1: one step of iterative refinement per solve, for float), KS
  * (TB = 1: column slices of the K⁻¹ product), RB (TB > 1: rows of the K⁻¹ product per
  * work-item), QB (TB > 1: QPs per work-item in the K⁻¹ product and the sparse products),
- * MINB (qp_admm: work-groups per SM the CUDA compiler must fit), TL (TB > 1: 1 for the tile
+ * MINB (qp_admm, qp_check: work-groups per SM the CUDA compiler must fit), REQD_WG (1:
+ * qp_admm and qp_check compiled for exactly WG work-items), TL (TB > 1: 1 for the tile
  * layout of the local vectors, admm.cl). The other kernels use WG only.
  */
 #include "qp/common.clh"

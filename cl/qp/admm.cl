@@ -272,9 +272,17 @@
 
 /* The parameters of qp_admm and qp_check: the host launches both with one argument list
  * (ADMM_ARGS in src/qp/solver.c). */
-/* MINB > 0 (-D, qp.minb): at least MINB work-groups per SM (CUDA caps the registers) */
+/* REQD_WG (-D, qp.reqd_wg): both compiled for their class's work-group of exactly WG
+ * work-items (OpenCL's reqd_work_group_size, CUDA's __launch_bounds__), the compiler fitting
+ * their registers to it. Without it the host asks what each kernel can run and narrows the
+ * class to that: NVIDIA's OpenCL answers 256 for every kernel (H200, control QPs in float:
+ * iterations 40.2 ms instead of 26.4), while CUDA's answer, from the registers the compiler
+ * chose freely, runs the shared-matrix classes faster than a fitted 1024 (H200: double integrator 1.15-1.24x).
+ * MINB > 0 (-D, qp.minb): at least MINB work-groups per SM (CUDA caps the registers). */
 #if defined(MINB) && MINB > 0
 #define QP_ADMM_KERNEL KERNEL_MINB(WG, MINB)
+#elif defined(REQD_WG) && REQD_WG
+#define QP_ADMM_KERNEL KERNEL_MINB(WG, 1)
 #else
 #define QP_ADMM_KERNEL KERNEL
 #endif
@@ -468,7 +476,7 @@ QP_ADMM_KERNEL void qp_admm(GALA_PARAMS(QP_ARGS_admm))
 #define GZ(t, i) vm[QP_V_Z * mtot + czo[t] + (i)]
 #define GY(t, i) vm[QP_V_Y * mtot + czo[t] + (i)]
 
-KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
+QP_ADMM_KERNEL void qp_check(GALA_PARAMS(QP_ARGS_admm))
 {
     LOCAL_ARRAY REAL part[4 * WG];
     LOCAL_ARRAY REAL res[TB * QP_NRES];

@@ -196,6 +196,7 @@ GALA_TUNE_KEY(qp, tile_bytes, long, 0, 0, 1 << 20, "the shared tile's local-memo
 GALA_TUNE_KEY(qp, rb, long, 1, 1, 8, "rows of the shared K^-1 product per work-item")
 GALA_TUNE_KEY(qp, qb, long, 4, 1, 16, "QPs per work-item of a shared tile's K^-1 and sparse products (-D QB)")
 GALA_TUNE_KEY(qp, minb, long, 0, 0, 32, "__launch_bounds__ minimum groups per SM for qp_admm on CUDA (0: none)")
+GALA_TUNE_KEY(qp, reqd_wg, bool, 0, 0, 1, "qp_admm and qp_check compiled for exactly their class's work-group, their registers fitted to it (-D REQD_WG), rather than the class narrowed to what the kernels report")
 GALA_TUNE_KEY(qp, tl, bool, 0, 0, 1, "the tile layout of a shared tile's local vectors (-D TL)")
 GALA_TUNE_KEY(qp, factor, long, 1, 0, 2, "K^-1 by 1 potrf + potri (src/la), 0 the fused sweep kernel, 2 keep the Cholesky factor and solve with it (host backend)")
 GALA_TUNE_KEY(qp, sparse_n, long, 8192, 0, 1 << 30, "linsys AUTO: batches whose largest QP has this many variables are analyzed for the sparse LDL' strategy")

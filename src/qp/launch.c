@@ -75,6 +75,7 @@ void gala_qp_key(const gala_qp_solver *s, gala_program_key *key, const qp_bin *c
     gala_key_def(key, "RB", c ? c->rb : 1);
     if (c && c->qb > 0) gala_key_def(key, "QB", c->qb);
     if (c && c->minb > 0) gala_key_def(key, "MINB", c->minb);
+    if (c && gala_tuned(s->ctx, s->dt)->qp.reqd_wg) gala_key_def(key, "REQD_WG", 1);
     if (c && c->tb > 1 && c->tl) gala_key_def(key, "TL", 1);
     if (s->k_factored) gala_key_def(key, "KFAC", 1); /* host kernels only (cl/qp.cl refuses it) */
     /* only the kernels of this key's part (cl/qp.cl, QP_PART): a bin's program is the ADMM

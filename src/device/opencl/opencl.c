@@ -611,13 +611,19 @@ static gala_status ocl_kernel(gala_context *ctx, void *prog, const char *name, v
     return GALA_OK;
 }
 
-/* CL_KERNEL_WORK_GROUP_SIZE: NVIDIA's reports what the kernel's registers allow (a larger
- * launch fails with CL_OUT_OF_RESOURCES), AMD's its flat work-group size. Mesa's Rusticl
- * (22.3, llvmpipe) reports 32 for every kernel and runs 1024: not asked there. */
+/* A kernel compiled for a required work-group size (reqd_work_group_size: KERNEL_MINB in
+ * cl/common.clh) runs that size: the compiler fitted it, or the build failed. Otherwise
+ * CL_KERNEL_WORK_GROUP_SIZE: AMD's is its flat work-group size; NVIDIA's is 256 for every
+ * such kernel (H200, driver 580) though most run more, and a kernel whose registers allow
+ * fewer fails its launch with CL_OUT_OF_RESOURCES. Mesa's Rusticl (22.3, llvmpipe) reports
+ * 32 for every kernel and runs 1024: not asked there. */
 static size_t ocl_kernel_max_wg(gala_context *ctx, void *k)
 {
     if (gala_strcasestr_match(ctx->info.platform_name, "rusticl")) return 0;
-    size_t v = 0;
+    size_t req[3] = {0, 0, 0}, v = 0;
+    if (clGetKernelWorkGroupInfo((cl_kernel)k, ST(ctx)->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                 sizeof req, req, NULL) == CL_SUCCESS && req[0] > 0)
+        return req[0] * (req[1] ? req[1] : 1) * (req[2] ? req[2] : 1);
     if (clGetKernelWorkGroupInfo((cl_kernel)k, ST(ctx)->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof v,
                                  &v, NULL) != CL_SUCCESS)
         v = 0;
