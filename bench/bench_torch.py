@@ -12,7 +12,9 @@ gradients' agreement reported beside the times.
 Each QP is a generated one (gala.problems.generate, OSQP's benchmark families), passed as
 dense tensors P (k, n, n), q (k, n), A (k, m, n), l, u (k, m), every one requiring its
 gradient (P + reg·I, the same for every solver: qpth factors P and needs it definite;
---reg, default 1e-6); the loss is Σ w·x with a fixed random w. The input tensors are made
+--reg, default 1e-6); the loss is Σ w·x with a fixed random w. A generated QP that the
+layer's settings leave unsolved (max_iter; OSQP stops on it alike) is replaced by the next
+seed, so that every solver differentiates solutions. The input tensors are made
 once, on the device, before the rounds (as a layer's inputs come from the layers before
 it); one round = forward, backward (the inputs' gradients reset first) and a device
 synchronization; the median of ``--rounds`` rounds after one untimed warm-up is reported as
@@ -34,6 +36,7 @@ import sys
 import time
 
 import numpy as np
+import scipy.sparse as spa
 
 try:
     import torch
@@ -45,10 +48,27 @@ import gala.problems
 import gala.torch as gtorch
 
 
-def dense_batch(family: str, size: int, k: int, reg: float, seed: int = 1):
-    """k generated QPs as dense arrays (P full symmetric, + reg·I)."""
-    ps = [gala.problems.generate(family, size, seed + j) for j in range(k)]
-    n, m = ps[0].n, ps[0].m
+def solvable(family: str, size: int, k: int, reg: float, context, seed: int = 1):
+    """k generated QPs that the layer's settings solve, and how many seeds were passed over.
+
+    Some QPs of the random family need more than max_iter (4000) ADMM iterations at eps 1e-5:
+    OSQP 1.1.3 stops on them at the same iteration as gala with the same status, x is then no
+    solution and has no derivative (gala.torch raises). Those seeds are replaced by the next
+    ones (one untimed gala solve of the batch per pass)."""
+    ps, nxt, skipped = [], seed, 0
+    while len(ps) < k:
+        new = [gala.problems.generate(family, size, nxt + j) for j in range(k - len(ps))]
+        nxt += len(new)
+        qps = [(p.P + reg * spa.eye(p.n, format="csc"), p.q, p.A, p.l, p.u) for p in new]
+        ok = gala.QPBatch.from_problems(qps, context=context, **gtorch.DEFAULT_SETTINGS).solve().solved
+        ps += [p for p, good in zip(new, ok) if good]
+        skipped += int(np.count_nonzero(~ok))
+    return ps, skipped
+
+
+def dense_batch(ps, reg: float):
+    """The QPs as dense arrays (P full symmetric, + reg·I)."""
+    k, n, m = len(ps), ps[0].n, ps[0].m
     P = np.empty((k, n, n))
     A = np.empty((k, m, n))
     for j, p in enumerate(ps):
@@ -141,7 +161,6 @@ def run_qpth(P, q, A, l, u, w, dt, device):
 
 def run_osqp(P, q, A, l, u, w, dt):
     from osqp.nn.torch import OSQP
-    import scipy.sparse as spa
     n, m = P.shape[1], A.shape[1]
     Pu = spa.csc_matrix(np.ones((n, n))).tocoo()  # dense patterns (its backward wants P whole)
     Af = spa.csc_matrix(np.ones((m, n))).tocoo()
@@ -186,7 +205,11 @@ def main() -> int:
     print(f"# {a.family} size {a.size}, {a.dtype}, torch device {a.device}, gala backend {backend}, "
           f"torch {torch.__version__}, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
     for k in (int(b) for b in a.batches.split(",")):
-        P, q, A, l, u = dense_batch(a.family, a.size, k, a.reg)
+        ps, skipped = solvable(a.family, a.size, k, a.reg, context)
+        if skipped:
+            print(f"batch {k:6d}  {skipped} generated QPs not solved within max_iter at the layer's "
+                  "settings (OSQP neither): replaced by further seeds")
+        P, q, A, l, u = dense_batch(ps, a.reg)
         w = torch.tensor(np.random.default_rng(k).standard_normal(q.shape), dtype=dt, device=a.device)
         ref = None
         fns, timed_out = {}, {}
@@ -220,6 +243,7 @@ def main() -> int:
             agree = (float(np.max(np.abs(g - ref)) / max(1e-300, np.max(np.abs(ref))))
                      if ref is not None and s != "gala" else None)
             rows.append(dict(solver=s, batch=k, seconds=t, qps_per_s=k / t, grad_q_rel_diff=agree,
+                             seeds_replaced=skipped,
                              n=int(q.shape[1]), m=int(l.shape[1]), dtype=a.dtype,
                              round_s=getattr(fn, "round_s", None)))
             split = ""
