@@ -277,7 +277,8 @@
  * their registers to it. Without it the host asks what each kernel can run and narrows the
  * class to that: NVIDIA's OpenCL answers 256 for every kernel (H200, control QPs in float:
  * iterations 40.2 ms instead of 26.4), while CUDA's answer, from the registers the compiler
- * chose freely, runs the shared-matrix classes faster than a fitted 1024 (H200: double integrator 1.15-1.24x).
+ * chose freely, runs the shared-matrix classes faster than fitted ones (H200, double
+ * integrator: 1.15-1.24x).
  * MINB > 0 (-D, qp.minb): at least MINB work-groups per SM (CUDA caps the registers). */
 #if defined(MINB) && MINB > 0
 #define QP_ADMM_KERNEL KERNEL_MINB(WG, MINB)
