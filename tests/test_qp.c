@@ -874,6 +874,55 @@ END_TEST
  * largest multiple of 32 they run, instead of failing the launch, and the iterates are the
  * same. Control QPs (n = 160) with qp.wg = 512 ask for 384 work-items; the limit is 256. A
  * context of its own, so that its program list shows what this solve built. */
+/* qp.reqd_wg = 1: qp_admm and qp_check compiled for exactly their class's work-group
+ * (reqd_work_group_size / __launch_bounds__, the default of NVIDIA's OpenCL only) build,
+ * launch and give the iterates of the kernels compiled without it, on every backend. */
+START_TEST(admm_reqd_wg)
+{
+    gala_context *ctx = tu_ctx(_i);
+    const tu_target *t = tu_target_get(_i);
+    gala_qp_settings s = settings_for(_i);
+    enum { B = 3 };
+    gala_qp_problem pb[B];
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_CONTROL, 10, 51, &pb[0]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_RANDOM, 12, 52, &pb[1]));
+    TU_OK(NULL, gala_qp_generate(GALA_QP_GEN_EQUALITY, 10, 53, &pb[2]));
+    const char *old = getenv("GALA_TUNE");
+    char *keep = old ? strdup(old) : NULL;
+    gala_qp_solver *sv[2];
+    for (int r = 0; r < 2; ++r) {
+        setenv("GALA_TUNE", r ? "qp.reqd_wg=1" : "qp.reqd_wg=0", 1);
+        TU_OK(ctx, gala_qp_setup(ctx, pb, B, &s, &sv[r]));
+        TU_OK(ctx, gala_qp_solve(sv[r]));
+    }
+    if (keep) setenv("GALA_TUNE", keep, 1);
+    else unsetenv("GALA_TUNE");
+    free(keep);
+    const double tol = t->dtype == GALA_FLOAT ? 1e-5 : 1e-12;
+    for (int k = 0; k < B; ++k) {
+        gala_qp_info a, b;
+        TU_OK(ctx, gala_qp_get_info(sv[0], k, &a));
+        TU_OK(ctx, gala_qp_get_info(sv[1], k, &b));
+        TU_ASSERT(a.status == GALA_QP_SOLVED && b.status == a.status && b.iter == a.iter, _i,
+                  "QP %d: %d in %d iterations, with qp.reqd_wg %d in %d", k, a.status, a.iter,
+                  b.status, b.iter);
+        const double *xa, *xb;
+        TU_OK(ctx, gala_qp_get_solution(sv[0], k, &xa, NULL, NULL, NULL));
+        TU_OK(ctx, gala_qp_get_solution(sv[1], k, &xb, NULL, NULL, NULL));
+        for (int j = 0; j < pb[k].n; ++j)
+            TU_ASSERT(fabs(xa[j] - xb[j]) <= tol * (1 + fabs(xa[j])), _i, "QP %d: x[%d] %.17g, %.17g",
+                      k, j, xa[j], xb[j]);
+    }
+    int req = 0;
+    char fam[32], opts[768];
+    for (int i = 0; gala_program_nth(ctx, i, fam, sizeof fam, opts, sizeof opts); ++i)
+        req += strcmp(fam, "qp") == 0 && strstr(opts, "-DQP_PART=3") && strstr(opts, "-DREQD_WG=1");
+    TU_ASSERT(req > 0, _i, "no ADMM program was built with -DREQD_WG=1");
+    for (int r = 0; r < 2; ++r) gala_qp_destroy(sv[r]);
+    for (int k = 0; k < B; ++k) free_qp(&pb[k]);
+}
+END_TEST
+
 START_TEST(admm_kernel_wg_limit)
 {
     const tu_target *t = tu_target_get(_i);
@@ -1642,6 +1691,7 @@ int main(void)
     tcase_add_loop_test(tc, batch_matches_alone, 0, nt);
     tcase_add_loop_test(tc, staging_paths, 0, nt);
     tcase_add_loop_test(tc, library_factorization_path, 0, nt);
+    tcase_add_loop_test(tc, admm_reqd_wg, 0, nt);
     tcase_add_loop_test(tc, admm_kernel_wg_limit, 0, nt);
     tcase_add_loop_test(tc, sparse_ldlt_strategy, 0, nt);
     tcase_add_loop_test(tc, auto_strategy_from_sparsity, 0, nt);
