@@ -134,8 +134,11 @@ START_TEST(ill_conditioned_potrf_potrs)
 }
 END_TEST
 
-/* The bound is tight enough to catch a wrong factor: perturbing one entry of a correct
- * factor by a relative 64·n·eps pushes the backward error past it. */
+/* The bound is tight enough to catch a wrong factor: one column of a correct factor off by
+ * a relative 64·n·eps pushes the backward error past it. The column with the largest norm:
+ * LLᵀ then moves by (2δ + δ²)·l lᵀ, and ‖l‖² ≥ ‖L‖²_F / n ≥ ‖A‖_F / n, so the error is at
+ * least 128·eps (a single entry, L(0, 0), moved it by less than n·eps when A(0, 0) was
+ * small: seed 12786084509). */
 START_TEST(bound_catches_a_wrong_factor)
 {
     const int t = _i;
@@ -157,8 +160,19 @@ START_TEST(bound_catches_a_wrong_factor)
         }
     }
     ck_assert(chol_backward(n, A, L, 0) <= BOUND * n * eps);
-    L[0] *= 1 + 64 * n * eps;
-    ck_assert_msg(chol_backward(n, A, L, 0) > BOUND * n * eps, "%g", chol_backward(n, A, L, 0));
+    int kmax = 0;
+    double best = -1;
+    for (int k = 0; k < n; ++k) {
+        double c = 0;
+        for (int i = k; i < n; ++i) c += L[i + k * n] * L[i + k * n];
+        if (c > best) {
+            best = c;
+            kmax = k;
+        }
+    }
+    for (int i = kmax; i < n; ++i) L[i + kmax * n] *= 1 + 64 * n * eps;
+    ck_assert_msg(chol_backward(n, A, L, 0) > BOUND * n * eps, "column %d: %g", kmax,
+                  chol_backward(n, A, L, 0));
 }
 END_TEST
 
