@@ -868,19 +868,36 @@ START_TEST(library_factorization_path)
 }
 END_TEST
 
-/* A device whose ADMM kernels run fewer work-items per work-group than their launch class
- * asks for (their registers: CUDA's limit of 768 for qp_check in double on an H200; here
- * simulated by gala_fault_kernel_wg_limit): the solver builds the class's kernels for the
- * largest multiple of 32 they run, instead of failing the launch, and the iterates are the
- * same. Control QPs (n = 160) with qp.wg = 512 ask for 384 work-items; the limit is 256. A
- * context of its own, so that its program list shows what this solve built. */
+/* Every QP solved by a and b alike: SOLVED, the same iterations, x within a relative 1e-12
+ * (float: 1e-5; work-groups of other sizes sum qp_check's reductions in another order).
+ * what says how b differs from a. */
+static void assert_same_iterates(gala_context *ctx, gala_qp_solver *a, gala_qp_solver *b,
+                                 const gala_qp_problem *pb, int count, int target,
+                                 const char *what)
+{
+    const double tol = tu_target_get(target)->dtype == GALA_FLOAT ? 1e-5 : 1e-12;
+    for (int k = 0; k < count; ++k) {
+        gala_qp_info ia, ib;
+        TU_OK(ctx, gala_qp_get_info(a, k, &ia));
+        TU_OK(ctx, gala_qp_get_info(b, k, &ib));
+        TU_ASSERT(ia.status == GALA_QP_SOLVED && ib.status == ia.status && ib.iter == ia.iter,
+                  target, "QP %d: %d in %d iterations, %s %d in %d", k, ia.status, ia.iter, what,
+                  ib.status, ib.iter);
+        const double *xa, *xb;
+        TU_OK(ctx, gala_qp_get_solution(a, k, &xa, NULL, NULL, NULL));
+        TU_OK(ctx, gala_qp_get_solution(b, k, &xb, NULL, NULL, NULL));
+        for (int j = 0; j < pb[k].n; ++j)
+            TU_ASSERT(fabs(xa[j] - xb[j]) <= tol * (1 + fabs(xa[j])), target,
+                      "QP %d: x[%d] %.17g, %s %.17g", k, j, xa[j], what, xb[j]);
+    }
+}
+
 /* qp.reqd_wg = 1: qp_admm and qp_check compiled for exactly their class's work-group
  * (reqd_work_group_size / __launch_bounds__, the default of NVIDIA's OpenCL only) build,
  * launch and give the iterates of the kernels compiled without it, on every backend. */
 START_TEST(admm_reqd_wg)
 {
     gala_context *ctx = tu_ctx(_i);
-    const tu_target *t = tu_target_get(_i);
     gala_qp_settings s = settings_for(_i);
     enum { B = 3 };
     gala_qp_problem pb[B];
@@ -898,21 +915,7 @@ START_TEST(admm_reqd_wg)
     if (keep) setenv("GALA_TUNE", keep, 1);
     else unsetenv("GALA_TUNE");
     free(keep);
-    const double tol = t->dtype == GALA_FLOAT ? 1e-5 : 1e-12;
-    for (int k = 0; k < B; ++k) {
-        gala_qp_info a, b;
-        TU_OK(ctx, gala_qp_get_info(sv[0], k, &a));
-        TU_OK(ctx, gala_qp_get_info(sv[1], k, &b));
-        TU_ASSERT(a.status == GALA_QP_SOLVED && b.status == a.status && b.iter == a.iter, _i,
-                  "QP %d: %d in %d iterations, with qp.reqd_wg %d in %d", k, a.status, a.iter,
-                  b.status, b.iter);
-        const double *xa, *xb;
-        TU_OK(ctx, gala_qp_get_solution(sv[0], k, &xa, NULL, NULL, NULL));
-        TU_OK(ctx, gala_qp_get_solution(sv[1], k, &xb, NULL, NULL, NULL));
-        for (int j = 0; j < pb[k].n; ++j)
-            TU_ASSERT(fabs(xa[j] - xb[j]) <= tol * (1 + fabs(xa[j])), _i, "QP %d: x[%d] %.17g, %.17g",
-                      k, j, xa[j], xb[j]);
-    }
+    assert_same_iterates(ctx, sv[0], sv[1], pb, B, _i, "with qp.reqd_wg");
     int req = 0;
     char fam[32], opts[768];
     for (int i = 0; gala_program_nth(ctx, i, fam, sizeof fam, opts, sizeof opts); ++i)
@@ -923,6 +926,12 @@ START_TEST(admm_reqd_wg)
 }
 END_TEST
 
+/* A device whose ADMM kernels run fewer work-items per work-group than their launch class
+ * asks for (their registers: CUDA's limit of 768 for qp_check in double on an H200; here
+ * simulated by gala_fault_kernel_wg_limit): the solver builds the class's kernels for the
+ * largest multiple of 32 they run, instead of failing the launch, and the iterates are the
+ * same. Control QPs (n = 160) with qp.wg = 512 ask for 384 work-items; the limit is 256. A
+ * context of its own, so that its program list shows what this solve built. */
 START_TEST(admm_kernel_wg_limit)
 {
     const tu_target *t = tu_target_get(_i);
@@ -960,21 +969,7 @@ START_TEST(admm_kernel_wg_limit)
     TU_ASSERT(st == GALA_OK, _i, "a limit of 256 work-items: status %d, '%.200s'", (int)st, msg256);
     TU_ASSERT(st16 == GALA_ERR_DEVICE && strstr(msg16, "limit of 16"), _i,
               "a limit of 16 work-items: status %d, '%.200s'", (int)st16, msg16);
-    for (int k = 0; k < B; ++k) {
-        gala_qp_info a, b;
-        TU_OK(ctx, gala_qp_get_info(full, k, &a));
-        TU_OK(ctx, gala_qp_get_info(lim, k, &b));
-        TU_ASSERT(a.status == GALA_QP_SOLVED && b.status == a.status && b.iter == a.iter, _i,
-                  "QP %d: %d in %d iterations with 384 work-items, %d in %d with 256", k, a.status,
-                  a.iter, b.status, b.iter);
-        const double *xa, *xb;
-        TU_OK(ctx, gala_qp_get_solution(full, k, &xa, NULL, NULL, NULL));
-        TU_OK(ctx, gala_qp_get_solution(lim, k, &xb, NULL, NULL, NULL));
-        const double tol = t->dtype == GALA_FLOAT ? 1e-5 : 1e-12;
-        for (int j = 0; j < pb[k].n; ++j)
-            TU_ASSERT(fabs(xa[j] - xb[j]) <= tol * (1 + fabs(xa[j])), _i, "QP %d: x[%d] %.17g, %.17g",
-                      k, j, xa[j], xb[j]);
-    }
+    assert_same_iterates(ctx, full, lim, pb, B, _i, "with 256 work-items");
     int w384 = 0, w256 = 0;
     char fam[32], opts[768];
     for (int i = 0; gala_program_nth(ctx, i, fam, sizeof fam, opts, sizeof opts); ++i)
